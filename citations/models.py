@@ -1,0 +1,86 @@
+from django.db import models
+from django.utils import timezone
+
+from runs.models import AgentCall, Run
+from sparktide.ids import new_citation_id, new_numeric_handle
+from sparktide.knowledge.models import Chunk, Document, Fact, KnowledgeVersion
+
+MAX_CITATIONS_PER_RUN = 256
+
+
+class CitationReference(models.Model):
+    """A run's private reference behind a platform-issued cite_ ID.
+
+    Never serialized into the public run or events (they carry only the public
+    fields). Digest, retrieval parameters and the excerpt are cleared on archive.
+    """
+
+    id = models.CharField(primary_key=True, max_length=40, default=new_citation_id, editable=False)
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="citations")
+    agent_call = models.ForeignKey(AgentCall, on_delete=models.CASCADE, related_name="citations")
+    version = models.ForeignKey(
+        KnowledgeVersion, on_delete=models.PROTECT, related_name="citations"
+    )
+    document = models.ForeignKey(Document, null=True, blank=True, on_delete=models.PROTECT)
+    chunk = models.ForeignKey(Chunk, null=True, blank=True, on_delete=models.PROTECT)
+    ordinal = models.PositiveIntegerField(help_text="Issuance order within the run (1-based)")
+    title = models.CharField(max_length=500)
+    # Public source reference {type, id, version?, page?, locator?, uri?}.
+    source_ref = models.JSONField()
+    # REMOTE: the item's id and version as the endpoint returned them.
+    remote_item_id = models.CharField(max_length=500, blank=True)
+    remote_item_version = models.CharField(max_length=200, blank=True)
+    # Private: cleared on archive; a reference without digest cannot be previewed.
+    digest = models.CharField(max_length=64, null=True, blank=True)
+    query = models.TextField(null=True, blank=True)
+    top_k = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["run_id", "ordinal"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "ordinal"], name="citation_unique_ordinal")
+        ]
+
+    def __str__(self) -> str:
+        return self.id
+
+    def public(self) -> dict:
+        return {
+            "id": self.id,
+            "agentCallId": f"call_{self.agent_call_id}",
+            "knowledgeId": self.version.knowledge.key,
+            "knowledgeVersion": self.version.version,
+            "documentId": self.document.key if self.document_id else self.remote_item_id,
+            "chunkId": str(self.chunk_id) if self.chunk_id else self.remote_item_id,
+            "title": self.title,
+            "sourceRef": self.source_ref,
+        }
+
+
+class NumericHandle(models.Model):
+    """A num_ handle for one declared fact, scoped to a run and a knowledge version."""
+
+    id = models.CharField(
+        primary_key=True, max_length=40, default=new_numeric_handle, editable=False
+    )
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="numeric_handles")
+    agent_call = models.ForeignKey(
+        AgentCall, on_delete=models.CASCADE, related_name="numeric_handles"
+    )
+    version = models.ForeignKey(KnowledgeVersion, on_delete=models.PROTECT)
+    fact = models.ForeignKey(Fact, on_delete=models.PROTECT)
+    citation = models.ForeignKey(
+        CitationReference, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    ordinal = models.PositiveIntegerField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["run_id", "ordinal"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "ordinal"], name="numerichandle_unique_ordinal"),
+            models.UniqueConstraint(
+                fields=["run", "agent_call", "fact"], name="numerichandle_unique_fact"
+            ),
+        ]

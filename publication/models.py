@@ -1,0 +1,153 @@
+from django.db import models
+from django.utils import timezone
+
+from citations.models import CitationReference
+from runs.models import AgentCall, Run
+from sparktide.ids import new_candidate_id, new_publication_id
+
+REVISIONS_PER_BLOCK = 2  # modifications after the first commit of a block
+REVISIONS_PER_RUN = 8
+
+
+class SourceHint(models.TextChoices):
+    VERIFIED = "verified"
+    PARTIAL = "sources_partial"
+    UNVERIFIED = "sources_unverified"
+    UNKNOWN = "unknown"
+    NONE = "none"
+
+
+class Origin(models.TextChoices):
+    ASSISTANT_TEXT = "A", "Assistant text"
+    ANSWER_PART = "B", "send_answer_part"
+
+
+class AnswerBlock(models.Model):
+    """A durable answer block: identity issued by the host, revised in place."""
+
+    id = models.CharField(
+        primary_key=True, max_length=40, default=new_publication_id, editable=False
+    )
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="blocks")
+    agent_call = models.ForeignKey(AgentCall, on_delete=models.CASCADE, related_name="blocks")
+    delivery_ordinal = models.PositiveIntegerField()
+    origin = models.CharField(max_length=1, choices=Origin.choices)
+    current_revision = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["run_id", "delivery_ordinal"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "delivery_ordinal"], name="answerblock_unique_ordinal"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.id
+
+
+class BlockRevision(models.Model):
+    class Role(models.TextChoices):
+        ANSWER = "answer"
+        NOTE = "note"
+
+    block = models.ForeignKey(AnswerBlock, on_delete=models.CASCADE, related_name="revisions")
+    revision = models.PositiveIntegerField()
+    # {type: text, text} or {type: table, columns, rows}
+    content = models.JSONField()
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.ANSWER)
+    body_digest = models.CharField(max_length=64)
+    # Null for legacy revisions written before source status existed: reads as
+    # "unknown", which is not the same as a verified empty source set ("none").
+    source_hint = models.CharField(max_length=20, choices=SourceHint.choices, null=True, blank=True)
+    truncated = models.BooleanField(default=False)
+    committed_at = models.DateTimeField(default=timezone.now)
+    attempt = models.OneToOneField(
+        "PublicationAttempt",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="committed_revision",
+    )
+
+    class Meta:
+        ordering = ["block_id", "revision"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["block", "revision"], name="blockrevision_unique_revision"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.block_id} r{self.revision}"
+
+
+class SourceBinding(models.Model):
+    """A revision's dependency on a citation marker, resolved or not."""
+
+    revision = models.ForeignKey(BlockRevision, on_delete=models.CASCADE, related_name="bindings")
+    cited_id = models.CharField(max_length=200, help_text="The ID as written in the marker")
+    citation = models.ForeignKey(
+        CitationReference, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    verified = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["revision", "cited_id"], name="sourcebinding_unique")
+        ]
+
+
+class BlockDependency(models.Model):
+    """A revision inherits the sources of the blocks it references ([[block:…]])."""
+
+    revision = models.ForeignKey(
+        BlockRevision, on_delete=models.CASCADE, related_name="dependencies"
+    )
+    depends_on = models.ForeignKey(AnswerBlock, on_delete=models.CASCADE, related_name="dependents")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["revision", "depends_on"], name="blockdependency_unique"
+            )
+        ]
+
+
+class PublicationAttempt(models.Model):
+    """Every candidate and what became of it: the audit trail and quota ledger."""
+
+    class Entry(models.TextChoices):
+        ASSISTANT_TEXT = "A"
+        ANSWER_PART = "B"
+
+    class Outcome(models.TextChoices):
+        COMMITTED = "COMMITTED"
+        UNCHANGED = "UNCHANGED"
+        PREVIEWED = "PREVIEWED"
+        REJECTED = "REJECTED"
+        SAVE_UNKNOWN = "SAVE_UNKNOWN"
+
+    candidate_id = models.CharField(max_length=40, unique=True, default=new_candidate_id)
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="publication_attempts")
+    agent_call = models.ForeignKey(
+        AgentCall, on_delete=models.CASCADE, related_name="publication_attempts"
+    )
+    entry = models.CharField(max_length=1, choices=Entry.choices)
+    outcome = models.CharField(max_length=14, choices=Outcome.choices)
+    reason = models.CharField(max_length=64, blank=True)
+    effect = models.CharField(
+        max_length=20, blank=True, help_text="The effect refused: create, revise"
+    )
+    replaces = models.CharField(max_length=200, blank=True)
+    block = models.ForeignKey(
+        AnswerBlock, null=True, blank=True, on_delete=models.SET_NULL, related_name="attempts"
+    )
+    revision = models.PositiveIntegerField(null=True, blank=True)
+    body_digest = models.CharField(max_length=64, blank=True)
+    quota_consumed = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]

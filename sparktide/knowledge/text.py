@@ -1,0 +1,52 @@
+"""Text rules shared by ingestion, retrieval and preview: UTF-16 lengths,
+snippet normalization and digests, and the search tokenizer."""
+
+import hashlib
+import re
+import unicodedata
+
+MAX_CHUNK_UTF16 = 16_384
+PAGE_SEPARATOR = "\n\n"
+
+
+def utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def utf16_slice(text: str, start: int, end: int) -> str:
+    return text.encode("utf-16-le")[start * 2 : end * 2].decode("utf-16-le")
+
+
+def normalize_snippet(text: str) -> str:
+    """NFC, line endings unified to \\n, surrounding whitespace trimmed."""
+    text = unicodedata.normalize("NFC", text)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.strip()
+
+
+def snippet_digest(text: str) -> str:
+    return hashlib.sha256(normalize_snippet(text).encode()).hexdigest()
+
+
+_CJK = re.compile(
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]+"
+)
+_WORD = re.compile(r"[0-9a-z]+(?:\.[0-9]+)?")
+
+
+def search_tokens(text: str) -> list[str]:
+    """Tokens for search: overlapping CJK character bigrams plus ASCII words.
+
+    Chinese has no spaces, and a whole CJK run as one token would make a two-
+    character query like 营收 unfindable; bigrams make it a token of its own.
+    A lone CJK character is kept as a unigram so one-character queries work.
+    """
+    text = unicodedata.normalize("NFKC", text).lower()
+    tokens: list[str] = []
+    for run in _CJK.findall(text):
+        if len(run) == 1:
+            tokens.append(run)
+        else:
+            tokens.extend(run[i : i + 2] for i in range(len(run) - 1))
+    tokens.extend(_WORD.findall(_CJK.sub(" ", text)))
+    return tokens

@@ -1,0 +1,241 @@
+"""SparkTide settings, read from the environment (see README "Configuration").
+
+The embedded default needs nothing: SQLite under var/, an in-memory channel
+layer and a database-backed task queue. Set DATABASE_URL / REDIS_URL to scale out.
+"""
+
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from sparktide.env import env_bool, env_float, env_int, env_list, env_str, env_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("SPARKTIDE_VAR_DIR", str(BASE_DIR / "var")))
+
+DEBUG = env_bool("DEBUG", False)
+
+
+def _secret_key() -> str:
+    key = env_str("SECRET_KEY")
+    if key:
+        if len(key) < 32:
+            raise ImproperlyConfigured("SECRET_KEY must be at least 32 characters long")
+        return key
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY is required when DEBUG is off")
+    # Development only: a key generated once and kept under var/, so sessions
+    # survive restarts without anyone committing a secret.
+    path = VAR_DIR / "secret_key"
+    if not path.exists():
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "guardian",
+    "channels",
+    "django_tasks_db",
+    "sparktide.tenancy",
+    "sparktide.knowledge",
+    "sparktide.agents",
+    "runs",
+    "citations",
+    "publication",
+    "sparktide.console",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+]
+
+ROOT_URLCONF = "sparktide.urls"
+ASGI_APPLICATION = "sparktide.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.csp",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+
+def _databases() -> dict:
+    url = env_url("DATABASE_URL", schemes={"sqlite", "postgres", "postgresql", "pgsql"})
+    if url is None:
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        url = f"sqlite:///{VAR_DIR / 'sparktide.sqlite3'}"
+    config = dj_database_url.parse(url)
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        # WAL lets the server read while the worker writes; IMMEDIATE takes the
+        # write lock at BEGIN so two writers queue instead of failing mid-transaction.
+        config["OPTIONS"] = {
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=10000;",
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+        }
+    else:
+        # Under ASGI every thread would keep its own persistent connection and
+        # exhaust PostgreSQL; a pool bounds them. CONN_MAX_AGE must stay 0 with it.
+        if env_bool("SPARKTIDE_DB_POOL", True):
+            config["OPTIONS"] = {
+                "pool": {
+                    "min_size": 1,
+                    "max_size": env_int("SPARKTIDE_DB_POOL_SIZE", 20, minimum=2),
+                }
+            }
+        config["CONN_MAX_AGE"] = 0
+    return {"default": config}
+
+
+DATABASES = _databases()
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+
+def _channel_layers() -> dict:
+    redis_url = env_url("REDIS_URL", schemes={"redis", "rediss", "unix"})
+    if redis_url is None:
+        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    return {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {
+                "hosts": [redis_url],
+                "prefix": env_str("SPARKTIDE_CHANNEL_PREFIX", "sparktide"),
+            },
+        }
+    }
+
+
+REDIS_URL = env_url("REDIS_URL", schemes={"redis", "rediss", "unix"})
+CHANNEL_LAYERS = _channel_layers()
+
+TASKS = {
+    "default": {
+        "BACKEND": env_str("SPARKTIDE_TASK_BACKEND", "django_tasks_db.DatabaseBackend"),
+    }
+}
+
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "guardian.backends.ObjectPermissionBackend",
+]
+ANONYMOUS_USER_NAME = None  # guardian: no anonymous user row
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "zh-hans"
+LANGUAGES = [("zh-hans", "简体中文"), ("en", "English")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = VAR_DIR / "staticfiles"
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+LOGIN_URL = "console:login"
+LOGIN_REDIRECT_URL = "console:home"
+
+# Console security: no inline script anywhere, framing refused, cookies kept
+# from scripts and (outside DEBUG) from plain HTTP.
+from django.utils.csp import CSP  # noqa: E402
+
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF, "ws:", "wss:"],
+    "frame-ancestors": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "object-src": [CSP.NONE],
+}
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SAMESITE = "Lax"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "sparktide.tenancy.authentication.BearerTokenAuthentication"
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "sparktide.errors.problem_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": None,
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "SparkTide API",
+    "DESCRIPTION": "Runs, events, answers and re-authorized citation previews.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# --- SparkTide's own settings -------------------------------------------------
+# SSRF allow-list for REMOTE knowledge endpoints: host or host:port entries.
+SPARKTIDE_REMOTE_ALLOWED_HOSTS = env_list("SPARKTIDE_REMOTE_ALLOWED_HOSTS", [])
+# Upper bound of any REMOTE call (retrieval and preview re-fetch), in seconds.
+SPARKTIDE_REMOTE_TIMEOUT_CAP = env_float(
+    "SPARKTIDE_REMOTE_TIMEOUT_CAP", 15.0, minimum=0.05, maximum=15.0
+)
+# Fault injection for recovery tests; never set in production.
+SPARKTIDE_FAULT = env_str("SPARKTIDE_FAULT", "")
+# Ticket lifetime for WebSocket authentication, in seconds.
+SPARKTIDE_WS_TICKET_TTL = env_int("SPARKTIDE_WS_TICKET_TTL", 60, minimum=5, maximum=600)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"django.tasks": {"level": "WARNING"}},
+}

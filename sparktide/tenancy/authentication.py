@@ -1,0 +1,45 @@
+from datetime import timedelta
+
+from django.utils import timezone
+from rest_framework import authentication, exceptions
+
+from sparktide.tenancy.models import ApiToken, hash_token
+
+# last_used_at is evidence for operators, not a security control: writing it on
+# every request would add a write to every read, so it is refreshed at most once a minute.
+LAST_USED_GRANULARITY = timedelta(minutes=1)
+
+
+def authenticate_token(raw: str):
+    """Return the active user owning the raw bearer token, or None."""
+    token = (
+        ApiToken.objects.usable()
+        .select_related("user")
+        .filter(digest=hash_token(raw), user__is_active=True)
+        .first()
+    )
+    if token is None:
+        return None
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at > LAST_USED_GRANULARITY:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    return token.user
+
+
+class BearerTokenAuthentication(authentication.BaseAuthentication):
+    keyword = "Bearer"
+
+    def authenticate(self, request):
+        header = authentication.get_authorization_header(request).decode("latin-1")
+        if not header:
+            return None
+        scheme, _, raw = header.partition(" ")
+        if scheme != self.keyword or not raw.strip():
+            raise exceptions.AuthenticationFailed("Malformed Authorization header.")
+        user = authenticate_token(raw.strip())
+        if user is None:
+            raise exceptions.AuthenticationFailed("Invalid or revoked token.")
+        return (user, None)
+
+    def authenticate_header(self, request):
+        return 'Bearer realm="sparktide"'

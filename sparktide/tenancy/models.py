@@ -1,0 +1,123 @@
+import hashlib
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class Tenant(models.Model):
+    key = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class TenantUser(models.Model):
+    """A business user belongs to exactly one tenant."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="users")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tenant_user"
+    )
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.tenant}"
+
+
+class App(models.Model):
+    class Status(models.TextChoices):
+        ACTIVE = "ACTIVE"
+        SUSPENDED = "SUSPENDED"
+        DISABLED = "DISABLED"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="apps")
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    retention_days = models.PositiveIntegerField(default=30)
+    # Bumped by an operator when the app's security policy or knowledge access
+    # configuration changes; a run records both at start, and a preview refuses
+    # to re-open sources of a run made under an older policy.
+    security_policy_epoch = models.PositiveIntegerField(default=1)
+    knowledge_access_epoch = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        permissions = [("view_run_history", "May read the app's run history and source excerpts")]
+
+    def __str__(self) -> str:
+        return self.slug
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == self.Status.ACTIVE
+
+
+class Membership(models.Model):
+    app = models.ForeignKey(App, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["app", "user"], name="membership_unique_app_user")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.app}"
+
+
+TOKEN_PREFIX = "st_"
+
+
+def hash_token(raw: str) -> str:
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+class ApiTokenQuerySet(models.QuerySet):
+    def usable(self):
+        return self.filter(revoked_at__isnull=True)
+
+
+class ApiToken(models.Model):
+    """A bearer credential of one business user, stored only as a SHA-256 hash.
+
+    The token is tenant-wide (the manifest gives users tokens at tenant level);
+    which apps it reaches is decided by the user's memberships at each request.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(max_length=100, default="default")
+    prefix = models.CharField(
+        max_length=12, help_text="First characters, shown to recognise the token."
+    )
+    digest = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ApiTokenQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.user})"
+
+    @classmethod
+    def issue(
+        cls, user, *, name: str = "default", raw: str | None = None
+    ) -> tuple["ApiToken", str]:
+        """Create a token; the raw value is returned once and never stored."""
+        raw = raw or TOKEN_PREFIX + secrets.token_urlsafe(32)
+        token = cls.objects.create(user=user, name=name, prefix=raw[:10], digest=hash_token(raw))
+        return token, raw
+
+    def revoke(self) -> None:
+        if self.revoked_at is None:
+            self.revoked_at = timezone.now()
+            self.save(update_fields=["revoked_at"])
