@@ -147,6 +147,12 @@ class PublicationAttempt(models.Model):
     revision = models.PositiveIntegerField(null=True, blank=True)
     body_digest = models.CharField(max_length=64, blank=True)
     quota_consumed = models.BooleanField(default=False)
+    # The prepared candidate, kept so a preview can be re-read (through the
+    # reader, with a fresh authorization check of cited_ids) and audited.
+    content = models.JSONField(null=True, blank=True)
+    source_hint = models.CharField(max_length=20, blank=True)
+    cited_ids = models.JSONField(default=list, blank=True)
+    truncated = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -28,7 +28,9 @@ def outsider(db):
 def admin_user(db):
     from django.contrib.auth import get_user_model
 
-    return get_user_model().objects.create_superuser("root", "root@example.com", "root-password-123")
+    return get_user_model().objects.create_superuser(
+        "root", "root@example.com", "root-password-123"
+    )
 
 
 @pytest.fixture

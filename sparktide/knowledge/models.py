@@ -290,11 +290,19 @@ class Lease(models.Model):
         return self.revoked_at is None and (self.expires_at is None or self.expires_at > now)
 
 
-def user_may_read_document(user, document: Document) -> bool:
-    """The owner's current right to read a document (tenant + ACL)."""
+def user_may_read_document(user, document: Document, *, checker=None) -> bool:
+    """The owner's current right to read a document (tenant + ACL).
+
+    ``checker`` is a guardian ObjectPermissionChecker with prefetched perms, so
+    callers deciding many documents do it in a bounded number of queries.
+    """
+    if not user.is_active:
+        return False
     tenant_user = getattr(user, "tenant_user", None)
     if tenant_user is None or tenant_user.tenant_id != document.version.knowledge.tenant_id:
         return False
     if not document.restricted:
         return True
+    if checker is not None:
+        return checker.has_perm("read_document", document)
     return user.has_perm("knowledge.read_document", document)

@@ -1,0 +1,110 @@
+"""The evidence view of an agent call and the owner's current right to a source."""
+
+from django.utils import timezone
+
+from citations.models import CitationReference, NumericHandle
+from runs.models import AgentCall
+from sparktide.knowledge.models import KnowledgeVersion, Lease, user_may_read_document
+
+
+def evidence_call_ids(agent_call: AgentCall) -> list[int]:
+    """This call and its authorized sub-calls (transitively).
+
+    A sub-call is authorized when the engine admitted it (its agent was allowed)
+    and it completed, so its result flowed back to the caller. A failed or
+    cancelled sub-call's retrievals never become the caller's evidence.
+    """
+    calls = list(
+        AgentCall.objects.filter(run_id=agent_call.run_id).values("id", "parent_id", "status")
+    )
+    children: dict[int | None, list[dict]] = {}
+    for call in calls:
+        children.setdefault(call["parent_id"], []).append(call)
+    ids = [agent_call.pk]
+    stack = [agent_call.pk]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            if child["status"] == AgentCall.Status.COMPLETED:
+                ids.append(child["id"])
+                stack.append(child["id"])
+    return ids
+
+
+def evidence_view(agent_call: AgentCall) -> list[CitationReference]:
+    """References in this call's evidence view: its own first, then sub-calls', each in issuance order."""
+    ids = evidence_call_ids(agent_call)
+    refs = list(CitationReference.objects.filter(agent_call_id__in=ids).order_by("ordinal"))
+    own = [r for r in refs if r.agent_call_id == agent_call.pk]
+    return own + [r for r in refs if r.agent_call_id != agent_call.pk]
+
+
+def evidence_handles(agent_call: AgentCall) -> list[NumericHandle]:
+    ids = evidence_call_ids(agent_call)
+    return list(
+        NumericHandle.objects.filter(agent_call_id__in=ids)
+        .select_related("fact")
+        .order_by("ordinal")
+    )
+
+
+class SourceAccess:
+    """Answers "may the run's owner use this reference now?" with per-request caching.
+
+    Checks: the exact knowledge version is still PUBLISHED, the app's lease on it
+    is current, and (for documents) the owner may read the document now.
+    """
+
+    def __init__(self, run) -> None:
+        self.run = run
+        self.now = timezone.now()
+        self._versions: dict[int, bool] = {}
+        self._documents: dict[int, bool] = {}
+
+    def prefetch_versions(self, versions) -> None:
+        """Decide many versions with one lease query."""
+        pending = {v.pk: v for v in versions if v.pk not in self._versions}
+        if not pending:
+            return
+        leased = set(
+            Lease.objects.current(self.now)
+            .filter(app_id=self.run.app_id, version_id__in=pending)
+            .values_list("version_id", flat=True)
+        )
+        for pk, version in pending.items():
+            self._versions[pk] = (
+                version.status == KnowledgeVersion.Status.PUBLISHED
+                and version.knowledge.tenant_id == self.run.tenant_id
+                and pk in leased
+            )
+
+    def version_ok(self, version: KnowledgeVersion) -> bool:
+        if version.pk not in self._versions:
+            self.prefetch_versions([version])
+        return self._versions[version.pk]
+
+    def prefetch_documents(self, documents) -> None:
+        """Decide many documents in a bounded number of queries (no N+1)."""
+        pending = [d for d in documents if d is not None and d.pk not in self._documents]
+        restricted = [d for d in pending if d.restricted]
+        if restricted:
+            from guardian.core import ObjectPermissionChecker
+
+            checker = ObjectPermissionChecker(self.run.owner)
+            checker.prefetch_perms(restricted)
+            self._checker = checker
+        for document in pending:
+            self._documents[document.pk] = user_may_read_document(
+                self.run.owner, document, checker=getattr(self, "_checker", None)
+            )
+
+    def document_ok(self, document) -> bool:
+        if document.pk not in self._documents:
+            self.prefetch_documents([document])
+        return self._documents[document.pk]
+
+    def reference_ok(self, ref: CitationReference) -> bool:
+        if not self.version_ok(ref.version):
+            return False
+        if ref.document_id is None:
+            return True
+        return self.document_ok(ref.document)

@@ -1,0 +1,105 @@
+"""Issuing platform citation IDs and numeric handles for retrieved items."""
+
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from citations.models import MAX_CITATIONS_PER_RUN, CitationReference, NumericHandle
+from runs.events import append_event
+from runs.models import AgentCall, Run
+from sparktide.errors import ErrorCode
+from sparktide.knowledge.models import Fact
+
+
+@dataclass(frozen=True)
+class Issued:
+    references: list[CitationReference]
+    handles: list[NumericHandle]
+    refused: int  # items beyond the run's 256-citation limit
+
+
+def issue_citations(*, run: Run, agent_call: AgentCall, items, query: str, top_k: int) -> Issued:
+    """Turn retrieved items into CitationReferences (and handles for their facts).
+
+    At most 256 per run: items past the limit are refused with a
+    ``citation.limit_exceeded`` event, never silently dropped.
+    """
+    with transaction.atomic():
+        locked = Run.objects.select_for_update().get(pk=run.pk)
+        run.last_seq = locked.last_seq
+        room = max(0, MAX_CITATIONS_PER_RUN - locked.citation_count)
+        accepted, refused = list(items[:room]), len(items) - min(room, len(items))
+        references = [
+            CitationReference(
+                run=run,
+                agent_call=agent_call,
+                version=item.version,
+                document=item.document,
+                chunk=item.chunk,
+                ordinal=locked.citation_count + i,
+                title=item.title,
+                source_ref=item.source_ref,
+                remote_item_id=item.remote_item_id,
+                remote_item_version=item.remote_item_version,
+                digest=item.digest,
+                query=query,
+                top_k=top_k,
+            )
+            for i, item in enumerate(accepted, start=1)
+        ]
+        CitationReference.objects.bulk_create(references)
+        Run.objects.filter(pk=run.pk).update(citation_count=locked.citation_count + len(references))
+        handles = _issue_handles(run, agent_call, references)
+        for reference in references:
+            append_event(run, "citation.created", reference.public(), locked=True)
+        if refused:
+            append_event(
+                run,
+                "citation.limit_exceeded",
+                {
+                    "agentCallId": agent_call.public_id,
+                    "code": ErrorCode.CITATION_LIMIT_EXCEEDED,
+                    "refused": refused,
+                    "limit": MAX_CITATIONS_PER_RUN,
+                },
+                locked=True,
+            )
+    return Issued(references=references, handles=handles, refused=refused)
+
+
+def _issue_handles(
+    run: Run, agent_call: AgentCall, references: list[CitationReference]
+) -> list[NumericHandle]:
+    by_document = {r.document_id: r for r in references if r.document_id}
+    if not by_document:
+        return []
+    facts = list(
+        Fact.objects.filter(document_id__in=by_document)
+        .select_related("document")
+        .order_by("document_id", "key")
+    )
+    existing = {
+        h.fact_id: h
+        for h in NumericHandle.objects.filter(
+            run=run, agent_call=agent_call, fact__in=facts
+        ).select_related("fact")
+    }
+    next_ordinal = NumericHandle.objects.filter(run=run).count() + 1
+    handles, new = [], []
+    for fact in facts:
+        handle = existing.get(fact.pk)
+        if handle is None:
+            reference = by_document[fact.document_id]
+            handle = NumericHandle(
+                run=run,
+                agent_call=agent_call,
+                version=reference.version,
+                fact=fact,
+                citation=reference,
+                ordinal=next_ordinal,
+            )
+            next_ordinal += 1
+            new.append(handle)
+        handles.append(handle)
+    NumericHandle.objects.bulk_create(new)
+    return handles

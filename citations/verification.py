@@ -1,0 +1,57 @@
+"""Verification of the published answer's citations when the root agent finishes."""
+
+from citations.evidence import evidence_call_ids
+from citations.markers import cited_ids
+from citations.models import MAX_CITATIONS_PER_RUN, CitationReference
+from publication.models import BlockRevision
+from sparktide.errors import ErrorCode, SparkTideError
+
+VERIFIED = "VERIFIED"
+UNVERIFIED = "UNVERIFIED"
+
+
+def answer_cited_ids(run) -> list[str]:
+    """Distinct cited IDs of the run's committed answer, in reading order."""
+    texts = []
+    revisions = (
+        BlockRevision.objects.filter(block__run=run)
+        .select_related("block")
+        .order_by("block__delivery_ordinal")
+    )
+    for revision in revisions:
+        if revision.revision != revision.block.current_revision:
+            continue
+        content = revision.content if isinstance(revision.content, dict) else {}
+        if content.get("type") == "table":
+            texts.extend(content.get("columns", []))
+            texts.extend(cell for row in content.get("rows", []) for cell in row)
+        else:
+            texts.append(str(content.get("text", "")))
+    return list(cited_ids("\n".join(texts)))
+
+
+def verify_answer(run, root_call) -> dict:
+    """``citation.verified`` data: every distinct ID with VERIFIED or UNVERIFIED.
+
+    VERIFIED only if the ID was issued to the root call's evidence view (its own
+    retrievals and its authorized sub-calls'). It proves where the ID came from,
+    nothing about the reasoning. More than 256 distinct IDs is a failure of this
+    verification, not a silent cut.
+    """
+    ids = answer_cited_ids(run)
+    if len(ids) > MAX_CITATIONS_PER_RUN:
+        raise SparkTideError(
+            ErrorCode.CITATION_LIMIT_EXCEEDED,
+            422,
+            f"The answer cites {len(ids)} distinct IDs; at most {MAX_CITATIONS_PER_RUN} can be verified.",
+        )
+    view = set(evidence_call_ids(root_call))
+    issued = set(
+        CitationReference.objects.filter(run=run, agent_call_id__in=view, pk__in=ids).values_list(
+            "pk", flat=True
+        )
+    )
+    return {
+        "agentCallId": root_call.public_id,
+        "references": [{"id": i, "status": VERIFIED if i in issued else UNVERIFIED} for i in ids],
+    }

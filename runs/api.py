@@ -1,0 +1,128 @@
+"""REST views of runs: parse, call one service or selector, render. No rules here."""
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from runs import selectors, services
+from runs.retention import require_within_retention
+from runs.tickets import issue_ticket
+
+MAX_INPUT_CHARS = 32_000
+
+
+class CreateRunInput(serializers.Serializer):
+    agent = serializers.SlugField(max_length=64)
+    input = serializers.CharField(max_length=MAX_INPUT_CHARS, trim_whitespace=False)
+    sessionId = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+
+    def validate_input(self, value: str) -> str:
+        if not value.strip():
+            raise serializers.ValidationError("input must not be blank")
+        return value
+
+
+class EventsQuery(serializers.Serializer):
+    after = serializers.IntegerField(min_value=0, default=0)
+    limit = serializers.IntegerField(min_value=1, max_value=selectors.MAX_EVENTS_PAGE, default=100)
+
+
+RunOut = inline_serializer(
+    "Run",
+    {
+        "id": serializers.CharField(),
+        "status": serializers.CharField(),
+        "reason": serializers.CharField(required=False),
+        "agent": serializers.CharField(),
+        "agentVersion": serializers.CharField(),
+        "createdAt": serializers.DateTimeField(),
+        "completedAt": serializers.DateTimeField(required=False),
+        "sessionId": serializers.CharField(),
+    },
+)
+
+
+class RunListView(APIView):
+    @extend_schema(request=CreateRunInput, responses={201: RunOut}, operation_id="createRun")
+    def post(self, request, app):
+        app_obj = services.access_app_for_member(request.user, app)
+        data = CreateRunInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        run = services.start_run(
+            user=request.user,
+            app=app_obj,
+            agent_key=data.validated_data["agent"],
+            input=data.validated_data["input"],
+            session_id=data.validated_data["sessionId"],
+        )
+        return Response(selectors.public_run(run), status=status.HTTP_201_CREATED)
+
+
+class RunDetailView(APIView):
+    @extend_schema(responses={200: RunOut}, operation_id="getRun")
+    def get(self, request, app, run_id):
+        run = services.access_run_for_owner(request.user, app, run_id)
+        return Response(selectors.public_run(run))
+
+
+class RunEventsView(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("after", int), OpenApiParameter("limit", int)],
+        responses={
+            200: inline_serializer(
+                "EventsPage",
+                {
+                    "events": serializers.ListField(),
+                    "nextAfter": serializers.IntegerField(),
+                    "terminal": serializers.BooleanField(),
+                },
+            )
+        },
+        operation_id="listRunEvents",
+    )
+    def get(self, request, app, run_id):
+        run = services.access_run_for_owner(request.user, app, run_id)
+        query = EventsQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        require_within_retention(run)
+        return Response(selectors.events_page(run, **query.validated_data))
+
+
+class RunAnswerView(APIView):
+    @extend_schema(
+        responses={200: inline_serializer("Answer", {"blocks": serializers.ListField()})},
+        operation_id="getRunAnswer",
+    )
+    def get(self, request, app, run_id):
+        run = services.access_run_for_owner(request.user, app, run_id)
+        require_within_retention(run)
+        return Response(selectors.answer(run))
+
+
+class RunCancelView(APIView):
+    @extend_schema(request=None, responses={202: None}, operation_id="cancelRun")
+    def post(self, request, app, run_id):
+        run = services.access_run_for_owner(request.user, app, run_id)
+        services.cancel_run(run)
+        return Response(status=status.HTTP_202_ACCEPTED)
+
+
+class EventTicketView(APIView):
+    @extend_schema(
+        request=None,
+        responses={
+            201: inline_serializer(
+                "EventTicket",
+                {"ticket": serializers.CharField(), "expiresAt": serializers.DateTimeField()},
+            )
+        },
+        operation_id="createEventTicket",
+    )
+    def post(self, request, app, run_id):
+        run = services.access_run_for_owner(request.user, app, run_id)
+        raw, ticket = issue_ticket(run=run, user=request.user)
+        return Response(
+            {"ticket": raw, "expiresAt": ticket.expires_at.isoformat()},
+            status=status.HTTP_201_CREATED,
+        )

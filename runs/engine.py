@@ -1,0 +1,459 @@
+"""The run engine: drives agent calls, their tools, and Publication.
+
+One agent call: ask the provider for the next turn → its plain text becomes a
+Publication candidate (entry A) → its tool calls run → repeat until the provider
+is done, the step limit is hit, the run is cancelled, or the provider fails.
+
+The runtime records how the run ended; it never decides whether a committed
+block exists — Publication's store does (PARTIAL = failed after ≥ 1 block).
+"""
+
+import json
+import logging
+import os
+import socket
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.utils import timezone
+
+from citations.evidence import evidence_handles, evidence_view
+from citations.issuance import issue_citations
+from citations.verification import verify_answer
+from publication.models import AnswerBlock
+from publication.pipeline import publish_candidate
+from runs.events import append_event
+from runs.models import AgentCall, JournalEntry, Run
+from sparktide.agents.models import AgentPin
+from sparktide.agents.providers import ProviderError, get_provider
+from sparktide.agents.providers.base import TOOL_NAMES, ToolCall
+from sparktide.errors import SparkTideError
+from sparktide.faults import maybe_fault
+from sparktide.knowledge.remote import RemoteKnowledgeError
+from sparktide.knowledge.retrieval import TrustedContext, retrieve, select_versions
+
+logger = logging.getLogger(__name__)
+
+TRANSPORT_BYTE_CAP = 256 * 1024
+MAX_TOP_K = 20
+MAX_CALL_DEPTH = 4
+
+
+class RunCancelled(Exception):
+    pass
+
+
+class StepLimitReached(Exception):
+    pass
+
+
+def worker_identity() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+@dataclass
+class CallState:
+    """What the provider may read about one agent call (AgentState protocol)."""
+
+    run: Run
+    call: AgentCall
+    instructions: str
+    task: str
+    messages: list[dict] = field(default_factory=list)
+    results: list[dict] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+
+    def evidence_ids(self) -> list[str]:
+        return [ref.pk for ref in evidence_view(self.call)]
+
+    def publication_ids(self) -> list[str]:
+        return list(
+            AnswerBlock.objects.filter(run=self.run)
+            .order_by("delivery_ordinal")
+            .values_list("pk", flat=True)
+        )
+
+    def numeric_handles(self) -> list[str]:
+        return [h.pk for h in evidence_handles(self.call)]
+
+    def search_results(self) -> list[dict]:
+        return self.results
+
+
+def _journal(
+    run: Run, call: AgentCall | None, kind: str, *, tool: str = "", step: int = 0, **data
+) -> None:
+    JournalEntry.objects.create(
+        run=run, agent_call=call, kind=kind, tool=tool, step=step, data=data
+    )
+
+
+def _heartbeat(run: Run) -> None:
+    """Record liveness and read the cancel flag in one round trip."""
+    now = timezone.now()
+    Run.objects.filter(pk=run.pk).update(heartbeat_at=now)
+    if Run.objects.filter(pk=run.pk, cancel_requested_at__isnull=False).exists():
+        raise RunCancelled
+
+
+class Engine:
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self.context = TrustedContext(
+            tenant=run.tenant.key,
+            app=run.app.slug,
+            user=run.owner.get_username(),
+            business_session_id=run.session_id,
+        )
+
+    # -- agent calls ---------------------------------------------------------
+
+    def run_call(self, call: AgentCall) -> str:
+        run = self.run
+        version = call.agent_version
+        append_event(
+            run,
+            "agent.started",
+            {
+                "agentCallId": call.public_id,
+                "depth": call.depth,
+                **({"parentAgentCallId": f"call_{call.parent_id}"} if call.parent_id else {}),
+                "agent": version.agent.key,
+                "agentVersion": version.version,
+            },
+        )
+        provider = get_provider(version.model)
+        state = CallState(run=run, call=call, instructions=version.instructions, task=call.task)
+        state.messages.append({"role": "user", "content": call.task})
+        try:
+            for step in range(1, version.max_steps + 1):
+                _heartbeat(run)
+                turn = provider.next_turn(state)
+                _journal(
+                    run,
+                    call,
+                    JournalEntry.Kind.STEP,
+                    step=step,
+                    text=turn.text,
+                    toolCalls=[t.name for t in turn.tool_calls],
+                )
+                if turn.text.strip():
+                    state.texts.append(turn.text)
+                    if call.depth == 0:
+                        self._publish(call, step, entry="A", body=turn.text)
+                message: dict = {"role": "assistant", "content": turn.text or None}
+                if turn.tool_calls:
+                    message["tool_calls"] = [
+                        {
+                            "id": t.id,
+                            "type": "function",
+                            "function": {"name": t.name, "arguments": t.arguments},
+                        }
+                        for t in turn.tool_calls
+                    ]
+                state.messages.append(message)
+                for tool_call in turn.tool_calls:
+                    result = self.tool_entry(call, state, step, tool_call)
+                    state.messages.append(
+                        {
+                            "role": "tool",
+                            "tool_call_id": tool_call.id,
+                            "content": json.dumps(result, ensure_ascii=False),
+                        }
+                    )
+                if turn.done:
+                    break
+            else:
+                raise StepLimitReached(f"{version} reached its limit of {version.max_steps} steps")
+        except BaseException as exc:
+            status = (
+                AgentCall.Status.CANCELLED
+                if isinstance(exc, RunCancelled)
+                else AgentCall.Status.FAILED
+            )
+            self._finish_call(call, status, "")
+            raise
+        result_text = "\n\n".join(state.texts)
+        self._finish_call(call, AgentCall.Status.COMPLETED, result_text)
+        return result_text
+
+    def _finish_call(self, call: AgentCall, status: str, text: str) -> None:
+        call.status = status
+        call.result_text = text
+        call.completed_at = timezone.now()
+        call.save(update_fields=["status", "result_text", "completed_at"])
+        append_event(
+            self.run,
+            "agent.completed",
+            {
+                "agentCallId": call.public_id,
+                "depth": call.depth,
+                **({"parentAgentCallId": f"call_{call.parent_id}"} if call.parent_id else {}),
+                "agent": call.agent_version.agent.key,
+                "status": status,
+            },
+        )
+
+    # -- tools -----------------------------------------------------------------
+
+    def tool_entry(self, call: AgentCall, state: CallState, step: int, tool_call: ToolCall) -> dict:
+        """The native tool entry: identity, argument sealing, transport cap. No content veto."""
+        if tool_call.name not in TOOL_NAMES:
+            return self._tool_error(
+                call, step, tool_call, "UNKNOWN_TOOL", f"No tool named {tool_call.name!r}."
+            )
+        if len(tool_call.arguments.encode()) > TRANSPORT_BYTE_CAP:
+            return self._tool_error(
+                call, step, tool_call, "ARGUMENTS_TOO_LARGE", "Tool arguments exceed 256 KiB."
+            )
+        try:
+            args = json.loads(tool_call.arguments or "{}")
+        except ValueError:
+            args = None
+        if not isinstance(args, dict):
+            return self._tool_error(
+                call,
+                step,
+                tool_call,
+                "ARGUMENTS_NOT_SEALED",
+                "Arguments are not a complete JSON object.",
+            )
+        _journal(
+            self.run,
+            call,
+            JournalEntry.Kind.TOOL_CALL,
+            tool=tool_call.name,
+            step=step,
+            toolCallId=tool_call.id,
+            arguments=args,
+        )
+        handler = {
+            "search_knowledge": self.search_knowledge,
+            "send_answer_part": self.send_answer_part,
+            "call_agent": self.call_agent,
+        }[tool_call.name]
+        result = handler(call, state, step, args)
+        _journal(
+            self.run,
+            call,
+            JournalEntry.Kind.TOOL_RECEIPT,
+            tool=tool_call.name,
+            step=step,
+            toolCallId=tool_call.id,
+            receipt=_brief(result),
+        )
+        return result
+
+    def _tool_error(self, call, step, tool_call, code: str, message: str) -> dict:
+        _journal(
+            self.run,
+            call,
+            JournalEntry.Kind.TOOL_RECEIPT,
+            tool=tool_call.name,
+            step=step,
+            toolCallId=tool_call.id,
+            receipt={"error": code},
+        )
+        return {"error": {"code": code, "message": message}}
+
+    def search_knowledge(self, call: AgentCall, state: CallState, step: int, args: dict) -> dict:
+        query = args.get("query")
+        if not isinstance(query, str) or not query.strip():
+            return {
+                "error": {"code": "INVALID_ARGUMENTS", "message": "query must be non-empty text"}
+            }
+        try:
+            top_k = max(1, min(MAX_TOP_K, int(args.get("top_k") or 3)))
+        except (TypeError, ValueError):
+            return {"error": {"code": "INVALID_ARGUMENTS", "message": "top_k must be an integer"}}
+        versions = select_versions(call.agent_version, query)
+        try:
+            items = retrieve(
+                versions=versions,
+                query=query,
+                top_k=top_k,
+                owner=self.run.owner,
+                context=self.context,
+            )
+        except RemoteKnowledgeError as exc:
+            return {"error": {"code": str(exc.code), "message": str(exc)}}
+        issued = issue_citations(
+            run=self.run, agent_call=call, items=items, query=query, top_k=top_k
+        )
+        handles_by_ref: dict[str, list[dict]] = {}
+        for handle in issued.handles:
+            handles_by_ref.setdefault(handle.citation_id, []).append(
+                {
+                    "id": handle.pk,
+                    "key": handle.fact.key,
+                    "display": handle.fact.display(),
+                    "asOf": handle.fact.as_of.isoformat() if handle.fact.as_of else None,
+                }
+            )
+        results = [
+            {
+                "id": ref.pk,
+                "title": ref.title,
+                "content": item.content,
+                "sourceRef": ref.source_ref,
+                "handles": handles_by_ref.get(ref.pk, []),
+            }
+            for ref, item in zip(issued.references, items, strict=False)
+        ]
+        state.results.extend(results)
+        answer: dict = {"results": results}
+        if issued.refused:
+            answer["refused"] = {"code": "CITATION_LIMIT_EXCEEDED", "count": issued.refused}
+        return answer
+
+    def send_answer_part(self, call: AgentCall, state: CallState, step: int, args: dict) -> dict:
+        markdown = args.get("markdown")
+        if not isinstance(markdown, str | dict):
+            return {"error": {"code": "INVALID_ARGUMENTS", "message": "markdown must be text"}}
+        if call.depth > 0:
+            # Sub-agents answer their caller; only the root agent publishes.
+            state.texts.append(
+                markdown if isinstance(markdown, str) else json.dumps(markdown, ensure_ascii=False)
+            )
+            return {"accepted": "returned to caller"}
+        replaces = args.get("replaces")
+        return self._publish(
+            call,
+            step,
+            entry="B",
+            body=markdown,
+            replaces=replaces if isinstance(replaces, str) else None,
+        )
+
+    def _publish(
+        self, call: AgentCall, step: int, *, entry: str, body, replaces: str | None = None
+    ) -> dict:
+        receipt = publish_candidate(
+            run=self.run, agent_call=call, entry=entry, body=body, replaces=replaces
+        )
+        # Fault points for recovery tests: the commit happened; the journal
+        # may not know it. Publication's store stays the truth.
+        maybe_fault("after_publication_commit")
+        _journal(
+            self.run,
+            call,
+            JournalEntry.Kind.NOTE,
+            tool="publication",
+            step=step,
+            receipt=receipt.as_dict(),
+        )
+        maybe_fault("after_journal_write")
+        return {"receipt": receipt.as_dict()}
+
+    def call_agent(self, call: AgentCall, state: CallState, step: int, args: dict) -> dict:
+        key, task = args.get("agent"), args.get("task")
+        if not isinstance(key, str) or not isinstance(task, str):
+            return {
+                "error": {"code": "INVALID_ARGUMENTS", "message": "agent and task must be text"}
+            }
+        allowed = call.agent_version.sub_agents.filter(key=key).first()
+        if allowed is None or call.depth + 1 > MAX_CALL_DEPTH:
+            return {
+                "error": {
+                    "code": "AGENT_NOT_ALLOWED",
+                    "message": f"{key!r} is not an allowed sub-agent here",
+                }
+            }
+        pin = (
+            AgentPin.objects.filter(app=self.run.app, agent=allowed)
+            .select_related("version__agent")
+            .first()
+        )
+        if pin is None:
+            return {
+                "error": {
+                    "code": "AGENT_NOT_AVAILABLE",
+                    "message": f"{key!r} has no pinned version in this app",
+                }
+            }
+        child = AgentCall.objects.create(
+            run=self.run, parent=call, depth=call.depth + 1, agent_version=pin.version, task=task
+        )
+        try:
+            text = self.run_call(child)
+        except (ProviderError, StepLimitReached, RemoteKnowledgeError) as exc:
+            return {"error": {"code": "SUB_AGENT_FAILED", "message": str(exc)}}
+        return {"agentCallId": child.public_id, "text": text}
+
+
+def _brief(result: dict) -> dict:
+    if "receipt" in result:
+        return result["receipt"]
+    if "results" in result:
+        return {"citations": [r["id"] for r in result["results"]]}
+    if "error" in result:
+        return {"error": result["error"]["code"]}
+    return {"agentCallId": result.get("agentCallId")}
+
+
+# -- the run -------------------------------------------------------------------
+
+
+def _claim(run_id: str) -> Run | None:
+    with transaction.atomic():
+        run = Run.objects.select_for_update().filter(pk=run_id).first()
+        if run is None or run.status != Run.Status.QUEUED:
+            return None
+        run.status = Run.Status.RUNNING
+        run.started_at = run.heartbeat_at = timezone.now()
+        run.worker_id = worker_identity()
+        run.save(update_fields=["status", "started_at", "heartbeat_at", "worker_id"])
+        append_event(run, "run.started", {}, locked=True)
+    return Run.objects.select_related("tenant", "app", "owner", "agent_version__agent").get(
+        pk=run_id
+    )
+
+
+def execute_run(run_id: str) -> str | None:
+    """Execute a queued run to its terminal state. Idempotent: a run that is
+    not QUEUED (already taken, finished or cancelled) is left alone."""
+    run = _claim(run_id)
+    if run is None:
+        return None
+    engine = Engine(run)
+    root = AgentCall.objects.create(
+        run=run, depth=0, agent_version=run.agent_version, task=run.input
+    )
+    try:
+        engine.run_call(root)
+        data = verify_answer(run, root)
+        append_event(run, "citation.verified", data)
+    except RunCancelled:
+        return finish_run(run, Run.Status.CANCELLED, "CANCELLED_BY_USER")
+    except StepLimitReached as exc:
+        return finish_run(run, _failure_status(run), "STEP_LIMIT_REACHED", str(exc))
+    except ProviderError as exc:
+        return finish_run(run, _failure_status(run), "PROVIDER_FAILED", str(exc))
+    except SparkTideError as exc:
+        return finish_run(run, _failure_status(run), str(exc.code), exc.detail)
+    except Exception as exc:
+        logger.exception("run %s failed", run.pk)
+        return finish_run(run, _failure_status(run), "INTERNAL_ERROR", type(exc).__name__)
+    return finish_run(run, Run.Status.COMPLETED, "")
+
+
+def _failure_status(run: Run) -> str:
+    # Publication's store, not the runtime, says whether anything was committed.
+    return Run.Status.PARTIAL if AnswerBlock.objects.filter(run=run).exists() else Run.Status.FAILED
+
+
+def finish_run(run: Run, status: str, reason: str, detail: str = "") -> str:
+    with transaction.atomic():
+        locked = Run.objects.select_for_update().get(pk=run.pk)
+        if locked.is_terminal:
+            return locked.status
+        run.last_seq = locked.last_seq
+        Run.objects.filter(pk=run.pk).update(
+            status=status, reason=reason, reason_detail=detail[:2000], completed_at=timezone.now()
+        )
+        data = {"status": status}
+        if reason:
+            data["reason"] = reason
+        append_event(run, f"run.{status.lower()}", data, locked=True)
+    run.status = status
+    return status

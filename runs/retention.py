@@ -1,0 +1,26 @@
+"""Retention: a run older than its app's retention window, or archived, is gone
+for event replay and source preview (410 EVENT_CURSOR_EXPIRED)."""
+
+from datetime import timedelta
+
+from django.utils import timezone
+
+from runs.models import Run
+from sparktide.errors import ErrorCode, SparkTideError
+
+
+def retention_cutoff(app, now=None):
+    return (now or timezone.now()) - timedelta(days=app.retention_days)
+
+
+def is_expired(run: Run, now=None) -> bool:
+    return run.archived_at is not None or run.created_at < retention_cutoff(run.app, now)
+
+
+def require_within_retention(run: Run) -> None:
+    if is_expired(run):
+        raise SparkTideError(
+            ErrorCode.EVENT_CURSOR_EXPIRED,
+            410,
+            "The run is past its retention window; its events and sources are gone.",
+        )
