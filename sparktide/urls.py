@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("v1/", include("runs.urls")),
+    path("v1/", include("citations.urls")),
     path(
         "v1/schema",
         SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]),
