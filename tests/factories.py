@@ -20,15 +20,26 @@ def make_tenant(key: str | None = None, name: str = "测试租户") -> Tenant:
 
 
 def make_user(tenant: Tenant, username: str | None = None, *, token: str | None = None):
-    user = get_user_model().objects.create_user(username=username or f"user{next(_seq)}", password="pw-unused-123")
+    user = get_user_model().objects.create_user(
+        username=username or f"user{next(_seq)}", password="pw-unused-123"
+    )
     TenantUser.objects.create(tenant=tenant, user=user)
     _, raw = ApiToken.issue(user, raw=token)
     user.raw_token = raw
     return user
 
 
-def make_app(tenant: Tenant, slug: str | None = None, *, members: Sequence = (), history: bool = True, **fields) -> App:
-    app = App.objects.create(tenant=tenant, slug=slug or f"app-{next(_seq)}", name="业务应用", **fields)
+def make_app(
+    tenant: Tenant,
+    slug: str | None = None,
+    *,
+    members: Sequence = (),
+    history: bool = True,
+    **fields,
+) -> App:
+    app = App.objects.create(
+        tenant=tenant, slug=slug or f"app-{next(_seq)}", name="业务应用", **fields
+    )
     for user in members:
         Membership.objects.create(app=app, user=user)
         if history:
@@ -37,7 +48,12 @@ def make_app(tenant: Tenant, slug: str | None = None, *, members: Sequence = (),
 
 
 def make_knowledge(
-    tenant: Tenant, key: str | None = None, *, type: str = Knowledge.Type.MANAGED, version: str = "1", **version_fields
+    tenant: Tenant,
+    key: str | None = None,
+    *,
+    type: str = Knowledge.Type.MANAGED,
+    version: str = "1",
+    **version_fields,
 ) -> KnowledgeVersion:
     knowledge = Knowledge.objects.create(tenant=tenant, key=key or f"kb-{next(_seq)}", type=type)
     return KnowledgeVersion.objects.create(knowledge=knowledge, version=version, **version_fields)

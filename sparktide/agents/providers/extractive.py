@@ -71,11 +71,12 @@ class ExtractiveProvider:
                 )
         if self.stage in ("points", "figures"):
             self.stage = "revise"
-            handles = [h for r in results for h in r.get("handles", [])]
+            # Each figure cites the excerpt whose document declares it.
+            handles = [(h, r["id"]) for r in results for h in r.get("handles", [])]
             if handles:
                 lines = [
-                    f"- {h['key']}：[[num:{h['id']}]]（{h.get('asOf') or '日期未注明'}）"
-                    for h in handles[:6]
+                    f"- {h['key']}：[[num:{h['id']}]]（{h.get('asOf') or '日期未注明'}）[[cite:{cite}]]"
+                    for h, cite in handles[:6]
                 ]
                 return self._tool(
                     "send_answer_part", {"markdown": "**关键数据**\n" + "\n".join(lines)}

@@ -1,0 +1,306 @@
+"""Retrieval: which exact versions a query searches, and what comes back.
+
+The run engine calls ``select_versions`` then ``retrieve``; every RetrievedItem
+becomes a citation reference. Reads only — nothing here writes.
+
+Scores: each source ranks on its own scale, so an item's ``score`` is relative to
+its source's best hit of this search (1.0 = best). Managed knowledge (all MANAGED
+and INLINE versions together, one database search) scales its rank by the top rank;
+a REMOTE source gives only an order, so its items score 1, (n-1)/n, … 1/n. Merging
+by that score interleaves sources instead of letting one scale drown the other.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+from django.db import connection
+from django.db.models import BigIntegerField, Q, QuerySet
+from django.db.models.functions import Cast
+from guardian.utils import get_group_obj_perms_model, get_user_obj_perms_model
+
+from sparktide.knowledge.models import Chunk, Document, Knowledge, KnowledgeVersion
+from sparktide.knowledge.remote import RemoteItem, call_remote
+from sparktide.knowledge.text import search_tokens, snippet_digest
+
+# A query is searched by its first distinct tokens only: enough for any real
+# question (a 128-character Chinese sentence), and it keeps the OR on SQLite
+# far below its expression-depth limit.
+MAX_QUERY_TOKENS = 128
+# Loaded with each hit but not needed by it: the token column and the whole
+# document text (a chunk's own text and locator are what a citation needs).
+_NOT_NEEDED = ("search_text", "document__text")
+
+
+@dataclass(frozen=True)
+class TrustedContext:
+    """Built by the server from the run, never from client input."""
+
+    tenant: str  # tenant key
+    app: str  # app slug
+    user: str  # owner username
+    business_session_id: str
+
+
+@dataclass(frozen=True)
+class RetrievedItem:
+    version: KnowledgeVersion
+    document: Document | None  # None for REMOTE
+    chunk: Chunk | None  # None for REMOTE
+    title: str
+    content: str  # exactly what the model is given (1..16,384 UTF-16 units)
+    source_ref: dict  # public {type, id, version?, page?, locator?, uri?}
+    digest: str  # snippet_digest(content)
+    score: float  # relative to the best hit of the same source (1.0)
+    remote_item_id: str = ""
+    # As the remote reported it, possibly empty; source_ref["version"] holds the
+    # version citations bind to (this, or the digest when the source gave none).
+    remote_item_version: str = ""
+
+
+def select_versions(agent_version, query: str) -> list[KnowledgeVersion]:
+    """The exact versions a query searches: the first routing rule whose ``match``
+    occurs in the query (case-insensitive) picks them; no match → all allowed.
+
+    Only PUBLISHED versions of ``allowed_knowledge`` are ever returned. A rule that
+    matches but names nothing usable selects nothing: routing narrows, it never
+    falls back to wider knowledge.
+    """
+    allowed = list(
+        agent_version.allowed_knowledge.filter(status=KnowledgeVersion.Status.PUBLISHED)
+        .select_related("knowledge")
+        .order_by("knowledge__key", "version", "pk")
+    )
+    by_label = {version.label: version for version in allowed}
+    folded_query = _fold(query)
+    for rule in agent_version.routing or []:
+        if not isinstance(rule, dict):
+            continue
+        match = rule.get("match")
+        if not isinstance(match, str) or not match.strip():
+            continue
+        if _fold(match.strip()) in folded_query:
+            labels = rule.get("knowledge") or []
+            return [by_label[label] for label in dict.fromkeys(labels) if label in by_label]
+    return allowed
+
+
+def retrieve(
+    *,
+    versions: Sequence[KnowledgeVersion],
+    query: str,
+    top_k: int,
+    owner,
+    context: TrustedContext,
+) -> list[RetrievedItem]:
+    """Search the given versions; at most ``top_k`` items, best first.
+
+    MANAGED/INLINE in the database, each REMOTE version by one call. A failing
+    remote raises RemoteKnowledgeError: the engine reports it as a tool error.
+    """
+    if top_k <= 0:
+        return []
+    managed = [v for v in versions if v.knowledge.type != Knowledge.Type.REMOTE]
+    remote = [v for v in versions if v.knowledge.type == Knowledge.Type.REMOTE]
+    results: list[RetrievedItem] = []
+    if managed:
+        results.extend(search_managed(managed, query=query, top_k=top_k, owner=owner))
+    for version in remote:
+        results.extend(search_remote(version, query=query, top_k=top_k, context=context))
+    # sorted() is stable: equal scores keep managed first, then remotes in the
+    # order given, each in its own rank order.
+    return sorted(results, key=lambda item: -item.score)[:top_k]
+
+
+def search_managed(
+    versions: Sequence[KnowledgeVersion], *, query: str, top_k: int, owner
+) -> list[RetrievedItem]:
+    """Chunks of the given PUBLISHED versions that the owner may read, best first.
+
+    One query on PostgreSQL (full-text over CJK bigrams, GIN index), two on SQLite
+    (token filter, then the winners); never one per result.
+    """
+    tokens = list(dict.fromkeys(search_tokens(query)))[:MAX_QUERY_TOKENS]
+    if not tokens or top_k <= 0 or not versions:
+        return []
+    by_pk = {version.pk: version for version in versions}
+    # The ACL is part of the query (a subquery), so top_k is taken among readable
+    # chunks only — never "best k, then drop the forbidden ones".
+    candidates = Chunk.objects.filter(
+        document__in=readable_documents(owner, versions),
+        document__version__status=KnowledgeVersion.Status.PUBLISHED,
+    )
+    if connection.vendor == "postgresql":
+        scored = _search_postgresql(candidates, tokens, top_k)
+    else:
+        scored = _search_portable(candidates, tokens, top_k)
+    if not scored:
+        return []
+    best = scored[0][1] or 1.0
+    return [_managed_item(chunk, by_pk, score / best) for chunk, score in scored]
+
+
+def search_remote(
+    version: KnowledgeVersion, *, query: str, top_k: int, context: TrustedContext
+) -> list[RetrievedItem]:
+    """One signed call to a PUBLISHED REMOTE version; raises RemoteKnowledgeError."""
+    if top_k <= 0 or not query.strip() or version.status != KnowledgeVersion.Status.PUBLISHED:
+        return []
+    items = call_remote(version, query=query, top_k=top_k, context=context)
+    count = len(items)
+    return [
+        RetrievedItem(
+            version=version,
+            document=None,
+            chunk=None,
+            title=item.title,
+            content=item.content,
+            source_ref=remote_source_ref(item),
+            digest=item.digest,
+            score=(count - position) / count,
+            remote_item_id=item.id,
+            remote_item_version=item.version,
+        )
+        for position, item in enumerate(items)
+    ]
+
+
+def readable_documents(owner, versions: Sequence[KnowledgeVersion]) -> QuerySet[Document]:
+    """Documents of the given versions the owner may read, as one lazy query.
+
+    Mirrors ``user_may_read_document`` (the preview's check): the document must
+    belong to the owner's tenant; unrestricted documents are readable by every user
+    of it, restricted ones need ``knowledge.read_document`` on the document, held
+    by the user or one of their groups — or an active superuser, as Django's
+    has_perm grants. Inactive users hold no object permissions.
+    """
+    if owner is None or owner.pk is None:
+        return Document.objects.none()
+    documents = Document.objects.filter(
+        version__in=[version.pk for version in versions],
+        version__knowledge__tenant__users__user_id=owner.pk,
+    )
+    if not owner.is_active:
+        return documents.filter(restricted=False)
+    if owner.is_superuser:
+        return documents
+    permission = {
+        "permission__codename": "read_document",
+        "permission__content_type__app_label": "knowledge",
+        "content_type__app_label": "knowledge",
+        "content_type__model": "document",
+    }
+    # guardian stores object_pk as text; cast it (as guardian does) rather than
+    # casting every document id.
+    by_user = (
+        get_user_obj_perms_model()
+        .objects.filter(user_id=owner.pk, **permission)
+        .annotate(document_id=Cast("object_pk", BigIntegerField()))
+        .values("document_id")
+    )
+    by_group = (
+        get_group_obj_perms_model()
+        .objects.filter(group__user=owner.pk, **permission)
+        .annotate(document_id=Cast("object_pk", BigIntegerField()))
+        .values("document_id")
+    )
+    return documents.filter(Q(restricted=False) | Q(pk__in=by_user) | Q(pk__in=by_group))
+
+
+def managed_source_ref(chunk: Chunk, document: Document) -> dict:
+    return {
+        "type": "document",
+        "id": document.key,
+        "version": document.source_version or snippet_digest(chunk.text),
+        "page": chunk.page,
+        "locator": {"start": chunk.start, "end": chunk.end},
+    }
+
+
+def remote_source_ref(item: RemoteItem) -> dict:
+    ref: dict = {"type": "remote", "id": item.id, "version": item.source_version}
+    if item.page is not None:
+        ref["page"] = item.page
+    if item.locator is not None:
+        ref["locator"] = dict(item.locator)
+    if item.uri:
+        ref["uri"] = item.uri
+    return ref
+
+
+def _managed_item(chunk: Chunk, by_pk: dict, score: float) -> RetrievedItem:
+    document = chunk.document
+    return RetrievedItem(
+        # The query only returns chunks of these versions: the caller's instances
+        # (knowledge already loaded) stand in for a lazy load per item.
+        version=by_pk[document.version_id],
+        document=document,
+        chunk=chunk,
+        title=document.title,
+        content=chunk.text,
+        source_ref=managed_source_ref(chunk, document),
+        digest=snippet_digest(chunk.text),
+        score=score,
+    )
+
+
+def _search_postgresql(
+    candidates: QuerySet[Chunk], tokens: list[str], top_k: int
+) -> list[tuple[Chunk, float]]:
+    # The vector expression is exactly the one migration 0002 indexes with GIN:
+    # to_tsvector('simple', COALESCE(search_text, '')). Every token is quoted for
+    # to_tsquery, so punctuation in a query cannot break or widen it.
+    vector = SearchVector("search_text", config="simple")
+    query = SearchQuery(
+        " | ".join(_tsquery_literal(t) for t in tokens), search_type="raw", config="simple"
+    )
+    rows = (
+        candidates.alias(search=vector)
+        .annotate(rank=SearchRank(vector, query))
+        .filter(search=query)
+        .select_related("document")
+        .defer(*_NOT_NEEDED)
+        .order_by("-rank", "document_id", "ordinal")[:top_k]
+    )
+    return [(chunk, float(chunk.rank)) for chunk in rows]
+
+
+def _search_portable(
+    candidates: QuerySet[Chunk], tokens: list[str], top_k: int
+) -> list[tuple[Chunk, float]]:
+    # The database narrows by substring (a superset: "ab" is inside "abc"); the
+    # exact token comparison and the score happen here.
+    any_token = Q()
+    for token in tokens:
+        any_token |= Q(search_text__contains=token)
+    wanted = set(tokens)
+    scored: list[tuple[float, int, int, int]] = []
+    for pk, search_text, document_id, ordinal in candidates.filter(any_token).values_list(
+        "pk", "search_text", "document_id", "ordinal"
+    ):
+        counts = Counter(t for t in search_text.split() if t in wanted)
+        if counts:
+            # Like ts_rank in spirit: every matched token counts, repeats add less.
+            score = sum(1.0 + math.log(n) for n in counts.values()) / len(tokens)
+            scored.append((-score, document_id, ordinal, pk))
+    scored.sort()
+    winners = scored[:top_k]
+    chunks = (
+        Chunk.objects.select_related("document")
+        .defer(*_NOT_NEEDED)
+        .in_bulk([pk for *_, pk in winners])
+    )
+    return [(chunks[pk], -negative) for negative, _, _, pk in winners]
+
+
+def _tsquery_literal(token: str) -> str:
+    return "'" + token.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
