@@ -19,9 +19,13 @@ def knowledge(tenant, app, alice):
         key="report-a",
         title="北辰医药 2026 年三季度报告",
         source_version="v3",
-        facts=[FactInput(key="revenue_growth", value=__import__("decimal").Decimal("12.0"), unit="%")],
+        facts=[
+            FactInput(key="revenue_growth", value=__import__("decimal").Decimal("12.0"), unit="%")
+        ],
     )
-    private = factories.add_document(version, PRIVATE_PAGES, key="memo", title="内部投研纪要", readers=[alice])
+    private = factories.add_document(
+        version, PRIVATE_PAGES, key="memo", title="内部投研纪要", readers=[alice]
+    )
     factories.publish(version)
     factories.lease(app, version)
     version.public_doc, version.private_doc = public, private
@@ -36,10 +40,20 @@ def make_run(app, alice, knowledge):
 
     def run(*steps, owner=None, sub_agents=(), key="researcher", execute=True, **agent_fields):
         agent_version = factories.make_agent(
-            app.tenant, key, model=factories.scripted(*steps), knowledge=[knowledge], sub_agents=sub_agents,
-            pin_to=[app], **agent_fields,
+            app.tenant,
+            key,
+            model=factories.scripted(*steps),
+            knowledge=[knowledge],
+            sub_agents=sub_agents,
+            pin_to=[app],
+            **agent_fields,
         )
-        created = start_run(user=owner or alice, app=app, agent_key=agent_version.agent.key, input="北辰医药营收如何？")
+        created = start_run(
+            user=owner or alice,
+            app=app,
+            agent_key=agent_version.agent.key,
+            input="北辰医药营收如何？",
+        )
         if execute:
             execute_run(created.pk)
         created.refresh_from_db()

@@ -28,12 +28,20 @@ def client_for(user) -> APIClient:
 
 @pytest.fixture
 def researcher(app, knowledge):
-    return factories.make_agent(app.tenant, "researcher", model=factories.scripted(*STEPS), knowledge=[knowledge], pin_to=[app])
+    return factories.make_agent(
+        app.tenant,
+        "researcher",
+        model=factories.scripted(*STEPS),
+        knowledge=[knowledge],
+        pin_to=[app],
+    )
 
 
 @pytest.fixture
 def finished_run(researcher, alice):
-    response = client_for(alice).post("/v1/apps/business/runs", {"agent": "researcher", "input": "营收？"}, format="json")
+    response = client_for(alice).post(
+        "/v1/apps/business/runs", {"agent": "researcher", "input": "营收？"}, format="json"
+    )
     assert response.status_code == 201, response.content
     execute_run(response.json()["id"])
     return Run.objects.get(pk=response.json()["id"])
@@ -41,7 +49,9 @@ def finished_run(researcher, alice):
 
 def test_creating_a_run_answers_201_with_the_contract_fields(researcher, alice):
     response = client_for(alice).post(
-        "/v1/apps/business/runs", {"agent": "researcher", "input": "营收？", "sessionId": "s-1"}, format="json"
+        "/v1/apps/business/runs",
+        {"agent": "researcher", "input": "营收？", "sessionId": "s-1"},
+        format="json",
     )
     assert response.status_code == 201
     body = response.json()
@@ -51,7 +61,9 @@ def test_creating_a_run_answers_201_with_the_contract_fields(researcher, alice):
 
 
 def test_a_created_run_is_executed_by_the_task_worker(researcher, alice):
-    response = client_for(alice).post("/v1/apps/business/runs", {"agent": "researcher", "input": "营收？"}, format="json")
+    response = client_for(alice).post(
+        "/v1/apps/business/runs", {"agent": "researcher", "input": "营收？"}, format="json"
+    )
     call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload")
     assert Run.objects.get(pk=response.json()["id"]).status == "COMPLETED"
 
@@ -80,7 +92,9 @@ def test_bad_run_requests_get_specific_problems(researcher, alice, body, fragmen
 def test_a_run_in_a_suspended_app_is_refused(researcher, alice, app):
     app.status = "SUSPENDED"
     app.save()
-    response = client_for(alice).post("/v1/apps/business/runs", {"agent": "researcher", "input": "x"}, format="json")
+    response = client_for(alice).post(
+        "/v1/apps/business/runs", {"agent": "researcher", "input": "x"}, format="json"
+    )
     assert (response.status_code, response.json()["code"]) == (403, "APP_NOT_ACTIVE")
 
 
@@ -98,7 +112,9 @@ def test_the_run_is_readable_by_its_owner(finished_run, alice):
     assert {"createdAt", "completedAt", "sessionId"} <= set(body)
 
 
-def test_everyone_but_the_owner_gets_the_same_404_as_a_missing_run(finished_run, bob, outsider, admin_user):
+def test_everyone_but_the_owner_gets_the_same_404_as_a_missing_run(
+    finished_run, bob, outsider, admin_user
+):
     from sparktide.tenancy.models import ApiToken
 
     _, admin_token = ApiToken.issue(admin_user)
@@ -131,7 +147,11 @@ def test_events_refuse_a_bad_cursor(finished_run, alice):
 
 
 def test_published_events_carry_the_body_read_through_the_reader(finished_run, alice):
-    events = client_for(alice).get(f"/v1/apps/business/runs/{finished_run.pk}/events?limit=500").json()["events"]
+    events = (
+        client_for(alice)
+        .get(f"/v1/apps/business/runs/{finished_run.pk}/events?limit=500")
+        .json()["events"]
+    )
     published = [e["data"] for e in events if e["type"] == "answer.published"]
     assert [(p["revision"], p["state"], p["outcome"]) for p in published] == [
         (1, "visible", "COMMITTED"),
@@ -142,11 +162,19 @@ def test_published_events_carry_the_body_read_through_the_reader(finished_run, a
 
 
 def test_the_answer_lists_current_revisions(finished_run, alice):
-    blocks = client_for(alice).get(f"/v1/apps/business/runs/{finished_run.pk}/answer").json()["blocks"]
+    blocks = (
+        client_for(alice).get(f"/v1/apps/business/runs/{finished_run.pk}/answer").json()["blocks"]
+    )
     assert len(blocks) == 1
     block = blocks[0]
     assert block["id"].startswith("pub_")
-    assert (block["revision"], block["deliveryOrdinal"], block["state"], block["sourceHint"], block["truncated"]) == (
+    assert (
+        block["revision"],
+        block["deliveryOrdinal"],
+        block["state"],
+        block["sourceHint"],
+        block["truncated"],
+    ) == (
         2,
         1,
         "visible",
@@ -182,11 +210,17 @@ def test_cancelling_a_running_run_ends_it_cancelled(app, alice, knowledge):
     import time
 
     factories.make_agent(
-        app.tenant, "slow", model=factories.scripted({"sleep": 0.2}, {"text": "a"}, {"sleep": 0.2}, {"text": "b"}),
-        knowledge=[knowledge], pin_to=[app], max_steps=50,
+        app.tenant,
+        "slow",
+        model=factories.scripted({"sleep": 0.2}, {"text": "a"}, {"sleep": 0.2}, {"text": "b"}),
+        knowledge=[knowledge],
+        pin_to=[app],
+        max_steps=50,
     )
     client = client_for(alice)
-    run_id = client.post("/v1/apps/business/runs", {"agent": "slow", "input": "x"}, format="json").json()["id"]
+    run_id = client.post(
+        "/v1/apps/business/runs", {"agent": "slow", "input": "x"}, format="json"
+    ).json()["id"]
     worker = threading.Thread(target=execute_run, args=(run_id,))
     worker.start()
     time.sleep(0.1)
@@ -197,19 +231,28 @@ def test_cancelling_a_running_run_ends_it_cancelled(app, alice, knowledge):
     connections.close_all()
     run = Run.objects.get(pk=run_id)
     assert (run.status, run.reason) in {("CANCELLED", "CANCELLED_BY_USER")}
-    assert client.post(f"/v1/apps/business/runs/{run_id}/cancel").json()["code"] == "RUN_ALREADY_FINISHED"
+    assert (
+        client.post(f"/v1/apps/business/runs/{run_id}/cancel").json()["code"]
+        == "RUN_ALREADY_FINISHED"
+    )
 
 
 def test_the_openapi_schema_is_served(db):
     response = APIClient().get("/v1/schema", HTTP_ACCEPT="application/json")
     assert response.status_code == 200
-    schema = json.loads(response.content) if response["Content-Type"].startswith("application/json") else None
+    schema = (
+        json.loads(response.content)
+        if response["Content-Type"].startswith("application/json")
+        else None
+    )
     text = response.content.decode()
     assert "/v1/apps/{app}/runs" in text
     assert schema is None or "paths" in schema
 
 
-def test_reading_events_uses_a_fixed_number_of_queries(finished_run, alice, django_assert_max_num_queries):
+def test_reading_events_uses_a_fixed_number_of_queries(
+    finished_run, alice, django_assert_max_num_queries
+):
     client = client_for(alice)
     with django_assert_max_num_queries(14):
         client.get(f"/v1/apps/business/runs/{finished_run.pk}/events?limit=500")

@@ -34,7 +34,9 @@ def test_a_full_run_emits_its_events_in_order(make_run):
 def test_own_citations_are_verified_and_forged_ones_are_not(make_run):
     run = make_run(
         {"search": "营收"},
-        {"answerPart": "真 [[cite:{{c1}}]] 伪 [[cite:cite_forgedforgedforgedforged0]] 空 [[cite:]] 截 [[cite:cite_ab]]"},
+        {
+            "answerPart": "真 [[cite:{{c1}}]] 伪 [[cite:cite_forgedforgedforgedforged0]] 空 [[cite:]] 截 [[cite:cite_ab]]"
+        },
     )
     verified = run.events.get(type="citation.verified").data
     statuses = {ref["id"]: ref["status"] for ref in verified["references"]}
@@ -59,11 +61,17 @@ def test_sub_call_citations_are_verified_for_the_caller(make_run, app, knowledge
     from tests import factories
 
     helper = factories.make_agent(
-        app.tenant, "helper", model=factories.scripted({"search": "毛利率"}, {"text": "毛利率稳定 [[cite:{{c1}}]]"}),
-        knowledge=[knowledge], pin_to=[app],
+        app.tenant,
+        "helper",
+        model=factories.scripted({"search": "毛利率"}, {"text": "毛利率稳定 [[cite:{{c1}}]]"}),
+        knowledge=[knowledge],
+        pin_to=[app],
     )
-    run = make_run({"callAgent": "helper", "task": "查毛利率"}, {"answerPart": "结论 [[cite:{{c1}}]]"},
-                   sub_agents=[helper.agent])
+    run = make_run(
+        {"callAgent": "helper", "task": "查毛利率"},
+        {"answerPart": "结论 [[cite:{{c1}}]]"},
+        sub_agents=[helper.agent],
+    )
     refs = run.events.get(type="citation.verified").data["references"]
     assert [r["status"] for r in refs] == ["VERIFIED"]
     assert CitationReference.objects.get(pk=refs[0]["id"]).agent_call.depth == 1
@@ -74,10 +82,15 @@ def test_a_failed_sub_calls_citations_are_not_the_callers_evidence(make_run, app
     from tests import factories
 
     helper = factories.make_agent(
-        app.tenant, "helper", model=factories.scripted({"search": "毛利率"}, {"fail": "boom"}),
-        knowledge=[knowledge], pin_to=[app],
+        app.tenant,
+        "helper",
+        model=factories.scripted({"search": "毛利率"}, {"fail": "boom"}),
+        knowledge=[knowledge],
+        pin_to=[app],
     )
-    run = make_run({"callAgent": "helper", "task": "查"}, {"text": "无引用"}, sub_agents=[helper.agent])
+    run = make_run(
+        {"callAgent": "helper", "task": "查"}, {"text": "无引用"}, sub_agents=[helper.agent]
+    )
     sub_ref = CitationReference.objects.get(run=run, agent_call__depth=1)
     root = run.agent_calls.get(depth=0)
     block = AnswerBlock.objects.get(run=run)
@@ -85,7 +98,9 @@ def test_a_failed_sub_calls_citations_are_not_the_callers_evidence(make_run, app
     assert verify_answer(run, root)["references"] == [{"id": sub_ref.pk, "status": "UNVERIFIED"}]
 
 
-def test_a_provider_failure_after_a_committed_part_ends_partial_with_the_part_intact(make_run, alice):
+def test_a_provider_failure_after_a_committed_part_ends_partial_with_the_part_intact(
+    make_run, alice
+):
     from publication.reader import read_answer
 
     run = make_run({"answerPart": "第一部分"}, {"fail": "model crashed"})
@@ -129,6 +144,8 @@ def test_document_acl_filters_retrieval(make_run, bob):
 def test_numeric_handles_render_values_and_bad_handles_say_unavailable(make_run):
     from publication.reader import read_answer
 
-    run = make_run({"search": "营收增长"}, {"answerPart": "增长 [[num:{{n1}}]]，另 [[num:num_bogus]]"})
+    run = make_run(
+        {"search": "营收增长"}, {"answerPart": "增长 [[num:{{n1}}]]，另 [[num:num_bogus]]"}
+    )
     text = read_answer(run)[0].content["text"]
     assert text == "增长 12%，另 〔数值不可用〕"

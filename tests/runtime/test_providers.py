@@ -22,7 +22,10 @@ def test_search_step_issues_citations_with_the_requested_top_k(make_run):
 def test_text_step_is_published_through_entry_a(make_run):
     run = make_run({"text": "直接回答"})
     block = AnswerBlock.objects.get(run=run)
-    assert (block.origin, read_answer(run)[0].content) == ("A", {"type": "text", "text": "直接回答"})
+    assert (block.origin, read_answer(run)[0].content) == (
+        "A",
+        {"type": "text", "text": "直接回答"},
+    )
 
 
 def test_answer_part_step_with_replaces_revises_the_block(make_run):
@@ -32,20 +35,28 @@ def test_answer_part_step_with_replaces_revises_the_block(make_run):
 
 
 def test_call_agent_step_runs_the_sub_agent_and_returns_its_text(make_run, app, knowledge):
-    helper = factories.make_agent(app.tenant, "helper", model=factories.scripted({"text": "子结论"}), pin_to=[app])
+    helper = factories.make_agent(
+        app.tenant, "helper", model=factories.scripted({"text": "子结论"}), pin_to=[app]
+    )
     run = make_run({"callAgent": "helper", "task": "帮我查"}, sub_agents=[helper.agent])
     sub = run.agent_calls.get(depth=1)
     assert (sub.task, sub.result_text, sub.parent.depth) == ("帮我查", "子结论", 0)
-    receipt = JournalEntry.objects.get(run=run, kind="TOOL_RECEIPT", tool="call_agent").data["receipt"]
+    receipt = JournalEntry.objects.get(run=run, kind="TOOL_RECEIPT", tool="call_agent").data[
+        "receipt"
+    ]
     assert receipt == {"agentCallId": sub.public_id}
-    assert not AnswerBlock.objects.filter(run=run).exists()  # a sub-agent answers its caller, never the run
+    assert not AnswerBlock.objects.filter(
+        run=run
+    ).exists()  # a sub-agent answers its caller, never the run
 
 
 def test_call_agent_to_an_agent_not_allowed_is_refused(make_run, app):
     factories.make_agent(app.tenant, "other", model=factories.scripted({"text": "x"}), pin_to=[app])
     run = make_run({"callAgent": "other", "task": "t"})
     assert run.agent_calls.count() == 1
-    receipt = JournalEntry.objects.get(run=run, kind="TOOL_RECEIPT", tool="call_agent").data["receipt"]
+    receipt = JournalEntry.objects.get(run=run, kind="TOOL_RECEIPT", tool="call_agent").data[
+        "receipt"
+    ]
     assert receipt == {"error": "AGENT_NOT_ALLOWED"}
 
 
@@ -93,16 +104,26 @@ def test_the_extractive_provider_publishes_a_progressive_cited_answer(app, alice
     from runs.engine import execute_run
     from runs.services import start_run
 
-    factories.make_agent(app.tenant, "extractive", model={"provider": "extractive"}, knowledge=[knowledge], pin_to=[app])
+    factories.make_agent(
+        app.tenant,
+        "extractive",
+        model={"provider": "extractive"},
+        knowledge=[knowledge],
+        pin_to=[app],
+    )
     run = start_run(user=alice, app=app, agent_key="extractive", input="北辰医药营收增长")
     execute_run(run.pk)
     run.refresh_from_db()
     assert run.status == Run.Status.COMPLETED
     views = read_answer(run)
     assert len(views) >= 2
-    assert BlockRevision.objects.filter(block__run=run, revision=2).exists()  # at least one revision
+    assert BlockRevision.objects.filter(
+        block__run=run, revision=2
+    ).exists()  # at least one revision
     assert all(v.source_hint == "verified" for v in views)
-    assert any("12%" in v.content["text"] for v in views)  # the declared fact, rendered from its handle
+    assert any(
+        "12%" in v.content["text"] for v in views
+    )  # the declared fact, rendered from its handle
     statuses = {r["status"] for r in run.events.get(type="citation.verified").data["references"]}
     assert statuses == {"VERIFIED"}
 
@@ -111,7 +132,13 @@ def test_the_extractive_provider_says_so_when_nothing_is_found(app, alice, knowl
     from runs.engine import execute_run
     from runs.services import start_run
 
-    factories.make_agent(app.tenant, "extractive", model={"provider": "extractive"}, knowledge=[knowledge], pin_to=[app])
+    factories.make_agent(
+        app.tenant,
+        "extractive",
+        model={"provider": "extractive"},
+        knowledge=[knowledge],
+        pin_to=[app],
+    )
     run = start_run(user=alice, app=app, agent_key="extractive", input="zzzz qqqq")
     execute_run(run.pk)
     (view,) = read_answer(run)
