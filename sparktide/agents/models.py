@@ -60,6 +60,14 @@ class AgentVersion(models.Model):
             stored = (
                 type(self).objects.filter(pk=self.pk).values(*self.CONTENT_FIELDS, "status").first()
             )
+            if (
+                stored is not None
+                and stored["status"] == self.Status.RETIRED
+                and self.status != self.Status.RETIRED
+            ):
+                raise ImmutableVersionError(
+                    f"Agent version {self} is retired; it cannot be published again."
+                )
             if stored is not None and stored["status"] != self.Status.DRAFT:
                 changed = [f for f in self.CONTENT_FIELDS if getattr(self, f) != stored[f]]
                 if changed or self.status == self.Status.DRAFT:
@@ -98,4 +106,6 @@ class AgentPin(models.Model):
             or self.version.agent_id != self.agent_id
         ):
             raise ImmutableVersionError(f"Only a published version of {self.agent} can be pinned.")
+        if self.agent.tenant_id != self.app.tenant_id:
+            raise ImmutableVersionError(f"{self.agent} belongs to another tenant than {self.app}.")
         super().save(*args, **kwargs)

@@ -1,0 +1,145 @@
+"""Django admin for agents: versions are read-only once published; apps pin
+exact published versions (rolling back = pinning an older one)."""
+
+from django import forms
+from django.contrib import admin, messages
+from django.utils import timezone
+
+from sparktide.agents.models import Agent, AgentPin, AgentVersion
+from sparktide.knowledge.models import ImmutableVersionError, KnowledgeVersion
+
+
+class AgentVersionInline(admin.TabularInline):
+    model = AgentVersion
+    fields = ("version", "status", "max_steps", "published_at")
+    extra = 0
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Agent)
+class AgentAdmin(admin.ModelAdmin):
+    list_display = ("key", "tenant", "name")
+    list_filter = ("tenant",)
+    list_select_related = ("tenant",)
+    search_fields = ("key", "name", "tenant__key")
+    inlines = [AgentVersionInline]
+
+
+@admin.register(AgentVersion)
+class AgentVersionAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "agent", "status", "max_steps", "published_at")
+    list_filter = ("status", "agent__tenant")
+    list_select_related = ("agent__tenant",)
+    search_fields = ("version", "agent__key")
+    filter_horizontal = ("allowed_knowledge", "sub_agents")
+    fields = (
+        "agent",
+        "version",
+        "status",
+        "instructions",
+        "model",
+        "routing",
+        "allowed_knowledge",
+        "sub_agents",
+        "max_steps",
+        "created_at",
+        "published_at",
+    )
+    actions = ["publish_versions", "retire_versions"]
+
+    def get_readonly_fields(self, request, obj=None):
+        readonly = ["status", "created_at", "published_at"]
+        if obj is not None:
+            readonly.append("agent")
+        return readonly
+
+    def has_change_permission(self, request, obj=None):
+        if obj is not None and obj.is_frozen:
+            return False
+        return super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        if obj is not None and obj.is_frozen:
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        if db_field.name == "allowed_knowledge":
+            kwargs["queryset"] = KnowledgeVersion.objects.filter(
+                status=KnowledgeVersion.Status.PUBLISHED
+            ).select_related("knowledge__tenant")
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+    @admin.action(description="Publish the selected DRAFT versions", permissions=["change"])
+    def publish_versions(self, request, queryset):
+        published = 0
+        for version in queryset.filter(status=AgentVersion.Status.DRAFT):
+            version.status = AgentVersion.Status.PUBLISHED
+            try:
+                version.save()
+            except ImmutableVersionError as exc:
+                self.message_user(request, f"{version}: {exc.detail}", messages.ERROR)
+                continue
+            published += 1
+        self.message_user(request, f"{published} version(s) published.", messages.SUCCESS)
+
+    @admin.action(description="Retire the selected published versions", permissions=["change"])
+    def retire_versions(self, request, queryset):
+        retired = 0
+        for version in queryset.filter(status=AgentVersion.Status.PUBLISHED):
+            if version.pins.exists():
+                self.message_user(
+                    request,
+                    f"{version} is pinned by an app; pin another version first.",
+                    messages.ERROR,
+                )
+                continue
+            version.status = AgentVersion.Status.RETIRED
+            version.save()
+            retired += 1
+        self.message_user(request, f"{retired} version(s) retired.", messages.SUCCESS)
+
+
+class AgentPinForm(forms.ModelForm):
+    class Meta:
+        model = AgentPin
+        fields = ("app", "agent", "version")
+
+    def clean(self):
+        cleaned = super().clean()
+        agent, version, app = cleaned.get("agent"), cleaned.get("version"), cleaned.get("app")
+        if agent and version and version.agent_id != agent.pk:
+            self.add_error("version", f"{version} is not a version of {agent}.")
+        if app and agent and app.tenant_id != agent.tenant_id:
+            self.add_error("agent", "The agent belongs to another tenant than the app.")
+        return cleaned
+
+
+@admin.register(AgentPin)
+class AgentPinAdmin(admin.ModelAdmin):
+    form = AgentPinForm
+    list_display = ("app", "agent", "version", "pinned_at")
+    list_filter = ("app",)
+    list_select_related = ("app", "agent", "version")
+    readonly_fields = ("pinned_at",)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "version":
+            kwargs["queryset"] = AgentVersion.objects.filter(
+                status=AgentVersion.Status.PUBLISHED
+            ).select_related("agent")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def save_model(self, request, obj, form, change):
+        if change and "version" in form.changed_data:
+            obj.pinned_at = timezone.now()
+        super().save_model(request, obj, form, change)
