@@ -8,7 +8,11 @@ from sparktide.knowledge.text import search_tokens, utf16_len, utf16_slice
 
 
 def _check_settings(env: dict) -> subprocess.CompletedProcess:
-    full = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG"}}
+    full = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG"}
+    }
     full.update(env)
     return subprocess.run(
         [sys.executable, "-c", "import django; django.setup()"],
@@ -50,4 +54,12 @@ def test_utf16_helpers_count_surrogate_pairs():
 
 
 def test_search_tokens_make_chinese_bigrams_and_ascii_words():
-    assert search_tokens("北辰医药营收 Q3 growth") == ["北辰", "辰医", "医药", "药营", "营收", "q3", "growth"]
+    assert search_tokens("北辰医药营收 Q3 growth") == [
+        "北辰",
+        "辰医",
+        "医药",
+        "药营",
+        "营收",
+        "q3",
+        "growth",
+    ]
