@@ -1,6 +1,7 @@
 """Writes and access checks for runs (views call these; they hold no rules)."""
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from runs.models import Run
@@ -11,6 +12,8 @@ from sparktide.tenancy.models import App, Membership
 
 def access_app_for_member(user, app_slug: str) -> App:
     """The app, if the user is a member; otherwise the same 404 as a missing app."""
+    if "\x00" in app_slug:
+        raise not_found()
     app = App.objects.select_related("tenant").filter(slug=app_slug).first()
     if app is None or not Membership.objects.filter(app=app, user=user).exists():
         raise not_found()
@@ -23,13 +26,14 @@ def access_run_for_owner(user, app_slug: str, run_id: str) -> Run:
     Anyone else — another member, a platform admin, another tenant — gets the
     identical 404 a missing run gets: nothing tells them the run exists.
     """
+    if "\x00" in run_id or "\x00" in app_slug:
+        raise not_found()  # PostgreSQL refuses NUL in text: not a lookup, the same 404
     run = (
         Run.objects.select_related("app", "tenant", "owner", "agent_version__agent")
-        .filter(pk=run_id, app__slug=app_slug, owner=user)
+        .filter(pk=run_id, app__slug=app_slug, owner=user, owner__tenant_user__tenant=F("tenant"))
         .first()
     )
-    tenant_user = getattr(user, "tenant_user", None)
-    if run is None or tenant_user is None or tenant_user.tenant_id != run.tenant_id:
+    if run is None:
         raise not_found()
     return run
 

@@ -1,0 +1,118 @@
+"""The re-authorized citation preview: every click re-checks and re-fetches.
+
+``preview_citation`` runs the access checks of ``citations/access.py`` in order,
+then re-fetches the excerpt from its source and compares it with the digest
+stored when the run retrieved it. No cache, no fallback to stored text (there
+is none to fall back to), never a visit to ``uri``, no retry.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from citations.access import PreviewTarget, access_citation_for_preview, citation_not_available
+from citations.models import CitationReference
+from runs.models import Run
+from sparktide.errors import ErrorCode, SparkTideError
+from sparktide.knowledge.models import Chunk, Knowledge
+from sparktide.knowledge.remote import RemoteKnowledgeError, call_remote
+from sparktide.knowledge.retrieval import TrustedContext
+from sparktide.knowledge.text import snippet_digest
+
+logger = logging.getLogger(__name__)
+
+SCOPE = "RETRIEVED_EXCERPT"
+
+# What the caller is told when the remote source fails. The remote module's own
+# messages name the endpoint host and low-level causes; those go to the log only.
+_REMOTE_FAILURE_DETAIL = {
+    ErrorCode.CITATION_PREVIEW_TIMED_OUT: "The knowledge source did not answer in time.",
+    ErrorCode.KNOWLEDGE_SOURCE_ERROR: "The knowledge source answered with an error.",
+    ErrorCode.KNOWLEDGE_SOURCE_UNAVAILABLE: "The knowledge source cannot be reached.",
+}
+
+
+def source_changed() -> SparkTideError:
+    return SparkTideError(
+        ErrorCode.CITATION_SOURCE_CHANGED,
+        409,
+        "The source excerpt changed since the run; run the question again.",
+    )
+
+
+def preview_citation(*, user, app_slug: str, run_id: str, citation_id: str) -> dict:
+    """The preview body for the run's owner, or a ``SparkTideError``."""
+    target = access_citation_for_preview(
+        user, app_slug=app_slug, run_id=run_id, citation_id=citation_id
+    )
+    content = refetch_excerpt(target)
+    return render_preview(target.reference, content)
+
+
+def refetch_excerpt(target: PreviewTarget) -> str:
+    """The excerpt as the source gives it now, if it is still the one the model saw."""
+    reference = target.reference
+    if reference.version.knowledge.type == Knowledge.Type.REMOTE:
+        return refetch_remote(target.run, reference)
+    return refetch_managed(reference)
+
+
+def refetch_managed(reference: CitationReference) -> str:
+    """MANAGED/INLINE: re-read the chunk from the exact (immutable) version."""
+    text = (
+        Chunk.objects.filter(
+            pk=reference.chunk_id,
+            document_id=reference.document_id,
+            document__version_id=reference.version_id,
+        )
+        .values_list("text", flat=True)
+        .first()
+    )
+    if text is None:
+        raise citation_not_available()
+    # A published version is immutable, so a mismatch means the store was altered
+    # behind the platform's back; showing it would show what the model never saw.
+    if snippet_digest(text) != reference.digest:
+        raise source_changed()
+    return text
+
+
+def refetch_remote(run: Run, reference: CitationReference) -> str:
+    """REMOTE: ask again with the original query and topK and a freshly built
+    trusted context; the original item must come back unchanged.
+
+    Item missing (gone, or ranked out of the original topK) or its reported
+    version changed → CITATION_NOT_AVAILABLE; same reported version but another
+    digest → CITATION_SOURCE_CHANGED. The reported version is compared as the
+    source gave it (possibly empty), so a source without versions that edits an
+    item answers "changed", not "gone".
+    """
+    if reference.query is None or reference.top_k is None or not reference.remote_item_id:
+        raise citation_not_available()
+    context = TrustedContext(
+        tenant=run.tenant.key,
+        app=run.app.slug,
+        user=run.owner.get_username(),
+        business_session_id=run.session_id,
+    )
+    try:
+        # One attempt, bounded by min(version timeout, SPARKTIDE_REMOTE_TIMEOUT_CAP).
+        items = call_remote(
+            reference.version, query=reference.query, top_k=reference.top_k, context=context
+        )
+    except RemoteKnowledgeError as exc:
+        logger.warning("citation preview of %s: %s", reference.pk, exc)
+        detail = _REMOTE_FAILURE_DETAIL.get(exc.code, "The knowledge source failed.")
+        raise SparkTideError(exc.code, exc.status, detail)
+    item = next((i for i in items if i.id == reference.remote_item_id), None)
+    if item is None or item.version != reference.remote_item_version:
+        raise citation_not_available()
+    if item.digest != reference.digest:
+        raise source_changed()
+    return item.content
+
+
+def render_preview(reference: CitationReference, content: str) -> dict:
+    public = reference.public()
+    public.pop("agentCallId")
+    return {**public, "content": content, "scope": SCOPE}
