@@ -256,3 +256,10 @@ def test_reading_events_uses_a_fixed_number_of_queries(
     client = client_for(alice)
     with django_assert_max_num_queries(14):
         client.get(f"/v1/apps/business/runs/{finished_run.pk}/events?limit=500")
+
+
+def test_a_nul_byte_in_the_run_id_is_the_same_404(finished_run, alice):
+    client = client_for(alice)
+    missing = client.get("/v1/apps/business/runs/run_doesnotexist")
+    response = client.get("/v1/apps/business/runs/run_%00x/events")
+    assert (response.status_code, response.content) == (404, missing.content)
