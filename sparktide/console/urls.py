@@ -1,5 +1,6 @@
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 
 from sparktide.console import views
 
@@ -8,10 +9,26 @@ app_name = "console"
 urlpatterns = [
     path(
         "console/login/",
-        auth_views.LoginView.as_view(template_name="console/login.html"),
+        auth_views.LoginView.as_view(
+            template_name="console/login.html",
+            # Only active staff may sign in to the console.
+            authentication_form=AdminAuthenticationForm,
+        ),
         name="login",
     ),
     path("console/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("console/", views.home, name="home"),
+    path("console/runs/", views.runs, name="runs"),
+    path("console/runs/<str:run_id>/", views.run_detail, name="run"),
+    path("console/tenants/<slug:tenant_key>/runs/", views.runs, name="tenant-runs"),
+    path("console/apps/<slug:app_slug>/", views.app_home, name="app"),
+    path("console/apps/<slug:app_slug>/runs/", views.runs, name="app-runs"),
+    path("console/apps/<slug:app_slug>/debug/", views.debug, name="debug"),
+    path(
+        "console/apps/<slug:app_slug>/debug/runs",
+        views.debug_try_version,
+        name="debug-try-version",
+    ),
+    path("i18n/", include("django.conf.urls.i18n")),
     path("", views.root, name="root"),
 ]

@@ -1,14 +1,136 @@
-from django.contrib.admin.views.decorators import staff_member_required
-from django.shortcuts import redirect, render
+"""Console views: parse, call one selector or service, render. No rules live here."""
 
-from sparktide.tenancy.models import App
+from functools import wraps
+
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import Http404, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from runs.selectors import public_run
+from runs.services import start_run
+from sparktide.console import labels, selectors
+from sparktide.console.forms import RunFilterForm, TryVersionForm
+from sparktide.errors import ErrorCode, SparkTideError
+from sparktide.tenancy.models import App, Tenant
+
+
+def staff_only(view):
+    """Staff session required; pages with run data are never cached by the browser."""
+    return wraps(view)(never_cache(staff_member_required(view, login_url="console:login")))
 
 
 def root(request):
     return redirect("console:home")
 
 
-@staff_member_required(login_url="console:login")
+@require_GET
+@staff_only
 def home(request):
-    apps = App.objects.select_related("tenant").order_by("tenant__key", "slug")
-    return render(request, "console/home.html", {"apps": apps})
+    return render(
+        request,
+        "console/home.html",
+        {"tenants": selectors.app_overview(), "section": "home"},
+    )
+
+
+@require_GET
+@staff_only
+def runs(request, tenant_key: str = "", app_slug: str = ""):
+    tenant = get_object_or_404(Tenant, key=tenant_key) if tenant_key else None
+    app = (
+        get_object_or_404(App.objects.select_related("tenant"), slug=app_slug) if app_slug else None
+    )
+    data = request.GET.copy()
+    data.setdefault("per", str(selectors.DEFAULT_PAGE_SIZE))
+    form = RunFilterForm(data, choices=selectors.filter_choices(app))
+    filters = form.filters(tenant=tenant.key if tenant else "", app=app.slug if app else "")
+    page = selectors.runs_page(filters, page=request.GET.get("page"), per_page=form.per_page())
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "console/runs.html",
+        {
+            "form": form,
+            "page": page,
+            "page_range": page.paginator.get_elided_page_range(page.number),
+            "app": app,
+            "tenant": tenant or (app.tenant if app else None),
+            "query": query.urlencode(),
+            "section": "runs",
+        },
+    )
+
+
+@require_GET
+@staff_only
+def app_home(request, app_slug: str):
+    return redirect("console:app-runs", app_slug=app_slug)
+
+
+@require_GET
+@staff_only
+def debug(request, app_slug: str):
+    app = get_object_or_404(App.objects.select_related("tenant"), slug=app_slug)
+    return render(
+        request,
+        "console/debug.html",
+        {
+            "app": app,
+            "tenant": app.tenant,
+            "setup": selectors.debug_setup(app),
+            "strings": labels.client_strings(),
+            "section": "debug",
+        },
+    )
+
+
+@require_POST
+@staff_only
+def debug_try_version(request, app_slug: str):
+    """Create a run of another published version for a member of the app (see TryVersionForm)."""
+    app = get_object_or_404(App.objects.select_related("tenant"), slug=app_slug)
+    form = TryVersionForm(request.POST, app=app)
+    if not form.is_valid():
+        detail = " ".join(str(e) for errors in form.errors.values() for e in errors)
+        return _problem(SparkTideError(ErrorCode.INVALID_REQUEST, 400, detail))
+    data = form.cleaned_data
+    try:
+        run = start_run(
+            user=data["owner_user"],
+            app=app,
+            agent_key=data["agent"],
+            input=data["input"],
+            agent_version=data["agent_version"],
+        )
+    except SparkTideError as error:
+        return _problem(error)
+    return JsonResponse(public_run(run), status=201)
+
+
+def _problem(error: SparkTideError) -> JsonResponse:
+    return JsonResponse(
+        error.problem(), status=error.status, content_type="application/problem+json"
+    )
+
+
+@require_GET
+@staff_only
+def run_detail(request, run_id: str):
+    run = selectors.console_run(run_id)
+    if run is None:
+        raise Http404
+    return render(
+        request,
+        "console/run_detail.html",
+        {
+            "detail": selectors.run_detail(run),
+            "run": run,
+            "app": run.app,
+            "tenant": run.app.tenant,
+            "strings": labels.client_strings(),
+            "section": "run",
+        },
+    )

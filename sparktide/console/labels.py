@@ -1,0 +1,178 @@
+"""Human labels of the codes the console shows (translated; the code itself is always shown too).
+
+The browser scripts get the same labels as JSON (``json_script``), so every string a
+page shows — server-rendered or built by a script — comes from the one message catalog.
+"""
+
+from django.utils.translation import gettext_lazy as _
+
+RUN_STATUS = {
+    "QUEUED": _("排队中"),
+    "RUNNING": _("运行中"),
+    "COMPLETED": _("已完成"),
+    "PARTIAL": _("部分完成"),
+    "FAILED": _("失败"),
+    "CANCELLED": _("已取消"),
+}
+
+# The SDK's session status (lower case) next to the run's.
+SESSION_STATUS = {
+    "idle": _("未开始"),
+    "running": _("运行中"),
+    "completed": _("已完成"),
+    "partial": _("部分完成"),
+    "failed": _("失败"),
+    "cancelled": _("已取消"),
+    "error": _("出错"),
+}
+
+SOURCE_HINT = {
+    "verified": _("来源已核验"),
+    "sources_partial": _("部分来源已核验"),
+    "sources_unverified": _("来源未核验"),
+    "unknown": _("来源状态未知"),
+    "none": _("无引用"),
+}
+
+OUTCOME = {
+    "COMMITTED": _("已保存"),
+    "UNCHANGED": _("未变化"),
+    "PREVIEWED": _("仅预览，未保存"),
+    "REJECTED": _("已拒绝"),
+    "SAVE_UNKNOWN": _("保存结果未知"),
+}
+
+REJECTION = {
+    "EMPTY_CANDIDATE": _("内容为空"),
+    "SOURCE_NOT_AUTHORIZED": _("引用了无权使用的来源"),
+    "DEPENDENCY_NOT_AUTHORIZED": _("依赖的区块来源无权使用"),
+    "REPLACES_TARGET_INVALID": _("要修改的区块不存在"),
+    "BLOCK_REVISION_QUOTA_EXCEEDED": _("该区块的修改次数已用完"),
+    "RUN_REVISION_QUOTA_EXCEEDED": _("本次运行的修改次数已用完"),
+    "SAVE_FAILED": _("保存失败"),
+    "SAVE_OUTCOME_UNKNOWN": _("保存结果未知"),
+}
+
+EFFECT = {"create": _("新建区块"), "revise": _("修改区块")}
+
+EVENT_TYPE = {
+    "run.started": _("运行开始"),
+    "agent.started": _("智能体开始"),
+    "agent.completed": _("智能体结束"),
+    "citation.created": _("检索到来源"),
+    "answer.preview": _("回答预览"),
+    "answer.published": _("回答已保存"),
+    "answer.rejected": _("回答被拒绝"),
+    "citation.verified": _("引用核验"),
+    "run.completed": _("运行完成"),
+    "run.partial": _("运行部分完成"),
+    "run.failed": _("运行失败"),
+    "run.cancelled": _("运行已取消"),
+}
+
+JOURNAL_KIND = {
+    "STEP": _("步骤"),
+    "TOOL_CALL": _("工具调用"),
+    "TOOL_RECEIPT": _("工具回执"),
+    "NOTE": _("记录"),
+}
+
+# What the source dialog says for each preview failure, with what the user can do.
+PREVIEW_ERROR = {
+    "RESOURCE_NOT_FOUND": _(
+        "无权查看：该凭据不属于此运行的所有者（或运行不存在）。管理员自己的登录不能代替所有者查看来源；"
+        "请输入运行所有者本人的令牌。"
+    ),
+    "AUTHENTICATION_REQUIRED": _("令牌无效或已被吊销。请向运行所有者取得当前有效的令牌后再试。"),
+    "CITATION_NOT_AVAILABLE": _(
+        "该来源片段已不可用：编号不属于本次运行、旧运行没有保存片段摘要，或来源已不再返回该片段。"
+        "请重新运行以获得新的来源。"
+    ),
+    "CITATION_SOURCE_CHANGED": _(
+        "来源已变化，请重新运行。原片段的内容与回答时不同，不再显示旧内容。"
+    ),
+    "KNOWLEDGE_ACCESS_CHANGED": _("知识访问配置已变化，请重新建立业务会话后重新运行。"),
+    "SECURITY_POLICY_CHANGED": _("应用的安全策略已变化，请重新建立业务会话后重新运行。"),
+    "BUSINESS_PERMISSION_DENIED": _(
+        "你已无权查看此应用的运行记录。如需查看，请联系应用管理员恢复业务历史权限。"
+    ),
+    "KNOWLEDGE_ACCESS_DENIED": _(
+        "你已无权查看该来源。文档或知识的访问权限已被收回，不会显示旧内容；如需查看请申请该文档的权限。"
+    ),
+    "CAPABILITY_UNAVAILABLE": _(
+        "该知识的精确版本已撤销，或应用对它的使用租约已失效。请改用当前发布的版本重新运行，"
+        "或联系管理员续租。"
+    ),
+    "EVENT_CURSOR_EXPIRED": _("该运行已超出留存期限或已归档，不再提供历史来源预览。"),
+    "CITATION_PREVIEW_TIMED_OUT": _(
+        "来源系统在限定时间内没有响应。可以稍后再点一次“查看来源片段”。"
+    ),
+    "KNOWLEDGE_SOURCE_ERROR": _("来源系统返回了错误。请稍后再试，或联系来源系统的负责人。"),
+    "KNOWLEDGE_SOURCE_UNAVAILABLE": _("暂时无法连接来源系统。请稍后再试。"),
+    "APP_NOT_ACTIVE": _("应用已停用或暂停，暂不提供来源预览。请联系管理员恢复应用。"),
+    "NETWORK_ERROR": _("网络错误，请求没有到达服务器。请检查网络后再试。"),
+    "HTTP_ERROR": _("服务器返回了意外的错误。请稍后再试。"),
+    "INVALID_RESPONSE": _("服务器的应答无法识别。请稍后再试。"),
+    "UNKNOWN": _("查看来源片段失败。"),
+}
+
+
+def client_strings() -> dict:
+    """Everything the page scripts display, in the request's language."""
+    return {
+        "runStatus": {k: str(v) for k, v in RUN_STATUS.items()},
+        "sessionStatus": {k: str(v) for k, v in SESSION_STATUS.items()},
+        "sourceHint": {k: str(v) for k, v in SOURCE_HINT.items()},
+        "rejection": {k: str(v) for k, v in REJECTION.items()},
+        "effect": {k: str(v) for k, v in EFFECT.items()},
+        "eventType": {k: str(v) for k, v in EVENT_TYPE.items()},
+        "previewError": {k: str(v) for k, v in PREVIEW_ERROR.items()},
+        "ui": {
+            "unsaved": str(_("未保存")),
+            "protected": str(_("受保护")),
+            "protectedBody": str(_("该区块的来源已被收回授权，正文不予显示。")),
+            "revisionRejected": str(_("修改被拒绝")),
+            "rejectedNewBlock": str(_("新区块被拒绝")),
+            "truncated": str(_("已截断")),
+            "waitingVerification": str(
+                _("最终核验完成前，引用标记按普通文字显示，不提供来源入口。")
+            ),
+            "noVerifiedSources": str(_("没有已核验的来源。")),
+            "noUnverified": str(_("没有未核验的引用。")),
+            "viewExcerpt": str(_("查看来源片段")),
+            "page": str(_("第 %(page)s 页")),
+            "locator": str(_("位置 %(start)s–%(end)s")),
+            "loading": str(_("正在重新授权并读取来源…")),
+            "needToken": str(
+                _(
+                    "需要运行所有者的令牌才能查看来源片段。管理员的登录不能代替所有者；"
+                    "请在下方输入所有者令牌（只保存在本页内存中）。"
+                )
+            ),
+            "tokenInUse": str(_("正在使用所有者令牌（只保存在本页内存中）。")),
+            "noTokenForRun": str(_("请先在左侧输入运行所有者的令牌。")),
+            "tokenOwner": str(_("令牌属于 %(user)s")),
+            "tokenUnknown": str(_("未识别的令牌：它不属于本应用的任何成员。")),
+            "tokenEmpty": str(_("尚未输入令牌。")),
+            "needOwner": str(_("请先输入本应用成员的有效令牌。")),
+            "needQuestion": str(_("请输入问题。")),
+            "starting": str(_("正在创建运行…")),
+            "streamError": str(_("事件流中断")),
+            "createError": str(_("无法创建运行")),
+            "verifiedCount": str(_("已核验 %(verified)s 个，未核验 %(unverified)s 个")),
+            "verificationPending": str(_("等待最终核验")),
+            "noEvents": str(_("还没有事件。")),
+            "noBlocks": str(_("还没有回答区块。")),
+            "cancelRequested": str(_("已请求取消")),
+            "ownerMismatch": str(
+                _("该令牌不属于这次运行的所有者，无法读取事件。请输入所有者本人的令牌。")
+            ),
+            "excerptScope": str(_("检索片段（不是完整原文）")),
+            "sourceVersion": str(_("原文版本")),
+            "unverifiedMarker": str(_("来源未核验的引用标记")),
+            "errorCode": str(_("错误代码")),
+            "aborted": str(_("已取消读取。")),
+            "elapsed": str(_("用时 %(seconds)s 秒")),
+            "pinnedVersion": str(_("应用固定版本")),
+        },
+    }

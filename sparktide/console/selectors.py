@@ -1,0 +1,501 @@
+"""Reads for the console. Every answer body comes through Publication's reader.
+
+The console is a platform admin's view: it may list every tenant's runs, but it
+shows answer bodies only as the reader decides for the run's owner *now* (a
+revoked source hides the block, in every revision), and it never reads a source
+excerpt itself — that is the preview endpoint's job, with the owner's credentials.
+"""
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, time
+
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, Max, Q, QuerySet
+from django.utils import timezone
+
+from citations.markers import ANY_MARKER, CITE_MARKER, LEGACY_CITE_MARKER
+from publication.models import BlockRevision, PublicationAttempt
+from publication.reader import PROTECTED, VISIBLE, RunReader
+from runs.models import AgentCall, DeliveryAck, DeliveryLog, JournalEntry, Run, RunEvent
+from sparktide.agents.models import AgentPin, AgentVersion
+from sparktide.tenancy.models import ApiToken, App, Membership, Tenant
+
+CITATION_ID = re.compile(r"^cite_[a-z0-9]{24}$")
+EVENT_DISPLAY_LIMIT = 2000
+PAGE_SIZES = (10, 25, 50, 100)
+DEFAULT_PAGE_SIZE = 25
+
+# --- navigation -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TenantNav:
+    tenant: Tenant
+    apps: list[App]
+
+
+def nav_tree() -> list[TenantNav]:
+    """Tenants and their apps, in two queries whatever their number."""
+    apps_by_tenant: dict[int, list[App]] = defaultdict(list)
+    for app in App.objects.order_by("slug"):
+        apps_by_tenant[app.tenant_id].append(app)
+    return [TenantNav(t, apps_by_tenant[t.pk]) for t in Tenant.objects.order_by("key")]
+
+
+def app_overview() -> list[TenantNav]:
+    """Like nav_tree, with per-app run counts and pinned agents (a fixed number of queries)."""
+    apps = list(
+        App.objects.annotate(
+            run_total=Count("runs", distinct=True),
+            run_active=Count(
+                "runs",
+                filter=Q(runs__status__in=[Run.Status.QUEUED, Run.Status.RUNNING]),
+                distinct=True,
+            ),
+            last_run_at=Max("runs__created_at"),
+        ).order_by("slug")
+    )
+    pins: dict[int, list[AgentPin]] = defaultdict(list)
+    for pin in AgentPin.objects.select_related("agent", "version").order_by("agent__key"):
+        pins[pin.app_id].append(pin)
+    by_tenant: dict[int, list[App]] = defaultdict(list)
+    for app in apps:
+        app.pinned = pins[app.pk]
+        by_tenant[app.tenant_id].append(app)
+    return [TenantNav(t, by_tenant[t.pk]) for t in Tenant.objects.order_by("key")]
+
+
+# --- runs list --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunFilters:
+    tenant: str = ""
+    app: str = ""
+    status: str = ""
+    agent: str = ""
+    owner: str = ""
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+def day_start(day) -> datetime:
+    return timezone.make_aware(datetime.combine(day, time.min))
+
+
+def day_end(day) -> datetime:
+    return timezone.make_aware(datetime.combine(day, time.max))
+
+
+def runs_queryset(filters: RunFilters) -> QuerySet[Run]:
+    runs = Run.objects.select_related("app__tenant", "owner", "agent_version__agent").order_by(
+        "-created_at", "-pk"
+    )
+    if filters.tenant:
+        runs = runs.filter(tenant__key=filters.tenant)
+    if filters.app:
+        runs = runs.filter(app__slug=filters.app)
+    if filters.status:
+        runs = runs.filter(status=filters.status)
+    if filters.agent:
+        runs = runs.filter(agent_version__agent__key=filters.agent)
+    if filters.owner:
+        runs = runs.filter(owner__username=filters.owner)
+    if filters.since:
+        runs = runs.filter(created_at__gte=filters.since)
+    if filters.until:
+        runs = runs.filter(created_at__lte=filters.until)
+    return runs
+
+
+def runs_page(filters: RunFilters, *, page: str | int | None, per_page: int) -> Page:
+    """One page of runs: a COUNT and one SELECT, however large the page is."""
+    return Paginator(runs_queryset(filters), per_page).get_page(page)
+
+
+def filter_choices(app: App | None) -> dict[str, list[str]]:
+    """Agent keys and owner usernames to filter by (of one app, or of all)."""
+    pins = AgentPin.objects.all() if app is None else AgentPin.objects.filter(app=app)
+    members = Membership.objects.all() if app is None else Membership.objects.filter(app=app)
+    return {
+        "agents": sorted(set(pins.values_list("agent__key", flat=True))),
+        "owners": sorted(set(members.values_list("user__username", flat=True))),
+    }
+
+
+# --- run debugging ----------------------------------------------------------------
+
+
+def debug_setup(app: App) -> dict:
+    """What 运行调试 offers: the app's pinned agents with their other published versions,
+    and the app's members with the *prefixes* of their usable tokens.
+
+    The prefix (first characters of a token, stored for recognition) lets the page tell
+    the admin whose token was pasted and which member a console-created run must belong
+    to, without the token ever reaching a console view.
+    """
+    pins = list(AgentPin.objects.filter(app=app).select_related("agent", "version"))
+    versions: dict[int, list[AgentVersion]] = defaultdict(list)
+    for version in AgentVersion.objects.filter(
+        agent__in=[p.agent_id for p in pins], status=AgentVersion.Status.PUBLISHED
+    ).order_by("-published_at", "-pk"):
+        versions[version.agent_id].append(version)
+    members = list(
+        Membership.objects.filter(app=app).select_related("user").order_by("user__username")
+    )
+    prefixes: dict[int, list[str]] = defaultdict(list)
+    for token in ApiToken.objects.usable().filter(user__in=[m.user_id for m in members]):
+        prefixes[token.user_id].append(token.prefix)
+    return {
+        "agents": [
+            {
+                "key": pin.agent.key,
+                "name": pin.agent.name or pin.agent.key,
+                "pinned": {"id": pin.version_id, "version": pin.version.version},
+                "versions": [
+                    {"id": v.pk, "version": v.version, "pinned": v.pk == pin.version_id}
+                    for v in versions[pin.agent_id]
+                ],
+            }
+            for pin in sorted(pins, key=lambda p: p.agent.key)
+        ],
+        "members": [
+            {"id": m.user_id, "username": m.user.get_username(), "prefixes": prefixes[m.user_id]}
+            for m in members
+        ],
+    }
+
+
+# --- answer segments (server-side twin of the SDK's answerSegments) -----------------
+
+
+@dataclass(frozen=True)
+class Segment:
+    type: str  # "text" | "citation" (a VERIFIED source entry) | "marker" (literal, untrusted)
+    text: str = ""
+    citation: dict | None = None
+    number: int = 0
+
+
+def answer_segments(text: str, verified: dict[str, tuple[int, dict]]) -> list[Segment]:
+    """Only IDs the root call's check VERIFIED (and the run announced with an exact version
+    and chunk) become entries; every other marker stays literal text, shown as such."""
+    segments: list[Segment] = []
+    position = 0
+    for match in ANY_MARKER.finditer(text):
+        if match.start() > position:
+            segments.append(Segment("text", text[position : match.start()]))
+        marker = match.group(0)
+        cite = CITE_MARKER.fullmatch(marker) or LEGACY_CITE_MARKER.fullmatch(marker)
+        entry = verified.get(cite.group(1)) if cite else None
+        if entry is not None:
+            number, citation = entry
+            segments.append(Segment("citation", marker, citation=citation, number=number))
+        else:
+            segments.append(Segment("marker", marker))
+        position = match.end()
+    if position < len(text):
+        segments.append(Segment("text", text[position:]))
+    return segments
+
+
+# --- run detail -------------------------------------------------------------------
+
+
+@dataclass
+class SourceEntry:
+    id: str
+    number: int = 0
+    citation: dict | None = None
+    note: str = ""
+
+
+@dataclass
+class Sources:
+    root_agent_call_id: str | None
+    checked: bool
+    verified: list[SourceEntry] = field(default_factory=list)
+    unverified: list[SourceEntry] = field(default_factory=list)
+    retrieved: int = 0
+
+    def verified_map(self) -> dict[str, tuple[int, dict]]:
+        return {s.id: (s.number, s.citation) for s in self.verified if s.citation}
+
+    def citations(self) -> list[dict]:
+        """The public citation.created data of the VERIFIED sources (for the page script)."""
+        return [s.citation for s in self.verified if s.citation]
+
+
+def answer_sources(events: list[dict]) -> Sources:
+    """回答来源区 from the run's own events: VERIFIED = listed VERIFIED by the root call's
+    citation.verified AND announced by citation.created with an exact version and chunk."""
+    root = next(
+        (
+            e["data"].get("agentCallId")
+            for e in events
+            if e["type"] == "agent.started" and e["data"].get("depth") == 0
+        ),
+        None,
+    )
+    created = {e["data"]["id"]: e["data"] for e in events if e["type"] == "citation.created"}
+    check = next(
+        (
+            e["data"]
+            for e in events
+            if e["type"] == "citation.verified" and root and e["data"].get("agentCallId") == root
+        ),
+        None,
+    )
+    sources = Sources(root_agent_call_id=root, checked=check is not None, retrieved=len(created))
+    for reference in (check or {}).get("references", []):
+        ref_id = str(reference.get("id", ""))
+        citation = created.get(ref_id)
+        exact = (
+            citation is not None
+            and citation.get("knowledgeVersion")
+            and citation.get("chunkId")
+            and CITATION_ID.match(ref_id)
+        )
+        if reference.get("status") == "VERIFIED" and exact:
+            sources.verified.append(
+                SourceEntry(ref_id, number=len(sources.verified) + 1, citation=citation)
+            )
+        else:
+            note = "" if reference.get("status") != "VERIFIED" else "no-exact-version"
+            sources.unverified.append(SourceEntry(ref_id, citation=None, note=note))
+    return sources
+
+
+@dataclass
+class RevisionRow:
+    revision: int
+    committed_at: datetime
+    source_hint: str
+    truncated: bool
+    body_digest: str
+    current: bool
+    state: str  # visible | protected | missing
+    content: dict | None
+    segments: list[Segment] | None = None
+
+
+@dataclass
+class BlockDetail:
+    id: str
+    delivery_ordinal: int
+    origin: str
+    state: str
+    revision: int
+    source_hint: str
+    truncated: bool
+    content: dict | None
+    segments: list[Segment] | None
+    revisions: list[RevisionRow]
+    attempts: list[PublicationAttempt]
+
+
+@dataclass
+class ConnectionEvidence:
+    connection_id: str
+    client_id: str
+    user: str
+    opened_at: datetime | None
+    closed_at: datetime | None
+    sent: int | None
+    received: int | None = None
+    rendered: int | None = None
+    ack_count: int = 0
+
+
+@dataclass
+class RunDetail:
+    run: Run
+    events: list[dict]
+    events_truncated: bool
+    blocks: list[BlockDetail]
+    loose_attempts: list[PublicationAttempt]
+    sources: Sources
+    agent_calls: list[AgentCall]
+    journal: list[JournalEntry]
+    deliveries: list[ConnectionEvidence]
+    quota_used: int
+
+
+def console_run(run_id: str) -> Run | None:
+    return (
+        Run.objects.select_related("app__tenant", "owner", "agent_version__agent")
+        .filter(pk=run_id)
+        .first()
+    )
+
+
+def _segments_of(content: dict | None, verified) -> list[Segment] | None:
+    if isinstance(content, dict) and content.get("type") == "text":
+        return answer_segments(str(content.get("text", "")), verified)
+    return None
+
+
+def run_detail(run: Run) -> RunDetail:
+    """Everything 运行详情 shows, in a fixed number of queries (independent of the number
+    of blocks, revisions, events and connections)."""
+    reader = RunReader(run)
+    shown = list(RunEvent.objects.filter(run=run).order_by("seq")[: EVENT_DISPLAY_LIMIT + 1])
+    truncated = len(shown) > EVENT_DISPLAY_LIMIT
+    shown = shown[:EVENT_DISPLAY_LIMIT]
+    if truncated:
+        # Revision bodies come from the answer.published events: read all of them.
+        extra = RunEvent.objects.filter(
+            run=run, type__in=["answer.published", "citation.verified", "citation.created"]
+        ).exclude(seq__lte=shown[-1].seq)
+        shown_all = shown + list(extra.order_by("seq"))
+    else:
+        shown_all = shown
+    hydrated_all = reader.hydrate(shown_all)
+    events = hydrated_all[: len(shown)]
+    sources = answer_sources(hydrated_all)
+    verified = sources.verified_map()
+
+    # Bodies of every committed revision, exactly as the reader hydrates its event.
+    bodies: dict[tuple[str, int], dict] = {}
+    for event in hydrated_all:
+        if event["type"] == "answer.published":
+            data = event["data"]
+            bodies[(data.get("publicationId"), data.get("revision"))] = data
+
+    revisions: dict[str, list[BlockRevision]] = defaultdict(list)
+    for revision in (
+        BlockRevision.objects.filter(block__run=run)
+        .defer("content")
+        .order_by("block_id", "revision")
+    ):
+        revisions[revision.block_id].append(revision)
+    attempts: dict[str | None, list[PublicationAttempt]] = defaultdict(list)
+    for attempt in PublicationAttempt.objects.filter(run=run).defer("content").order_by("id"):
+        attempts[attempt.block_id].append(attempt)
+
+    blocks = []
+    for view in reader.blocks():
+        protected = view.state == PROTECTED
+        rows = []
+        for revision in revisions[view.id]:
+            body = bodies.get((view.id, revision.revision))
+            if protected:
+                # A block withheld now is withheld in every revision: no body leaks from history.
+                state, content = PROTECTED, None
+            elif body is None:
+                state, content = "missing", None
+            else:
+                state = body.get("state", PROTECTED)
+                content = body.get("content") if state == VISIBLE else None
+            rows.append(
+                RevisionRow(
+                    revision=revision.revision,
+                    committed_at=revision.committed_at,
+                    source_hint=revision.source_hint or "unknown",
+                    truncated=revision.truncated,
+                    body_digest=revision.body_digest,
+                    current=revision.revision == view.revision,
+                    state=state,
+                    content=content,
+                    segments=_segments_of(content, verified),
+                )
+            )
+        rows.reverse()  # newest first
+        blocks.append(
+            BlockDetail(
+                id=view.id,
+                delivery_ordinal=view.delivery_ordinal,
+                origin=view.origin,
+                state=view.state,
+                revision=view.revision,
+                source_hint=view.source_hint,
+                truncated=view.truncated,
+                content=view.content,
+                segments=_segments_of(view.content, verified),
+                revisions=rows,
+                attempts=attempts.get(view.id, []),
+            )
+        )
+
+    return RunDetail(
+        run=run,
+        events=events,
+        events_truncated=truncated,
+        blocks=blocks,
+        loose_attempts=attempts.get(None, []),
+        sources=sources,
+        agent_calls=list(
+            AgentCall.objects.filter(run=run).select_related("agent_version__agent").order_by("id")
+        ),
+        journal=[_journal_row(e) for e in JournalEntry.objects.filter(run=run).order_by("id")],
+        deliveries=delivery_evidence(run),
+        quota_used=sum(a.quota_consumed for group in attempts.values() for a in group),
+    )
+
+
+def delivery_evidence(run: Run) -> list[ConnectionEvidence]:
+    """Per connection: how far the server sent (DeliveryLog) next to what the client itself
+    acknowledged (DeliveryAck). The two are separate facts and shown side by side."""
+    rows: dict[str, ConnectionEvidence] = {}
+    for log in DeliveryLog.objects.filter(run=run).select_related("user").order_by("opened_at"):
+        rows[log.connection_id] = ConnectionEvidence(
+            connection_id=log.connection_id,
+            client_id=log.client_id,
+            user=log.user.get_username() if log.user else "",
+            opened_at=log.opened_at,
+            closed_at=log.closed_at,
+            sent=log.last_sent_seq,
+        )
+    for ack in (
+        DeliveryAck.objects.filter(run=run)
+        .values("connection_id", "client_id", "kind")
+        .annotate(last=Max("seq"), count=Count("id"))
+        .order_by("connection_id")
+    ):
+        row = rows.get(ack["connection_id"])
+        if row is None:
+            row = rows[ack["connection_id"]] = ConnectionEvidence(
+                connection_id=ack["connection_id"],
+                client_id=ack["client_id"],
+                user="",
+                opened_at=None,
+                closed_at=None,
+                sent=None,
+            )
+        if ack["kind"] == DeliveryAck.Kind.RECEIVED:
+            row.received = max(row.received or 0, ack["last"])
+        else:
+            row.rendered = max(row.rendered or 0, ack["last"])
+        row.ack_count += ack["count"]
+    return list(rows.values())
+
+
+def _journal_row(entry: JournalEntry) -> JournalEntry:
+    """Attach what the journal table may show. The runtime records the model's text and
+    send_answer_part arguments, i.e. candidate answer bodies; those leave the store only
+    through the reader, so the journal shows their size, never their text."""
+    data = dict(entry.data or {})
+    if entry.kind == JournalEntry.Kind.STEP and isinstance(data.get("text"), str):
+        data["text"] = {"redactedChars": len(data["text"])}
+    if entry.kind == JournalEntry.Kind.TOOL_CALL and entry.tool == "send_answer_part":
+        arguments = dict(data.get("arguments") or {})
+        if "markdown" in arguments:
+            body = arguments["markdown"]
+            arguments["markdown"] = {"redactedChars": len(body) if isinstance(body, str) else None}
+        data["arguments"] = arguments
+    entry.shown = data
+    if entry.kind == JournalEntry.Kind.STEP:
+        tools = data.get("toolCalls") or []
+        entry.summary = ", ".join(tools) if tools else ("text" if data.get("text") else "—")
+    elif entry.kind == JournalEntry.Kind.TOOL_RECEIPT:
+        receipt = data.get("receipt") or {}
+        entry.summary = str(
+            receipt.get("outcome") or receipt.get("error") or (receipt and "ok") or "—"
+        )
+    elif entry.kind == JournalEntry.Kind.NOTE:
+        entry.summary = str((data.get("receipt") or {}).get("outcome", "—"))
+    else:
+        entry.summary = str(data.get("toolCallId", "—"))
+    return entry

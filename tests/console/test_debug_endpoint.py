@@ -1,0 +1,92 @@
+"""The staff-only endpoint of 运行调试 that tries another published version of a pinned agent."""
+
+import pytest
+
+from runs.models import Run
+from sparktide.agents.models import AgentVersion
+from tests import factories
+from tests.console.conftest import ANSWER_STEPS
+
+pytestmark = pytest.mark.django_db
+
+URL = "/console/apps/business/debug/runs"
+
+
+@pytest.fixture
+def second_version(app, knowledge, researcher):
+    return factories.make_agent(
+        app.tenant,
+        "researcher",
+        model=factories.scripted(*ANSWER_STEPS),
+        knowledge=[knowledge],
+        version="2",
+    )
+
+
+def post(client, **fields):
+    return client.post(URL, {"agent": "researcher", "input": "营收如何？", **fields})
+
+
+def test_it_creates_a_run_of_the_chosen_version_owned_by_the_member(
+    staff_client, second_version, alice, app
+):
+    response = post(staff_client, version=second_version.pk, owner=alice.pk)
+    assert response.status_code == 201
+    body = response.json()
+    run = Run.objects.get(pk=body["id"])
+    assert (run.owner, run.agent_version, run.status) == (alice, second_version, "QUEUED")
+    assert (body["agent"], body["agentVersion"]) == ("researcher", "2")
+    assert app.agent_pins.get().version.version == "1"  # the pin does not move
+
+
+def test_it_refuses_an_owner_who_is_not_a_member_of_the_app(
+    staff_client, second_version, outsider, tenant
+):
+    stranger = factories.make_user(tenant, "carol")  # same tenant, not in the app
+    for owner in (outsider, stranger):
+        response = post(staff_client, version=second_version.pk, owner=owner.pk)
+        assert response.status_code == 400
+        assert response.json()["code"] == "INVALID_REQUEST"
+    assert Run.objects.count() == 0
+
+
+def test_it_refuses_the_staff_user_as_owner(staff_client, second_version, admin_user):
+    assert post(staff_client, version=second_version.pk, owner=admin_user.pk).status_code == 400
+
+
+def test_it_refuses_a_draft_version_and_another_agents_version(
+    staff_client, researcher, app, alice, knowledge
+):
+    draft = AgentVersion.objects.create(
+        agent=researcher.agent, version="3-draft", model=factories.scripted(*ANSWER_STEPS)
+    )
+    other = factories.make_agent(
+        app.tenant, "other", model=factories.scripted(*ANSWER_STEPS), knowledge=[knowledge]
+    )
+    for version in (draft, other):
+        response = post(staff_client, version=version.pk, owner=alice.pk)
+        assert response.status_code == 400, version
+    assert Run.objects.count() == 0
+
+
+def test_it_refuses_an_agent_not_pinned_in_the_app(staff_client, second_version, alice):
+    response = post(staff_client, agent="nobody", version=second_version.pk, owner=alice.pk)
+    assert response.status_code == 400
+
+
+def test_a_suspended_app_answers_app_not_active(staff_client, second_version, alice, app):
+    app.status = "SUSPENDED"
+    app.save()
+    response = post(staff_client, version=second_version.pk, owner=alice.pk)
+    assert (response.status_code, response.json()["code"]) == (403, "APP_NOT_ACTIVE")
+
+
+def test_it_is_for_staff_only(client, second_version, alice):
+    client.force_login(alice)
+    response = post(client, version=second_version.pk, owner=alice.pk)
+    assert response.status_code == 302
+    assert Run.objects.count() == 0
+
+
+def test_it_only_accepts_posts(staff_client):
+    assert staff_client.get(URL).status_code == 405

@@ -1,0 +1,247 @@
+"""The console's server-rendered pages: navigation, the runs list, 运行详情 and its rules."""
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from guardian.shortcuts import remove_perm
+
+from publication.models import BlockRevision
+from runs.models import DeliveryAck, DeliveryLog, Run
+from runs.services import start_run
+from tests import factories
+from tests.console.conftest import ANSWER_STEPS, FORGED_ID
+
+pytestmark = pytest.mark.django_db
+
+
+def html(response) -> str:
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+# --- navigation and the runs list ---------------------------------------------------------
+
+
+def test_home_lists_tenants_with_their_apps_and_pins(staff_client, researcher, outsider):
+    factories.make_app(outsider.tenant_user.tenant, "globex-app")
+    page = html(staff_client.get("/console/"))
+    assert "Acme 资产管理" in page and "Globex" in page
+    assert "/console/apps/business/debug/" in page and "/console/apps/globex-app/runs/" in page
+    assert "researcher@1" in page
+
+
+def test_the_console_speaks_chinese_by_default_and_english_on_request(staff_client, researcher):
+    chinese = html(staff_client.get("/console/apps/business/debug/"))
+    assert "运行调试" in chinese and "回答来源区" in chinese and 'lang="zh-hans"' in chinese
+    response = staff_client.post("/i18n/setlang/", {"language": "en", "next": "/console/"})
+    assert response.status_code == 302
+    english = html(staff_client.get("/console/apps/business/debug/"))
+    assert 'lang="en"' in english
+    assert "Run debugging" in english and "Answer sources" in english
+    assert "运行调试" not in english
+    # the page script's strings come from the same catalog
+    assert "View source excerpt" in english and "You may no longer view this source" in english
+
+
+@pytest.fixture
+def many_runs(app, researcher, alice, bob):
+    """30 queued runs over three days: alice's and bob's, some failed."""
+    now = timezone.now()
+    runs = []
+    for i in range(30):
+        run = start_run(
+            user=alice if i % 3 else bob, app=app, agent_key="researcher", input=f"问题 {i}"
+        )
+        Run.objects.filter(pk=run.pk).update(
+            created_at=now - timedelta(hours=i * 2), status="FAILED" if i % 5 == 0 else "COMPLETED"
+        )
+        runs.append(run)
+    return runs
+
+
+def count_queries(client, url) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    return len(queries)
+
+
+def test_the_runs_list_costs_the_same_queries_for_any_page_size(staff_client, many_runs):
+    for scope in ("/console/apps/business/runs/", "/console/runs/", "/console/tenants/acme/runs/"):
+        small = count_queries(staff_client, f"{scope}?per=10")
+        assert count_queries(staff_client, f"{scope}?per=100") == small, scope
+        assert count_queries(staff_client, f"{scope}?per=10&page=3") == small, scope
+
+
+def test_the_runs_list_paginates(staff_client, many_runs):
+    first = html(staff_client.get("/console/apps/business/runs/?per=10"))
+    assert first.count('class="run-link"') == 10
+    assert "?per=10&amp;page=2" in first
+    last = html(staff_client.get("/console/apps/business/runs/?per=10&page=3"))
+    assert last.count('class="run-link"') == 10
+    assert "问题 29" in last and "问题 0<" not in last
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("status=FAILED", 6),
+        ("owner=bob", 10),
+        ("owner=bob&status=FAILED", 2),
+        ("agent=researcher", 30),
+        ("agent=nobody", 30),  # not a choice: ignored, never an error page
+    ],
+)
+def test_the_runs_list_filters(staff_client, many_runs, query, expected):
+    page = html(staff_client.get(f"/console/apps/business/runs/?per=100&{query}"))
+    assert page.count('class="run-link"') == expected
+
+
+def test_the_runs_list_filters_by_time_range(staff_client, many_runs):
+    today = timezone.localdate()
+    page = html(
+        staff_client.get(f"/console/apps/business/runs/?per=100&since={today}&until={today}")
+    )
+    expected = Run.objects.filter(created_at__date=today).count()
+    assert 0 < expected < 30
+    assert page.count('class="run-link"') == expected
+
+
+def test_a_tenants_runs_list_shows_only_that_tenant(staff_client, many_runs, outsider):
+    other_app = factories.make_app(outsider.tenant_user.tenant, "globex-app", members=[outsider])
+    factories.make_agent(
+        outsider.tenant_user.tenant,
+        "helper",
+        model=factories.scripted(*ANSWER_STEPS),
+        pin_to=[other_app],
+    )
+    foreign = start_run(user=outsider, app=other_app, agent_key="helper", input="外部问题")
+    acme = html(staff_client.get("/console/tenants/acme/runs/?per=100"))
+    assert acme.count('class="run-link"') == 30 and foreign.pk not in acme
+    globex = html(staff_client.get("/console/tenants/globex/runs/"))
+    assert foreign.pk in globex and globex.count('class="run-link"') == 1
+
+
+# --- 运行详情 ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def run(researcher, make_run):
+    return make_run()
+
+
+def test_run_detail_shows_status_blocks_revisions_attempts_and_sources(staff_client, run):
+    page = html(staff_client.get(f"/console/runs/{run.pk}/"))
+    assert "已完成" in page and run.pk in page
+    # the revised block: current body with a chip for the verified source, and r1 in its history
+    assert "北辰医药三季度营收同比增长 12%" in page
+    assert "北辰医药三季度营收增长 " in page  # r1's body, through the reader
+    assert page.count('class="cite-chip"') >= 2
+    assert "修订历史 2" in page
+    assert "已保存" in page and "已消耗" in page  # outcome and quota of the revision
+    # 回答来源区: two verified sources with knowledge@version and page/locator, the forged one apart
+    assert page.count('data-action="preview" data-citation-id=') >= 2
+    assert "fund-reports@2026-10" in page and "第 1 页" in page and "位置 0–" in page
+    unverified = page.split("来源未核验</h3>")[1]
+    assert FORGED_ID in unverified and "<button" not in unverified.split("</ul>")[0]
+
+
+def test_run_detail_lists_the_event_log_through_the_reader_and_the_journal(staff_client, run):
+    page = html(staff_client.get(f"/console/runs/{run.pk}/"))
+    for kind in (
+        "run.started",
+        "citation.created",
+        "answer.preview",
+        "answer.published",
+        "citation.verified",
+        "run.completed",
+    ):
+        assert kind in page
+    assert "search_knowledge" in page and "send_answer_part" in page
+
+
+def test_run_detail_journal_shows_no_answer_body(staff_client, run):
+    """The runtime journal holds candidate bodies; only the reader may show bodies."""
+    page = html(staff_client.get(f"/console/runs/{run.pk}/"))
+    journal = page.split('id="journal"')[1].split('id="delivery"')[0]
+    assert "同比增长" not in journal and "研发投入" not in journal and "营收增长" not in journal
+    assert "redactedChars" in journal
+
+
+def test_a_revoked_source_protects_the_block_in_every_revision(staff_client, run, alice, knowledge):
+    """After the memo's ACL is revoked, block #2 (which cites it) shows 受保护 and no body —
+    not in its current revision, not in history, not in the event log."""
+    remove_perm("knowledge.read_document", alice, knowledge.private_doc)
+    page = html(staff_client.get(f"/console/runs/{run.pk}/"))
+    assert "研发投入" not in page
+    assert "受保护" in page
+    # the other block is unaffected
+    assert "北辰医药三季度营收同比增长 12%" in page
+
+
+def test_run_detail_query_count_does_not_grow_with_blocks(
+    staff_client, app, knowledge, alice, make_run, django_assert_max_num_queries
+):
+    steps = [{"search": "营收", "topK": 2}]
+    for i in range(6):
+        steps.append({"answerPart": f"第 {i} 段 [[cite:{{{{c1}}}}]]"})
+    for i in range(1, 4):
+        steps.append(
+            {"answerPart": f"第 {i} 段（修订） [[cite:{{{{c2}}}}]]", "replaces": f"{{{{p{i}}}}}"}
+        )
+    factories.make_agent(
+        app.tenant, "long", model=factories.scripted(*steps), knowledge=[knowledge], pin_to=[app]
+    )
+    run = make_run(agent_key="long")
+    assert run.block_count == 6 and BlockRevision.objects.filter(block__run=run).count() == 9
+    for i in range(3):
+        DeliveryLog.objects.create(run=run, connection_id=f"conn-{i}", last_sent_seq=run.last_seq)
+        DeliveryAck.objects.create(
+            run=run, connection_id=f"conn-{i}", seq=run.last_seq, kind="received"
+        )
+    with django_assert_max_num_queries(30):
+        page = html(staff_client.get(f"/console/runs/{run.pk}/"))
+    assert page.count('class="block') >= 6
+    small = count_queries(staff_client, f"/console/runs/{run.pk}/")
+
+    factories.make_agent(
+        app.tenant,
+        "short",
+        model=factories.scripted(*ANSWER_STEPS),
+        knowledge=[knowledge],
+        pin_to=[app],
+    )
+    short = make_run(agent_key="short")
+    assert count_queries(staff_client, f"/console/runs/{short.pk}/") == small
+
+
+def test_run_detail_shows_delivery_evidence_per_connection(staff_client, run):
+    DeliveryLog.objects.create(
+        run=run, connection_id="conn-a", client_id="console", last_sent_seq=run.last_seq
+    )
+    DeliveryAck.objects.create(run=run, connection_id="conn-a", seq=run.last_seq, kind="received")
+    DeliveryAck.objects.create(
+        run=run, connection_id="conn-a", seq=run.last_seq - 2, kind="rendered"
+    )
+    page = html(staff_client.get(f"/console/runs/{run.pk}/"))
+    delivery = page.split('id="delivery"')[1]
+    assert "conn-a" in delivery
+    assert f"{run.last_seq} / {run.last_seq}" in delivery
+    assert f"{run.last_seq - 2} / {run.last_seq}" in delivery
+
+
+def test_a_failed_run_shows_its_terminal_reason(staff_client, app, knowledge, make_run):
+    factories.make_agent(
+        app.tenant,
+        "flaky",
+        model=factories.scripted({"answerPart": "先写一段。"}, {"fail": "模型崩溃"}),
+        knowledge=[knowledge],
+        pin_to=[app],
+    )
+    run = make_run(agent_key="flaky")
+    page = html(staff_client.get(f"/console/runs/{run.pk}/"))
+    assert run.status == "PARTIAL" and "部分完成" in page
+    assert "PROVIDER_FAILED" in page and "模型崩溃" in page
+    assert "先写一段。" in page  # the earlier commit stays
