@@ -78,6 +78,8 @@ class BlockRevision(models.Model):
                 fields=["block", "revision"], name="blockrevision_unique_revision"
             )
         ]
+        # The exact-duplicate check looks revisions up by digest on every candidate.
+        indexes = [models.Index(fields=["body_digest"], name="blockrevision_digest")]
 
     def __str__(self) -> str:
         return f"{self.block_id} r{self.revision}"

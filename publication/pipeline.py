@@ -4,7 +4,17 @@ revisioned, source-bound block — or refuses exactly the part that must be refu
 ``publish_candidate`` runs the eight steps of DESIGN.md "Publication" in order:
 intake → source proof → degrade → prepare → revision rules → optional preview →
 commit → deliver. "Shown", "saved" and "the run succeeded" are different facts:
-only a COMMITTED (or UNCHANGED) receipt says saved.
+only a COMMITTED (or UNCHANGED) receipt says saved, and only after the database
+confirmed the transaction that wrote the revision.
+
+Two deliberate refinements of the order (docs/publication.md):
+
+* The *mechanical* cleanup (control characters, line endings) runs at intake,
+  before the source proof, so the markers that are proven are byte for byte the
+  markers that are stored: a control character inside a marker must not turn an
+  unknown ID into an unproven real one after the proof.
+* Numeric values are decided in "degrade" and rendered in "prepare", together
+  with the display bound, so a cut never falls inside a rendered value.
 """
 
 import hashlib
@@ -14,12 +24,12 @@ import re
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from citations.evidence import SourceAccess, evidence_call_ids
-from citations.markers import ANY_MARKER, NUM_MARKER, parse_markers
+from citations.markers import Markers, parse_markers
 from citations.models import CitationReference, NumericHandle
 from publication.models import (
     REVISIONS_PER_BLOCK,
@@ -31,17 +41,37 @@ from publication.models import (
     SourceBinding,
     SourceHint,
 )
-from publication.sources import block_sources_ok
+from publication.sources import SourceGraph, prefetch_references
+from publication.text import (
+    MAX_DISPLAY_CHARS,
+    TRUNCATION_NOTE,
+    VALUE_UNAVAILABLE,
+    clean_text,
+    render_content,
+)
 from runs.events import append_event
 from runs.models import AgentCall, Run
 from sparktide.faults import maybe_fault
 
 logger = logging.getLogger(__name__)
 
-MAX_DISPLAY_CHARS = 60_000
-TRUNCATION_NOTE = "\n\n〔内容过长，已截断〕"
-VALUE_UNAVAILABLE = "〔数值不可用〕"
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b\u2028\u2029\ufeff]")
+__all__ = [
+    "MAX_DISPLAY_CHARS",
+    "TRUNCATION_NOTE",
+    "VALUE_UNAVAILABLE",
+    "Effect",
+    "Outcome",
+    "Reason",
+    "Receipt",
+    "body_digest",
+    "clean_text",
+    "publish_candidate",
+]
+
+_PLATFORM_ID = {
+    prefix: re.compile(rf"^{prefix}_[a-z0-9]{{24}}$") for prefix in ("cite", "num", "pub")
+}
+_MAX_ID = 200  # the width of the columns that store IDs as written
 
 
 class Reason(StrEnum):
@@ -51,8 +81,10 @@ class Reason(StrEnum):
     REPLACES_TARGET_INVALID = "REPLACES_TARGET_INVALID"
     BLOCK_REVISION_QUOTA_EXCEEDED = "BLOCK_REVISION_QUOTA_EXCEEDED"
     RUN_REVISION_QUOTA_EXCEEDED = "RUN_REVISION_QUOTA_EXCEEDED"
+    RUN_ENDED = "RUN_ENDED"
     SAVE_FAILED = "SAVE_FAILED"
     SAVE_OUTCOME_UNKNOWN = "SAVE_OUTCOME_UNKNOWN"
+    WORKER_LOST = "WORKER_LOST"
 
 
 class Effect(StrEnum):
@@ -86,6 +118,17 @@ class Receipt:
         return {k: v for k, v in asdict(self).items() if v not in (None, "")}
 
 
+def body_digest(content: dict) -> str:
+    return hashlib.sha256(
+        json.dumps(content, ensure_ascii=False, sort_keys=True).encode()
+    ).hexdigest()
+
+
+def _shaped(prefix: str, value: str) -> bool:
+    """Only a value shaped like a platform ID can name one: skip the query otherwise."""
+    return bool(_PLATFORM_ID[prefix].match(value))
+
+
 @dataclass
 class Candidate:
     run: Run
@@ -93,12 +136,22 @@ class Candidate:
     entry: str
     content: dict
     replaces: str = ""
-    attempt: PublicationAttempt | None = None
+    attempt: PublicationAttempt = field(default=None)  # type: ignore[assignment]
+    # Source proof: every cited ID as written → its reference (None: resolves to nothing).
+    refs: dict[str, CitationReference | None] = field(default_factory=dict)
+    in_view: set[str] = field(default_factory=set)
+    blocks: dict[str, AnswerBlock] = field(default_factory=dict)
+    unresolved_blocks: set[str] = field(default_factory=set)
+    # Degrade: handle → (rendered value, its reference).
+    values: dict[str, tuple[str, CitationReference | None]] = field(default_factory=dict)
+    # What is stored (prepare).
     bindings: list[tuple[str, CitationReference | None, bool]] = field(default_factory=list)
     dependencies: list[AnswerBlock] = field(default_factory=list)
     source_hint: str = SourceHint.NONE
     truncated: bool = False
     rejection: tuple[Reason, str] | None = None
+    _view: list[int] | None = None
+    _graph: SourceGraph | None = None
 
     @property
     def effect(self) -> str:
@@ -109,54 +162,80 @@ class Candidate:
             return [self.content["text"]]
         return [*self.content["columns"], *(cell for row in self.content["rows"] for cell in row)]
 
-    def map_texts(self, fn) -> None:
-        if self.content["type"] == "text":
-            self.content = {"type": "text", "text": fn(self.content["text"])}
-        else:
-            self.content = {
-                "type": "table",
-                "columns": [fn(c) for c in self.content["columns"]],
-                "rows": [[fn(c) for c in row] for row in self.content["rows"]],
-            }
+    def markers(self) -> Markers:
+        return parse_markers("\n".join(self.texts()))
+
+    def view(self) -> list[int]:
+        """The agent call's evidence view (its own and its authorized sub-calls')."""
+        if self._view is None:
+            self._view = evidence_call_ids(self.agent_call)
+        return self._view
+
+    def cited_ids(self) -> list[str]:
+        """What a later re-check needs: every ID as written and the references behind values."""
+        ids = [cited for cited, _, _ in self.bindings if not cited.startswith("num:")]
+        ids += [ref.pk for _, ref, _ in self.bindings if ref is not None]
+        return list(dict.fromkeys(ids))
 
     def binding_key(self) -> tuple:
         return (
-            tuple(
-                sorted(
-                    (cited, ref.pk if ref else None, verified)
-                    for cited, ref, verified in self.bindings
-                )
-            ),
-            tuple(sorted(b.pk for b in self.dependencies)),
+            frozenset((cited, ref.pk if ref else None, ok) for cited, ref, ok in self.bindings),
+            frozenset(b.pk for b in self.dependencies),
             self.source_hint,
         )
-
-
-def body_digest(content: dict) -> str:
-    return hashlib.sha256(
-        json.dumps(content, ensure_ascii=False, sort_keys=True).encode()
-    ).hexdigest()
 
 
 # --- 1. intake ------------------------------------------------------------------
 
 
-def _intake(run, agent_call, entry, body, replaces) -> Candidate:
+def _cell(value) -> str:
+    return "" if value is None else clean_text(str(value))
+
+
+def _extract(body) -> dict:
+    """The readable body of a candidate, or an empty text when there is none.
+
+    A text, a {type: text, text} or a {type: table, columns, rows}. Anything else
+    has no safely extractable body: nothing is invented for it.
+    """
+    if isinstance(body, str):
+        return {"type": "text", "text": clean_text(body)}
     if isinstance(body, dict) and body.get("type") == "table":
-        columns = [str(c) for c in body.get("columns", [])]
-        rows = [[str(c) for c in row] for row in body.get("rows", [])]
-        content = {"type": "table", "columns": columns, "rows": rows}
-    else:
-        content = {"type": "text", "text": str(body)}
+        columns = body.get("columns")
+        rows = body.get("rows")
+        columns = [_cell(c) for c in columns] if isinstance(columns, list) else []
+        rows = rows if isinstance(rows, list) else []
+        return {
+            "type": "table",
+            "columns": columns,
+            "rows": [
+                [_cell(c) for c in row] if isinstance(row, list) else [_cell(row)] for row in rows
+            ],
+        }
+    if isinstance(body, dict) and isinstance(body.get("text"), str):
+        return {"type": "text", "text": clean_text(body["text"])}
+    return {"type": "text", "text": ""}
+
+
+def _intake(run, agent_call, entry, body, replaces) -> Candidate:
+    if entry not in PublicationAttempt.Entry.values:
+        raise ValueError(f"unknown Publication entry {entry!r}")
+    if replaces is None:
+        replaces = ""
+    elif not isinstance(replaces, str):
+        # A target that is not even text is still an attempt to modify: it fails as one.
+        replaces = json.dumps(replaces, ensure_ascii=False, default=str) or "?"
     candidate = Candidate(
-        run=run, agent_call=agent_call, entry=entry, content=content, replaces=replaces or ""
+        run=run, agent_call=agent_call, entry=entry, content=_extract(body), replaces=replaces
     )
+    # The candidate's in-run identity. ``replaces`` is kept as an attempt to
+    # modify (cleaned and bounded for storage), whatever it names.
     candidate.attempt = PublicationAttempt(
         run=run,
         agent_call=agent_call,
         entry=entry,
         outcome=Outcome.REJECTED,
-        replaces=candidate.replaces,
+        replaces=clean_text(replaces)[:_MAX_ID],
     )
     return candidate
 
@@ -164,189 +243,207 @@ def _intake(run, agent_call, entry, body, replaces) -> Candidate:
 # --- 2. source proof ------------------------------------------------------------
 
 
-def _prove_sources(candidate: Candidate, access: SourceAccess) -> None:
-    markers = parse_markers("\n".join(candidate.texts()))
-    refs = {
-        ref.pk: ref
-        for ref in CitationReference.objects.filter(
-            pk__in=[i for i in markers.cited_ids if i.startswith("cite_")]
-        ).select_related("version__knowledge", "document__version__knowledge")
-    }
-    access.prefetch_documents(ref.document for ref in refs.values() if ref.document_id)
-    view = set(evidence_call_ids(candidate.agent_call))
-    for cited in markers.cited_ids:
-        ref = refs.get(cited)
-        if ref is None:
-            # Forged, empty, truncated, or from nowhere: degrade, keep the body.
-            candidate.bindings.append((cited, None, False))
-            continue
-        in_view = ref.run_id == candidate.run.pk and ref.agent_call_id in view
-        if not access.reference_ok(ref):
-            # A real source the run may not use (now): refuse this block's effect.
-            candidate.rejection = (Reason.SOURCE_NOT_AUTHORIZED, cited)
-            return
-        candidate.bindings.append((cited, ref, in_view))
+def _prove_sources(
+    candidate: Candidate, access: SourceAccess, cited: list[str], block_ids: list[str]
+) -> None:
+    """Per block: does every source it depends on pass the owner's current authorization?
 
-    if markers.block_ids:
-        blocks = list(AnswerBlock.objects.filter(run=candidate.run, pk__in=markers.block_ids))
-        for block in blocks:
-            if not block_sources_ok(block, access):
-                candidate.rejection = (Reason.DEPENDENCY_NOT_AUTHORIZED, block.pk)
-                return
-        candidate.dependencies = blocks
+    A real reference the owner may not use now → the block's effect is refused.
+    An ID that resolves to nothing, or to a readable source this call did not
+    retrieve → kept, unverified (degraded later). Idempotent per ID.
+    """
+    cited = [c for c in cited if c not in candidate.refs]
+    lookup = [c for c in cited if _shaped("cite", c)]
+    refs = {}
+    if lookup:
+        refs = {
+            ref.pk: ref
+            for ref in CitationReference.objects.filter(pk__in=lookup).select_related(
+                "version__knowledge", "document__version__knowledge"
+            )
+        }
+        prefetch_references(access, refs.values())
+    for cited_id in cited:
+        ref = refs.get(cited_id)
+        candidate.refs[cited_id] = ref
+        if ref is None:
+            continue
+        if not access.reference_ok(ref):
+            candidate.rejection = (Reason.SOURCE_NOT_AUTHORIZED, cited_id)
+            return
+        if ref.run_id == candidate.run.pk and ref.agent_call_id in candidate.view():
+            candidate.in_view.add(cited_id)
+
+    # A reference to the block being revised is no dependency: the revision replaces it.
+    pending = [
+        b
+        for b in block_ids
+        if b != candidate.replaces
+        and b not in candidate.blocks
+        and b not in candidate.unresolved_blocks
+    ]
+    if not pending:
+        return
+    if candidate._graph is None:
+        candidate._graph = SourceGraph.for_run(candidate.run, access)
+    graph = candidate._graph
+    for block_id in pending:
+        block = graph.blocks.get(block_id)
+        if block is None:
+            # Another run's block, a garbled or an invented ID: nothing to inherit.
+            candidate.unresolved_blocks.add(block_id)
+        elif not graph.block_sources_ok(block_id):
+            candidate.rejection = (Reason.DEPENDENCY_NOT_AUTHORIZED, block_id)
+            return
+        else:
+            candidate.blocks[block_id] = block
 
 
 # --- 3. degrade ------------------------------------------------------------------
 
 
 def _degrade(candidate: Candidate, access: SourceAccess) -> None:
-    markers = parse_markers("\n".join(candidate.texts()))
-    valid: dict[str, str] = {}
-    if markers.numeric_handles:
-        view = evidence_call_ids(candidate.agent_call)
-        for handle in NumericHandle.objects.filter(
-            run=candidate.run, agent_call_id__in=view, pk__in=markers.numeric_handles
-        ).select_related("fact__document__version__knowledge", "version__knowledge"):
-            if access.version_ok(handle.version) and access.document_ok(handle.fact.document):
-                valid[handle.pk] = handle.fact.display()
-
-    def render(text: str) -> str:
-        # A bad handle becomes an explicit "value unavailable", never a guess.
-        return NUM_MARKER.sub(lambda m: valid.get(m.group(1), VALUE_UNAVAILABLE), text)
-
-    candidate.map_texts(render)
-    bad_handles = len(set(markers.numeric_handles) - set(valid))
-    verified = sum(1 for _, _, ok in candidate.bindings if ok)
-    if not candidate.bindings and not bad_handles:
-        candidate.source_hint = SourceHint.NONE
-    elif verified == len(candidate.bindings) and not bad_handles:
-        candidate.source_hint = SourceHint.VERIFIED
-    elif verified:
-        candidate.source_hint = SourceHint.PARTIAL
-    else:
-        candidate.source_hint = SourceHint.UNVERIFIED if candidate.bindings else SourceHint.PARTIAL
+    """Decide the numeric values: only a handle of this call's evidence view whose
+    source the owner may still use renders its value; any other renders as
+    "value unavailable" (never a guess). Unknown citations stay, unverified."""
+    wanted = [h for h in candidate.markers().numeric_handles if _shaped("num", h)]
+    if not wanted:
+        return
+    handles = list(
+        NumericHandle.objects.filter(
+            run=candidate.run, agent_call_id__in=candidate.view(), pk__in=wanted
+        ).select_related(
+            "fact__document__version__knowledge",
+            "version__knowledge",
+            "citation__version__knowledge",
+            "citation__document__version__knowledge",
+        )
+    )
+    prefetch_references(access, (h.citation for h in handles if h.citation_id))
+    for handle in handles:
+        ok = access.version_ok(handle.version)
+        if handle.citation_id is not None:
+            ok = ok and access.reference_ok(handle.citation)
+        elif handle.fact.document_id is not None:
+            ok = ok and access.document_ok(handle.fact.document)
+        if ok:
+            candidate.values[handle.pk] = (handle.fact.display(), handle.citation)
 
 
 # --- 4. prepare ------------------------------------------------------------------
 
 
-def clean_text(text: str) -> str:
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _CONTROL.sub("", text)
+def _source_hint(flags: list[bool]) -> str:
+    if not flags:
+        return SourceHint.NONE
+    if all(flags):
+        return SourceHint.VERIFIED
+    return SourceHint.PARTIAL if any(flags) else SourceHint.UNVERIFIED
 
 
-def truncate_display(text: str, limit: int = MAX_DISPLAY_CHARS) -> tuple[str, bool]:
-    """Keep a readable prefix of at most ``limit`` characters (note included).
+def _prepare(candidate: Candidate, access: SourceAccess) -> None:
+    """Render values, bound the display, and bind exactly what is stored."""
+    rendered = render_content(
+        candidate.content, {h: value for h, (value, _) in candidate.values.items()}
+    )
+    candidate.content = rendered.content
+    candidate.truncated = rendered.truncated
 
-    Never cuts a marker in half: the cut moves back to the start of any marker
-    it would split. Numeric values are already rendered and sit between word
-    boundaries, so the cut also backs off a run of digits it lands in.
-    """
-    if len(text) <= limit:
-        return text, False
-    cut = limit - len(TRUNCATION_NOTE)
-    for marker in ANY_MARKER.finditer(text, max(0, cut - 420), min(len(text), cut + 420)):
-        if marker.start() < cut < marker.end():
-            cut = marker.start()
-            break
-    while (
-        cut > 0
-        and (text[cut - 1].isdigit() or text[cut - 1] in ".,%")
-        and cut < len(text)
-        and text[cut].isdigit()
-    ):
-        cut -= 1
-    return text[:cut].rstrip() + TRUNCATION_NOTE, True
+    markers = candidate.markers()
+    # A rendered value could complete a marker the proof never saw; prove it now.
+    unseen = [c for c in markers.cited_ids if c not in candidate.refs]
+    unseen_blocks = [
+        b
+        for b in markers.block_ids
+        if b not in candidate.blocks and b not in candidate.unresolved_blocks
+    ]
+    if unseen or unseen_blocks:
+        _prove_sources(candidate, access, unseen, unseen_blocks)
+        if candidate.rejection:
+            return
 
-
-def _prepare(candidate: Candidate) -> None:
-    candidate.map_texts(clean_text)
-    if candidate.content["type"] == "text":
-        text, candidate.truncated = truncate_display(candidate.content["text"])
-        candidate.content = {"type": "text", "text": text}
+    bindings: dict[str, tuple[CitationReference | None, bool]] = {}
+    flags = []
+    for cited in markers.cited_ids:
+        verified = cited in candidate.in_view
+        bindings.setdefault(cited[:_MAX_ID], (candidate.refs.get(cited), verified))
+        flags.append(verified)
+    for handle in dict.fromkeys(rendered.handles):
+        value = candidate.values.get(handle)
+        flags.append(value is not None)
+        if value is not None and value[1] is not None:
+            # The value inherits its source: revoking it protects the block.
+            bindings.setdefault(f"num:{handle}"[:_MAX_ID], (value[1], True))
+    stored_blocks = set(markers.block_ids)
+    flags += [False for b in candidate.unresolved_blocks if b in stored_blocks]
+    candidate.bindings = [(cited, ref, ok) for cited, (ref, ok) in bindings.items()]
+    candidate.dependencies = [
+        candidate.blocks[b] for b in markers.block_ids if b in candidate.blocks
+    ]
+    candidate.source_hint = _source_hint(flags)
 
 
 # --- 5. revision rules -----------------------------------------------------------
 
 
-def _matches(revision: BlockRevision, candidate: Candidate, digest: str) -> bool:
-    if revision.body_digest != digest or revision.source_hint != candidate.source_hint:
-        return False
-    stored = tuple(sorted((b.cited_id, b.citation_id, b.verified) for b in revision.bindings.all()))
-    deps = tuple(sorted(d.depends_on_id for d in revision.dependencies.all()))
-    return (stored, deps, revision.source_hint) == candidate.binding_key()
+def _revision_target(run: Run, replaces: str) -> AnswerBlock | None:
+    """``replaces`` must name a publication ID of this very run."""
+    if not _shaped("pub", replaces):
+        return None
+    return AnswerBlock.objects.filter(run=run, pk=replaces).first()
+
+
+def _same_proof(revision: BlockRevision, candidate: Candidate) -> bool:
+    stored = (
+        frozenset((b.cited_id, b.citation_id, b.verified) for b in revision.bindings.all()),
+        frozenset(d.depends_on_id for d in revision.dependencies.all()),
+        revision.source_hint,
+    )
+    return stored == candidate.binding_key()
 
 
 def _find_duplicate(
     candidate: Candidate, target: AnswerBlock | None, digest: str
 ) -> BlockRevision | None:
-    """An exact duplicate: identical body, bindings, dependencies and hint.
+    """An exact duplicate of a *committed* current revision: identical body,
+    bindings, dependencies and hint.
 
-    Authorization was re-checked in step 2 for this very candidate, so a revoked
+    Authorization was re-checked for this very candidate in step 2, so a revoked
     source makes a byte-identical repeat fail instead of passing as unchanged.
-    Whitespace changes alter the digest: they are never duplicates.
+    Whitespace changes alter the digest: they are never duplicates. A legacy
+    revision (hint unknown) never matches. Previews are not in this pool: only
+    committed revisions are, so a preview can never mask a receipt.
     """
     revisions = BlockRevision.objects.filter(
-        body_digest=digest, block__run=candidate.run
-    ).select_related("block")
+        body_digest=digest, revision=F("block__current_revision")
+    )
     if target is not None:
-        revisions = revisions.filter(block=target, revision=target.current_revision)
+        revisions = revisions.filter(block=target)
     else:
-        revisions = revisions.filter(block__agent_call=candidate.agent_call)
-    for revision in revisions.prefetch_related("bindings", "dependencies"):
-        if revision.revision == revision.block.current_revision and _matches(
-            revision, candidate, digest
-        ):
+        revisions = revisions.filter(
+            block__run=candidate.run, block__agent_call=candidate.agent_call
+        )
+    for revision in revisions.select_related("block").prefetch_related("bindings", "dependencies"):
+        if _same_proof(revision, candidate):
             return revision
     return None
 
 
-def _quota_refusal(run_id: str, block: AnswerBlock) -> Reason | None:
-    """Quotas, read under the run's lock: 2 modifications per block, 8 per run."""
+def _quota_refusal(locked_run: dict, block: AnswerBlock) -> Reason | None:
+    """Quotas, read under the run's lock: 2 modifications per block, 8 per run.
+
+    The attempt ledger counts every modification that consumed quota, including
+    a visible preview whose save failed.
+    """
     used_by_block = PublicationAttempt.objects.filter(block=block, quota_consumed=True).count()
     if used_by_block >= REVISIONS_PER_BLOCK:
         return Reason.BLOCK_REVISION_QUOTA_EXCEEDED
-    used_by_run = Run.objects.filter(pk=run_id).values_list("revision_quota_used", flat=True).get()
-    if used_by_run >= REVISIONS_PER_RUN:
+    if locked_run["revision_quota_used"] >= REVISIONS_PER_RUN:
         return Reason.RUN_REVISION_QUOTA_EXCEEDED
     return None
 
 
 # --- the pipeline ---------------------------------------------------------------
-
-
-def _reject(
-    candidate: Candidate, reason: Reason, detail: str = "", *, block: AnswerBlock | None = None
-) -> Receipt:
-    attempt = candidate.attempt
-    attempt.outcome = Outcome.REJECTED
-    attempt.reason = reason
-    attempt.effect = candidate.effect
-    attempt.block = block
-    attempt.content = candidate.content
-    attempt.source_hint = candidate.source_hint
-    attempt.cited_ids = [cited for cited, _, _ in candidate.bindings]
-    with transaction.atomic():
-        attempt.save()
-        data = {
-            "candidateId": attempt.candidate_id,
-            "code": str(reason),
-            "effect": str(candidate.effect),
-        }
-        if block is not None:
-            data["publicationId"] = block.pk
-        if detail and reason in (Reason.SOURCE_NOT_AUTHORIZED, Reason.DEPENDENCY_NOT_AUTHORIZED):
-            # The refused source's ID is the run's own marker text: safe to name.
-            data["source"] = detail
-        append_event(candidate.run, "answer.rejected", data)
-    return Receipt(
-        outcome=Outcome.REJECTED,
-        candidate_id=attempt.candidate_id,
-        publication_id=block.pk if block else None,
-        reason=str(reason),
-        effect=str(candidate.effect),
-        source_hint=candidate.source_hint,
-    )
 
 
 def publish_candidate(
@@ -361,52 +458,122 @@ def publish_candidate(
     """Publish one candidate (entry "A": assistant text, "B": send_answer_part)."""
     access = SourceAccess(run)
     candidate = _intake(run, agent_call, entry, body, replaces)
-
-    _prove_sources(candidate, access)
-    if candidate.rejection:
-        _prepare(candidate)
-        target = (
-            AnswerBlock.objects.filter(run=run, pk=candidate.replaces).first()
-            if candidate.replaces
-            else None
-        )
-        return _reject(candidate, *candidate.rejection, block=target)
-    _degrade(candidate, access)
-    _prepare(candidate)
     if not any(t.strip() for t in candidate.texts()):
-        return _reject(candidate, Reason.EMPTY_CANDIDATE)
+        return _reject(candidate, Reason.EMPTY_CANDIDATE, target=_target_if_any(candidate))
+
+    markers = candidate.markers()
+    _prove_sources(candidate, access, list(markers.cited_ids), list(markers.block_ids))
+    if not candidate.rejection:
+        _degrade(candidate, access)
+        _prepare(candidate, access)
+    if candidate.rejection:
+        return _reject(candidate, *candidate.rejection, target=_target_if_any(candidate))
 
     digest = body_digest(candidate.content)
     candidate.attempt.body_digest = digest
     target = None
     if candidate.replaces:
-        target = AnswerBlock.objects.filter(run=run, pk=candidate.replaces).first()
+        target = _revision_target(run, candidate.replaces)
         if target is None:
-            # Never silently a new block, never a deletion of what is committed.
+            # A failed modification: never silently a new block, never a deletion.
             return _reject(candidate, Reason.REPLACES_TARGET_INVALID)
 
     duplicate = _find_duplicate(candidate, target, digest)
     if duplicate is not None:
         return _unchanged(candidate, duplicate)
 
-    if target is not None:
-        refusal = _consume_quota(candidate, target, preview=preview)
-        if refusal:
-            return _reject(candidate, refusal, block=target)
-    elif preview:
-        _preview(candidate, target=None)
-
+    if preview:
+        refused = _preview(candidate, target)
+        if refused is not None:
+            return refused
     return _commit(candidate, target, digest)
+
+
+def _target_if_any(candidate: Candidate) -> AnswerBlock | None:
+    return _revision_target(candidate.run, candidate.replaces) if candidate.replaces else None
+
+
+def _lock_run(candidate: Candidate) -> dict:
+    """Lock the run row: it serializes the run's counters, quotas and event seq."""
+    row = (
+        Run.objects.select_for_update()
+        .values("status", "last_seq", "block_count", "revision_quota_used")
+        .get(pk=candidate.run.pk)
+    )
+    candidate.run.last_seq = row["last_seq"]
+    return row
+
+
+def _fill_attempt(candidate: Candidate, outcome: str, **fields) -> PublicationAttempt:
+    attempt = candidate.attempt
+    attempt.outcome = outcome
+    attempt.effect = candidate.effect
+    attempt.content = candidate.content
+    attempt.source_hint = candidate.source_hint
+    attempt.truncated = candidate.truncated
+    attempt.cited_ids = candidate.cited_ids()
+    for name, value in fields.items():
+        setattr(attempt, name, value)
+    return attempt
+
+
+def _save_attempt(attempt: PublicationAttempt) -> None:
+    # One statement: an UPDATE of the previewed row, or the INSERT of a new one.
+    if attempt.pk is None:
+        attempt.save(force_insert=True)
+    else:
+        attempt.save(force_update=True)
+
+
+def _reject(
+    candidate: Candidate,
+    reason: Reason,
+    detail: str = "",
+    *,
+    target: AnswerBlock | None = None,
+    locked: bool = False,
+    event: bool = True,
+) -> Receipt:
+    """Refuse this candidate's effect only; the committed body of ``target`` stays."""
+    attempt = _fill_attempt(candidate, Outcome.REJECTED, reason=reason, block=target)
+    with transaction.atomic():
+        _save_attempt(attempt)
+        if event:
+            data = {
+                "candidateId": attempt.candidate_id,
+                "code": str(reason),
+                "effect": str(candidate.effect),
+            }
+            if target is not None:
+                data["publicationId"] = target.pk
+            if detail and reason in (
+                Reason.SOURCE_NOT_AUTHORIZED,
+                Reason.DEPENDENCY_NOT_AUTHORIZED,
+            ):
+                # The refused ID is the run's own marker text: safe to name.
+                data["source"] = detail
+            append_event(candidate.run, "answer.rejected", data, locked=locked)
+    return Receipt(
+        outcome=Outcome.REJECTED,
+        candidate_id=attempt.candidate_id,
+        publication_id=target.pk if target else None,
+        source_hint=candidate.source_hint,
+        truncated=candidate.truncated,
+        reason=str(reason),
+        effect=str(candidate.effect),
+    )
 
 
 def _unchanged(candidate: Candidate, revision: BlockRevision) -> Receipt:
     """The original receipt is reused: no new revision, event or quota."""
-    attempt = candidate.attempt
-    attempt.outcome = Outcome.UNCHANGED
-    attempt.block = revision.block
-    attempt.revision = revision.revision
-    attempt.source_hint = candidate.source_hint
-    attempt.save()
+    attempt = _fill_attempt(
+        candidate,
+        Outcome.UNCHANGED,
+        block=revision.block,
+        revision=revision.revision,
+        body_digest=revision.body_digest,
+    )
+    _save_attempt(attempt)
     return Receipt(
         outcome=Outcome.UNCHANGED,
         candidate_id=attempt.candidate_id,
@@ -416,101 +583,95 @@ def _unchanged(candidate: Candidate, revision: BlockRevision) -> Receipt:
         body_digest=revision.body_digest,
         source_hint=revision.source_hint or SourceHint.UNKNOWN,
         truncated=revision.truncated,
+        effect=str(candidate.effect),
     )
 
 
-def _preview_event(candidate: Candidate, target: AnswerBlock | None) -> None:
-    data = {
-        "candidateId": candidate.attempt.candidate_id,
-        "revision": (target.current_revision + 1) if target else 1,
-    }
-    if target is not None:
-        data["publicationId"] = target.pk
-        data["deliveryOrdinal"] = target.delivery_ordinal
-    append_event(candidate.run, "answer.preview", data, locked=True)
+# --- 6. optional preview ---------------------------------------------------------
 
 
-def _save_attempt_as_preview(
-    candidate: Candidate, *, quota: bool, target: AnswerBlock | None
-) -> None:
-    attempt = candidate.attempt
-    attempt.outcome = Outcome.PREVIEWED
-    attempt.effect = candidate.effect
-    attempt.block = target
-    attempt.quota_consumed = quota
-    attempt.content = candidate.content
-    attempt.source_hint = candidate.source_hint
-    attempt.truncated = candidate.truncated
-    attempt.cited_ids = [cited for cited, _, _ in candidate.bindings]
-    attempt.save()
+def _preview(candidate: Candidate, target: AnswerBlock | None) -> Receipt | None:
+    """Show the prepared candidate before the write. Not a save.
 
-
-def _preview(candidate: Candidate, target: AnswerBlock | None) -> None:
-    with transaction.atomic():
-        candidate.run.last_seq = (
-            Run.objects.select_for_update()
-            .values_list("last_seq", flat=True)
-            .get(pk=candidate.run.pk)
-        )
-        _save_attempt_as_preview(candidate, quota=False, target=target)
-        _preview_event(candidate, target)
-
-
-def _consume_quota(candidate: Candidate, target: AnswerBlock, *, preview: bool) -> Reason | None:
-    """Reserve one modification of the quotas, under the run's lock.
-
-    A visible preview consumes quota even if its save then fails, so the
-    reservation is its own transaction, committed before the write.
+    A visible modification consumes quota even if its save then fails, so for a
+    revision the quota is taken in this transaction, committed before the write.
     """
     with transaction.atomic():
-        run = candidate.run
-        run.last_seq = (
-            Run.objects.select_for_update().values_list("last_seq", flat=True).get(pk=run.pk)
+        row = _lock_run(candidate)
+        if row["status"] in Run.TERMINAL:
+            return _reject(candidate, Reason.RUN_ENDED, target=target, locked=True, event=False)
+        quota = False
+        if target is not None:
+            refusal = _quota_refusal(row, target)
+            if refusal:
+                return _reject(candidate, refusal, target=target, locked=True)
+            Run.objects.filter(pk=candidate.run.pk).update(
+                revision_quota_used=F("revision_quota_used") + 1
+            )
+            quota = True
+        _save_attempt(
+            _fill_attempt(candidate, Outcome.PREVIEWED, block=target, quota_consumed=quota)
         )
-        refusal = _quota_refusal(run.pk, target)
-        if refusal:
-            return refusal
-        Run.objects.filter(pk=run.pk).update(revision_quota_used=F("revision_quota_used") + 1)
-        _save_attempt_as_preview(candidate, quota=True, target=target)
-        if preview:
-            _preview_event(candidate, target)
+        data = {
+            "candidateId": candidate.attempt.candidate_id,
+            "revision": (target.current_revision + 1) if target else 1,
+        }
+        if target is not None:
+            data["publicationId"] = target.pk
+            data["deliveryOrdinal"] = target.delivery_ordinal
+        append_event(candidate.run, "answer.preview", data, locked=True)
     return None
 
 
+# --- 7. commit -------------------------------------------------------------------
+
+
 def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Receipt:
+    """One transaction: run and block locked, revision, bindings, dependencies,
+    the delivery event (outbox) and the run's counters. The receipt exists only
+    once the database confirmed it."""
     attempt = candidate.attempt
-    reached_commit = False
+    reserved = attempt.quota_consumed  # by a visible preview, in its own transaction
+    commit_sent = False
     try:
         with transaction.atomic():
-            run = Run.objects.select_for_update().get(pk=candidate.run.pk)
-            candidate.run.last_seq = run.last_seq
+            row = _lock_run(candidate)
+            if row["status"] in Run.TERMINAL:
+                # Recovery (or a cancel) ended the run: no commit may land after it.
+                return _reject(candidate, Reason.RUN_ENDED, target=target, locked=True, event=False)
+            # Again under the lock: two identical candidates racing never make two blocks.
+            duplicate = _find_duplicate(candidate, target, digest)
+            if duplicate is not None:
+                return _unchanged(candidate, duplicate)
+            run_updates: dict = {}
+            if target is not None and not attempt.quota_consumed:
+                refusal = _quota_refusal(row, target)
+                if refusal:
+                    return _reject(candidate, refusal, target=target, locked=True)
+                run_updates["revision_quota_used"] = F("revision_quota_used") + 1
+                attempt.quota_consumed = True
             now = timezone.now()
             if target is None:
-                run.block_count += 1
                 block = AnswerBlock.objects.create(
-                    run=run,
+                    run_id=candidate.run.pk,
                     agent_call=candidate.agent_call,
-                    delivery_ordinal=run.block_count,
+                    delivery_ordinal=row["block_count"] + 1,
                     origin=candidate.entry,
                     current_revision=1,
                     created_at=now,
                 )
-                Run.objects.filter(pk=run.pk).update(block_count=run.block_count)
+                run_updates["block_count"] = block.delivery_ordinal
             else:
                 block = AnswerBlock.objects.select_for_update().get(pk=target.pk)
                 block.current_revision += 1
-                AnswerBlock.objects.filter(pk=block.pk).update(
-                    current_revision=block.current_revision
+                block.save(update_fields=["current_revision"])
+            if run_updates:
+                Run.objects.filter(pk=candidate.run.pk).update(**run_updates)
+            _save_attempt(
+                _fill_attempt(
+                    candidate, Outcome.COMMITTED, block=block, revision=block.current_revision
                 )
-            attempt.outcome = Outcome.COMMITTED
-            attempt.effect = candidate.effect
-            attempt.block = block
-            attempt.revision = block.current_revision
-            attempt.content = candidate.content
-            attempt.source_hint = candidate.source_hint
-            attempt.truncated = candidate.truncated
-            attempt.cited_ids = [cited for cited, _, _ in candidate.bindings]
-            attempt.save()
+            )
             revision = BlockRevision.objects.create(
                 block=block,
                 revision=block.current_revision,
@@ -521,13 +682,17 @@ def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Re
                 committed_at=now,
                 attempt=attempt,
             )
-            SourceBinding.objects.bulk_create(
-                SourceBinding(revision=revision, cited_id=cited, citation=ref, verified=verified)
-                for cited, ref, verified in candidate.bindings
-            )
-            BlockDependency.objects.bulk_create(
-                BlockDependency(revision=revision, depends_on=dep) for dep in candidate.dependencies
-            )
+            if candidate.bindings:
+                SourceBinding.objects.bulk_create(
+                    SourceBinding(revision=revision, cited_id=cited, citation=ref, verified=ok)
+                    for cited, ref, ok in candidate.bindings
+                )
+            dependencies = [d for d in candidate.dependencies if d.pk != block.pk]
+            if dependencies:
+                BlockDependency.objects.bulk_create(
+                    BlockDependency(revision=revision, depends_on=dep) for dep in dependencies
+                )
+            # The outbox: written in this transaction, delivered after it (8.).
             append_event(
                 candidate.run,
                 "answer.published",
@@ -540,57 +705,126 @@ def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Re
                 locked=True,
             )
             maybe_fault("during_publication_commit")
-            reached_commit = True
+            # Everything is written; what follows is the COMMIT itself, whose
+            # failure leaves the outcome unknown.
+            commit_sent = True
     except DatabaseError as exc:
-        return _save_failed(candidate, target, unknown=reached_commit, error=exc)
+        # Whatever this transaction took is not taken unless it committed.
+        attempt.quota_consumed = reserved
+        return _save_failed(candidate, target, commit_sent=commit_sent, error=exc)
+    return _committed_receipt(candidate, revision)
+
+
+def _committed_receipt(candidate: Candidate, revision: BlockRevision) -> Receipt:
     return Receipt(
         outcome=Outcome.COMMITTED,
-        candidate_id=attempt.candidate_id,
-        publication_id=block.pk,
+        candidate_id=candidate.attempt.candidate_id,
+        publication_id=revision.block_id,
         revision=revision.revision,
-        delivery_ordinal=block.delivery_ordinal,
-        body_digest=digest,
-        source_hint=candidate.source_hint,
-        truncated=candidate.truncated,
+        delivery_ordinal=revision.block.delivery_ordinal,
+        body_digest=revision.body_digest,
+        source_hint=revision.source_hint or SourceHint.UNKNOWN,
+        truncated=revision.truncated,
         effect=str(candidate.effect),
     )
 
 
 def _save_failed(
-    candidate: Candidate, target: AnswerBlock | None, *, unknown: bool, error: Exception
+    candidate: Candidate, target: AnswerBlock | None, *, commit_sent: bool, error: Exception
 ) -> Receipt:
-    """The write failed. If the COMMIT itself failed its outcome is unknown:
-    record SAVE_UNKNOWN and never report it as saved."""
-    logger.warning(
-        "publication commit failed for %s (unknown=%s): %s", candidate.run.pk, unknown, error
-    )
-    outcome = Outcome.SAVE_UNKNOWN if unknown else Outcome.REJECTED
-    reason = Reason.SAVE_OUTCOME_UNKNOWN if unknown else Reason.SAVE_FAILED
+    """The write failed.
+
+    Before the COMMIT was sent the transaction is known to be rolled back: a
+    clean failure (REJECTED, SAVE_FAILED). If the COMMIT itself failed (say, the
+    connection was cut), the database may or may not have committed: read it
+    back on a fresh connection. Found → it is saved, and only then COMMITTED.
+    Not found or unreachable → SAVE_UNKNOWN, never reported as saved.
+    """
     attempt = candidate.attempt
-    try:
-        PublicationAttempt.objects.update_or_create(
-            candidate_id=attempt.candidate_id,
-            defaults={
-                "run": candidate.run,
-                "agent_call": candidate.agent_call,
-                "entry": candidate.entry,
-                "outcome": outcome,
-                "reason": reason,
-                "effect": candidate.effect,
-                "block": target,
-                "content": candidate.content,
-                "quota_consumed": attempt.quota_consumed,
-                "replaces": candidate.replaces,
-            },
-        )
-    except DatabaseError:
-        logger.warning(
-            "could not record the failed attempt %s", attempt.candidate_id, exc_info=True
-        )
+    logger.warning(
+        "publication commit of %s for run %s failed (commit sent: %s): %s",
+        attempt.candidate_id,
+        candidate.run.pk,
+        commit_sent,
+        error,
+    )
+    known_failure = not commit_sent or isinstance(error, IntegrityError)
+    if not known_failure:
+        try:
+            revision = (
+                BlockRevision.objects.select_related("block")
+                .filter(attempt__candidate_id=attempt.candidate_id)
+                .first()
+            )
+        except DatabaseError:
+            revision = None
+        if revision is not None:
+            return _committed_receipt(candidate, revision)
+    outcome = Outcome.REJECTED if known_failure else Outcome.SAVE_UNKNOWN
+    reason = Reason.SAVE_FAILED if known_failure else Reason.SAVE_OUTCOME_UNKNOWN
+    _record_failure(candidate, target, outcome, reason)
     return Receipt(
         outcome=outcome,
         candidate_id=attempt.candidate_id,
         publication_id=target.pk if target else None,
+        source_hint=candidate.source_hint,
+        truncated=candidate.truncated,
         reason=str(reason),
         effect=str(candidate.effect),
     )
+
+
+def _record_failure(
+    candidate: Candidate, target: AnswerBlock | None, outcome: str, reason: Reason
+) -> None:
+    """Best effort: the database may be gone. Never overwrites a COMMITTED attempt
+    (a commit that landed after all stays the fact)."""
+    attempt = candidate.attempt
+    fields = {
+        "outcome": outcome,
+        "reason": reason,
+        "effect": candidate.effect,
+        "block": target,
+        "revision": None,
+        "content": candidate.content,
+        "source_hint": candidate.source_hint,
+        "truncated": candidate.truncated,
+        "cited_ids": candidate.cited_ids(),
+        "body_digest": attempt.body_digest,
+        "quota_consumed": attempt.quota_consumed,
+    }
+    try:
+        with transaction.atomic():
+            row = _lock_run(candidate)
+            updated = (
+                PublicationAttempt.objects.filter(candidate_id=attempt.candidate_id)
+                .exclude(outcome=Outcome.COMMITTED)
+                .update(**fields)
+            )
+            if not updated:
+                if PublicationAttempt.objects.filter(candidate_id=attempt.candidate_id).exists():
+                    return  # the commit landed: it stays the fact
+                PublicationAttempt.objects.create(
+                    candidate_id=attempt.candidate_id,
+                    run=candidate.run,
+                    agent_call=candidate.agent_call,
+                    entry=candidate.entry,
+                    replaces=attempt.replaces,
+                    **fields,
+                )
+            if row["status"] not in Run.TERMINAL:
+                data = {
+                    "candidateId": attempt.candidate_id,
+                    "code": str(reason),
+                    "effect": str(candidate.effect),
+                }
+                if target is not None:
+                    data["publicationId"] = target.pk
+                # A failed save is a rejection of this effect; an unknown one is
+                # not (it may have landed): its own event, never "published".
+                kind = "answer.rejected" if outcome == Outcome.REJECTED else "answer.save_unknown"
+                append_event(candidate.run, kind, data, locked=True)
+    except DatabaseError:
+        logger.warning(
+            "could not record the failed attempt %s", attempt.candidate_id, exc_info=True
+        )

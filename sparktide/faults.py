@@ -1,10 +1,16 @@
 """Fault injection for recovery tests: off unless SPARKTIDE_FAULT names a point.
 
-At a named point the worker process kills itself with SIGKILL — no cleanup, no
-finally blocks, no flush — exactly like a machine losing power or an OOM kill.
-Points: after_publication_commit (commit done, journal not written),
-after_journal_write (journal written, tool receipt not), during_publication_commit
-(raises a DatabaseError inside the commit transaction, for SAVE tests).
+At a named kill point the worker process kills itself with SIGKILL — no cleanup,
+no finally blocks, no flush — exactly like a machine losing power or an OOM
+kill. Points (comma-separated in SPARKTIDE_FAULT):
+
+* ``after_publication_commit`` — Publication committed; the runtime journal has
+  not recorded it (runs/engine.py, right after publish_candidate returns).
+* ``after_journal_write`` — the journal recorded the publication; the tool
+  receipt to the model has not been written.
+* ``during_publication_commit`` — raises a DatabaseError inside Publication's
+  commit transaction, after every row is written and before COMMIT: the
+  transaction rolls back (a clean save failure), nothing is killed.
 """
 
 import os
@@ -13,11 +19,20 @@ import signal
 from django.conf import settings
 from django.db import DatabaseError
 
+KILL_POINTS = frozenset({"after_publication_commit", "after_journal_write"})
+RAISE_POINTS = frozenset({"during_publication_commit"})
+POINTS = KILL_POINTS | RAISE_POINTS
+
+
+def active_points() -> set[str]:
+    return {p.strip() for p in settings.SPARKTIDE_FAULT.split(",") if p.strip()}
+
 
 def maybe_fault(point: str) -> None:
-    active = {p.strip() for p in settings.SPARKTIDE_FAULT.split(",") if p.strip()}
-    if point not in active:
+    if point not in POINTS:
+        raise ValueError(f"unknown fault point {point!r}")  # a typo in the code, not config
+    if point not in active_points():
         return
-    if point.startswith("during_"):
+    if point in RAISE_POINTS:
         raise DatabaseError(f"injected fault at {point}")
     os.kill(os.getpid(), signal.SIGKILL)

@@ -2,8 +2,9 @@
 
 import django.db.models.deletion
 import django.utils.timezone
-import sparktide.ids
 from django.db import migrations, models
+
+import sparktide.ids
 
 
 class Migration(migrations.Migration):

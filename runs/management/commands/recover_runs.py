@@ -21,6 +21,8 @@ class Command(BaseCommand):
         for r in results:
             self.stdout.write(
                 f"{r.run_id}: {r.status} ({r.committed_blocks} committed blocks, "
-                f"{r.unjournaled_commits} commits the journal never recorded)"
+                f"{r.unjournaled_commits} commits the journal never recorded, "
+                f"{r.unanswered_tool_calls} tool receipts unknown, "
+                f"{r.settled_previews} previews never saved)"
             )
         self.stdout.write(f"recovered {len(results)} run(s)")

@@ -1,0 +1,296 @@
+"""Benchmark: what Publication costs per committed text block, against a raw-insert floor.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/sparktide .venv/bin/python bench/publication.py \
+        [--commits 300] [--keep-db]
+
+It (re)creates the PostgreSQL database ``sparktide_bench_pub`` on the server of DATABASE_URL
+(default postgres://postgres@127.0.0.1:5432/), migrates it, and builds a tenant, an app, a
+MANAGED knowledge version of 30 documents and a REAL scripted run (engine, retrieval,
+citation issuance) whose root call holds 20 citations. Then, for text blocks citing 0, 3 and
+20 of them, it prints commits per second and SQL statements per commit for:
+
+  pipeline+preview  publish_candidate(preview=True): the engine's path — source proof,
+                    degrade, prepare, duplicate check, the preview transaction (attempt +
+                    answer.preview event) and the commit transaction;
+  pipeline          publish_candidate(preview=False): the same without the preview;
+  raw floor         the rows of one commit written with plain psycopg in one transaction —
+                    lock the run row, block, attempt, revision, bindings, answer.published
+                    event, counters — with no checks at all.
+
+Statements are counted without BEGIN/COMMIT for all three (Django does not log them); the
+pipeline's count includes the SAVEPOINT/RELEASE pairs of nested atomics. Every commit is a
+new block with a distinct body (no duplicate shortcut). It drops the bench database at the
+end unless --keep-db.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH_DB = "sparktide_bench_pub"
+BENCH_SECRET_KEY = "sparktide-bench-secret-key-not-for-production-0123456789"
+CITATION_COUNTS = (0, 3, 20)
+
+
+def _urls() -> tuple[str, str]:
+    base = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/"
+    parts = urlsplit(base)
+    if parts.scheme not in ("postgres", "postgresql", "pgsql"):
+        sys.exit("bench/publication.py needs a PostgreSQL DATABASE_URL")
+    admin = urlunsplit(("postgresql", parts.netloc, "/postgres", parts.query, ""))
+    bench = urlunsplit(("postgres", parts.netloc, f"/{BENCH_DB}", parts.query, ""))
+    return admin, bench
+
+
+def _recreate(admin_url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
+
+
+def _drop(admin_url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
+
+
+def _setup_django(bench_url: str) -> None:
+    os.environ["DATABASE_URL"] = bench_url
+    os.environ["SPARKTIDE_DB_POOL"] = "0"  # one thread, one connection
+    os.environ.setdefault("SECRET_KEY", BENCH_SECRET_KEY)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "sparktide.settings")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def _build_run():
+    """A real run: the engine retrieves 20 chunks, issuing 20 citations to its root call."""
+    from runs.engine import execute_run
+    from runs.models import Run
+    from runs.services import start_run
+    from tests import factories
+
+    tenant = factories.make_tenant("bench", "Bench")
+    owner = factories.make_user(tenant, "owner")
+    app = factories.make_app(tenant, "bench", members=[owner])
+    version = factories.make_knowledge(tenant, "reports", version="1")
+    for i in range(30):
+        factories.add_document(
+            version, [f"第{i}份报告：北辰医药营收增长，研发投入增加，现金流充裕。"], key=f"doc-{i}"
+        )
+    factories.publish(version)
+    factories.lease(app, version)
+    factories.make_agent(
+        tenant,
+        "researcher",
+        model=factories.scripted({"search": "营收增长", "topK": 20}),
+        knowledge=[version],
+        pin_to=[app],
+    )
+    run = start_run(user=owner, app=app, agent_key="researcher", input="营收？")
+    execute_run(run.pk)
+    # Keep it running: Publication refuses commits into an ended run.
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING, completed_at=None)
+    run = Run.objects.select_related("tenant", "app", "owner").get(pk=run.pk)
+    cites = list(run.citations.order_by("ordinal").values_list("pk", flat=True))
+    if len(cites) < max(CITATION_COUNTS):
+        sys.exit(f"the bench run issued {len(cites)} citations, needs {max(CITATION_COUNTS)}")
+    return run, run.agent_calls.get(depth=0), cites
+
+
+def _body(i: int, cites: list[str], n: int) -> str:
+    marks = " ".join(f"[[cite:{c}]]" for c in cites[:n])
+    return f"第{i}段：北辰医药三季度营收增长 12%，主要来自创新药销售。{marks}"
+
+
+def _bench_pipeline(run, call, cites, n: int, commits: int, preview: bool, offset: int):
+    from django.db import connection
+
+    from publication.pipeline import publish_candidate
+
+    for i in range(5):  # warm-up (caches, plans)
+        publish_candidate(
+            run=run,
+            agent_call=call,
+            entry="B",
+            body=_body(offset - i - 1, cites, n),
+            preview=preview,
+        )
+    executed = 0
+
+    def count(execute, sql, params, many, context):
+        # Every statement Django sends, savepoints included (its query log is capped).
+        nonlocal executed
+        executed += 1
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(count):
+        start = time.perf_counter()
+        for i in range(commits):
+            receipt = publish_candidate(
+                run=run,
+                agent_call=call,
+                entry="B",
+                body=_body(offset + i, cites, n),
+                preview=preview,
+            )
+            assert receipt.outcome == "COMMITTED", receipt
+        elapsed = time.perf_counter() - start
+    return commits / elapsed, executed / commits
+
+
+def _bench_raw(bench_url: str, run, call, cites, n: int, commits: int, offset: int):
+    """The same rows with plain psycopg, one transaction per commit, no checks."""
+    import hashlib
+    import secrets
+
+    import psycopg
+    from psycopg.types.json import Jsonb
+
+    statements = 0
+    with psycopg.connect(bench_url.replace("postgres://", "postgresql://", 1)) as conn:
+        start = time.perf_counter()
+        for i in range(commits):
+            text = _body(offset + i, cites, n)
+            content = {"type": "text", "text": text}
+            digest = hashlib.sha256(
+                json.dumps(content, ensure_ascii=False, sort_keys=True).encode()
+            ).hexdigest()
+            pub_id = "pub_" + secrets.token_hex(12)
+            with conn.transaction(), conn.cursor() as cur:
+                cur.execute(
+                    "SELECT last_seq, block_count FROM runs_run WHERE id = %s FOR UPDATE",
+                    [run.pk],
+                )
+                last_seq, block_count = cur.fetchone()
+                cur.execute(
+                    "INSERT INTO publication_answerblock (id, run_id, agent_call_id,"
+                    " delivery_ordinal, origin, current_revision, created_at)"
+                    " VALUES (%s, %s, %s, %s, 'B', 1, now())",
+                    [pub_id, run.pk, call.pk, block_count + 1],
+                )
+                cur.execute(
+                    "INSERT INTO publication_publicationattempt (candidate_id, run_id,"
+                    " agent_call_id, entry, outcome, reason, effect, replaces, block_id, revision,"
+                    " body_digest, quota_consumed, content, source_hint, cited_ids, truncated,"
+                    " created_at) VALUES (%s, %s, %s, 'B', 'COMMITTED', '', 'create', '', %s, 1,"
+                    " %s, false, %s, %s, %s, false, now()) RETURNING id",
+                    [
+                        "cand_" + secrets.token_hex(12),
+                        run.pk,
+                        call.pk,
+                        pub_id,
+                        digest,
+                        Jsonb(content),
+                        "verified" if n else "none",
+                        Jsonb(cites[:n]),
+                    ],
+                )
+                attempt_id = cur.fetchone()[0]
+                cur.execute(
+                    "INSERT INTO publication_blockrevision (block_id, revision, content, role,"
+                    " body_digest, source_hint, truncated, committed_at, attempt_id)"
+                    " VALUES (%s, 1, %s, 'answer', %s, %s, false, now(), %s) RETURNING id",
+                    [pub_id, Jsonb(content), digest, "verified" if n else "none", attempt_id],
+                )
+                revision_id = cur.fetchone()[0]
+                statements += 4
+                if n:
+                    cur.execute(
+                        "INSERT INTO publication_sourcebinding (revision_id, cited_id, citation_id,"
+                        " verified) SELECT %s, c, c, true FROM unnest(%s::text[]) AS c",
+                        [revision_id, cites[:n]],
+                    )
+                    statements += 1
+                cur.execute(
+                    "INSERT INTO runs_runevent (run_id, seq, type, data, at)"
+                    " VALUES (%s, %s, 'answer.published', %s, now())",
+                    [
+                        run.pk,
+                        last_seq + 1,
+                        Jsonb(
+                            {
+                                "publicationId": pub_id,
+                                "revision": 1,
+                                "deliveryOrdinal": block_count + 1,
+                                "outcome": "COMMITTED",
+                            }
+                        ),
+                    ],
+                )
+                cur.execute(
+                    "UPDATE runs_run SET last_seq = %s, block_count = %s WHERE id = %s",
+                    [last_seq + 1, block_count + 1, run.pk],
+                )
+                statements += 2
+        elapsed = time.perf_counter() - start
+    return commits / elapsed, statements / commits
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--commits", type=int, default=300, help="commits per measurement")
+    parser.add_argument("--keep-db", action="store_true")
+    args = parser.parse_args()
+
+    admin_url, bench_url = _urls()
+    _recreate(admin_url)
+    try:
+        _setup_django(bench_url)
+        run, call, cites = _build_run()
+        rows = []
+        offset = 0
+        for n in CITATION_COUNTS:
+            row = [n]
+            for preview in (True, False):
+                offset += args.commits + 100
+                row += _bench_pipeline(run, call, cites, n, args.commits, preview, offset)
+            offset += args.commits + 100
+            row += _bench_raw(bench_url, run, call, cites, n, args.commits, offset)
+            rows.append(row)
+        from django.db import connections
+
+        connections.close_all()
+    finally:
+        if not args.keep_db:
+            _drop(admin_url)
+
+    print(f"Publication commits, text blocks, {args.commits} commits per cell (PostgreSQL)")
+    print()
+    header = f"{'citations':>9} | {'pipeline+preview':>22} | {'pipeline':>22} | {'raw psycopg floor':>22}"
+    print(header)
+    print(
+        f"{'':>9} | {'commits/s  queries/c':>22} | {'commits/s  queries/c':>22} | "
+        f"{'commits/s  stmts/c':>22}"
+    )
+    print("-" * len(header))
+    for n, pv_rate, pv_q, p_rate, p_q, raw_rate, raw_q in rows:
+        print(
+            f"{n:>9} | {pv_rate:>9.0f}  {pv_q:>10.1f} | {p_rate:>9.0f}  {p_q:>10.1f} | "
+            f"{raw_rate:>9.0f}  {raw_q:>10.1f}"
+        )
+    print()
+    for n, pv_rate, _, p_rate, _, raw_rate, _ in rows:
+        print(
+            f"{n:>2} citations: the pipeline runs at {p_rate / raw_rate:.0%} of the floor "
+            f"({pv_rate / raw_rate:.0%} with the preview)"
+        )
+
+
+if __name__ == "__main__":
+    main()
