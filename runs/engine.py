@@ -12,9 +12,10 @@ import json
 import logging
 import os
 import socket
+import threading
 from dataclasses import dataclass, field
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from citations.evidence import evidence_handles, evidence_view
@@ -22,7 +23,7 @@ from citations.issuance import issue_citations
 from citations.verification import verify_answer
 from publication.models import AnswerBlock
 from publication.pipeline import publish_candidate
-from runs.events import append_event
+from runs.events import RunEnded, append_event
 from runs.models import AgentCall, JournalEntry, Run
 from sparktide.agents.models import AgentPin
 from sparktide.agents.providers import ProviderError, get_provider
@@ -88,12 +89,42 @@ def _journal(
     )
 
 
+HEARTBEAT_SECONDS = 15.0
+
+
 def _heartbeat(run: Run) -> None:
-    """Record liveness and read the cancel flag in one round trip."""
-    now = timezone.now()
-    Run.objects.filter(pk=run.pk).update(heartbeat_at=now)
-    if Run.objects.filter(pk=run.pk, cancel_requested_at__isnull=False).exists():
+    """Record liveness and read the cancel flag: one round trip on the usual path."""
+    alive = Run.objects.filter(
+        pk=run.pk, status=Run.Status.RUNNING, cancel_requested_at__isnull=True
+    )
+    if alive.update(heartbeat_at=timezone.now()) == 1:
+        return
+    if Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).exists():
         raise RunCancelled
+    raise RunEnded
+
+
+class HeartbeatThread(threading.Thread):
+    """Beats while a step is in progress, so a slow model call (minutes) is not
+    mistaken for a dead worker by recovery. Stops with the run."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(name=f"heartbeat-{run_id}", daemon=True)
+        self.run_id = run_id
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        try:
+            while not self.stopped.wait(HEARTBEAT_SECONDS):
+                Run.objects.filter(pk=self.run_id, status=Run.Status.RUNNING).update(
+                    heartbeat_at=timezone.now()
+                )
+        finally:
+            connection.close()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.join(timeout=5)
 
 
 class Engine:
@@ -316,14 +347,12 @@ class Engine:
                 markdown if isinstance(markdown, str) else json.dumps(markdown, ensure_ascii=False)
             )
             return {"accepted": "returned to caller"}
+        # Any replaces the model sent goes to Publication as it is: an invalid
+        # target is a failed modification there, never silently a new block.
         replaces = args.get("replaces")
-        return self._publish(
-            call,
-            step,
-            entry="B",
-            body=markdown,
-            replaces=replaces if isinstance(replaces, str) else None,
-        )
+        if replaces is not None and not isinstance(replaces, str):
+            replaces = json.dumps(replaces, ensure_ascii=False)
+        return self._publish(call, step, entry="B", body=markdown, replaces=replaces)
 
     def _publish(
         self, call: AgentCall, step: int, *, entry: str, body, replaces: str | None = None
@@ -419,10 +448,14 @@ def execute_run(run_id: str) -> str | None:
     root = AgentCall.objects.create(
         run=run, depth=0, agent_version=run.agent_version, task=run.input
     )
+    heartbeat = HeartbeatThread(run.pk)
+    heartbeat.start()
     try:
         engine.run_call(root)
         data = verify_answer(run, root)
         append_event(run, "citation.verified", data)
+    except RunEnded:
+        return Run.objects.values_list("status", flat=True).get(pk=run.pk)
     except RunCancelled:
         return finish_run(run, Run.Status.CANCELLED, "CANCELLED_BY_USER")
     except StepLimitReached as exc:
@@ -434,6 +467,8 @@ def execute_run(run_id: str) -> str | None:
     except Exception as exc:
         logger.exception("run %s failed", run.pk)
         return finish_run(run, _failure_status(run), "INTERNAL_ERROR", type(exc).__name__)
+    finally:
+        heartbeat.stop()
     return finish_run(run, Run.Status.COMPLETED, "")
 
 

@@ -18,6 +18,10 @@ logger = logging.getLogger(__name__)
 TERMINAL_EVENT_TYPES = frozenset({"run.completed", "run.partial", "run.failed", "run.cancelled"})
 
 
+class RunEnded(Exception):
+    """The run was ended elsewhere (recovered as WORKER_LOST, cancelled while queued)."""
+
+
 def run_group(run_id: str) -> str:
     return f"run.{run_id}"
 
@@ -41,11 +45,16 @@ def append_event(
     ``locked=True`` means the caller already holds ``select_for_update`` on the
     run row inside its transaction (Publication's commit does, for its counters).
     """
-    with transaction.atomic():
+    # Under the caller's lock we are already inside its transaction: no savepoint needed.
+    with transaction.atomic(savepoint=not locked):
         if not locked:
-            run.last_seq = (
-                Run.objects.select_for_update().values_list("last_seq", flat=True).get(pk=run.pk)
+            last_seq, status = (
+                Run.objects.select_for_update().values_list("last_seq", "status").get(pk=run.pk)
             )
+            if status in Run.TERMINAL:
+                # Nothing follows a run's terminal event; its writer was ended elsewhere.
+                raise RunEnded(f"{run.pk} already ended ({status}); {type} not appended")
+            run.last_seq = last_seq
         run.last_seq += 1
         Run.objects.filter(pk=run.pk).update(last_seq=run.last_seq)
         event = RunEvent.objects.create(

@@ -3,14 +3,17 @@
 import re
 import secrets
 
-# 20 bytes of randomness, URL-safe base32-ish alphabet (lowercase, no padding).
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 SUFFIX_LENGTH = 24
 ID_PATTERN = r"[a-z0-9]{24}"
 
 
 def new_id(prefix: str) -> str:
-    return prefix + "".join(secrets.choice(_ALPHABET) for _ in range(SUFFIX_LENGTH))
+    # 24 base-36 digits ≈ 124 bits; the rejection of bytes ≥ 252 keeps digits uniform.
+    digits: list[str] = []
+    while len(digits) < SUFFIX_LENGTH:
+        digits.extend(_ALPHABET[b % 36] for b in secrets.token_bytes(SUFFIX_LENGTH) if b < 252)
+    return prefix + "".join(digits[:SUFFIX_LENGTH])
 
 
 def new_run_id() -> str:

@@ -619,7 +619,7 @@ def test_an_unknown_block_reference_degrades_the_hint_and_makes_no_dependency(
 
 
 @pytest.mark.django_db(transaction=True)  # counts as in production: no test savepoints
-@pytest.mark.parametrize(("citations", "queries"), [(0, 21), (3, 26)])
+@pytest.mark.parametrize(("citations", "queries"), [(0, 17), (3, 22)])
 def test_publishing_a_text_block_takes_a_fixed_number_of_queries(
     live_run, publish, django_assert_num_queries, citations, queries
 ):

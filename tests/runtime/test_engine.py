@@ -149,3 +149,39 @@ def test_numeric_handles_render_values_and_bad_handles_say_unavailable(make_run)
     )
     text = read_answer(run)[0].content["text"]
     assert text == "增长 12%，另 〔数值不可用〕"
+
+
+def test_an_engine_whose_run_was_ended_elsewhere_stops_at_its_next_step(make_run):
+    """Recovery may end a run whose worker looked dead; if that worker was only
+    slow, it must stop at its next step instead of writing after the end."""
+    import threading
+    import time
+
+    from django.db import connections
+
+    from runs.engine import execute_run
+    from runs.recovery import recover_run
+
+    run = make_run({"sleep": 0.5}, {"text": "too late"}, execute=False)
+    outcome = {}
+
+    def work():
+        try:
+            outcome["status"] = execute_run(run.pk)
+        finally:
+            connections.close_all()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    for _ in range(50):
+        run.refresh_from_db()
+        if run.status == Run.Status.RUNNING:
+            break
+        time.sleep(0.05)
+    recover_run(run)
+    worker.join(10)
+    connections.close_all()
+    run.refresh_from_db()
+    assert (run.status, run.reason, outcome["status"]) == ("FAILED", "WORKER_LOST", "FAILED")
+    assert event_types(run)[-1] == "run.failed"
+    assert not AnswerBlock.objects.filter(run=run).exists()
