@@ -698,6 +698,7 @@ def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Re
                 "answer.published",
                 {
                     "publicationId": block.pk,
+                    "candidateId": attempt.candidate_id,
                     "revision": revision.revision,
                     "deliveryOrdinal": block.delivery_ordinal,
                     "outcome": Outcome.COMMITTED,

@@ -135,7 +135,15 @@ def _channel_layers() -> dict:
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {
-                "hosts": [redis_url],
+                # The Redis client's default pool (100) runs dry with a few hundred sockets.
+                "hosts": [
+                    {
+                        "address": redis_url,
+                        "max_connections": env_int(
+                            "SPARKTIDE_REDIS_MAX_CONNECTIONS", 1000, minimum=10
+                        ),
+                    }
+                ],
                 "prefix": env_str("SPARKTIDE_CHANNEL_PREFIX", "sparktide"),
             },
         }
@@ -232,6 +240,19 @@ SPARKTIDE_REMOTE_TIMEOUT_CAP = env_float(
 SPARKTIDE_FAULT = env_str("SPARKTIDE_FAULT", "")
 # Ticket lifetime for WebSocket authentication, in seconds.
 SPARKTIDE_WS_TICKET_TTL = env_int("SPARKTIDE_WS_TICKET_TTL", 60, minimum=5, maximum=600)
+# Event delivery over WebSocket (docs/events.md). The database log is the truth;
+# a connection re-reads it this often even when no wake-up arrives.
+SPARKTIDE_WS_POLL_SECONDS = env_float(
+    "SPARKTIDE_WS_POLL_SECONDS", 1.5, minimum=0.01, maximum=3600.0
+)
+# Events read, hydrated and sent per database round trip.
+SPARKTIDE_WS_PAGE_SIZE = env_int("SPARKTIDE_WS_PAGE_SIZE", 200, minimum=1, maximum=1000)
+# Sent-but-unacknowledged events an acking client may have before sending pauses.
+SPARKTIDE_WS_ACK_WINDOW = env_int("SPARKTIDE_WS_ACK_WINDOW", 1000, minimum=1, maximum=100_000)
+# How long a client may sit at its window without acking before close 4408.
+SPARKTIDE_WS_SLOW_CLIENT_SECONDS = env_float(
+    "SPARKTIDE_WS_SLOW_CLIENT_SECONDS", 10.0, minimum=0.01, maximum=3600.0
+)
 
 LOGGING = {
     "version": 1,

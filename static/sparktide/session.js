@@ -223,6 +223,10 @@ export class ChatSession {
       case "answer.rejected":
         this._reject(data);
         return;
+      case "answer.save_unknown":
+        // Not saved as far as anyone knows, and not a rejection: the preview goes away.
+        this._dropPreview(data);
+        return;
       default:
         if (Object.hasOwn(TERMINAL_STATUS, type)) {
           // A protocol conflict stays visible even though the run itself ended.
@@ -288,7 +292,14 @@ export class ChatSession {
       incoming.deliveryOrdinal = existing.deliveryOrdinal ?? incoming.deliveryOrdinal;
     }
     this._committed.set(publicationId, incoming);
+    // The receipt names the candidate it saved: its preview is replaced exactly.
+    if (typeof data.candidateId === "string") this._previews.delete(data.candidateId);
     this._dropPreviewsCommittedBy(incoming);
+  }
+
+  _dropPreview(data) {
+    if (typeof data.publicationId === "string") this._previews.delete(data.publicationId);
+    if (typeof data.candidateId === "string") this._previews.delete(data.candidateId);
   }
 
   _dropPreviewsCommittedBy(block) {
@@ -305,8 +316,7 @@ export class ChatSession {
   _reject(data) {
     this._rejections = [...this._rejections, data];
     // A current rejection beats the preview it names; the committed body (if any) stays.
-    if (typeof data.publicationId === "string") this._previews.delete(data.publicationId);
-    if (typeof data.candidateId === "string") this._previews.delete(data.candidateId);
+    this._dropPreview(data);
   }
 
   _fail(error) {

@@ -307,3 +307,20 @@ describe("ChatSession: resume and failures", () => {
     assert.deepEqual(stream.acks, [[4, "rendered"]]);
   });
 });
+
+describe("ChatSession: receipts and unknown saves", () => {
+  test("a receipt naming its candidate replaces that preview exactly, even with a different body", async () => {
+    const { session, push } = await started();
+    push("answer.preview", { candidateId: "cand_1", revision: 1, content: text("draft"), sourceHint: "none" });
+    push("answer.published", published(P1, 1, 1, "saved", { candidateId: "cand_1" }));
+    assert.deepEqual(bodies(session), [[P1, 1, "saved", false]]);
+  });
+
+  test("answer.save_unknown drops the preview without recording a rejection", async () => {
+    const { session, push } = await started();
+    push("answer.preview", { candidateId: "cand_1", revision: 1, content: text("draft"), sourceHint: "none" });
+    push("answer.save_unknown", { candidateId: "cand_1", code: "SAVE_OUTCOME_UNKNOWN", effect: "create" });
+    assert.deepEqual(bodies(session), []);
+    assert.equal(session.getSnapshot().rejections.length, 0);
+  });
+});

@@ -527,6 +527,7 @@ def test_a_commit_writes_revision_bindings_dependencies_event_and_counters(live_
     published = events(run, "answer.published")[-1].data
     assert published == {
         "publicationId": receipt.publication_id,
+        "candidateId": receipt.candidate_id,
         "revision": 1,
         "deliveryOrdinal": 2,
         "outcome": "COMMITTED",

@@ -1,0 +1,187 @@
+"""Delivery of a run's events to one WebSocket connection (docs/events.md).
+
+Who may watch a run, what a connection reads, what the server sent and what
+the client says it received are decided here; ``runs/consumers.py`` is the thin
+edge that parses frames and calls these functions.
+
+The event log in the database is the truth. A connection reads it from its
+own cursor, so a wake-up lost by the channel layer costs latency, never an
+event; "sent" (DeliveryLog) and "acknowledged" (DeliveryAck) are recorded
+separately because the server having sent an event proves only that it sent it.
+"""
+
+import secrets
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db.models import Case, F, PositiveIntegerField, Value, When
+from django.db.models.functions import Greatest
+from django.utils import timezone
+
+from publication.reader import RunReader
+from runs.events import TERMINAL_EVENT_TYPES
+from runs.models import DeliveryAck, DeliveryLog, Run, RunEvent
+from runs.retention import require_within_retention
+from runs.services import access_run_for_owner
+from runs.tickets import redeem_ticket
+from sparktide.errors import ErrorCode, SparkTideError, not_found
+
+# Error code of the 4408 close (WebSocket only, no HTTP counterpart).
+CLIENT_TOO_SLOW = ErrorCode.CLIENT_TOO_SLOW
+# Events whose public form is read through Publication's reader at delivery time.
+ANSWER_EVENT_TYPES = frozenset({"answer.preview", "answer.published"})
+MAX_TICKET_CHARS = 200
+
+
+@dataclass(frozen=True)
+class DeliveryConfig:
+    """Per-connection tuning, read when a connection opens (never at import)."""
+
+    # How often a connection re-reads the log without a wake-up.
+    poll_seconds: float
+    # Events read, hydrated and sent per database round trip.
+    page_size: int
+    # A client that acknowledges may have at most this many sent-but-unacked
+    # events; beyond it the server stops sending until an ack arrives.
+    ack_window: int
+    # How long a client may stay at its window without acking before 4408.
+    slow_client_seconds: float
+
+
+def delivery_config() -> DeliveryConfig:
+    return DeliveryConfig(
+        poll_seconds=settings.SPARKTIDE_WS_POLL_SECONDS,
+        page_size=settings.SPARKTIDE_WS_PAGE_SIZE,
+        ack_window=settings.SPARKTIDE_WS_ACK_WINDOW,
+        slow_client_seconds=settings.SPARKTIDE_WS_SLOW_CLIENT_SECONDS,
+    )
+
+
+# -- access ------------------------------------------------------------------------
+
+
+def ticket_invalid() -> SparkTideError:
+    return SparkTideError(
+        ErrorCode.TICKET_INVALID, 401, "The ticket is unknown, already used or expired."
+    )
+
+
+def access_run_for_watcher(*, app_slug: str, run_id: str, ticket: str | None, session_user):
+    """The run and the user watching it, or a SparkTideError (401, 404, 410).
+
+    A ticket, when given, is the only credential considered: it is spent here
+    and must belong to the run's owner (the REST ownership rule). Without one,
+    an active console admin's session may watch any run. Everything that is
+    not the owner or an admin gets the 404 a missing run gets.
+    """
+    if ticket is not None:
+        user = redeem_ticket(ticket, run_id=run_id) if 0 < len(ticket) <= MAX_TICKET_CHARS else None
+        if user is None or not user.is_active:
+            raise ticket_invalid()
+        run = access_run_for_owner(user, app_slug, run_id)
+    elif session_user is not None and session_user.is_active and session_user.is_staff:
+        user = session_user
+        run = (
+            Run.objects.select_related("app", "tenant", "owner")
+            .filter(pk=run_id, app__slug=app_slug)
+            .first()
+        )
+        if run is None:
+            raise not_found()
+    else:
+        raise SparkTideError(
+            ErrorCode.AUTHENTICATION_REQUIRED,
+            401,
+            "A ticket (POST …/events/ticket) or a console admin session is required.",
+        )
+    require_within_retention(run)
+    return run, user
+
+
+def terminal_seq(run: Run) -> int | None:
+    """The seq of the run's terminal event, if it has ended."""
+    return (
+        RunEvent.objects.filter(run=run, type__in=TERMINAL_EVENT_TYPES)
+        .order_by("seq")
+        .values_list("seq", flat=True)
+        .first()
+    )
+
+
+# -- reading -------------------------------------------------------------------------
+
+
+def read_events(run: Run, *, after: int, limit: int) -> list[dict]:
+    """Public events with seq > ``after``, in order, hydrated through the reader.
+
+    A fresh reader per page, and for a page with answer events a freshly read
+    run (owner, app): the owner's *current* authorization decides every body,
+    however long the connection has been open. Other events do not depend on
+    it, so a page without answer events costs one query.
+    """
+    events = list(RunEvent.objects.filter(run_id=run.pk, seq__gt=after).order_by("seq")[:limit])
+    if any(event.type in ANSWER_EVENT_TYPES for event in events):
+        run = Run.objects.select_related("app", "tenant", "owner").get(pk=run.pk)
+    return RunReader(run).hydrate(events) if events else []
+
+
+# -- recording -----------------------------------------------------------------------
+
+
+def open_delivery(*, run: Run, user, client_id: str, after: int) -> DeliveryLog:
+    return DeliveryLog.objects.create(
+        run=run,
+        connection_id="conn_" + secrets.token_hex(16),
+        client_id=client_id,
+        user=user,
+        last_sent_seq=after,
+    )
+
+
+def record_sent(*, connection_id: str, seq: int) -> None:
+    """Advance how far the connection was sent; never moves backwards."""
+    DeliveryLog.objects.filter(connection_id=connection_id, last_sent_seq__lt=seq).update(
+        last_sent_seq=seq
+    )
+
+
+def record_sent_many(sent: dict[str, int]) -> None:
+    """``record_sent`` for many connections in one statement per 500."""
+    items = list(sent.items())
+    for start in range(0, len(items), 500):
+        chunk = dict(items[start : start + 500])
+        newest = Case(
+            *(When(connection_id=cid, then=Value(seq)) for cid, seq in chunk.items()),
+            output_field=PositiveIntegerField(),
+        )
+        DeliveryLog.objects.filter(connection_id__in=chunk).update(
+            last_sent_seq=Greatest(F("last_sent_seq"), newest)
+        )
+
+
+def record_acks(*, run_id: str, connection_id: str, client_id: str, acks: dict[str, int]) -> None:
+    """Record the client's cumulative acknowledgements, one row per (kind, seq).
+
+    Acks are cumulative (``{"ack": 7}`` covers 1…7), so when a client acks
+    faster than they are written only the highest per kind is recorded.
+    """
+    DeliveryAck.objects.bulk_create(
+        [
+            DeliveryAck(
+                run_id=run_id, connection_id=connection_id, client_id=client_id, seq=seq, kind=kind
+            )
+            for kind, seq in acks.items()
+        ],
+        ignore_conflicts=True,
+    )
+
+
+def close_delivery(*, connection_id: str, last_sent_seq: int) -> None:
+    record_sent(connection_id=connection_id, seq=last_sent_seq)
+    DeliveryLog.objects.filter(connection_id=connection_id, closed_at__isnull=True).update(
+        closed_at=timezone.now()
+    )
+
+
+def has_events_after(run_id: str, *, after: int) -> bool:
+    return RunEvent.objects.filter(run_id=run_id, seq__gt=after).exists()

@@ -1,0 +1,258 @@
+"""Replay then live, in seq order, at most once, without gaps — whatever the wake-ups do."""
+
+import asyncio
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from runs.events import append_event, run_group
+from runs.models import Run
+from tests.realtime.helpers import (
+    open_and_read,
+    public_events,
+    read_events,
+    read_until_close,
+    socket,
+    ticket_for,
+    without_kind,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SLOW_RUN = (
+    {"search": "营收", "topK": 2},
+    {"text": "第一段"},
+    {"sleep": 1.0},
+    {"answerPart": "营收增长 12% [[cite:{{c1}}]]"},
+    {"sleep": 1.0},
+    {"text": "结论"},
+)
+
+
+def execute_in_background(run_id: str) -> asyncio.Task:
+    from runs.engine import execute_run
+
+    return asyncio.create_task(database_sync_to_async(execute_run, thread_sensitive=False)(run_id))
+
+
+@database_sync_to_async
+def status_of(run) -> str:
+    return Run.objects.values_list("status", flat=True).get(pk=run.pk)
+
+
+@database_sync_to_async
+def last_seq(run) -> int:
+    return Run.objects.values_list("last_seq", flat=True).get(pk=run.pk)
+
+
+async def wait_for_seq_beyond(run, seq: int, timeout: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while await last_seq(run) <= seq:
+        assert asyncio.get_running_loop().time() < deadline, "the run made no progress"
+        await asyncio.sleep(0.05)
+
+
+async def test_a_finished_run_is_replayed_in_full_then_closed_normally(make_run, alice):
+    """Connecting after a run ended replays every event from the log, hydrated, then closes 1000."""
+    run = await database_sync_to_async(make_run)(
+        {"search": "营收"}, {"answerPart": "增长 [[cite:{{c1}}]]"}
+    )
+    comm = socket(run, after=0, ticket=await ticket_for(run, alice))
+    frames, code = await open_and_read(comm)
+    assert code == 1000
+    assert all(frame["kind"] == "event" for frame in frames)
+    assert without_kind(frames) == await public_events(run)
+    assert frames[-1]["type"] == "run.completed"
+
+
+async def test_replay_then_live_survives_a_reconnect_in_the_middle_of_a_run(make_run, alice):
+    """Events before and after a reconnect form 1..N exactly once, in order, equal to the log."""
+    run = await database_sync_to_async(make_run)(*SLOW_RUN, execute=False)
+    first = socket(run, after=0, ticket=await ticket_for(run, alice))
+    assert (await first.connect(timeout=5))[0]
+    worker = execute_in_background(run.pk)
+    try:
+        received = []
+        while not any(f["type"] == "answer.published" for f in received):
+            received += await read_events(first, 1)
+        await first.disconnect()
+        assert await status_of(run) == Run.Status.RUNNING  # the run is asleep mid-way
+        cursor = received[-1]["seq"]
+        await wait_for_seq_beyond(run, cursor)  # so the second socket has something to replay
+
+        second = socket(run, after=cursor, ticket=await ticket_for(run, alice))
+        rest, code = await open_and_read(second)
+    finally:
+        await asyncio.wait_for(worker, 30)
+
+    assert code == 1000
+    seqs = [f["seq"] for f in received + rest]
+    assert seqs == list(range(1, await last_seq(run) + 1))
+    assert without_kind(received + rest) == await public_events(run)
+    assert rest[-1]["type"] == "run.completed"
+
+
+async def test_lost_wake_ups_cost_latency_never_an_event(make_run, alice, monkeypatch, settings):
+    """With every wake-up dropped, polling still delivers the whole run in order."""
+    dropped = []
+    monkeypatch.setattr("runs.events.notify_run", lambda run_id, seq: dropped.append(seq))
+    settings.SPARKTIDE_WS_POLL_SECONDS = 0.1
+    run = await database_sync_to_async(make_run)(
+        {"search": "营收"},
+        {"sleep": 0.3},
+        {"text": "一"},
+        {"sleep": 0.3},
+        {"text": "二"},
+        execute=False,
+    )
+    comm = socket(run, after=0, ticket=await ticket_for(run, alice))
+    assert (await comm.connect(timeout=5))[0]
+    worker = execute_in_background(run.pk)
+    try:
+        frames, code = await read_until_close(comm, timeout=10)
+    finally:
+        await comm.disconnect()
+        await asyncio.wait_for(worker, 30)
+    assert code == 1000
+    assert [f["seq"] for f in frames] == list(range(1, await last_seq(run) + 1))
+    assert dropped == [f["seq"] for f in frames]  # every one of them was lost
+
+
+async def test_overlapping_wake_ups_never_send_an_event_twice(make_run, alice, settings):
+    """A storm of extra and duplicate wake-ups while events commit: each seq once, in order."""
+    settings.SPARKTIDE_WS_PAGE_SIZE = 3
+    run = await database_sync_to_async(make_run)({"text": "x"}, execute=False)
+    comm = socket(run, after=0, ticket=await ticket_for(run, alice))
+    assert (await comm.connect(timeout=5))[0]
+    layer = get_channel_layer()
+
+    def append_many():
+        for i in range(40):
+            append_event(run, "agent.note", {"i": i})
+        from runs.engine import finish_run
+
+        finish_run(run, Run.Status.COMPLETED, "")
+
+    async def storm():
+        for seq in range(1, 200):
+            await layer.group_send(run_group(run.pk), {"type": "run.wakeup", "seq": seq % 45})
+
+    try:
+        await asyncio.gather(database_sync_to_async(append_many, thread_sensitive=False)(), storm())
+        frames, code = await read_until_close(comm, timeout=10)
+    finally:
+        await comm.disconnect()
+    assert code == 1000
+    assert [f["seq"] for f in frames] == list(range(1, 42))
+
+
+async def test_a_cursor_at_or_past_the_end_closes_normally_without_frames(make_run, alice):
+    """A client that already has the terminal event gets nothing more: close 1000 at once."""
+    run = await database_sync_to_async(make_run)({"text": "hi"})
+    end = await last_seq(run)
+    for after in (end, end + 10):
+        frames, code = await open_and_read(
+            socket(run, after=after, ticket=await ticket_for(run, alice))
+        )
+        assert (frames, code) == ([], 1000)
+
+
+async def test_a_cursor_replays_only_what_comes_after_it(make_run, alice):
+    """after=N replays N+1… and nothing at or below N."""
+    run = await database_sync_to_async(make_run)({"search": "营收"}, {"text": "hi"})
+    frames, code = await open_and_read(socket(run, after=4, ticket=await ticket_for(run, alice)))
+    assert code == 1000
+    assert [f["seq"] for f in frames] == list(range(5, await last_seq(run) + 1))
+
+
+async def test_a_revoked_source_is_withheld_on_replay(make_run, alice, knowledge):
+    """After the cited document's ACL is revoked, replay shows the block protected, without content."""
+    from guardian.shortcuts import remove_perm
+
+    run = await database_sync_to_async(make_run)(
+        {"search": "内部投研纪要 营收", "topK": 5},
+        {"answerPart": "上调 [[cite:{{c1}}]] [[cite:{{c2}}]]"},
+    )
+
+    async def published():
+        frames, _ = await open_and_read(socket(run, after=0, ticket=await ticket_for(run, alice)))
+        return next(f for f in frames if f["type"] == "answer.published")["data"]
+
+    before = await published()
+    assert before["state"] == "visible" and before["content"]["text"].startswith("上调")
+    await database_sync_to_async(remove_perm)(
+        "knowledge.read_document", alice, knowledge.private_doc
+    )
+    after = await published()
+    assert after["state"] == "protected"
+    assert "content" not in after
+
+
+async def test_a_revoked_knowledge_version_is_withheld_on_replay(make_run, alice, knowledge):
+    """After the cited knowledge version is revoked, replay shows the block protected, without content."""
+    from sparktide.knowledge.models import KnowledgeVersion
+
+    run = await database_sync_to_async(make_run)(
+        {"search": "营收"}, {"answerPart": "增长 [[cite:{{c1}}]]"}
+    )
+    await database_sync_to_async(KnowledgeVersion.objects.filter(pk=knowledge.pk).update)(
+        status=KnowledgeVersion.Status.REVOKED
+    )
+    frames, _ = await open_and_read(socket(run, after=0, ticket=await ticket_for(run, alice)))
+    block = next(f for f in frames if f["type"] == "answer.published")["data"]
+    assert block["state"] == "protected"
+    assert "content" not in block
+
+
+def test_a_replay_page_costs_the_same_queries_for_one_block_or_five(make_run):
+    """Reading and hydrating a page does not grow with the number of answer events (no N+1)."""
+    from runs.delivery import read_events
+
+    small = make_run({"search": "营收"}, {"answerPart": "一 [[cite:{{c1}}]]"}, key="small")
+    large = make_run(
+        {"search": "营收"},
+        *({"answerPart": f"{i} [[cite:{{{{c1}}}}]]"} for i in range(5)),
+        key="large",
+    )
+    counts = []
+    for run in (small, large):
+        with CaptureQueriesContext(connection) as queries:
+            read_events(run, after=0, limit=500)
+        counts.append(len(queries))
+    assert counts[0] == counts[1]
+
+
+async def test_a_failing_channel_layer_costs_wake_ups_not_the_connection(
+    make_run, alice, settings, monkeypatch
+):
+    """Subscribing and receiving wake-ups both fail at first: the socket stays open and delivers."""
+    settings.SPARKTIDE_WS_POLL_SECONDS = 0.1
+    layer = get_channel_layer()
+    failures = {"group_add": 2, "receive": 3}
+
+    def flaky(name):
+        real = getattr(layer, name)
+
+        async def call(*args, **kwargs):
+            if failures[name] > 0:
+                failures[name] -= 1
+                raise ConnectionError(f"{name} refused")
+            return await real(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(layer, "group_add", flaky("group_add"))
+    monkeypatch.setattr(layer, "receive", flaky("receive"))
+    monkeypatch.setattr("runs.consumers.RESUBSCRIBE_SECONDS", 0.05)
+    run = await database_sync_to_async(make_run)({"text": "x"}, execute=False)
+    comm = socket(run, after=0, ticket=await ticket_for(run, alice))
+    assert (await comm.connect(timeout=5))[0]
+    for i in range(3):
+        await database_sync_to_async(append_event)(run, "agent.note", {"i": i})
+        (frame,) = await read_events(comm, 1)
+        assert frame["seq"] == i + 1
+    await comm.disconnect()
+    assert failures == {"group_add": 0, "receive": 0}
