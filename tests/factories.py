@@ -121,3 +121,73 @@ def make_agent(
 
 def scripted(*steps: dict) -> dict:
     return {"provider": "scripted", "steps": list(steps)}
+
+
+# --- the fund-research fixture most suites share ----------------------------------
+
+REPORT_PAGES = [
+    "北辰医药2026年三季度营收增长12%，主要来自创新药销售。\n\n公司研发投入同比增加。",
+    "第二页：毛利率保持稳定，现金流充裕。😀 管理层预计四季度延续增长。",
+]
+MEMO_PAGES = ["内部投研纪要：北辰医药营收预测上调，仅限分析师阅读。"]
+QUESTION = "北辰医药营收如何？"
+
+
+def fund_reports(
+    tenant: Tenant,
+    app: App,
+    reader,
+    *,
+    pages: Sequence[str] = REPORT_PAGES,
+    facts: Sequence[FactInput] = (),
+    source_version: str = "v3",
+) -> KnowledgeVersion:
+    """A published MANAGED version leased to ``app``: a public report and a memo
+    only ``reader`` may read (as ``version.report`` / ``version.memo``)."""
+    version = make_knowledge(tenant, "fund-reports", version="2026-10")
+    version.report = version.public_doc = add_document(
+        version,
+        pages,
+        key="report-a",
+        title="北辰医药 2026 年三季度报告",
+        source_version=source_version,
+        facts=facts,
+    )
+    version.memo = version.private_doc = add_document(
+        version, MEMO_PAGES, key="memo", title="内部投研纪要", readers=[reader]
+    )
+    publish(version)
+    lease(app, version)
+    return version
+
+
+def scripted_run(
+    app: App,
+    owner,
+    steps: Sequence[dict],
+    *,
+    knowledge: Sequence[KnowledgeVersion] = (),
+    key: str = "researcher",
+    execute: bool = True,
+    session_id: str = "",
+    **agent_fields,
+):
+    """A real run of a scripted agent pinned in ``app``, executed in-process."""
+    from runs.engine import execute_run
+    from runs.models import Run
+    from runs.services import start_run
+
+    agent_version = make_agent(
+        app.tenant, key, model=scripted(*steps), knowledge=knowledge, pin_to=[app], **agent_fields
+    )
+    run = start_run(
+        user=owner,
+        app=app,
+        agent_key=agent_version.agent.key,
+        input=QUESTION,
+        session_id=session_id,
+    )
+    if execute:
+        execute_run(run.pk)
+    # Related rows loaded now: async tests must not load them lazily.
+    return Run.objects.select_related("app", "tenant", "owner").get(pk=run.pk)

@@ -27,7 +27,6 @@ REPORT_PAGES = [
     "北辰医药2026年三季度营收增长12%，主要来自创新药销售。\n\n公司研发投入同比增加。",
     "第二页：毛利率保持稳定，现金流充裕。管理层预计四季度延续增长。",
 ]
-MEMO_PAGES = ["内部投研纪要：北辰医药营收预测上调，仅限分析师阅读。"]
 # A forged but well-formed ID: never issued, so the final check lists it UNVERIFIED.
 FORGED_ID = "cite_aaaaaaaaaaaaaaaaaaaaaaaa"
 
@@ -45,20 +44,7 @@ ANSWER_STEPS = (
 
 @pytest.fixture
 def knowledge(tenant, app, alice):
-    version = factories.make_knowledge(tenant, "fund-reports", version="2026-10")
-    version.public_doc = factories.add_document(
-        version,
-        REPORT_PAGES,
-        key="report-a",
-        title="北辰医药 2026 年三季度报告",
-        source_version="v3",
-    )
-    version.private_doc = factories.add_document(
-        version, MEMO_PAGES, key="memo", title="内部投研纪要", readers=[alice]
-    )
-    factories.publish(version)
-    factories.lease(app, version)
-    return version
+    return factories.fund_reports(tenant, app, alice, pages=REPORT_PAGES)
 
 
 @pytest.fixture

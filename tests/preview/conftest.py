@@ -25,7 +25,6 @@ REPORT_PAGES = [
     "北辰医药2026年三季度营收增长12%，主要来自创新药销售。\n\n公司研发投入同比增加。",
     "第二页：毛利率保持稳定，现金流充裕。😀 管理层预计四季度延续增长。",
 ]
-MEMO_PAGES = ["内部投研纪要：北辰医药营收预测上调，仅限分析师阅读。"]
 REMOTE_CONTENT = "客户拜访纪要：北辰医药三季度营收增长12%，回款正常。"
 SESSION_ID = "sess-1"
 
@@ -58,47 +57,23 @@ def client_for(user=None, token: str | None = None) -> APIClient:
 def knowledge(tenant, app, alice):
     """A published MANAGED version leased to the app: a public report and a memo
     only alice may read."""
-    version = factories.make_knowledge(tenant, "fund-reports", version="2026-10")
-    version.report = factories.add_document(
-        version,
-        REPORT_PAGES,
-        key="report-a",
-        title="北辰医药 2026 年三季度报告",
-        source_version="v3",
-    )
-    version.memo = factories.add_document(
-        version, MEMO_PAGES, key="memo", title="内部投研纪要", readers=[alice]
-    )
-    factories.publish(version)
-    factories.lease(app, version)
-    return version
+    return factories.fund_reports(tenant, app, alice)
 
 
 @pytest.fixture
 def make_run(app, alice, knowledge):
     """Start a run of a scripted agent pinned in ``app`` and execute it in-process."""
-    from runs.engine import execute_run
-    from runs.services import start_run
 
-    def run(*steps, owner=None, key="researcher", versions=None, execute=True) -> Run:
-        agent_version = factories.make_agent(
-            app.tenant,
-            key,
-            model=factories.scripted(*steps),
-            knowledge=versions if versions is not None else [knowledge],
-            pin_to=[app],
-        )
-        created = start_run(
-            user=owner or alice,
-            app=app,
-            agent_key=agent_version.agent.key,
-            input="北辰医药营收如何？",
+    def run(*steps, owner=None, versions=None, **kwargs) -> Run:
+        knowledge_versions = versions if versions is not None else [knowledge]
+        return factories.scripted_run(
+            app,
+            owner or alice,
+            steps,
+            knowledge=knowledge_versions,
             session_id=SESSION_ID,
+            **kwargs,
         )
-        if execute:
-            execute_run(created.pk)
-        created.refresh_from_db()
-        return created
 
     return run
 

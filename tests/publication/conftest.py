@@ -16,7 +16,6 @@ REPORT_PAGES = [
     "第三页：分产品营收，创新药营收占比过半。",
     "第四页：分地区营收，海外营收增长较快。",
 ]
-MEMO_PAGES = ["内部投研纪要：北辰医药营收预测上调，仅限分析师阅读。"]
 
 _keys = itertools.count(1)
 
@@ -24,48 +23,19 @@ _keys = itertools.count(1)
 @pytest.fixture
 def knowledge(tenant, app, alice):
     """One leased version: a public report (with a numeric fact) and a memo only alice may read."""
-    version = factories.make_knowledge(tenant, "fund-reports", version="2026-10")
-    version.public_doc = factories.add_document(
-        version,
-        REPORT_PAGES,
-        key="report-a",
-        title="北辰医药 2026 年三季度报告",
-        source_version="v3",
-        facts=[FactInput(key="revenue_growth", value=Decimal("12.0"), unit="%")],
-    )
-    version.private_doc = factories.add_document(
-        version, MEMO_PAGES, key="memo", title="内部投研纪要", readers=[alice]
-    )
-    factories.publish(version)
-    factories.lease(app, version)
-    return version
+    facts = [FactInput(key="revenue_growth", value=Decimal("12.0"), unit="%")]
+    return factories.fund_reports(tenant, app, alice, pages=REPORT_PAGES, facts=facts)
 
 
 @pytest.fixture
 def make_run(app, alice, knowledge):
-    """Create a run of a scripted agent pinned in ``app`` and execute it in-process."""
-    from runs.engine import execute_run
-    from runs.services import start_run
+    """A real run of a fresh scripted agent pinned in ``app``."""
 
-    def run(*steps, owner=None, execute=True, **agent_fields):
-        agent_version = factories.make_agent(
-            app.tenant,
-            f"researcher-{next(_keys)}",
-            model=factories.scripted(*steps),
-            knowledge=[knowledge],
-            pin_to=[app],
-            **agent_fields,
+    def run(*steps, owner=None, **kwargs):
+        key = f"researcher-{next(_keys)}"
+        return factories.scripted_run(
+            app, owner or alice, steps, knowledge=[knowledge], key=key, **kwargs
         )
-        created = start_run(
-            user=owner or alice,
-            app=app,
-            agent_key=agent_version.agent.key,
-            input="北辰医药营收如何？",
-        )
-        if execute:
-            execute_run(created.pk)
-        created.refresh_from_db()
-        return created
 
     return run
 

@@ -41,46 +41,17 @@ def own_channel_layer(settings):
 
 @pytest.fixture
 def knowledge(tenant, app, alice):
-    version = factories.make_knowledge(tenant, "fund-reports", version="2026-10")
-    version.public_doc = factories.add_document(
-        version,
-        ["北辰医药2026年三季度营收增长12%，主要来自创新药销售。"],
-        key="report-a",
-        title="北辰医药 2026 年三季度报告",
+    return factories.fund_reports(
+        tenant, app, alice, pages=[factories.REPORT_PAGES[0].split("\n")[0]], source_version=""
     )
-    version.private_doc = factories.add_document(
-        version,
-        ["内部投研纪要：北辰医药营收预测上调，仅限分析师阅读。"],
-        key="memo",
-        title="内部投研纪要",
-        readers=[alice],
-    )
-    factories.publish(version)
-    factories.lease(app, version)
-    return version
 
 
 @pytest.fixture
 def make_run(app, alice, knowledge):
     """A run of a scripted agent pinned in ``app``; executed in-process unless execute=False."""
-    from runs.engine import execute_run
-    from runs.models import Run
-    from runs.services import start_run
 
-    def run(*steps, owner=None, key="researcher", execute=True):
-        agent_version = factories.make_agent(
-            app.tenant, key, model=factories.scripted(*steps), knowledge=[knowledge], pin_to=[app]
-        )
-        created = start_run(
-            user=owner or alice,
-            app=app,
-            agent_key=agent_version.agent.key,
-            input="北辰医药营收如何？",
-        )
-        if execute:
-            execute_run(created.pk)
-        # Related rows loaded now: async tests must not load them lazily.
-        return Run.objects.select_related("app", "tenant", "owner").get(pk=created.pk)
+    def run(*steps, owner=None, **kwargs):
+        return factories.scripted_run(app, owner or alice, steps, knowledge=[knowledge], **kwargs)
 
     return run
 
