@@ -135,8 +135,9 @@ def live_console(transactional_db):
     """
     from django.db import connection
 
-    if connection.vendor != "postgresql":
-        pytest.skip("browser tests need PostgreSQL (DATABASE_URL) shared with the servers")
+    factories.require(
+        connection.vendor == "postgresql", "browser tests need PostgreSQL shared with the servers"
+    )
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     port = _free_port()
     env = {
@@ -204,15 +205,15 @@ def live_console(transactional_db):
             log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(django_db_setup):
-    """Headless Debian Chromium, shared by the session. Started after (and closed before)
-    the test database is set up, because Playwright's sync API keeps an event loop running
-    in this thread."""
+    """Headless Debian Chromium, shared by this package's tests. Started after the test
+    database is set up and closed when the package ends, because Playwright's sync API
+    keeps an event loop running in this thread, which async tests elsewhere must not see."""
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
-        pytest.skip(f"Chromium not found at {CHROMIUM} (install the Debian package chromium)")
+        pytest.fail(f"Chromium not found at {CHROMIUM}: `make test` installs Debian's chromium")
     # The ORM calls the tests make between browser steps are plain synchronous code; Django
     # only sees Playwright's loop in the thread and would refuse them.
     previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")

@@ -7,6 +7,7 @@ from django.db import connection
 from sparktide.knowledge.models import Knowledge, KnowledgeVersion
 from sparktide.knowledge.retrieval import search_managed
 from sparktide.knowledge.text import snippet_digest
+from tests import factories
 from tests.factories import add_document, make_knowledge, publish
 
 pytestmark = pytest.mark.django_db
@@ -184,8 +185,8 @@ def test_the_number_of_queries_does_not_grow_with_the_results(
         assert len(items) == top_k
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the GIN index is PostgreSQL-only")
 def test_the_search_can_use_the_gin_index(reports, alice):
+    factories.require(connection.vendor == "postgresql", "the GIN index is PostgreSQL-only")
     from django.contrib.postgres.search import SearchQuery, SearchVector
 
     from sparktide.knowledge.models import Chunk

@@ -13,6 +13,7 @@ from django.utils import timezone
 from citations.models import CitationReference
 from runs.archive import archive_runs
 from runs.models import JournalEntry, Run
+from tests import factories
 from tests.preview.conftest import client_for
 
 pytestmark = pytest.mark.django_db
@@ -164,12 +165,10 @@ def test_the_command_refuses_a_batch_size_below_one():
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.skipif(
-    not connection.features.has_select_for_update_skip_locked, reason="needs SKIP LOCKED"
-)
 def test_an_overlapping_archiver_skips_runs_another_one_holds(make_run, app):
     """Two archivers at once never wait on each other: rows locked by one are
     skipped by the other, and archived when the lock is gone."""
+    factories.require(connection.features.has_select_for_update_skip_locked, "needs SKIP LOCKED")
     from django.db import connections, transaction
 
     held, other = (make_run({"text": "x"}, key=f"agent-{i}") for i in range(2))

@@ -30,8 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _postgres_only():
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL (set DATABASE_URL)")
+    factories.require(connection.vendor == "postgresql", "needs PostgreSQL (set DATABASE_URL)")
 
 
 def _database_url() -> str:

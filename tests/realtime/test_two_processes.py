@@ -9,6 +9,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import connection
 
+from tests import factories
 from tests.realtime.helpers import events_path, public_events, ticket_for
 from tests.realtime.processes import (
     database_url,
@@ -26,8 +27,10 @@ POLL_SECONDS = 120  # longer than the test may take: every live event must come 
 
 @pytest.fixture
 def processes_env():
-    if not settings.REDIS_URL or connection.vendor != "postgresql":
-        pytest.skip("needs REDIS_URL and PostgreSQL (make test sets both)")
+    factories.require(
+        bool(settings.REDIS_URL) and connection.vendor == "postgresql",
+        "needs REDIS_URL and PostgreSQL",
+    )
     return process_env(
         DATABASE_URL=database_url(connection.settings_dict),
         REDIS_URL=settings.REDIS_URL,
