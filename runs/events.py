@@ -4,13 +4,15 @@ The database log is the truth. The channel layer only wakes consumers, after
 the transaction commits; a lost wake-up costs latency, never an event.
 """
 
+import asyncio
 import logging
 
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.db import transaction
 from django.utils import timezone
 
+from runs import inprocess
 from runs.models import Run, RunEvent
 
 logger = logging.getLogger(__name__)
@@ -31,8 +33,14 @@ def notify_run(run_id: str, seq: int) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
+    message = {"type": "run.wakeup", "seq": seq}
+    loop = inprocess.server_loop
+    if loop is not None and isinstance(layer, InMemoryChannelLayer) and not loop.is_closed():
+        # The in-process worker: the in-memory layer's queues live on the server's loop.
+        asyncio.run_coroutine_threadsafe(layer.group_send(run_group(run_id), message), loop)
+        return
     try:
-        async_to_sync(layer.group_send)(run_group(run_id), {"type": "run.wakeup", "seq": seq})
+        async_to_sync(layer.group_send)(run_group(run_id), message)
     except Exception:  # the log is the truth; a consumer polls and catches up
         logger.warning("wake-up for %s lost", run_id, exc_info=True)
 

@@ -236,6 +236,8 @@ SPARKTIDE_REMOTE_ALLOWED_HOSTS = env_list("SPARKTIDE_REMOTE_ALLOWED_HOSTS", [])
 SPARKTIDE_REMOTE_TIMEOUT_CAP = env_float(
     "SPARKTIDE_REMOTE_TIMEOUT_CAP", 15.0, minimum=0.05, maximum=15.0
 )
+# The embedded default: run tasks in a thread of the ASGI process (scripts/demo).
+SPARKTIDE_INPROCESS_WORKER = env_bool("SPARKTIDE_INPROCESS_WORKER", False)
 # Fault injection for recovery tests; never set in production.
 SPARKTIDE_FAULT = env_str("SPARKTIDE_FAULT", "")
 # Ticket lifetime for WebSocket authentication, in seconds.

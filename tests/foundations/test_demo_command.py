@@ -1,8 +1,11 @@
 """`make demo`, for real: scripts/demo on the embedded default (SQLite under a
 temporary SPARKTIDE_VAR_DIR, no DATABASE_URL or REDIS_URL) migrates, applies the
-demo manifest, starts the task worker and the ASGI server, serves the console
-login page, and stops both processes when it is terminated."""
+demo manifest, starts the ASGI server with its in-process task worker, serves the
+console login page, answers a question streamed live over WebSocket, and stops
+when it is terminated."""
 
+import asyncio
+import json
 import os
 import re
 import signal
@@ -10,9 +13,12 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import httpx
 import pytest
+
+from tests.realtime.wsclient import Closed, WSClient
 
 pytestmark = pytest.mark.slow
 
@@ -24,14 +30,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def group_alive(pgid: int) -> bool:
@@ -51,12 +49,13 @@ def wait_until(predicate, timeout: float) -> bool:
     return predicate()
 
 
-def test_the_demo_command_serves_the_console_and_stops_its_worker(tmp_path):
+def test_the_demo_command_serves_the_console_answers_live_and_stops(tmp_path):
     port = free_port()
     var_dir = tmp_path / "var"
     unset = {"DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "SECRET_KEY", "DEBUG"}
     env = {k: v for k, v in os.environ.items() if k not in unset}
-    env.update(PORT=str(port), SPARKTIDE_VAR_DIR=str(var_dir))
+    # No polling worth the name: live events must come from in-process wake-ups.
+    env.update(PORT=str(port), SPARKTIDE_VAR_DIR=str(var_dir), SPARKTIDE_WS_POLL_SECONDS="600")
     log = tmp_path / "demo.log"
     with log.open("wb") as out:
         demo = subprocess.Popen(
@@ -91,15 +90,47 @@ def test_the_demo_command_serves_the_console_and_stops_its_worker(tmp_path):
         assert re.search(r"username=admin password=\S+", output)
         assert f"http://127.0.0.1:{port}/console/" in output
         assert "st_demo_analyst_token_0001" in output
-        worker_pid = int(re.search(r"task worker started \(pid (\d+)\)", output).group(1))
-        assert alive(worker_pid)
+        assert "in-process task worker started" in output
 
-        # Terminate the script: its trap must take the server and the worker down.
+        frames = asyncio.run(ask_and_follow(port))
+        types = [f["type"] for f in frames]
+        assert types[0] == "run.started" and types[-1] == "run.completed", types
+        assert types.count("answer.published") == 3 and "citation.verified" in types
+        verified = next(f for f in frames if f["type"] == "citation.verified")["data"]
+        assert verified["references"] and {r["status"] for r in verified["references"]} == {
+            "VERIFIED"
+        }
+
+        # Terminate the script: its trap must take the server down with it.
         os.kill(demo.pid, signal.SIGTERM)
         demo.wait(timeout=30)
-        assert wait_until(lambda: not alive(worker_pid), 15), "the task worker outlived the demo"
         assert wait_until(lambda: not group_alive(demo.pid), 15), "a demo process outlived it"
     finally:
         if group_alive(demo.pid):
             os.killpg(demo.pid, signal.SIGKILL)
         demo.wait(timeout=10)
+
+
+async def ask_and_follow(port: int) -> list[dict]:
+    """Ask the demo agent a question through the REST API and follow its events live."""
+    token = "st_demo_analyst_token_0001"
+    base = f"http://127.0.0.1:{port}/v1/apps/research-desk/runs"
+    headers = {"Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(headers=headers, timeout=10) as http:
+        # The scripted briefing pauses 1.5 s mid-run, so the socket opens while it runs.
+        created = await http.post(base, json={"agent": "briefing", "input": "晨会简报"})
+        assert created.status_code == 201, created.text
+        run_id = created.json()["id"]
+        ticket = (await http.post(f"{base}/{run_id}/events/ticket")).json()["ticket"]
+        assert (await http.get(f"{base}/{run_id}")).json()["status"] in {"QUEUED", "RUNNING"}
+    path = f"/ws/v1/apps/research-desk/runs/{run_id}/events?after=0&ticket={quote(ticket)}"
+    client = await WSClient.connect("127.0.0.1", port, path, origin=f"http://127.0.0.1:{port}")
+    frames = []
+    try:
+        while True:
+            frames.append(json.loads(await client.recv(timeout=30)))
+    except Closed as closed:
+        assert closed.code == 1000
+    finally:
+        client.abort()
+    return frames
