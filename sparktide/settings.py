@@ -231,7 +231,11 @@ SPECTACULAR_SETTINGS = {
 
 # --- SparkTide's own settings -------------------------------------------------
 # SSRF allow-list for REMOTE knowledge endpoints: host or host:port entries.
-SPARKTIDE_REMOTE_ALLOWED_HOSTS = env_list("SPARKTIDE_REMOTE_ALLOWED_HOSTS", [])
+# With DEBUG (development, the demo) a knowledge endpoint on this machine is
+# allowed by default; in production nothing is until the operator lists it.
+SPARKTIDE_REMOTE_ALLOWED_HOSTS = env_list(
+    "SPARKTIDE_REMOTE_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else []
+)
 # Upper bound of any REMOTE call (retrieval and preview re-fetch), in seconds.
 SPARKTIDE_REMOTE_TIMEOUT_CAP = env_float(
     "SPARKTIDE_REMOTE_TIMEOUT_CAP", 15.0, minimum=0.05, maximum=15.0

@@ -6,16 +6,20 @@ import pytest
 
 from sparktide.knowledge.text import search_tokens, utf16_len, utf16_slice
 
+SETTINGS_FROM_ENV = {
+    "DATABASE_URL",
+    "REDIS_URL",
+    "SECRET_KEY",
+    "DEBUG",
+    "SPARKTIDE_REMOTE_ALLOWED_HOSTS",
+}
 
-def _check_settings(env: dict) -> subprocess.CompletedProcess:
-    full = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in {"DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG"}
-    }
+
+def _check_settings(env: dict, code: str = "") -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if k not in SETTINGS_FROM_ENV}
     full.update(env)
     return subprocess.run(
-        [sys.executable, "-c", "import django; django.setup()"],
+        [sys.executable, "-c", "import django; django.setup()\n" + code],
         env={**full, "DJANGO_SETTINGS_MODULE": "sparktide.settings"},
         capture_output=True,
         text=True,
@@ -63,3 +67,17 @@ def test_search_tokens_make_chinese_bigrams_and_ascii_words():
         "q3",
         "growth",
     ]
+
+
+@pytest.mark.parametrize(
+    ("debug", "expected"), [("1", "['127.0.0.1', 'localhost', '[::1]']"), ("0", "[]")]
+)
+def test_remote_knowledge_may_reach_this_machine_by_default_only_in_development(
+    debug, expected, tmp_path
+):
+    result = _check_settings(
+        {"DEBUG": debug, "SECRET_KEY": "k" * 40, "SPARKTIDE_VAR_DIR": str(tmp_path)},
+        "from django.conf import settings; print(settings.SPARKTIDE_REMOTE_ALLOWED_HOSTS)",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == expected
