@@ -10,18 +10,35 @@ import json
 import re
 
 from sparktide.agents.providers.base import AgentState, ToolCall, Turn
+from sparktide.knowledge.text import search_tokens
 
 _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]?")
 
 
-def _excerpt(text: str, limit: int = 140) -> str:
+def _excerpt(text: str, question: str = "", limit: int = 140) -> str:
+    """The sentences of an excerpt that say most about the question, in their order.
+
+    Sentences are scored by the search tokens (CJK bigrams, words) they share with
+    the question; without a question the excerpt's opening sentences are taken.
+    """
     sentences = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
-    out = ""
-    for sentence in sentences:
-        if out and len(out) + len(sentence) > limit:
+    if not sentences:
+        return text[:limit].strip()
+    wanted = set(search_tokens(question))
+    scores = [len(wanted & set(search_tokens(s))) for s in sentences]
+    ranked = (
+        sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
+        if wanted
+        else range(len(sentences))
+    )
+    chosen: list[int] = []
+    size = 0
+    for i in ranked:
+        if chosen and size + len(sentences[i]) > limit:
             break
-        out += sentence
-    return (out or text[:limit]).strip()
+        chosen.append(i)
+        size += len(sentences[i])
+    return "".join(sentences[i] for i in sorted(chosen))[: limit * 2].strip()
 
 
 class ExtractiveProvider:
@@ -56,7 +73,9 @@ class ExtractiveProvider:
             best = results[0]
             return self._tool(
                 "send_answer_part",
-                {"markdown": f"**概要**：{_excerpt(best['content'])} [[cite:{best['id']}]]"},
+                {
+                    "markdown": f"**概要**：{_excerpt(best['content'], state.task)} [[cite:{best['id']}]]"
+                },
             )
         if self.stage == "points":
             self.stage = "figures"
@@ -64,7 +83,10 @@ class ExtractiveProvider:
             self.overview_id = (
                 ids[self._published_before] if len(ids) > self._published_before else None
             )
-            points = [f"- {_excerpt(r['content'], 100)} [[cite:{r['id']}]]" for r in results[1:4]]
+            points = [
+                f"- {_excerpt(r['content'], state.task, 100)} [[cite:{r['id']}]]"
+                for r in results[1:4]
+            ]
             if points:
                 return self._tool(
                     "send_answer_part", {"markdown": "**要点**\n" + "\n".join(points)}
@@ -88,7 +110,7 @@ class ExtractiveProvider:
             return self._tool(
                 "send_answer_part",
                 {
-                    "markdown": f"**概要**：{_excerpt(best['content'])} [[cite:{best['id']}]]\n\n"
+                    "markdown": f"**概要**：{_excerpt(best['content'], state.task)} [[cite:{best['id']}]]\n\n"
                     f"以上内容综合自 {min(3, len(results))} 条检索到的来源 {cites}。",
                     "replaces": self.overview_id,
                 },
