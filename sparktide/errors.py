@@ -53,7 +53,8 @@ class SparkTideError(Exception):
 
     def problem(self) -> dict:
         return {
-            "type": f"https://sparktide.dev/problems/{self.code.lower().replace('_', '-')}",
+            # A URN, not a URL: nothing to fetch, and the same for every deployment.
+            "type": f"urn:sparktide:problem:{self.code.lower().replace('_', '-')}",
             "title": HTTPStatus(self.status).phrase,
             "status": self.status,
             "code": str(self.code),

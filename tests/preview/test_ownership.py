@@ -45,7 +45,7 @@ def test_a_missing_run_is_resource_not_found(missing_run):
     assert response["Content-Type"] == "application/problem+json"
     assert response["Cache-Control"] == "no-store"
     assert response.json() == {
-        "type": "https://sparktide.dev/problems/resource-not-found",
+        "type": "urn:sparktide:problem:resource-not-found",
         "title": "Not Found",
         "status": 404,
         "code": "RESOURCE_NOT_FOUND",
