@@ -249,41 +249,26 @@ class Engine:
                 "ARGUMENTS_NOT_SEALED",
                 "Arguments are not a complete JSON object.",
             )
-        _journal(
-            self.run,
-            call,
-            JournalEntry.Kind.TOOL_CALL,
-            tool=tool_call.name,
-            step=step,
-            toolCallId=tool_call.id,
-            arguments=args,
-        )
+        self._journal_tool(call, step, tool_call, JournalEntry.Kind.TOOL_CALL, arguments=args)
         handler = {
             "search_knowledge": self.search_knowledge,
             "send_answer_part": self.send_answer_part,
             "call_agent": self.call_agent,
         }[tool_call.name]
         result = handler(call, state, step, args)
-        _journal(
-            self.run,
-            call,
-            JournalEntry.Kind.TOOL_RECEIPT,
-            tool=tool_call.name,
-            step=step,
-            toolCallId=tool_call.id,
-            receipt=_brief(result),
+        self._journal_tool(
+            call, step, tool_call, JournalEntry.Kind.TOOL_RECEIPT, receipt=_brief(result)
         )
         return result
 
-    def _tool_error(self, call, step, tool_call, code: str, message: str) -> dict:
+    def _journal_tool(self, call, step: int, tool_call: ToolCall, kind: str, **data) -> None:
         _journal(
-            self.run,
-            call,
-            JournalEntry.Kind.TOOL_RECEIPT,
-            tool=tool_call.name,
-            step=step,
-            toolCallId=tool_call.id,
-            receipt={"error": code},
+            self.run, call, kind, tool=tool_call.name, step=step, toolCallId=tool_call.id, **data
+        )
+
+    def _tool_error(self, call, step, tool_call, code: str, message: str) -> dict:
+        self._journal_tool(
+            call, step, tool_call, JournalEntry.Kind.TOOL_RECEIPT, receipt={"error": code}
         )
         return {"error": {"code": code, "message": message}}
 

@@ -5,6 +5,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.utils import timezone
 
+from sparktide.admin_mixins import FrozenOnceOutOfDraftAdmin
 from sparktide.agents.models import Agent, AgentPin, AgentVersion
 from sparktide.knowledge.models import ImmutableVersionError, KnowledgeVersion
 
@@ -35,7 +36,7 @@ class AgentAdmin(admin.ModelAdmin):
 
 
 @admin.register(AgentVersion)
-class AgentVersionAdmin(admin.ModelAdmin):
+class AgentVersionAdmin(FrozenOnceOutOfDraftAdmin, admin.ModelAdmin):
     list_display = ("__str__", "agent", "status", "max_steps", "published_at")
     list_filter = ("status", "agent__tenant")
     list_select_related = ("agent__tenant",)
@@ -61,16 +62,6 @@ class AgentVersionAdmin(admin.ModelAdmin):
         if obj is not None:
             readonly.append("agent")
         return readonly
-
-    def has_change_permission(self, request, obj=None):
-        if obj is not None and obj.is_frozen:
-            return False
-        return super().has_change_permission(request, obj)
-
-    def has_delete_permission(self, request, obj=None):
-        if obj is not None and obj.is_frozen:
-            return False
-        return super().has_delete_permission(request, obj)
 
     def formfield_for_manytomany(self, db_field, request, **kwargs):
         if db_field.name == "allowed_knowledge":

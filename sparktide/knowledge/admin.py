@@ -13,6 +13,7 @@ from django.db.models import Count
 from django.utils import timezone
 from guardian.admin import GuardedModelAdmin
 
+from sparktide.admin_mixins import FrozenOnceOutOfDraftAdmin
 from sparktide.knowledge.models import (
     Chunk,
     Document,
@@ -69,7 +70,7 @@ class KnowledgeVersionForm(forms.ModelForm):
 
 
 @admin.register(KnowledgeVersion)
-class KnowledgeVersionAdmin(admin.ModelAdmin):
+class KnowledgeVersionAdmin(FrozenOnceOutOfDraftAdmin, admin.ModelAdmin):
     form = KnowledgeVersionForm
     list_display = (
         "__str__",
@@ -109,16 +110,6 @@ class KnowledgeVersionAdmin(admin.ModelAdmin):
         if obj is not None:
             readonly.append("knowledge")
         return readonly
-
-    def has_change_permission(self, request, obj=None):
-        if obj is not None and obj.is_frozen:
-            return False
-        return super().has_change_permission(request, obj)
-
-    def has_delete_permission(self, request, obj=None):
-        if obj is not None and obj.is_frozen:
-            return False
-        return super().has_delete_permission(request, obj)
 
     @admin.action(description="Publish the selected DRAFT versions", permissions=["change"])
     def publish_versions(self, request, queryset):

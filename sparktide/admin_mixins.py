@@ -1,0 +1,17 @@
+"""Admin behaviour shared by versioned models that freeze once published."""
+
+
+class FrozenOnceOutOfDraftAdmin:
+    """A published (or revoked, retired) version is read-only in the admin: its
+    content may not change and it may not be deleted. The models enforce the
+    same rule; the admin only stops offering what would be refused."""
+
+    def has_change_permission(self, request, obj=None):
+        if obj is not None and obj.is_frozen:
+            return False
+        return super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        if obj is not None and obj.is_frozen:
+            return False
+        return super().has_delete_permission(request, obj)
