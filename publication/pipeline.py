@@ -52,6 +52,7 @@ from publication.text import (
 from runs.events import append_event
 from runs.models import AgentCall, Run
 from sparktide.faults import maybe_fault
+from sparktide.ids import ID_PATTERN
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +70,7 @@ __all__ = [
 ]
 
 _PLATFORM_ID = {
-    prefix: re.compile(rf"^{prefix}_[a-z0-9]{{24}}$") for prefix in ("cite", "num", "pub")
+    prefix: re.compile(rf"^{prefix}_{ID_PATTERN}$") for prefix in ("cite", "num", "pub")
 }
 _MAX_ID = 200  # the width of the columns that store IDs as written
 

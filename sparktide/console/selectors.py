@@ -6,7 +6,6 @@ revoked source hides the block, in every revision), and it never reads a source
 excerpt itself — that is the preview endpoint's job, with the owner's credentials.
 """
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, time
@@ -20,9 +19,9 @@ from publication.models import BlockRevision, PublicationAttempt
 from publication.reader import PROTECTED, VISIBLE, RunReader
 from runs.models import AgentCall, DeliveryAck, DeliveryLog, JournalEntry, Run, RunEvent
 from sparktide.agents.models import AgentPin, AgentVersion
+from sparktide.ids import is_citation_id
 from sparktide.tenancy.models import ApiToken, App, Membership, Tenant
 
-CITATION_ID = re.compile(r"^cite_[a-z0-9]{24}$")
 EVENT_DISPLAY_LIMIT = 2000
 PAGE_SIZES = (10, 25, 50, 100)
 DEFAULT_PAGE_SIZE = 25
@@ -256,7 +255,7 @@ def answer_sources(events: list[dict]) -> Sources:
             citation is not None
             and citation.get("knowledgeVersion")
             and citation.get("chunkId")
-            and CITATION_ID.match(ref_id)
+            and is_citation_id(ref_id)
         )
         if reference.get("status") == "VERIFIED" and exact:
             sources.verified.append(
