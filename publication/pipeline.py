@@ -526,6 +526,18 @@ def _save_attempt(attempt: PublicationAttempt) -> None:
         attempt.save(force_update=True)
 
 
+def _refusal_data(candidate, attempt, reason, target: AnswerBlock | None) -> dict:
+    """The public data of an event saying a candidate's effect did not happen."""
+    data = {
+        "candidateId": attempt.candidate_id,
+        "code": str(reason),
+        "effect": str(candidate.effect),
+    }
+    if target is not None:
+        data["publicationId"] = target.pk
+    return data
+
+
 def _reject(
     candidate: Candidate,
     reason: Reason,
@@ -540,13 +552,7 @@ def _reject(
     with transaction.atomic():
         _save_attempt(attempt)
         if event:
-            data = {
-                "candidateId": attempt.candidate_id,
-                "code": str(reason),
-                "effect": str(candidate.effect),
-            }
-            if target is not None:
-                data["publicationId"] = target.pk
+            data = _refusal_data(candidate, attempt, reason, target)
             if detail and reason in (
                 Reason.SOURCE_NOT_AUTHORIZED,
                 Reason.DEPENDENCY_NOT_AUTHORIZED,
@@ -815,13 +821,7 @@ def _record_failure(
                     **fields,
                 )
             if row["status"] not in Run.TERMINAL:
-                data = {
-                    "candidateId": attempt.candidate_id,
-                    "code": str(reason),
-                    "effect": str(candidate.effect),
-                }
-                if target is not None:
-                    data["publicationId"] = target.pk
+                data = _refusal_data(candidate, attempt, reason, target)
                 # A failed save is a rejection of this effect; an unknown one is
                 # not (it may have landed): its own event, never "published".
                 kind = "answer.rejected" if outcome == Outcome.REJECTED else "answer.save_unknown"
