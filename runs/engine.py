@@ -302,6 +302,7 @@ class Engine:
                 {
                     "id": handle.pk,
                     "key": handle.fact.key,
+                    "label": handle.fact.label or handle.fact.key,
                     "display": handle.fact.display(),
                     "asOf": handle.fact.as_of.isoformat() if handle.fact.as_of else None,
                 }

@@ -27,6 +27,7 @@ class FactInput:
     value: Decimal
     unit: str = ""
     as_of: date | None = None
+    label: str = ""  # how a person reads the fact, e.g. 营业收入同比增长
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,7 @@ def ingest_document(
         )
     Chunk.objects.bulk_create(chunks)
     Fact.objects.bulk_create(
-        Fact(document=document, key=f.key, value=f.value, unit=f.unit, as_of=f.as_of) for f in facts
+        Fact(document=document, key=f.key, value=f.value, unit=f.unit, as_of=f.as_of, label=f.label)
+        for f in facts
     )
     return document

@@ -244,6 +244,9 @@ class Fact(FrozenContentModel):
     value = models.DecimalField(max_digits=30, decimal_places=10)
     unit = models.CharField(max_length=32, blank=True)
     as_of = models.DateField(null=True, blank=True)
+    label = models.CharField(
+        max_length=200, blank=True, help_text="How a person reads it; the key if empty"
+    )
 
     objects = ChunkQuerySet.as_manager()
 

@@ -116,6 +116,7 @@ class FactSpec:
     value: Decimal
     unit: str
     as_of: date | None
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -680,13 +681,14 @@ def _parse_document(item: Any, path: str) -> DocumentSpec:
 
 
 def _parse_fact(item: Any, path: str) -> FactSpec:
-    _mapping(item, path, required=("key", "value"), optional=("unit", "asOf"))
+    _mapping(item, path, required=("key", "value"), optional=("unit", "asOf", "label"))
     return FactSpec(
         path=path,
         key=_str(item["key"], _at(path, "key"), max_length=128),
         value=_decimal(item["value"], _at(path, "value")),
         unit=_str(item.get("unit", ""), _at(path, "unit"), max_length=32, empty=True),
         as_of=_date_or_null(item.get("asOf"), _at(path, "asOf")),
+        label=_str(item.get("label", ""), _at(path, "label"), max_length=200, empty=True),
     )
 
 
@@ -1157,7 +1159,8 @@ class _Applier:
             source_version=spec.source_version,
             restricted=spec.readers is not None,
             facts=[
-                FactInput(key=f.key, value=f.value, unit=f.unit, as_of=f.as_of) for f in spec.facts
+                FactInput(key=f.key, value=f.value, unit=f.unit, as_of=f.as_of, label=f.label)
+                for f in spec.facts
             ],
         )
 
@@ -1607,8 +1610,8 @@ def _document_differences(
         index, why = pages
         path = _at(spec.path, "pages")
         differences.append((path if index is None else _at(path, index), why))
-    stored_facts = {f.key: (f.value, f.unit, f.as_of) for f in document.facts.all()}
-    wanted_facts = {f.key: (f.value, f.unit, f.as_of) for f in spec.facts}
+    stored_facts = {f.key: (f.value, f.unit, f.as_of, f.label) for f in document.facts.all()}
+    wanted_facts = {f.key: (f.value, f.unit, f.as_of, f.label) for f in spec.facts}
     if stored_facts != wanted_facts:
         path = _at(spec.path, "facts")
         for index, fact in enumerate(spec.facts):

@@ -541,6 +541,7 @@ def test_changing_a_published_page_is_an_error(apply, apply_error):
         (lambda doc: doc.update(title="新标题"), "documents[0].title"),
         (lambda doc: doc.update(sourceVersion="v4"), "documents[0].sourceVersion"),
         (lambda doc: doc["facts"][0].update(value=62), "documents[0].facts[0]"),
+        (lambda doc: doc["facts"][0].update(label="股票仓位"), "documents[0].facts[0]"),
         (lambda doc: doc["pages"].append("第三页"), "documents[0].pages"),
         (
             lambda doc: doc.update(pages=["第一页：股票仓位 61.2%。\n\n第二页：前十大重仓股 📈。"]),

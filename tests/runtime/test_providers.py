@@ -144,3 +144,24 @@ def test_the_extractive_provider_says_so_when_nothing_is_found(app, alice, knowl
     (view,) = read_answer(run)
     assert "未在可用的知识版本中找到" in view.content["text"]
     assert view.source_hint == "none"
+
+
+def test_the_extractive_provider_names_figures_by_their_label(app, alice, tenant):
+    from decimal import Decimal
+
+    from runs.engine import execute_run
+    from runs.services import start_run
+    from sparktide.knowledge.ingest import FactInput
+
+    growth = FactInput(
+        key="revenue_growth_yoy", value=Decimal("18.4"), unit="%", label="营业收入同比增长"
+    )
+    version = factories.fund_reports(tenant, app, alice, facts=[growth])
+    factories.make_agent(
+        tenant, "extractive", model={"provider": "extractive"}, knowledge=[version], pin_to=[app]
+    )
+    run = start_run(user=alice, app=app, agent_key="extractive", input="北辰医药营收增长")
+    execute_run(run.pk)
+    texts = "\n".join(v.content["text"] for v in read_answer(run))
+    assert "营业收入同比增长：18.4%" in texts
+    assert "revenue_growth_yoy" not in texts

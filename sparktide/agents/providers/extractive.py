@@ -97,7 +97,7 @@ class ExtractiveProvider:
             handles = [(h, r["id"]) for r in results for h in r.get("handles", [])]
             if handles:
                 lines = [
-                    f"- {h['key']}：[[num:{h['id']}]]（{h.get('asOf') or '日期未注明'}）[[cite:{cite}]]"
+                    f"- {h.get('label') or h['key']}：[[num:{h['id']}]]（{h.get('asOf') or '日期未注明'}）[[cite:{cite}]]"
                     for h, cite in handles[:6]
                 ]
                 return self._tool(
