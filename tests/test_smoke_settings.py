@@ -1,11 +1,13 @@
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from sparktide.knowledge.text import search_tokens, utf16_len, utf16_slice
 
+ROOT = Path(__file__).resolve().parents[1]
 SETTINGS_FROM_ENV = {
     "DATABASE_URL",
     "REDIS_URL",
@@ -81,3 +83,42 @@ def test_remote_knowledge_may_reach_this_machine_by_default_only_in_development(
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == expected
+
+
+def test_manage_py_in_a_developers_shell_uses_the_development_settings(tmp_path):
+    """Neither SECRET_KEY nor DEBUG set: manage.py runs on the embedded default."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in SETTINGS_FROM_ENV | {"DJANGO_SETTINGS_MODULE"}
+    }
+    env["SPARKTIDE_VAR_DIR"] = str(tmp_path)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "makemigrations", "--check", "--dry-run"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "secret_key").exists()
+
+
+def test_manage_py_with_debug_off_still_requires_a_secret_key(tmp_path):
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in SETTINGS_FROM_ENV | {"DJANGO_SETTINGS_MODULE"}
+    }
+    env.update(SPARKTIDE_VAR_DIR=str(tmp_path), DEBUG="0")
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0
+    assert "SECRET_KEY is required when DEBUG is off" in result.stderr
