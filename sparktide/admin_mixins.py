@@ -1,4 +1,6 @@
-"""Admin behaviour shared by versioned models that freeze once published."""
+"""Admin behaviour shared by the versioned models of knowledge and agents."""
+
+from django.contrib import admin
 
 
 class FrozenOnceOutOfDraftAdmin:
@@ -15,3 +17,19 @@ class FrozenOnceOutOfDraftAdmin:
         if obj is not None and obj.is_frozen:
             return False
         return super().has_delete_permission(request, obj)
+
+
+class ReadOnlyInline(admin.TabularInline):
+    """Rows shown in their parent's page; they change through their own admin."""
+
+    extra = 0
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

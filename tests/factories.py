@@ -206,3 +206,14 @@ def require(condition: bool, reason: str) -> None:
     if os.environ.get("SPARKTIDE_TEST_STRICT"):
         pytest.fail(f"{reason} — make test provides it")
     pytest.skip(reason)
+
+
+def client_for(user=None, token: str | None = None):
+    """A DRF test client with the user's (or the given) bearer token."""
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    raw = token or (user.raw_token if user is not None else None)
+    if raw:
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    return client

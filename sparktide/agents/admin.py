@@ -5,25 +5,14 @@ from django import forms
 from django.contrib import admin, messages
 from django.utils import timezone
 
-from sparktide.admin_mixins import FrozenOnceOutOfDraftAdmin
+from sparktide.admin_mixins import FrozenOnceOutOfDraftAdmin, ReadOnlyInline
 from sparktide.agents.models import Agent, AgentPin, AgentVersion
 from sparktide.knowledge.models import ImmutableVersionError, KnowledgeVersion
 
 
-class AgentVersionInline(admin.TabularInline):
+class AgentVersionInline(ReadOnlyInline):
     model = AgentVersion
     fields = ("version", "status", "max_steps", "published_at")
-    extra = 0
-    show_change_link = True
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Agent)

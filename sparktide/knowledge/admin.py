@@ -13,7 +13,7 @@ from django.db.models import Count
 from django.utils import timezone
 from guardian.admin import GuardedModelAdmin
 
-from sparktide.admin_mixins import FrozenOnceOutOfDraftAdmin
+from sparktide.admin_mixins import FrozenOnceOutOfDraftAdmin, ReadOnlyInline
 from sparktide.knowledge.models import (
     Chunk,
     Document,
@@ -23,20 +23,6 @@ from sparktide.knowledge.models import (
     KnowledgeVersion,
     Lease,
 )
-
-
-class ReadOnlyInline(admin.TabularInline):
-    extra = 0
-    show_change_link = True
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 class KnowledgeVersionInline(ReadOnlyInline):

@@ -9,7 +9,6 @@ app with history permission; mallory (``outsider``) belongs to another tenant;
 from dataclasses import dataclass
 
 import pytest
-from rest_framework.test import APIClient
 
 from citations.models import CitationReference
 from runs.models import Run
@@ -43,14 +42,6 @@ class Cited:
 
 def preview_url(run_id: str, citation_id: str, app: str = "business") -> str:
     return f"/v1/apps/{app}/runs/{run_id}/citations/{citation_id}/preview"
-
-
-def client_for(user=None, token: str | None = None) -> APIClient:
-    client = APIClient()
-    raw = token or (user.raw_token if user is not None else None)
-    if raw:
-        client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
-    return client
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from citations.models import CitationReference
 from runs.archive import archive_runs
 from runs.models import JournalEntry, Run
 from tests import factories
-from tests.preview.conftest import client_for
+from tests.factories import client_for
 
 pytestmark = pytest.mark.django_db
 

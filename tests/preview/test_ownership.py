@@ -6,7 +6,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tests.preview.conftest import client_for, preview_url
+from tests.factories import client_for
+from tests.preview.conftest import preview_url
 
 pytestmark = pytest.mark.django_db
 

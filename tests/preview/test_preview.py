@@ -12,7 +12,8 @@ from citations.models import CitationReference
 from sparktide.knowledge.models import Chunk, KnowledgeVersion, Lease
 from sparktide.knowledge.text import snippet_digest
 from sparktide.tenancy.models import App, Membership
-from tests.preview.conftest import client_for, preview_url
+from tests.factories import client_for
+from tests.preview.conftest import preview_url
 
 pytestmark = pytest.mark.django_db
 

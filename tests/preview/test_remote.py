@@ -8,7 +8,8 @@ import pytest
 
 from sparktide.errors import ErrorCode
 from sparktide.knowledge.text import snippet_digest
-from tests.preview.conftest import REMOTE_CONTENT, SESSION_ID, client_for
+from tests.factories import client_for
+from tests.preview.conftest import REMOTE_CONTENT, SESSION_ID
 from tests.remote_server import DEFAULT_SECRET, remote_item
 
 pytestmark = pytest.mark.django_db

@@ -10,6 +10,7 @@ from citations.models import CitationReference
 from runs.engine import execute_run
 from runs.models import Run
 from tests import factories
+from tests.factories import client_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -18,12 +19,6 @@ STEPS = (
     {"answerPart": "营收增长 [[cite:{{c1}}]]"},
     {"answerPart": "营收增长 12% [[cite:{{c1}}]]", "replaces": "{{p1}}"},
 )
-
-
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {user.raw_token}")
-    return client
 
 
 @pytest.fixture

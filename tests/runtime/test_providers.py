@@ -100,7 +100,8 @@ def test_invalid_model_configs_are_refused_with_a_reason(config, message):
         validate_model_config(config)
 
 
-def test_the_extractive_provider_publishes_a_progressive_cited_answer(app, alice, knowledge):
+def extractive_run(app, owner, knowledge, question: str) -> Run:
+    """A real run of an extractive agent over ``knowledge``."""
     from runs.engine import execute_run
     from runs.services import start_run
 
@@ -111,9 +112,14 @@ def test_the_extractive_provider_publishes_a_progressive_cited_answer(app, alice
         knowledge=[knowledge],
         pin_to=[app],
     )
-    run = start_run(user=alice, app=app, agent_key="extractive", input="北辰医药营收增长")
+    run = start_run(user=owner, app=app, agent_key="extractive", input=question)
     execute_run(run.pk)
     run.refresh_from_db()
+    return run
+
+
+def test_the_extractive_provider_publishes_a_progressive_cited_answer(app, alice, knowledge):
+    run = extractive_run(app, alice, knowledge, "北辰医药营收增长")
     assert run.status == Run.Status.COMPLETED
     views = read_answer(run)
     assert len(views) >= 2
@@ -129,18 +135,7 @@ def test_the_extractive_provider_publishes_a_progressive_cited_answer(app, alice
 
 
 def test_the_extractive_provider_says_so_when_nothing_is_found(app, alice, knowledge):
-    from runs.engine import execute_run
-    from runs.services import start_run
-
-    factories.make_agent(
-        app.tenant,
-        "extractive",
-        model={"provider": "extractive"},
-        knowledge=[knowledge],
-        pin_to=[app],
-    )
-    run = start_run(user=alice, app=app, agent_key="extractive", input="zzzz qqqq")
-    execute_run(run.pk)
+    run = extractive_run(app, alice, knowledge, "zzzz qqqq")
     (view,) = read_answer(run)
     assert "未在可用的知识版本中找到" in view.content["text"]
     assert view.source_hint == "none"
@@ -149,19 +144,13 @@ def test_the_extractive_provider_says_so_when_nothing_is_found(app, alice, knowl
 def test_the_extractive_provider_names_figures_by_their_label(app, alice, tenant):
     from decimal import Decimal
 
-    from runs.engine import execute_run
-    from runs.services import start_run
     from sparktide.knowledge.ingest import FactInput
 
     growth = FactInput(
         key="revenue_growth_yoy", value=Decimal("18.4"), unit="%", label="营业收入同比增长"
     )
     version = factories.fund_reports(tenant, app, alice, facts=[growth])
-    factories.make_agent(
-        tenant, "extractive", model={"provider": "extractive"}, knowledge=[version], pin_to=[app]
-    )
-    run = start_run(user=alice, app=app, agent_key="extractive", input="北辰医药营收增长")
-    execute_run(run.pk)
+    run = extractive_run(app, alice, version, "北辰医药营收增长")
     texts = "\n".join(v.content["text"] for v in read_answer(run))
     assert "营业收入同比增长：18.4%" in texts
     assert "revenue_growth_yoy" not in texts
