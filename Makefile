@@ -30,6 +30,7 @@ chromium:
 lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 	DEBUG=1 $(PY) manage.py makemigrations --check --dry-run
 
 jstest:

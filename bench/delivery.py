@@ -108,7 +108,7 @@ def new_run(app, owner, version):
 
 
 def tickets(run, owner, count: int) -> list[str]:
-    from runs.tickets import issue_ticket
+    from runs.delivery.tickets import issue_ticket
 
     return [issue_ticket(run=run, user=owner)[0] for _ in range(count)]
 
@@ -141,7 +141,7 @@ def append_timed(run, i: int, commits: dict[int, float]) -> None:
 
 
 def finish(run) -> None:
-    from runs.engine import finish_run
+    from runs.lifecycle import finish_run
     from runs.models import Run
 
     finish_run(run, Run.Status.COMPLETED, "")

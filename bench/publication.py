@@ -80,9 +80,9 @@ def _setup_django(bench_url: str) -> None:
 
 def _build_run():
     """A real run: the engine retrieves 20 chunks, issuing 20 citations to its root call."""
-    from runs.engine import execute_run
     from runs.models import Run
-    from runs.services import start_run
+    from runs.runtime.engine import execute_run
+    from runs.runtime.services import start_run
     from tests import factories
 
     tenant = factories.make_tenant("bench", "Bench")

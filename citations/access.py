@@ -16,9 +16,9 @@ from django.utils import timezone
 from guardian.utils import get_group_obj_perms_model, get_user_obj_perms_model
 
 from citations.models import CitationReference
+from runs.access import require_active
 from runs.models import Run
 from runs.retention import require_within_retention
-from runs.services import require_active
 from sparktide.errors import ErrorCode, SparkTideError, not_found
 from sparktide.ids import is_citation_id
 from sparktide.knowledge.models import KnowledgeVersion, Lease, user_may_read_document

@@ -14,9 +14,9 @@ from citations.access import PreviewTarget, access_citation_for_preview, citatio
 from citations.models import CitationReference
 from runs.models import Run
 from sparktide.errors import ErrorCode, SparkTideError
+from sparktide.knowledge.context import TrustedContext
 from sparktide.knowledge.models import Chunk, Knowledge
 from sparktide.knowledge.remote import RemoteKnowledgeError, call_remote
-from sparktide.knowledge.retrieval import TrustedContext
 from sparktide.knowledge.text import snippet_digest
 
 logger = logging.getLogger(__name__)

@@ -5,9 +5,12 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from runs import selectors, services
+from runs import selectors
+from runs.access import access_app_for_member, access_run_for_owner
+from runs.delivery.tickets import issue_ticket
+from runs.lifecycle import cancel_run
 from runs.retention import require_within_retention
-from runs.tickets import issue_ticket
+from runs.runtime.services import start_run
 
 MAX_INPUT_CHARS = 32_000
 
@@ -46,10 +49,10 @@ RunOut = inline_serializer(
 class RunListView(APIView):
     @extend_schema(request=CreateRunInput, responses={201: RunOut}, operation_id="createRun")
     def post(self, request, app):
-        app_obj = services.access_app_for_member(request.user, app)
+        app_obj = access_app_for_member(request.user, app)
         data = CreateRunInput(data=request.data)
         data.is_valid(raise_exception=True)
-        run = services.start_run(
+        run = start_run(
             user=request.user,
             app=app_obj,
             agent_key=data.validated_data["agent"],
@@ -62,7 +65,7 @@ class RunListView(APIView):
 class RunDetailView(APIView):
     @extend_schema(responses={200: RunOut}, operation_id="getRun")
     def get(self, request, app, run_id):
-        run = services.access_run_for_owner(request.user, app, run_id)
+        run = access_run_for_owner(request.user, app, run_id)
         return Response(selectors.public_run(run))
 
 
@@ -82,7 +85,7 @@ class RunEventsView(APIView):
         operation_id="listRunEvents",
     )
     def get(self, request, app, run_id):
-        run = services.access_run_for_owner(request.user, app, run_id)
+        run = access_run_for_owner(request.user, app, run_id)
         query = EventsQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         require_within_retention(run)
@@ -95,7 +98,7 @@ class RunAnswerView(APIView):
         operation_id="getRunAnswer",
     )
     def get(self, request, app, run_id):
-        run = services.access_run_for_owner(request.user, app, run_id)
+        run = access_run_for_owner(request.user, app, run_id)
         require_within_retention(run)
         return Response(selectors.answer(run))
 
@@ -103,8 +106,8 @@ class RunAnswerView(APIView):
 class RunCancelView(APIView):
     @extend_schema(request=None, responses={202: None}, operation_id="cancelRun")
     def post(self, request, app, run_id):
-        run = services.access_run_for_owner(request.user, app, run_id)
-        services.cancel_run(run)
+        run = access_run_for_owner(request.user, app, run_id)
+        cancel_run(run)
         return Response(status=status.HTTP_202_ACCEPTED)
 
 
@@ -120,7 +123,7 @@ class EventTicketView(APIView):
         operation_id="createEventTicket",
     )
     def post(self, request, app, run_id):
-        run = services.access_run_for_owner(request.user, app, run_id)
+        run = access_run_for_owner(request.user, app, run_id)
         raw, ticket = issue_ticket(run=run, user=request.user)
         return Response(
             {"ticket": raw, "expiresAt": ticket.expires_at.isoformat()},

@@ -4,3 +4,10 @@ from django.apps import AppConfig
 class RunsConfig(AppConfig):
     name = "runs"
     verbose_name = "Runs"
+
+    def ready(self) -> None:
+        # The composition root: the event log wakes delivery without importing it.
+        from runs.delivery.wakeups import wake_run
+        from runs.events import register_waker
+
+        register_waker(wake_run)

@@ -1,21 +1,23 @@
 """The run event log: append under the run's lock, wake subscribers after commit.
 
-The database log is the truth. The channel layer only wakes consumers, after
-the transaction commits; a lost wake-up costs latency, never an event.
+The database log is the truth. Whoever delivers events registers a waker
+(``register_waker``; delivery does it when the app is ready), called after the
+transaction commits; a lost wake-up costs latency, never an event. The log
+never imports its readers: the arrow points from delivery down to the log.
 """
 
-import asyncio
 import logging
+from collections.abc import Callable
 
-from asgiref.sync import async_to_sync
-from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.db import transaction
 from django.utils import timezone
 
-from runs import inprocess
 from runs.models import Run, RunEvent
 
 logger = logging.getLogger(__name__)
+
+Waker = Callable[[str, int], None]
+_wakers: list[Waker] = []
 
 TERMINAL_EVENT_TYPES = frozenset({"run.completed", "run.partial", "run.failed", "run.cancelled"})
 
@@ -24,25 +26,19 @@ class RunEnded(Exception):
     """The run was ended elsewhere (recovered as WORKER_LOST, cancelled while queued)."""
 
 
-def run_group(run_id: str) -> str:
-    return f"run.{run_id}"
+def register_waker(waker: Waker) -> None:
+    """Have ``waker(run_id, seq)`` called after each committed append (idempotent)."""
+    if waker not in _wakers:
+        _wakers.append(waker)
 
 
 def notify_run(run_id: str, seq: int) -> None:
-    """Wake consumers of a run; best effort by design."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    message = {"type": "run.wakeup", "seq": seq}
-    loop = inprocess.server_loop
-    if loop is not None and isinstance(layer, InMemoryChannelLayer) and not loop.is_closed():
-        # The in-process worker: the in-memory layer's queues live on the server's loop.
-        asyncio.run_coroutine_threadsafe(layer.group_send(run_group(run_id), message), loop)
-        return
-    try:
-        async_to_sync(layer.group_send)(run_group(run_id), message)
-    except Exception:  # the log is the truth; a consumer polls and catches up
-        logger.warning("wake-up for %s lost", run_id, exc_info=True)
+    """Wake the run's readers; best effort by design."""
+    for waker in _wakers:
+        try:
+            waker(run_id, seq)
+        except Exception:  # the log is the truth; a consumer polls and catches up
+            logger.warning("wake-up for %s lost", run_id, exc_info=True)
 
 
 def append_event(

@@ -8,12 +8,13 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
-from runs.routing import websocket_application  # noqa: E402
+from runs.delivery.routing import websocket_application  # noqa: E402
 
 application = ProtocolTypeRouter({"http": django_asgi_app, "websocket": websocket_application})
 
 if settings.SPARKTIDE_INPROCESS_WORKER:
-    from runs import inprocess
+    from runs.delivery.wakeups import RememberServerLoop
+    from runs.runtime.workers import start_worker
 
-    application = inprocess.RememberServerLoop(application)
-    inprocess.start_worker()
+    application = RememberServerLoop(application)
+    start_worker()

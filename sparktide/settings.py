@@ -59,7 +59,8 @@ INSTALLED_APPS = [
     "runs",
     "citations",
     "publication",
-    "sparktide.console",
+    "sparktide.provisioning",
+    "console",
 ]
 
 MIDDLEWARE = [

@@ -11,5 +11,5 @@ urlpatterns = [
         SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]),
         name="schema",
     ),
-    path("", include("sparktide.console.urls")),
+    path("", include("console.urls")),
 ]

@@ -173,9 +173,9 @@ def scripted_run(
     **agent_fields,
 ):
     """A real run of a scripted agent pinned in ``app``, executed in-process."""
-    from runs.engine import execute_run
     from runs.models import Run
-    from runs.services import start_run
+    from runs.runtime.engine import execute_run
+    from runs.runtime.services import start_run
 
     agent_version = make_agent(
         app.tenant, key, model=scripted(*steps), knowledge=knowledge, pin_to=[app], **agent_fields

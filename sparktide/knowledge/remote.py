@@ -30,11 +30,11 @@ import httpx
 from django.conf import settings
 
 from sparktide.errors import ErrorCode, SparkTideError
+from sparktide.knowledge.context import TrustedContext
 from sparktide.knowledge.text import MAX_CHUNK_UTF16, normalize_snippet, snippet_digest, utf16_len
 
 if TYPE_CHECKING:
     from sparktide.knowledge.models import KnowledgeVersion
-    from sparktide.knowledge.retrieval import TrustedContext
 
 SIGNATURE_HEADER = "X-SparkTide-Signature"
 TIMESTAMP_HEADER = "X-SparkTide-Timestamp"

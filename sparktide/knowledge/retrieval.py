@@ -24,6 +24,7 @@ from django.db.models import BigIntegerField, Q, QuerySet
 from django.db.models.functions import Cast
 from guardian.utils import get_group_obj_perms_model, get_user_obj_perms_model
 
+from sparktide.knowledge.context import TrustedContext
 from sparktide.knowledge.models import Chunk, Document, Knowledge, KnowledgeVersion
 from sparktide.knowledge.remote import RemoteItem, call_remote
 from sparktide.knowledge.text import search_tokens, snippet_digest
@@ -35,16 +36,6 @@ MAX_QUERY_TOKENS = 128
 # Loaded with each hit but not needed by it: the token column and the whole
 # document text (a chunk's own text and locator are what a citation needs).
 _NOT_NEEDED = ("search_text", "document__text")
-
-
-@dataclass(frozen=True)
-class TrustedContext:
-    """Built by the server from the run, never from client input."""
-
-    tenant: str  # tenant key
-    app: str  # app slug
-    user: str  # owner username
-    business_session_id: str
 
 
 @dataclass(frozen=True)

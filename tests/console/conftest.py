@@ -18,9 +18,9 @@ from urllib.parse import quote
 import pytest
 from django.test import Client
 
-from runs.engine import execute_run
 from runs.models import Run
-from runs.services import start_run
+from runs.runtime.engine import execute_run
+from runs.runtime.services import start_run
 from tests import factories
 
 REPORT_PAGES = [

@@ -10,7 +10,7 @@ from guardian.shortcuts import remove_perm
 
 from publication.models import BlockRevision
 from runs.models import DeliveryAck, DeliveryLog, Run
-from runs.services import start_run
+from runs.runtime.services import start_run
 from tests import factories
 from tests.console.conftest import ANSWER_STEPS, FORGED_ID
 

@@ -563,7 +563,7 @@ def test_a_failure_inside_the_commit_leaves_nothing_half_written(live_run, publi
 
 
 def test_a_preview_is_never_promoted_to_committed(live_run, publish, settings):
-    from runs.recovery import recover_run
+    from runs.runtime.recovery import recover_run
 
     run = live_run()
     settings.SPARKTIDE_FAULT = "during_publication_commit"

@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from runs.routing import websocket_application
+from runs.delivery.routing import websocket_application
 
 SAME_ORIGIN = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
 
@@ -56,7 +56,7 @@ async def read_events(comm, count: int, *, timeout: float = 10.0) -> list[dict]:
 
 @database_sync_to_async
 def ticket_for(run, user) -> str:
-    from runs.tickets import issue_ticket
+    from runs.delivery.tickets import issue_ticket
 
     raw, _ = issue_ticket(run=run, user=user)
     return raw

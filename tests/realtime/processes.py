@@ -109,6 +109,6 @@ def start_worker(run_id: str, env: dict) -> Process:
     """Execute one run in another process, as a task worker would."""
     code = (
         "import django, sys; django.setup(); "
-        "from runs.engine import execute_run; print(execute_run(sys.argv[1]))"
+        "from runs.runtime.engine import execute_run; print(execute_run(sys.argv[1]))"
     )
     return Process([PYTHON, "-c", code, run_id], env)

@@ -8,7 +8,8 @@ from channels.layers import get_channel_layer
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from runs.events import append_event, run_group
+from runs.delivery.wakeups import run_group
+from runs.events import append_event
 from runs.models import Run
 from tests.realtime.helpers import (
     open_and_read,
@@ -33,7 +34,7 @@ SLOW_RUN = (
 
 
 def execute_in_background(run_id: str) -> asyncio.Task:
-    from runs.engine import execute_run
+    from runs.runtime.engine import execute_run
 
     return asyncio.create_task(database_sync_to_async(execute_run, thread_sensitive=False)(run_id))
 
@@ -132,7 +133,7 @@ async def test_overlapping_wake_ups_never_send_an_event_twice(make_run, alice, s
     def append_many():
         for i in range(40):
             append_event(run, "agent.note", {"i": i})
-        from runs.engine import finish_run
+        from runs.lifecycle import finish_run
 
         finish_run(run, Run.Status.COMPLETED, "")
 
@@ -209,7 +210,7 @@ async def test_a_revoked_knowledge_version_is_withheld_on_replay(make_run, alice
 
 def test_a_replay_page_costs_the_same_queries_for_one_block_or_five(make_run):
     """Reading and hydrating a page does not grow with the number of answer events (no N+1)."""
-    from runs.delivery import read_events
+    from runs.delivery.fanout import read_events
 
     small = make_run({"search": "营收"}, {"answerPart": "一 [[cite:{{c1}}]]"}, key="small")
     large = make_run(
@@ -246,7 +247,7 @@ async def test_a_failing_channel_layer_costs_wake_ups_not_the_connection(
 
     monkeypatch.setattr(layer, "group_add", flaky("group_add"))
     monkeypatch.setattr(layer, "receive", flaky("receive"))
-    monkeypatch.setattr("runs.consumers.RESUBSCRIBE_SECONDS", 0.05)
+    monkeypatch.setattr("runs.delivery.consumers.RESUBSCRIBE_SECONDS", 0.05)
     run = await database_sync_to_async(make_run)({"text": "x"}, execute=False)
     comm = socket(run, after=0, ticket=await ticket_for(run, alice))
     assert (await comm.connect(timeout=5))[0]

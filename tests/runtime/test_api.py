@@ -7,8 +7,8 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from citations.models import CitationReference
-from runs.engine import execute_run
 from runs.models import Run
+from runs.runtime.engine import execute_run
 from tests import factories
 from tests.factories import client_for
 

@@ -78,7 +78,7 @@ def test_sub_call_citations_are_verified_for_the_caller(make_run, app, knowledge
 
 
 def test_a_failed_sub_calls_citations_are_not_the_callers_evidence(make_run, app, knowledge):
-    from citations.verification import verify_answer
+    from publication.verification import verify_answer
     from tests import factories
 
     helper = factories.make_agent(
@@ -123,8 +123,8 @@ def test_the_step_limit_ends_the_run(make_run):
 
 
 def test_a_queued_run_cancelled_never_starts(make_run):
-    from runs.engine import execute_run
-    from runs.services import cancel_run
+    from runs.lifecycle import cancel_run
+    from runs.runtime.engine import execute_run
 
     run = make_run({"text": "hi"}, execute=False)
     cancel_run(run)
@@ -159,8 +159,8 @@ def test_an_engine_whose_run_was_ended_elsewhere_stops_at_its_next_step(make_run
 
     from django.db import connections
 
-    from runs.engine import execute_run
-    from runs.recovery import recover_run
+    from runs.runtime.engine import execute_run
+    from runs.runtime.recovery import recover_run
 
     run = make_run({"sleep": 0.5}, {"text": "too late"}, execute=False)
     outcome = {}

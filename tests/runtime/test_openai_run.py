@@ -6,9 +6,9 @@ import pytest
 
 from publication.models import AnswerBlock
 from publication.reader import read_answer
-from runs.engine import execute_run
 from runs.models import JournalEntry
-from runs.services import start_run
+from runs.runtime.engine import execute_run
+from runs.runtime.services import start_run
 from tests import factories
 from tests.providers.fake_openai import (
     FakeOpenAI,

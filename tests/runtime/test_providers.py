@@ -102,8 +102,8 @@ def test_invalid_model_configs_are_refused_with_a_reason(config, message):
 
 def extractive_run(app, owner, knowledge, question: str) -> Run:
     """A real run of an extractive agent over ``knowledge``."""
-    from runs.engine import execute_run
-    from runs.services import start_run
+    from runs.runtime.engine import execute_run
+    from runs.runtime.services import start_run
 
     factories.make_agent(
         app.tenant,

@@ -2,7 +2,7 @@ from datetime import timedelta
 
 from django.core.management.base import BaseCommand
 
-from runs.recovery import DEFAULT_STALE_AFTER, recover_runs
+from runs.runtime.recovery import DEFAULT_STALE_AFTER, recover_runs
 
 
 class Command(BaseCommand):

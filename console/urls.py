@@ -2,7 +2,7 @@ from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from sparktide.console import views
+from console import views
 
 app_name = "console"
 

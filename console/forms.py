@@ -2,11 +2,11 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
+from console import selectors
+from console.labels import RUN_STATUS
 from runs.api import MAX_INPUT_CHARS
 from runs.models import Run
 from sparktide.agents.models import AgentPin, AgentVersion
-from sparktide.console import selectors
-from sparktide.console.labels import RUN_STATUS
 from sparktide.tenancy.models import App, Membership
 
 

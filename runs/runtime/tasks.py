@@ -1,6 +1,6 @@
 from django.tasks import task
 
-from runs.engine import execute_run
+from runs.runtime.engine import execute_run
 
 
 @task()

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from sparktide.tenancy.manifest import ManifestError, apply_manifest, describe, read_manifest
+from sparktide.provisioning.manifest import ManifestError, apply_manifest, describe, read_manifest
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 """The run events WebSocket: ``ws/v1/apps/{app}/runs/{runId}/events?after=SEQ``.
 
-A thin edge over runs/delivery.py: it parses the query and the client's
+A thin edge over runs/delivery/fanout.py: it parses the query and the client's
 frames, calls one access function, and streams what the log holds after the
 cursor. The contract (frames, close codes, acks) is in docs/events.md.
 
@@ -24,8 +24,9 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 
-from runs import delivery
-from runs.events import TERMINAL_EVENT_TYPES, run_group
+from runs.delivery import fanout
+from runs.delivery.wakeups import run_group
+from runs.events import TERMINAL_EVENT_TYPES
 from sparktide.errors import ErrorCode, SparkTideError, not_found
 
 logger = logging.getLogger(__name__)
@@ -269,7 +270,7 @@ class SentRecorder:
             await asyncio.sleep(SENT_RECORD_SECONDS)
             sent, self.pending = self.pending, {}
             try:
-                await _db(delivery.record_sent_many)(sent)
+                await _db(fanout.record_sent_many)(sent)
             except Exception:  # evidence of sending is best effort; delivery goes on
                 logger.warning("could not record what was sent", exc_info=True)
 
@@ -329,7 +330,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         self.run_id = kwargs["run_id"]
         try:
             query = parse_query(self.scope.get("query_string", b""))
-            run, user = await _db(delivery.access_run_for_watcher)(
+            run, user = await _db(fanout.access_run_for_watcher)(
                 app_slug=kwargs["app"],
                 run_id=self.run_id,
                 ticket=query.ticket,
@@ -339,7 +340,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             await self.refuse(error.code, error.detail, close_code(error))
             return
         self.run, self.client_id = run, query.client_id
-        self.config = delivery.delivery_config()
+        self.config = fanout.delivery_config()
         # Cursors: what the client had, what was sent, and the highest seq a
         # wake-up announced.
         self.after = self.sent = self.wanted = query.after
@@ -351,12 +352,12 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         # committed after that read wakes us, one committed before it is in it.
         self.subscribed = await self._subscribe()
         await self.accept()
-        log = await _db(delivery.open_delivery)(
+        log = await _db(fanout.open_delivery)(
             run=run, user=user, client_id=query.client_id, after=query.after
         )
         self.log_id = log.connection_id
         self.tail = acquire_tail(self.run_id)
-        ended = await _db(delivery.terminal_seq)(run)
+        ended = await _db(fanout.terminal_seq)(run)
         if ended is not None and ended <= query.after:
             await self.close(CLOSE_NORMAL)  # the client already has the whole run
             return
@@ -420,7 +421,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             room = self._room()
             if room <= 0:
                 # At its window: the client is behind only if there is more to send.
-                if self.stalled_since is None and await _db(delivery.has_events_after)(
+                if self.stalled_since is None and await _db(fanout.has_events_after)(
                     self.run_id, after=self.sent
                 ):
                     self.stalled_since = time.monotonic()
@@ -447,7 +448,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
                 return False
 
     async def _read(self, limit: int) -> list[dict]:
-        read = _db(delivery.read_events)
+        read = _db(fanout.read_events)
         if self.tail is None or self.wanted <= self.sent:
             return await read(self.run, after=self.sent, limit=limit)
         want = {"after": self.sent, "limit": limit, "want": self.wanted}
@@ -480,7 +481,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
 
     async def _record_sent(self) -> None:
         sent_recorder().forget(self.log_id)
-        await _db(delivery.record_sent)(connection_id=self.log_id, seq=self.sent)
+        await _db(fanout.record_sent)(connection_id=self.log_id, seq=self.sent)
 
     async def _wait(self) -> None:
         timeout = self.config.poll_seconds
@@ -495,7 +496,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
     async def refuse_slow(self) -> None:
         await self.send(
             text_data=error_frame(
-                delivery.CLIENT_TOO_SLOW,
+                fanout.CLIENT_TOO_SLOW,
                 f"No acknowledgement for {self.config.slow_client_seconds:g} s while "
                 f"{self.config.ack_window} events behind; reconnect with after=<last seq>.",
             )
@@ -532,7 +533,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
     async def _flush_acks(self) -> None:
         while self.pending_acks:
             acks, self.pending_acks = self.pending_acks, {}
-            await _db(delivery.record_acks)(
+            await _db(fanout.record_acks)(
                 run_id=self.run_id,
                 connection_id=self.log_id,
                 client_id=self.client_id,
@@ -556,7 +557,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             await asyncio.gather(self.ack_task, return_exceptions=True)
         await self._flush_acks()
         sent_recorder().forget(self.log_id)
-        await _db(delivery.close_delivery)(connection_id=self.log_id, last_sent_seq=self.sent)
+        await _db(fanout.close_delivery)(connection_id=self.log_id, last_sent_seq=self.sent)
 
 
 class NotFoundConsumer(AsyncWebsocketConsumer):

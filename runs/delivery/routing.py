@@ -5,7 +5,7 @@ from channels.auth import AuthMiddlewareStack
 from channels.routing import URLRouter
 from django.urls import re_path
 
-from runs.consumers import NotFoundConsumer, OriginGuard, RunEventsConsumer
+from runs.delivery.consumers import NotFoundConsumer, OriginGuard, RunEventsConsumer
 
 websocket_urlpatterns: list = [
     re_path(

@@ -8,10 +8,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from console import labels, selectors
+from console.forms import RunFilterForm, TryVersionForm
+from runs.runtime.services import start_run
 from runs.selectors import public_run
-from runs.services import start_run
-from sparktide.console import labels, selectors
-from sparktide.console.forms import RunFilterForm, TryVersionForm
 from sparktide.errors import ErrorCode, SparkTideError
 from sparktide.tenancy.models import App, Tenant
 

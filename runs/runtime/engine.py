@@ -10,28 +10,28 @@ block exists — Publication's store does (PARTIAL = failed after ≥ 1 block).
 
 import json
 import logging
-import os
-import socket
 import threading
 from dataclasses import dataclass, field
 
-from django.db import connection, transaction
+from django.db import connection
 from django.utils import timezone
 
 from citations.evidence import evidence_handles, evidence_view
 from citations.issuance import issue_citations
-from citations.verification import verify_answer
 from publication.models import AnswerBlock
 from publication.pipeline import publish_candidate
+from publication.verification import verify_answer
 from runs.events import RunEnded, append_event
+from runs.lifecycle import claim_run, finish_run
 from runs.models import AgentCall, JournalEntry, Run
 from sparktide.agents.models import AgentPin
 from sparktide.agents.providers import ProviderError, get_provider
 from sparktide.agents.providers.base import TOOL_NAMES, ToolCall
 from sparktide.errors import SparkTideError
 from sparktide.faults import maybe_fault
+from sparktide.knowledge.context import TrustedContext
 from sparktide.knowledge.remote import RemoteKnowledgeError
-from sparktide.knowledge.retrieval import TrustedContext, retrieve, select_versions
+from sparktide.knowledge.retrieval import retrieve, select_versions
 
 logger = logging.getLogger(__name__)
 
@@ -46,10 +46,6 @@ class RunCancelled(Exception):
 
 class StepLimitReached(Exception):
     pass
-
-
-def worker_identity() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 @dataclass
@@ -409,25 +405,10 @@ def _brief(result: dict) -> dict:
 # -- the run -------------------------------------------------------------------
 
 
-def _claim(run_id: str) -> Run | None:
-    with transaction.atomic():
-        run = Run.objects.select_for_update().filter(pk=run_id).first()
-        if run is None or run.status != Run.Status.QUEUED:
-            return None
-        run.status = Run.Status.RUNNING
-        run.started_at = run.heartbeat_at = timezone.now()
-        run.worker_id = worker_identity()
-        run.save(update_fields=["status", "started_at", "heartbeat_at", "worker_id"])
-        append_event(run, "run.started", {}, locked=True)
-    return Run.objects.select_related("tenant", "app", "owner", "agent_version__agent").get(
-        pk=run_id
-    )
-
-
 def execute_run(run_id: str) -> str | None:
     """Execute a queued run to its terminal state. Idempotent: a run that is
     not QUEUED (already taken, finished or cancelled) is left alone."""
-    run = _claim(run_id)
+    run = claim_run(run_id)
     if run is None:
         return None
     engine = Engine(run)
@@ -461,20 +442,3 @@ def execute_run(run_id: str) -> str | None:
 def _failure_status(run: Run) -> str:
     # Publication's store, not the runtime, says whether anything was committed.
     return Run.Status.PARTIAL if AnswerBlock.objects.filter(run=run).exists() else Run.Status.FAILED
-
-
-def finish_run(run: Run, status: str, reason: str, detail: str = "") -> str:
-    with transaction.atomic():
-        locked = Run.objects.select_for_update().get(pk=run.pk)
-        if locked.is_terminal:
-            return locked.status
-        run.last_seq = locked.last_seq
-        Run.objects.filter(pk=run.pk).update(
-            status=status, reason=reason, reason_detail=detail[:2000], completed_at=timezone.now()
-        )
-        data = {"status": status}
-        if reason:
-            data["reason"] = reason
-        append_event(run, f"run.{status.lower()}", data, locked=True)
-    run.status = status
-    return status

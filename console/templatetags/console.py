@@ -5,7 +5,7 @@ import json
 from django import template
 from django.utils.translation import gettext as _
 
-from sparktide.console import labels
+from console import labels
 
 register = template.Library()
 

@@ -26,8 +26,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from publication.models import AnswerBlock, PublicationAttempt
-from runs.engine import finish_run
 from runs.events import append_event
+from runs.lifecycle import finish_run
 from runs.models import AgentCall, JournalEntry, Run
 
 DEFAULT_STALE_AFTER = timedelta(seconds=90)

@@ -6,38 +6,19 @@ channel layer can wake WebSocket consumers. Scaled out, workers are separate
 ``manage.py run_worker`` processes and wake-ups go through Redis instead.
 """
 
-import asyncio
 import logging
 import os
 import threading
 
 from django.db import connections
+from django_tasks_db.management.commands.db_worker import Worker
+
+from runs.runtime.recovery import recover_runs
 
 logger = logging.getLogger(__name__)
 
-# The ASGI server's event loop, remembered on its first request: the in-memory
-# channel layer's queues belong to it, so wake-ups from the worker thread are
-# handed to that loop instead of being sent from a foreign one.
-server_loop: asyncio.AbstractEventLoop | None = None
-
-
-class RememberServerLoop:
-    """ASGI wrapper recording the server's loop (in-process mode only)."""
-
-    def __init__(self, app) -> None:
-        self.app = app
-
-    async def __call__(self, scope, receive, send):
-        global server_loop
-        server_loop = asyncio.get_running_loop()
-        return await self.app(scope, receive, send)
-
 
 def start_worker(*, interval: float = 0.2) -> threading.Thread:
-    from django_tasks_db.management.commands.db_worker import Worker
-
-    from runs.recovery import recover_runs
-
     def work() -> None:
         try:
             for recovered in recover_runs():

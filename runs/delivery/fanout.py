@@ -19,11 +19,11 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from publication.reader import RunReader
+from runs.access import access_run_for_owner
+from runs.delivery.tickets import redeem_ticket
 from runs.events import TERMINAL_EVENT_TYPES
 from runs.models import DeliveryAck, DeliveryLog, Run, RunEvent
 from runs.retention import require_within_retention
-from runs.services import access_run_for_owner
-from runs.tickets import redeem_ticket
 from sparktide.errors import ErrorCode, SparkTideError, not_found
 
 # Error code of the 4408 close (WebSocket only, no HTTP counterpart).

@@ -1,0 +1,73 @@
+"""The run lifecycle: claim a queued run, finish a run, ask it to stop.
+
+Every status change of a run happens here, under the run's row lock, with the
+matching event appended in the same transaction: a run's terminal event is
+written once, by whoever takes the lock first.
+"""
+
+import os
+import socket
+
+from django.db import transaction
+from django.utils import timezone
+
+from runs.events import append_event
+from runs.models import Run
+from sparktide.errors import ErrorCode, SparkTideError
+
+
+def worker_identity() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def claim_run(run_id: str) -> Run | None:
+    with transaction.atomic():
+        run = Run.objects.select_for_update().filter(pk=run_id).first()
+        if run is None or run.status != Run.Status.QUEUED:
+            return None
+        run.status = Run.Status.RUNNING
+        run.started_at = run.heartbeat_at = timezone.now()
+        run.worker_id = worker_identity()
+        run.save(update_fields=["status", "started_at", "heartbeat_at", "worker_id"])
+        append_event(run, "run.started", {}, locked=True)
+    return Run.objects.select_related("tenant", "app", "owner", "agent_version__agent").get(
+        pk=run_id
+    )
+
+
+def finish_run(
+    run: Run, status: str, reason: str, detail: str = "", *, only_from: str | None = None
+) -> str:
+    """End the run with ``status`` and its terminal event, unless it already ended.
+
+    ``only_from`` ends it only while it is still in that status, decided under
+    the lock: a cancel of a QUEUED run must not end a run a worker claimed in
+    between (the worker ends it at its next step instead).
+    """
+    with transaction.atomic():
+        locked = Run.objects.select_for_update().get(pk=run.pk)
+        if locked.is_terminal or (only_from is not None and locked.status != only_from):
+            return locked.status
+        run.last_seq = locked.last_seq
+        Run.objects.filter(pk=run.pk).update(
+            status=status, reason=reason, reason_detail=detail[:2000], completed_at=timezone.now()
+        )
+        data = {"status": status}
+        if reason:
+            data["reason"] = reason
+        append_event(run, f"run.{status.lower()}", data, locked=True)
+    run.status = status
+    return status
+
+
+def cancel_run(run: Run) -> Run:
+    """Ask a run to stop. A queued run ends at once; a running one at its next step."""
+    if run.is_terminal:
+        raise SparkTideError(
+            ErrorCode.RUN_ALREADY_FINISHED, 409, f"The run already ended ({run.status})."
+        )
+    Run.objects.filter(pk=run.pk, cancel_requested_at__isnull=True).update(
+        cancel_requested_at=timezone.now()
+    )
+    finish_run(run, Run.Status.CANCELLED, "CANCELLED_BY_USER", only_from=Run.Status.QUEUED)
+    return run

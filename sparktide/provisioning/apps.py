@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class ProvisioningConfig(AppConfig):
+    name = "sparktide.provisioning"
+    label = "provisioning"
+    verbose_name = "Provisioning"
