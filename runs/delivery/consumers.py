@@ -40,8 +40,10 @@ MAX_CLIENT_ID_CHARS = 100
 # How often DeliveryLog.last_sent_seq is written while events flow (for all
 # sockets of the process in one statement); always when a connection ends.
 SENT_RECORD_SECONDS = 1.0
-# How long one wake-driven read of a run serves this process's other sockets.
-SHARED_READ_SECONDS = 1.0
+# How long a wake-driven read of a run is kept for this process's other sockets
+# (each takes it only if the read began after its wake-up reached the process:
+# RunTail). It also bounds how late a socket can be sent a shared read.
+SHARED_READ_SECONDS = 0.5
 MAX_SHARED_EVENTS = 1000
 # After the terminal event, how long an acking client may take to acknowledge it.
 FINAL_ACK_GRACE_SECONDS = 2.0
@@ -183,45 +185,75 @@ def parse_ack(text: str | None) -> tuple[int, str] | None:
 # -- shared reads ---------------------------------------------------------------------
 
 
+# One event as sent: (seq, type, the frame's JSON text).
+Frame = tuple[int, str, str]
+
+
+def _frames(events: list[dict]) -> list[Frame]:
+    return [
+        (event["seq"], event["type"], json.dumps({"kind": "event", **event})) for event in events
+    ]
+
+
 class RunTail:
     """The newest events of one run as read by this process, shared by its sockets.
 
     A wake-up reaches every socket of the run at once; without sharing, each
-    would read and hydrate the same new events. Only wake-driven reads use it
-    (a socket's replay and its polls read the database themselves), entries
-    live ``SHARED_READ_SECONDS`` and come only from database reads, so sharing
-    changes how often the log is read, never what a socket is sent.
+    would read and hydrate the same new events: one read per run per wake-up
+    per process serves them all, each socket still taking exactly the events
+    after its own cursor. Entries come only from database reads, each stamped
+    with the moment its read *began*, and a socket takes an entry only if that
+    read began after the wake-up that moved the socket first reached this
+    process: nothing a socket is sent was read before it was woken, so a
+    revocation committed before a wake-up is honoured by every socket it reaches — sharing changes how often
+    the log is read, never what a socket may be sent. The frame text is
+    encoded once per event, not once per socket.
     """
 
     def __init__(self) -> None:
-        self.events: dict[int, tuple[float, dict]] = {}
+        # seq → (monotonic start of the read that produced it, (seq, type, frame text))
+        self.frames: dict[int, tuple[float, Frame]] = {}
+        # seq → when its wake-up first reached this process (any socket of the run)
+        self.woken: dict[int, float] = {}
         self.lock = asyncio.Lock()
         self.sockets = 0
 
-    def cached(self, *, after: int, limit: int, want: int) -> list[dict] | None:
-        """Contiguous events after ``after``, if they reach ``want`` (or fill ``limit``)."""
-        oldest = time.monotonic() - SHARED_READ_SECONDS
-        events = []
-        while len(events) < limit:
-            hit = self.events.get(after + len(events) + 1)
-            if hit is None or hit[0] < oldest:
+    def wake_time(self, seq: int) -> float:
+        """When the wake-up for ``seq`` first reached this process.
+
+        Every socket a wake-up reaches counts from its first arrival, so one
+        read that began after it serves them all — one read per run per wake-up
+        per process — and still none is sent what was read before the wake-up.
+        """
+        now = time.monotonic()
+        first = self.woken.setdefault(seq, now)
+        if len(self.woken) > MAX_SHARED_EVENTS:
+            oldest = now - SHARED_READ_SECONDS
+            self.woken = {k: at for k, at in self.woken.items() if at >= oldest}
+        return first
+
+    def cached(self, *, after: int, limit: int, want: int, since: float) -> list[Frame] | None:
+        """Frames after ``after`` read since ``since``, if they reach ``want`` (or fill ``limit``)."""
+        frames: list[Frame] = []
+        while len(frames) < limit:
+            hit = self.frames.get(after + len(frames) + 1)
+            if hit is None or hit[0] < since:
                 break
-            events.append(hit[1])
-        if events and (len(events) == limit or events[-1]["seq"] >= want):
-            return events
+            frames.append(hit[1])
+        if frames and (len(frames) == limit or after + len(frames) >= want):
+            return frames
         return None
 
-    def store(self, events: list[dict]) -> None:
-        now = time.monotonic()
-        for event in events:
-            self.events[event["seq"]] = (now, event)
-        oldest = now - SHARED_READ_SECONDS
-        stale = [seq for seq, (at, _) in self.events.items() if at < oldest]
+    def store(self, frames: list[Frame], *, read_started: float) -> None:
+        for frame in frames:
+            self.frames[frame[0]] = (read_started, frame)
+        oldest = time.monotonic() - SHARED_READ_SECONDS
+        stale = [seq for seq, (at, _) in self.frames.items() if at < oldest]
         for seq in stale:
-            del self.events[seq]
-        overflow = len(self.events) - MAX_SHARED_EVENTS
-        for seq in sorted(self.events)[: max(0, overflow)]:
-            del self.events[seq]
+            del self.frames[seq]
+        overflow = len(self.frames) - MAX_SHARED_EVENTS
+        for seq in sorted(self.frames)[: max(0, overflow)]:
+            del self.frames[seq]
 
 
 # Per event loop (one in a daphne process; one per test in the test suite).
@@ -348,6 +380,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         self.pending_acks: dict[str, int] = {}
         self.stalled_since: float | None = None
         self.wake = asyncio.Event()
+        self.woken_at = time.monotonic()
         # Subscribe before accepting and before the first read: an event
         # committed after that read wakes us, one committed before it is in it.
         self.subscribed = await self._subscribe()
@@ -427,40 +460,42 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
                     self.stalled_since = time.monotonic()
                 return False
             limit = min(room, self.config.page_size)
-            events = await self._read(limit)
-            if not events:
+            frames = await self._read(limit)
+            if not frames:
                 return False
-            for event in events:
-                if event["seq"] != self.sent + 1:
+            for seq, type_, text in frames:
+                if seq != self.sent + 1:
                     # The log has no holes (seq is assigned under the run's row
                     # lock and committed with it); never send past one.
                     logger.error("gap in %s after seq %s", self.run_id, self.sent)
                     return False
                 # The cursor moves before the send so an ack racing the send
                 # is not taken for an ack of an unsent event.
-                self.sent = event["seq"]
-                await self.send(text_data=json.dumps({"kind": "event", **event}))
-                if event["type"] in TERMINAL_EVENT_TYPES:
+                self.sent = seq
+                await self.send(text_data=text)
+                if type_ in TERMINAL_EVENT_TYPES:
                     await self._record_sent()
                     return True
             sent_recorder().note(self.log_id, self.sent)
-            if len(events) < limit:
+            if len(frames) < limit:
                 return False
 
-    async def _read(self, limit: int) -> list[dict]:
-        read = _db(fanout.read_events)
+    async def _read(self, limit: int) -> list[Frame]:
+        """The next frames after the cursor: (seq, type, text)."""
         if self.tail is None or self.wanted <= self.sent:
-            return await read(self.run, after=self.sent, limit=limit)
-        want = {"after": self.sent, "limit": limit, "want": self.wanted}
-        events = self.tail.cached(**want)
-        if events is None:
+            return _frames(await _db(fanout.read_events)(self.run, after=self.sent, limit=limit))
+        want = {"after": self.sent, "limit": limit, "want": self.wanted, "since": self.woken_at}
+        frames = self.tail.cached(**want)
+        if frames is None:
             # One socket reads for all of this run's sockets woken with it.
             async with self.tail.lock:
-                events = self.tail.cached(**want)
-                if events is None:
-                    events = await read(self.run, after=self.sent, limit=limit)
-                    self.tail.store(events)
-        return events
+                frames = self.tail.cached(**want)
+                if frames is None:
+                    started = time.monotonic()
+                    read = await _db(fanout.read_events)(self.run, after=self.sent, limit=limit)
+                    frames = _frames(read)
+                    self.tail.store(frames, read_started=started)
+        return frames
 
     def _room(self) -> int:
         """How many more events may be sent now (flow control for acking clients).
@@ -509,6 +544,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         seq = message.get("seq")
         if isinstance(seq, int) and seq > self.wanted:
             self.wanted = seq
+            self.woken_at = self.tail.wake_time(seq) if self.tail else time.monotonic()
         if not isinstance(seq, int) or seq > self.sent:
             self.wake.set()
 

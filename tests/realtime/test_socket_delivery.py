@@ -257,3 +257,88 @@ async def test_a_failing_channel_layer_costs_wake_ups_not_the_connection(
         assert frame["seq"] == i + 1
     await comm.disconnect()
     assert failures == {"group_add": 0, "receive": 0}
+
+
+async def test_a_shared_read_never_serves_a_source_revoked_before_the_wake_up(
+    make_run, alice, knowledge, settings, monkeypatch
+):
+    """Two sockets of one run share reads; a wake-up after a revocation is not served the old body.
+
+    A is woken, reads (and shares) the whole log while the document is readable;
+    the ACL is then revoked; B, moved by a later wake-up, must not be served A's
+    read however long shared reads are kept.
+    """
+    from guardian.shortcuts import remove_perm
+
+    from runs.delivery.consumers import RunEventsConsumer
+    from runs.runtime.engine import execute_run
+
+    settings.SPARKTIDE_WS_POLL_SECONDS = 60  # only the wake-ups below move the sockets
+    monkeypatch.setattr("runs.delivery.consumers.SHARED_READ_SECONDS", 60.0)
+    monkeypatch.setattr("runs.events.notify_run", lambda run_id, seq: None)
+    consumers = []
+    connect = RunEventsConsumer.connect
+
+    async def remember(self):
+        consumers.append(self)
+        await connect(self)
+
+    monkeypatch.setattr(RunEventsConsumer, "connect", remember)
+    run = await database_sync_to_async(make_run)(
+        {"search": "内部投研纪要 营收", "topK": 5},
+        {"answerPart": "上调 [[cite:{{c1}}]] [[cite:{{c2}}]]"},
+        execute=False,
+    )
+    a = socket(run, after=0, ticket=await ticket_for(run, alice))
+    b = socket(run, after=0, ticket=await ticket_for(run, alice))
+    assert (await a.connect(timeout=5))[0] and (await b.connect(timeout=5))[0]
+    await database_sync_to_async(execute_run, thread_sensitive=False)(run.pk)
+    last = await last_seq(run)
+
+    def answer(frames):
+        return next(f for f in frames if f["type"] == "answer.published")["data"]
+
+    await consumers[0].run_wakeup({"type": "run.wakeup", "seq": last - 1})
+    frames_a, _ = await read_until_close(a)
+    assert answer(frames_a)["state"] == "visible"
+    await database_sync_to_async(remove_perm)(
+        "knowledge.read_document", alice, knowledge.private_doc
+    )
+    await consumers[1].run_wakeup({"type": "run.wakeup", "seq": last})
+    frames_b, _ = await read_until_close(b)
+    assert [f["seq"] for f in frames_b] == list(range(1, last + 1))
+    assert answer(frames_b)["state"] == "protected"
+    assert "content" not in answer(frames_b)
+
+
+async def test_sockets_woken_together_share_one_read_of_the_log(
+    make_run, alice, settings, monkeypatch
+):
+    """Eight sockets woken by one wake-up: the log is read for them a few times, not eight."""
+    from runs.delivery import fanout
+
+    settings.SPARKTIDE_WS_POLL_SECONDS = 60
+    monkeypatch.setattr("runs.events.notify_run", lambda run_id, seq: None)
+    reads = []
+    real_read = fanout.read_events
+
+    def counting_read(run, *, after, limit):
+        reads.append(after)
+        return real_read(run, after=after, limit=limit)
+
+    monkeypatch.setattr(fanout, "read_events", counting_read)
+    run = await database_sync_to_async(make_run)({"text": "x"}, execute=False)
+    comms = [socket(run, after=0, ticket=await ticket_for(run, alice)) for _ in range(8)]
+    for comm in comms:
+        assert (await comm.connect(timeout=5))[0]
+    reads.clear()
+    event = await database_sync_to_async(append_event)(run, "agent.note", {"i": 1})
+    await get_channel_layer().group_send(
+        run_group(run.pk), {"type": "run.wakeup", "seq": event.seq}
+    )
+    for comm in comms:
+        (frame,) = await read_events(comm, 1)
+        assert frame["seq"] == event.seq
+    assert 1 <= len(reads) <= 2, reads
+    for comm in comms:
+        await comm.disconnect()
