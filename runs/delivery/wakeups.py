@@ -2,10 +2,18 @@
 
 Registered with the event log (``runs.events.register_waker``) when the app is
 ready. Best effort by design: the log is the truth and consumers poll.
+
+A wake-up never pays for its own setup. Inside the ASGI server (the in-process
+worker) it is handed to the server's loop, which owns the in-memory layer's
+queues. Anywhere else (``run_worker`` processes, management commands) one
+daemon thread per process runs an event loop that keeps the layer — and so its
+Redis connections — for the life of the process; a wake-up is submitted to it
+without waiting (no event loop and no connection per event).
 """
 
 import asyncio
 import logging
+import threading
 
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
@@ -16,6 +24,9 @@ logger = logging.getLogger(__name__)
 # channel layer's queues belong to it, so wake-ups from the in-process worker's
 # thread are handed to that loop instead of being sent from a foreign one.
 server_loop: asyncio.AbstractEventLoop | None = None
+
+_sender_loop: asyncio.AbstractEventLoop | None = None
+_sender_lock = threading.Lock()
 
 
 class RememberServerLoop:
@@ -34,6 +45,22 @@ def run_group(run_id: str) -> str:
     return f"run.{run_id}"
 
 
+def _sender() -> asyncio.AbstractEventLoop:
+    """This process's wake-up loop, started on first use."""
+    global _sender_loop
+    with _sender_lock:
+        if _sender_loop is None or _sender_loop.is_closed():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="sparktide-wakeups", daemon=True).start()
+            _sender_loop = loop
+        return _sender_loop
+
+
+def _log_failure(future) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        logger.warning("a wake-up was lost: %s", future.exception())
+
+
 def wake_run(run_id: str, seq: int) -> None:
     layer = get_channel_layer()
     if layer is None:
@@ -43,4 +70,12 @@ def wake_run(run_id: str, seq: int) -> None:
     if loop is not None and isinstance(layer, InMemoryChannelLayer) and not loop.is_closed():
         asyncio.run_coroutine_threadsafe(layer.group_send(run_group(run_id), message), loop)
         return
-    async_to_sync(layer.group_send)(run_group(run_id), message)
+    if isinstance(layer, InMemoryChannelLayer):
+        # One process, no server loop (tests, commands): nobody else can be listening
+        # on another loop, so send on the caller's terms.
+        async_to_sync(layer.group_send)(run_group(run_id), message)
+        return
+    future = asyncio.run_coroutine_threadsafe(
+        layer.group_send(run_group(run_id), message), _sender()
+    )
+    future.add_done_callback(_log_failure)
