@@ -7,7 +7,7 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/sparktide
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: demo test venv lint services chromium pytest jstest bench clean
+.PHONY: demo test venv lint services chromium pytest jstest bench mutation clean
 
 $(VENV)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { scripts/find-python; exit 1; }
@@ -45,6 +45,9 @@ bench: venv services
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/publication.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/preview.py
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) bench/delivery.py
+
+mutation: venv services
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) SPARKTIDE_TEST_STRICT=1 scripts/mutation
 
 clean:
 	rm -rf $(VENV) var/*.sqlite3* var/staticfiles
