@@ -13,7 +13,9 @@ CAUGHT = {"killed", "timeout", "segfault"}
 
 def main(path: str) -> int:
     per_module: dict[str, Counter] = defaultdict(Counter)
-    for line in open(path, encoding="utf-8"):
+    with open(path, encoding="utf-8") as results:
+        lines = results.readlines()
+    for line in lines:
         name, sep, status = line.strip().rpartition(": ")
         if not sep or "__mutmut_" not in name:
             continue
