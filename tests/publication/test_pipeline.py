@@ -393,6 +393,42 @@ def test_a_run_takes_eight_revisions_and_the_ninth_is_refused(live_run, publish)
     assert read_answer(run)[4].content["text"] == "段落4"
 
 
+def test_a_new_block_still_commits_after_the_run_revision_quota_is_spent(live_run, publish):
+    """The run quota limits revisions only: a new block is a new fact and always commits."""
+    run = live_run()
+    blocks = [publish(run, f"段落{i}").publication_id for i in range(5)]
+    for i in range(8):
+        assert publish(run, f"修订{i}", replaces=blocks[i // 2]).outcome == Outcome.COMMITTED
+    assert publish(run, "再修订", replaces=blocks[4]).reason == "RUN_REVISION_QUOTA_EXCEEDED"
+
+    fresh = publish(run, "新的段落")
+
+    assert fresh.outcome == Outcome.COMMITTED
+    assert [b.content["text"] for b in read_answer(run)][-1] == "新的段落"
+
+
+def test_recovery_never_rewrites_a_committed_attempt(live_run, publish):
+    """A dead worker's committed blocks stay COMMITTED, revision and body untouched."""
+    from runs.runtime.recovery import recover_run
+
+    run = live_run()
+    first = publish(run, "已提交的段落")
+    revised = publish(run, "已提交的修订", replaces=first.publication_id)
+    committed = dict(
+        PublicationAttempt.objects.filter(run=run).values_list("candidate_id", "outcome")
+    )
+    bodies = list(BlockRevision.objects.filter(block__run=run).values_list("pk", "content"))
+
+    recovered = recover_run(run)
+
+    assert recovered.status == Run.Status.PARTIAL
+    after = dict(PublicationAttempt.objects.filter(run=run).values_list("candidate_id", "outcome"))
+    assert after[first.candidate_id] == after[revised.candidate_id] == Outcome.COMMITTED
+    assert after == committed
+    assert list(BlockRevision.objects.filter(block__run=run).values_list("pk", "content")) == bodies
+    assert [(b.revision, b.content["text"]) for b in read_answer(run)] == [(2, "已提交的修订")]
+
+
 def test_a_visible_preview_consumes_quota_even_if_its_save_then_fails(live_run, publish, settings):
     run = live_run()
     block = publish(run, "v1").publication_id
