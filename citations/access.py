@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import Exists, F, Q
-from django.utils import timezone
 from guardian.utils import get_group_obj_perms_model, get_user_obj_perms_model
 
 from citations.models import CitationReference
@@ -21,7 +20,11 @@ from runs.models import Run
 from runs.retention import require_within_retention
 from sparktide.errors import ErrorCode, SparkTideError, not_found
 from sparktide.ids import is_citation_id
-from sparktide.knowledge.models import KnowledgeVersion, Lease, user_may_read_document
+from sparktide.knowledge.models import (
+    CapabilityRefusal,
+    capability_refusal,
+    user_may_read_document,
+)
 from sparktide.tenancy.models import App, Membership
 
 
@@ -161,23 +164,29 @@ def access_reference(run: Run, citation_id: str) -> CitationReference:
 
 
 def require_capability(run: Run, reference: CitationReference, *, now=None) -> None:
-    """8. The exact version is still PUBLISHED (409) and the app's lease on it is
-    current (503) — expired, revoked or missing alike."""
-    if reference.version.status != KnowledgeVersion.Status.PUBLISHED:
+    """8. The app may use the exact version now (``capability_refusal``, the rule
+    retrieval and source proof share): still PUBLISHED (409), the app's lease on it
+    current — expired, revoked or missing alike (503), and of the app's tenant (403,
+    as step 9 would answer)."""
+    refusal = capability_refusal(run.app, reference.version_id, now)
+    if refusal == CapabilityRefusal.NOT_PUBLISHED:
         raise SparkTideError(
             ErrorCode.CAPABILITY_UNAVAILABLE, 409, "The exact knowledge version was revoked."
         )
-    leased = (
-        Lease.objects.current(now or timezone.now())
-        .filter(app_id=run.app_id, version_id=reference.version_id)
-        .exists()
-    )
-    if not leased:
+    if refusal == CapabilityRefusal.NO_CURRENT_LEASE:
         raise SparkTideError(
             ErrorCode.CAPABILITY_UNAVAILABLE,
             503,
             "The app's lease on the knowledge version is not current.",
         )
+    if refusal is not None:
+        raise knowledge_access_denied()
+
+
+def knowledge_access_denied() -> SparkTideError:
+    return SparkTideError(
+        ErrorCode.KNOWLEDGE_ACCESS_DENIED, 403, "You may not read this source now."
+    )
 
 
 def require_knowledge_access(run: Run, reference: CitationReference) -> None:
@@ -197,9 +206,7 @@ def require_knowledge_access(run: Run, reference: CitationReference) -> None:
             user_may_read_document(owner, reference.document)
         )
     if not allowed:
-        raise SparkTideError(
-            ErrorCode.KNOWLEDGE_ACCESS_DENIED, 403, "You may not read this source now."
-        )
+        raise knowledge_access_denied()
 
 
 def access_citation_for_preview(
