@@ -20,7 +20,7 @@ from publication.reader import PROTECTED, VISIBLE, RunReader
 from runs.models import AgentCall, DeliveryAck, DeliveryLog, JournalEntry, Run, RunEvent
 from sparktide.agents.models import AgentPin, AgentVersion
 from sparktide.ids import is_citation_id
-from sparktide.tenancy.models import ApiToken, App, Membership, Tenant
+from sparktide.tenancy.models import App, Membership, Tenant
 
 EVENT_DISPLAY_LIMIT = 2000
 PAGE_SIZES = (10, 25, 50, 100)
@@ -128,12 +128,10 @@ def filter_choices(app: App | None) -> dict[str, list[str]]:
 
 
 def debug_setup(app: App) -> dict:
-    """What 运行调试 offers: the app's pinned agents with their other published versions,
-    and the app's members with the *prefixes* of their usable tokens.
+    """What 运行调试 offers: the app's pinned agents with their other published versions.
 
-    The prefix (first characters of a token, stored for recognition) lets the page tell
-    the admin whose token was pasted and which member a console-created run must belong
-    to, without the token ever reaching a console view.
+    Nothing about the members' tokens is sent: whose token was pasted is decided by
+    the server when the run is started (the owner's bearer token, verified).
     """
     pins = list(AgentPin.objects.filter(app=app).select_related("agent", "version"))
     versions: dict[int, list[AgentVersion]] = defaultdict(list)
@@ -141,12 +139,6 @@ def debug_setup(app: App) -> dict:
         agent__in=[p.agent_id for p in pins], status=AgentVersion.Status.PUBLISHED
     ).order_by("-published_at", "-pk"):
         versions[version.agent_id].append(version)
-    members = list(
-        Membership.objects.filter(app=app).select_related("user").order_by("user__username")
-    )
-    prefixes: dict[int, list[str]] = defaultdict(list)
-    for token in ApiToken.objects.usable().filter(user__in=[m.user_id for m in members]):
-        prefixes[token.user_id].append(token.prefix)
     return {
         "agents": [
             {
@@ -159,10 +151,6 @@ def debug_setup(app: App) -> dict:
                 ],
             }
             for pin in sorted(pins, key=lambda p: p.agent.key)
-        ],
-        "members": [
-            {"id": m.user_id, "username": m.user.get_username(), "prefixes": prefixes[m.user_id]}
-            for m in members
         ],
     }
 
