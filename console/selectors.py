@@ -263,7 +263,7 @@ class RevisionRow:
     truncated: bool
     body_digest: str
     current: bool
-    state: str  # visible | protected | missing
+    state: str  # visible | protected
     content: dict | None
     segments: list[Segment] | None = None
 
@@ -332,9 +332,9 @@ def run_detail(run: Run) -> RunDetail:
     truncated = len(shown) > EVENT_DISPLAY_LIMIT
     shown = shown[:EVENT_DISPLAY_LIMIT]
     if truncated:
-        # Revision bodies come from the answer.published events: read all of them.
+        # The 回答来源区 is decided from the run's citation events: read all of them.
         extra = RunEvent.objects.filter(
-            run=run, type__in=["answer.published", "citation.verified", "citation.created"]
+            run=run, type__in=["citation.verified", "citation.created"]
         ).exclude(seq__lte=shown[-1].seq)
         shown_all = shown + list(extra.order_by("seq"))
     else:
@@ -344,13 +344,9 @@ def run_detail(run: Run) -> RunDetail:
     sources = answer_sources(hydrated_all)
     verified = sources.verified_map()
 
-    # Bodies of every committed revision, exactly as the reader hydrates its event.
-    bodies: dict[tuple[str, int], dict] = {}
-    for event in hydrated_all:
-        if event["type"] == "answer.published":
-            data = event["data"]
-            bodies[(data.get("publicationId"), data.get("revision"))] = data
-
+    # Every revision's visibility and body as the reader decides them (a block withheld
+    # now is withheld in every revision); the console never rebuilds a body itself.
+    revision_views = reader.revisions()
     revisions: dict[str, list[BlockRevision]] = defaultdict(list)
     for revision in (
         BlockRevision.objects.filter(block__run=run)
@@ -364,18 +360,12 @@ def run_detail(run: Run) -> RunDetail:
 
     blocks = []
     for view in reader.blocks():
-        protected = view.state == PROTECTED
+        decided = {v.revision: v for v in revision_views.get(view.id, [])}
         rows = []
         for revision in revisions[view.id]:
-            body = bodies.get((view.id, revision.revision))
-            if protected:
-                # A block withheld now is withheld in every revision: no body leaks from history.
-                state, content = PROTECTED, None
-            elif body is None:
-                state, content = "missing", None
-            else:
-                state = body.get("state", PROTECTED)
-                content = body.get("content") if state == VISIBLE else None
+            seen = decided.get(revision.revision)
+            state = seen.state if seen is not None else PROTECTED
+            content = seen.content if seen is not None and state == VISIBLE else None
             rows.append(
                 RevisionRow(
                     revision=revision.revision,
