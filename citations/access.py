@@ -1,5 +1,8 @@
-"""The access checks of the citation preview, one function per check, in the order
-the seed fixes (DESIGN.md "Preview endpoint", docs/preview.md).
+"""The access checks of the citation preview, in the order docs/preview.md fixes.
+
+Steps 2–5 are the run-history gate every history read shares
+(``runs.access.access_run_for_owner`` and ``require_run_history``); step 8 asks
+knowledge's one capability rule (``capability_refusal``).
 
 Each function returns what the next one needs or raises ``SparkTideError``;
 ``access_citation_for_preview`` runs them in order. Nothing here reads the
@@ -10,19 +13,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.contenttypes.models import ContentType
-from django.db.models import Exists, F, Q
-from django.utils import timezone
-from guardian.utils import get_group_obj_perms_model, get_user_obj_perms_model
-
 from citations.models import CitationReference
-from runs.access import require_active
+from runs.access import access_run_for_owner, require_run_history
 from runs.models import Run
-from runs.retention import require_within_retention
-from sparktide.errors import ErrorCode, SparkTideError, not_found
+from sparktide.errors import ErrorCode, SparkTideError
 from sparktide.ids import is_citation_id
-from sparktide.knowledge.models import KnowledgeVersion, Lease, user_may_read_document
-from sparktide.tenancy.models import App, Membership
+from sparktide.knowledge.models import (
+    CapabilityRefusal,
+    capability_refusal,
+    user_may_read_document,
+)
 
 
 @dataclass(frozen=True)
@@ -46,76 +46,6 @@ def access_caller(user):
             ErrorCode.AUTHENTICATION_REQUIRED, 401, "A valid bearer token is required."
         )
     return user
-
-
-def access_run_for_preview(user, *, app_slug: str, run_id: str) -> Run:
-    """2. The run, only for its owner, in the named app, inside the owner's tenant.
-
-    Everything is decided by this one query, so a missing app, a missing run,
-    another member, a platform admin and another tenant all cost the same single
-    query and get the identical 404 — nothing, not even the number of queries,
-    tells them apart. A platform admin is not the owner.
-    """
-    # PostgreSQL refuses NUL in text parameters (a 500): such a value names
-    # nothing, so it is asked as "" — the same one query, the same 404.
-    app_slug, run_id = (value if "\x00" not in value else "" for value in (app_slug, run_id))
-    run = (
-        Run.objects.select_related("app", "tenant", "owner__tenant_user")
-        .filter(
-            pk=run_id,
-            app__slug=app_slug,
-            owner_id=user.pk,
-            owner__is_active=True,
-            owner__tenant_user__tenant_id=F("tenant_id"),
-            app__tenant_id=F("tenant_id"),
-        )
-        .first()
-    )
-    if run is None:
-        raise not_found()
-    return run
-
-
-def require_app_active(run: Run) -> None:
-    """3. The app is ACTIVE now (403 APP_NOT_ACTIVE)."""
-    require_active(run.app)
-
-
-def require_retention(run: Run) -> None:
-    """4. Not archived and not older than the app's retention (410 EVENT_CURSOR_EXPIRED)."""
-    require_within_retention(run)
-
-
-def require_history_permission(run: Run) -> None:
-    """5. The owner is still a member of the app and holds ``tenancy.view_run_history``
-    on it now (guardian object permission, directly or through a group).
-
-    One query instead of guardian's checker (two): this is the preview's hot path.
-    It mirrors ``ObjectPermissionBackend``: an active superuser holds every
-    permission, anyone else needs the object permission row.
-    """
-    owner = run.owner
-    allowed = Membership.objects.filter(app_id=run.app_id, user_id=owner.pk)
-    if not owner.is_superuser:
-        # ContentType ids come from Django's per-process content type cache (a
-        # query only the first time); the permission row itself is always read.
-        app_type = ContentType.objects.get_for_model(App)
-        grant = {
-            "permission__codename": "view_run_history",
-            "permission__content_type_id": app_type.pk,
-            "content_type_id": app_type.pk,
-            # guardian stores object_pk as text.
-            "object_pk": str(run.app_id),
-        }
-        by_user = get_user_obj_perms_model().objects.filter(user_id=owner.pk, **grant)
-        by_group = get_group_obj_perms_model().objects.filter(group__user=owner.pk, **grant)
-        allowed = allowed.filter(Q(Exists(by_user)) | Q(Exists(by_group)))
-    if not allowed.exists():
-        raise SparkTideError(
-            ErrorCode.BUSINESS_PERMISSION_DENIED,
-            403,
-            "You no longer have permission to read this app's run history.",
-        )
 
 
 def require_same_policy(run: Run) -> None:
@@ -161,23 +91,29 @@ def access_reference(run: Run, citation_id: str) -> CitationReference:
 
 
 def require_capability(run: Run, reference: CitationReference, *, now=None) -> None:
-    """8. The exact version is still PUBLISHED (409) and the app's lease on it is
-    current (503) — expired, revoked or missing alike."""
-    if reference.version.status != KnowledgeVersion.Status.PUBLISHED:
+    """8. The app may use the exact version now (``capability_refusal``, the rule
+    retrieval and source proof share): still PUBLISHED (409), the app's lease on it
+    current — expired, revoked or missing alike (503), and of the app's tenant (403,
+    as step 9 would answer)."""
+    refusal = capability_refusal(run.app, reference.version_id, now)
+    if refusal == CapabilityRefusal.NOT_PUBLISHED:
         raise SparkTideError(
             ErrorCode.CAPABILITY_UNAVAILABLE, 409, "The exact knowledge version was revoked."
         )
-    leased = (
-        Lease.objects.current(now or timezone.now())
-        .filter(app_id=run.app_id, version_id=reference.version_id)
-        .exists()
-    )
-    if not leased:
+    if refusal == CapabilityRefusal.NO_CURRENT_LEASE:
         raise SparkTideError(
             ErrorCode.CAPABILITY_UNAVAILABLE,
             503,
             "The app's lease on the knowledge version is not current.",
         )
+    if refusal is not None:
+        raise knowledge_access_denied()
+
+
+def knowledge_access_denied() -> SparkTideError:
+    return SparkTideError(
+        ErrorCode.KNOWLEDGE_ACCESS_DENIED, 403, "You may not read this source now."
+    )
 
 
 def require_knowledge_access(run: Run, reference: CitationReference) -> None:
@@ -197,9 +133,7 @@ def require_knowledge_access(run: Run, reference: CitationReference) -> None:
             user_may_read_document(owner, reference.document)
         )
     if not allowed:
-        raise SparkTideError(
-            ErrorCode.KNOWLEDGE_ACCESS_DENIED, 403, "You may not read this source now."
-        )
+        raise knowledge_access_denied()
 
 
 def access_citation_for_preview(
@@ -207,10 +141,11 @@ def access_citation_for_preview(
 ) -> PreviewTarget:
     """Every check of the preview except the re-fetch, in the documented order."""
     user = access_caller(user)
-    run = access_run_for_preview(user, app_slug=app_slug, run_id=run_id)
-    require_app_active(run)
-    require_retention(run)
-    require_history_permission(run)
+    # 2–5: the one gate of a run's history, shared with events, answer, ticket and
+    # WebSocket: owner (404), app ACTIVE (403), retention (410), membership and
+    # view_run_history now (403).
+    run = access_run_for_owner(user, app_slug, run_id)
+    require_run_history(run)
     require_same_policy(run)
     reference = access_reference(run, citation_id)
     require_capability(run, reference)

@@ -4,7 +4,7 @@ from django.utils import timezone
 
 from citations.models import CitationReference, NumericHandle
 from runs.models import AgentCall
-from sparktide.knowledge.models import KnowledgeVersion, Lease, user_may_read_document
+from sparktide.knowledge.models import KnowledgeVersion, capability_refusals, user_may_read_document
 
 
 def evidence_call_ids(agent_call: AgentCall) -> list[int]:
@@ -50,8 +50,9 @@ def evidence_handles(agent_call: AgentCall) -> list[NumericHandle]:
 class SourceAccess:
     """Answers "may the run's owner use this reference now?" with per-request caching.
 
-    Checks: the exact knowledge version is still PUBLISHED, the app's lease on it
-    is current, and (for documents) the owner may read the document now.
+    Checks: the app may use the exact knowledge version now (``capability_refusals``:
+    PUBLISHED, a current lease, the app's tenant), and (for documents) the owner
+    may read the document now.
     """
 
     def __init__(self, run) -> None:
@@ -61,21 +62,12 @@ class SourceAccess:
         self._documents: dict[int, bool] = {}
 
     def prefetch_versions(self, versions) -> None:
-        """Decide many versions with one lease query."""
-        pending = {v.pk: v for v in versions if v.pk not in self._versions}
+        """Decide many versions with one query (the capability rule of knowledge)."""
+        pending = [v.pk for v in versions if v.pk not in self._versions]
         if not pending:
             return
-        leased = set(
-            Lease.objects.current(self.now)
-            .filter(app_id=self.run.app_id, version_id__in=pending)
-            .values_list("version_id", flat=True)
-        )
-        for pk, version in pending.items():
-            self._versions[pk] = (
-                version.status == KnowledgeVersion.Status.PUBLISHED
-                and version.knowledge.tenant_id == self.run.tenant_id
-                and pk in leased
-            )
+        for pk, refusal in capability_refusals(self.run.app, pending, self.now).items():
+            self._versions[pk] = refusal is None
 
     def version_ok(self, version: KnowledgeVersion) -> bool:
         if version.pk not in self._versions:

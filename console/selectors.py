@@ -20,7 +20,7 @@ from publication.reader import PROTECTED, VISIBLE, RunReader
 from runs.models import AgentCall, DeliveryAck, DeliveryLog, JournalEntry, Run, RunEvent
 from sparktide.agents.models import AgentPin, AgentVersion
 from sparktide.ids import is_citation_id
-from sparktide.tenancy.models import ApiToken, App, Membership, Tenant
+from sparktide.tenancy.models import App, Membership, Tenant
 
 EVENT_DISPLAY_LIMIT = 2000
 PAGE_SIZES = (10, 25, 50, 100)
@@ -128,12 +128,10 @@ def filter_choices(app: App | None) -> dict[str, list[str]]:
 
 
 def debug_setup(app: App) -> dict:
-    """What 运行调试 offers: the app's pinned agents with their other published versions,
-    and the app's members with the *prefixes* of their usable tokens.
+    """What 运行调试 offers: the app's pinned agents with their other published versions.
 
-    The prefix (first characters of a token, stored for recognition) lets the page tell
-    the admin whose token was pasted and which member a console-created run must belong
-    to, without the token ever reaching a console view.
+    Nothing about the members' tokens is sent: whose token was pasted is decided by
+    the server when the run is started (the owner's bearer token, verified).
     """
     pins = list(AgentPin.objects.filter(app=app).select_related("agent", "version"))
     versions: dict[int, list[AgentVersion]] = defaultdict(list)
@@ -141,12 +139,6 @@ def debug_setup(app: App) -> dict:
         agent__in=[p.agent_id for p in pins], status=AgentVersion.Status.PUBLISHED
     ).order_by("-published_at", "-pk"):
         versions[version.agent_id].append(version)
-    members = list(
-        Membership.objects.filter(app=app).select_related("user").order_by("user__username")
-    )
-    prefixes: dict[int, list[str]] = defaultdict(list)
-    for token in ApiToken.objects.usable().filter(user__in=[m.user_id for m in members]):
-        prefixes[token.user_id].append(token.prefix)
     return {
         "agents": [
             {
@@ -159,10 +151,6 @@ def debug_setup(app: App) -> dict:
                 ],
             }
             for pin in sorted(pins, key=lambda p: p.agent.key)
-        ],
-        "members": [
-            {"id": m.user_id, "username": m.user.get_username(), "prefixes": prefixes[m.user_id]}
-            for m in members
         ],
     }
 
@@ -275,7 +263,7 @@ class RevisionRow:
     truncated: bool
     body_digest: str
     current: bool
-    state: str  # visible | protected | missing
+    state: str  # visible | protected
     content: dict | None
     segments: list[Segment] | None = None
 
@@ -344,9 +332,9 @@ def run_detail(run: Run) -> RunDetail:
     truncated = len(shown) > EVENT_DISPLAY_LIMIT
     shown = shown[:EVENT_DISPLAY_LIMIT]
     if truncated:
-        # Revision bodies come from the answer.published events: read all of them.
+        # The 回答来源区 is decided from the run's citation events: read all of them.
         extra = RunEvent.objects.filter(
-            run=run, type__in=["answer.published", "citation.verified", "citation.created"]
+            run=run, type__in=["citation.verified", "citation.created"]
         ).exclude(seq__lte=shown[-1].seq)
         shown_all = shown + list(extra.order_by("seq"))
     else:
@@ -356,13 +344,9 @@ def run_detail(run: Run) -> RunDetail:
     sources = answer_sources(hydrated_all)
     verified = sources.verified_map()
 
-    # Bodies of every committed revision, exactly as the reader hydrates its event.
-    bodies: dict[tuple[str, int], dict] = {}
-    for event in hydrated_all:
-        if event["type"] == "answer.published":
-            data = event["data"]
-            bodies[(data.get("publicationId"), data.get("revision"))] = data
-
+    # Every revision's visibility and body as the reader decides them (a block withheld
+    # now is withheld in every revision); the console never rebuilds a body itself.
+    revision_views = reader.revisions()
     revisions: dict[str, list[BlockRevision]] = defaultdict(list)
     for revision in (
         BlockRevision.objects.filter(block__run=run)
@@ -376,18 +360,12 @@ def run_detail(run: Run) -> RunDetail:
 
     blocks = []
     for view in reader.blocks():
-        protected = view.state == PROTECTED
+        decided = {v.revision: v for v in revision_views.get(view.id, [])}
         rows = []
         for revision in revisions[view.id]:
-            body = bodies.get((view.id, revision.revision))
-            if protected:
-                # A block withheld now is withheld in every revision: no body leaks from history.
-                state, content = PROTECTED, None
-            elif body is None:
-                state, content = "missing", None
-            else:
-                state = body.get("state", PROTECTED)
-                content = body.get("content") if state == VISIBLE else None
+            seen = decided.get(revision.revision)
+            state = seen.state if seen is not None else PROTECTED
+            content = seen.content if seen is not None and state == VISIBLE else None
             rows.append(
                 RevisionRow(
                     revision=revision.revision,

@@ -90,9 +90,10 @@ def debug(request, app_slug: str):
 @require_POST
 @staff_only
 def debug_try_version(request, app_slug: str):
-    """Create a run of another published version for a member of the app (see TryVersionForm)."""
+    """Create a run of another published version as the owner of the pasted token
+    (verified here, see TryVersionForm); start_run checks the rest."""
     app = get_object_or_404(App.objects.select_related("tenant"), slug=app_slug)
-    form = TryVersionForm(request.POST, app=app)
+    form = TryVersionForm(request.POST)
     if not form.is_valid():
         detail = " ".join(str(e) for errors in form.errors.values() for e in errors)
         return _problem(SparkTideError(ErrorCode.INVALID_REQUEST, 400, detail))
@@ -103,7 +104,7 @@ def debug_try_version(request, app_slug: str):
             app=app,
             agent_key=data["agent"],
             input=data["input"],
-            agent_version=data["agent_version"],
+            agent_version=data["version"],
         )
     except SparkTideError as error:
         return _problem(error)

@@ -114,8 +114,21 @@ class RunReader:
             self._intact[revision.pk] = intact
         return self._intact[revision.pk]
 
+    def block_withheld(self, block_id: str) -> bool:
+        """A block whose current revision stands on a source (or an inherited block)
+        the owner may not use now: withheld in *every* revision and preview, on every
+        path — a current source rejection beats the visibility of every older preview
+        and receipt of that block. A block of another run (or none) is not this run's
+        to withhold."""
+        graph = self.graph
+        return block_id in graph.blocks and not graph.block_sources_ok(block_id)
+
     def revision_visible(self, revision) -> bool:
-        return self._revision_intact(revision) and self.graph.revision_sources_ok(revision)
+        return (
+            self._revision_intact(revision)
+            and self.graph.revision_sources_ok(revision)
+            and not self.block_withheld(revision.block_id)
+        )
 
     # -- answers -------------------------------------------------------------
 
@@ -142,6 +155,30 @@ class RunReader:
                 continue
             visible = self.revision_visible(revision)
             views.append(
+                BlockView(
+                    id=block.pk,
+                    revision=revision.revision,
+                    delivery_ordinal=block.delivery_ordinal,
+                    state=VISIBLE if visible else PROTECTED,
+                    content=revision.content if visible else None,
+                    source_hint=_hint(revision.source_hint),
+                    truncated=revision.truncated,
+                    origin=block.origin,
+                )
+            )
+        return views
+
+    def revisions(self) -> dict[str, list[BlockView]]:
+        """Every committed revision of every block, oldest first, each decided by
+        ``revision_visible`` (so a withheld block is withheld in all of them)."""
+        graph = self.graph
+        views: dict[str, list[BlockView]] = {block_id: [] for block_id in graph.blocks}
+        for revision in sorted(graph.revisions.values(), key=lambda r: r.revision):
+            block = graph.blocks.get(revision.block_id)
+            if block is None:
+                continue
+            visible = self.revision_visible(revision)
+            views[block.pk].append(
                 BlockView(
                     id=block.pk,
                     revision=revision.revision,
@@ -204,8 +241,11 @@ class RunReader:
         return {"seq": event.seq, "type": event.type, "at": event.at.isoformat(), "data": data}
 
     def _preview_visible(self, attempt: PublicationAttempt, refs) -> bool:
-        """A preview is re-checked like a commit: its sources and inherited blocks, now."""
+        """A preview is re-checked like a commit: its sources and inherited blocks, now;
+        and the preview of a block that is withheld now is withheld too."""
         if not valid_content(attempt.content):
+            return False
+        if attempt.block_id is not None and self.block_withheld(attempt.block_id):
             return False
         for cited in attempt.cited_ids or []:
             ref = refs.get(cited)

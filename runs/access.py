@@ -1,33 +1,61 @@
-"""Access checks for apps and runs: each returns the object or raises (views hold no rules)."""
+"""Access checks for apps and runs: each returns the object or raises (views hold no rules).
 
-from django.db.models import F
+``access_run_history`` is the one gate of a run's history — its events (REST and
+WebSocket), its answer, an event ticket and, with its own later steps, the
+citation preview (citations/access.py): the owner, the app ACTIVE, retention,
+and the owner's *current* membership and ``view_run_history`` permission.
+"""
+
+from django.contrib.contenttypes.models import ContentType
+from django.db.models import Exists, F, Q
+from guardian.utils import get_group_obj_perms_model, get_user_obj_perms_model
 
 from runs.models import Run
+from runs.retention import require_within_retention
 from sparktide.errors import ErrorCode, SparkTideError, not_found
 from sparktide.tenancy.models import App, Membership
 
 
+def _lookup_value(value: str) -> str:
+    # PostgreSQL refuses NUL in text parameters (a 500): such a value names
+    # nothing, so it is asked as "" — the same one query, the same 404.
+    return value if "\x00" not in value else ""
+
+
 def access_app_for_member(user, app_slug: str) -> App:
-    """The app, if the user is a member; otherwise the same 404 as a missing app."""
-    if "\x00" in app_slug:
-        raise not_found()
-    app = App.objects.select_related("tenant").filter(slug=app_slug).first()
-    if app is None or not Membership.objects.filter(app=app, user=user).exists():
+    """The app, if the user is a member; otherwise the same 404 as a missing app.
+
+    One query decides it, so a missing app and an app the user is no member of
+    cost the same and answer the same: nothing tells a non-member the app exists.
+    """
+    app = (
+        App.objects.select_related("tenant")
+        .filter(slug=_lookup_value(app_slug), memberships__user_id=user.pk)
+        .first()
+    )
+    if app is None:
         raise not_found()
     return app
 
 
 def access_run_for_owner(user, app_slug: str, run_id: str) -> Run:
-    """The run, only for its owner in the named app of the owner's tenant.
+    """The run, only for its active owner, in the named app, inside the owner's tenant.
 
-    Anyone else — another member, a platform admin, another tenant — gets the
-    identical 404 a missing run gets: nothing tells them the run exists.
+    Everything is decided by this one query, so a missing app, a missing run,
+    another member, a platform admin and another tenant all cost the same single
+    query and get the identical 404 — nothing, not even the number of queries,
+    tells them apart. A platform admin is not the owner.
     """
-    if "\x00" in run_id or "\x00" in app_slug:
-        raise not_found()  # PostgreSQL refuses NUL in text: not a lookup, the same 404
     run = (
-        Run.objects.select_related("app", "tenant", "owner", "agent_version__agent")
-        .filter(pk=run_id, app__slug=app_slug, owner=user, owner__tenant_user__tenant=F("tenant"))
+        Run.objects.select_related("app", "tenant", "owner__tenant_user", "agent_version__agent")
+        .filter(
+            pk=_lookup_value(run_id),
+            app__slug=_lookup_value(app_slug),
+            owner_id=user.pk,
+            owner__is_active=True,
+            owner__tenant_user__tenant_id=F("tenant_id"),
+            app__tenant_id=F("tenant_id"),
+        )
         .first()
     )
     if run is None:
@@ -38,3 +66,53 @@ def access_run_for_owner(user, app_slug: str, run_id: str) -> Run:
 def require_active(app: App) -> None:
     if not app.is_active:
         raise SparkTideError(ErrorCode.APP_NOT_ACTIVE, 403, f"The app is {app.status.lower()}.")
+
+
+def require_history_permission(run: Run) -> None:
+    """The owner is still a member of the app and holds ``tenancy.view_run_history``
+    on it now (guardian object permission, directly or through a group), else 403
+    BUSINESS_PERMISSION_DENIED.
+
+    One query instead of guardian's checker (two): this is the hot path of every
+    history read. It mirrors ``ObjectPermissionBackend``: an active superuser holds
+    every permission, anyone else needs the object permission row.
+    """
+    owner = run.owner
+    allowed = Membership.objects.filter(app_id=run.app_id, user_id=owner.pk)
+    if not owner.is_superuser:
+        # ContentType ids come from Django's per-process content type cache (a
+        # query only the first time); the permission row itself is always read.
+        app_type = ContentType.objects.get_for_model(App)
+        grant = {
+            "permission__codename": "view_run_history",
+            "permission__content_type_id": app_type.pk,
+            "content_type_id": app_type.pk,
+            # guardian stores object_pk as text.
+            "object_pk": str(run.app_id),
+        }
+        by_user = get_user_obj_perms_model().objects.filter(user_id=owner.pk, **grant)
+        by_group = get_group_obj_perms_model().objects.filter(group__user=owner.pk, **grant)
+        allowed = allowed.filter(Q(Exists(by_user)) | Q(Exists(by_group)))
+    if not allowed.exists():
+        raise SparkTideError(
+            ErrorCode.BUSINESS_PERMISSION_DENIED,
+            403,
+            "You no longer have permission to read this app's run history.",
+        )
+
+
+def require_run_history(run: Run) -> None:
+    """Everything but ownership, in the documented order: the app ACTIVE (403),
+    within retention (410), the owner's current membership and history permission
+    (403)."""
+    require_active(run.app)
+    require_within_retention(run)
+    require_history_permission(run)
+
+
+def access_run_history(user, app_slug: str, run_id: str) -> Run:
+    """The run whose history (events, answer, ticket, WebSocket, preview) ``user``
+    may read now: ``access_run_for_owner`` (404), then ``require_run_history``."""
+    run = access_run_for_owner(user, app_slug, run_id)
+    require_run_history(run)
+    return run

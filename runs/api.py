@@ -6,24 +6,21 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from runs import selectors
-from runs.access import access_app_for_member, access_run_for_owner
+from runs.access import access_app_for_member, access_run_for_owner, access_run_history
 from runs.delivery.tickets import issue_ticket
 from runs.lifecycle import cancel_run
-from runs.retention import require_within_retention
 from runs.runtime.services import start_run
 
-MAX_INPUT_CHARS = 32_000
+# Revocable bodies (answer text, previews) must not outlive the authorization that
+# allowed them in a browser or proxy cache.
+NO_STORE = {"Cache-Control": "no-store"}
 
 
 class CreateRunInput(serializers.Serializer):
     agent = serializers.SlugField(max_length=64)
-    input = serializers.CharField(max_length=MAX_INPUT_CHARS, trim_whitespace=False)
+    # Text only here; its rules (not blank, length) are start_run's.
+    input = serializers.CharField(trim_whitespace=False, allow_blank=True)
     sessionId = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
-
-    def validate_input(self, value: str) -> str:
-        if not value.strip():
-            raise serializers.ValidationError("input must not be blank")
-        return value
 
 
 class EventsQuery(serializers.Serializer):
@@ -85,11 +82,10 @@ class RunEventsView(APIView):
         operation_id="listRunEvents",
     )
     def get(self, request, app, run_id):
-        run = access_run_for_owner(request.user, app, run_id)
+        run = access_run_history(request.user, app, run_id)
         query = EventsQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        require_within_retention(run)
-        return Response(selectors.events_page(run, **query.validated_data))
+        return Response(selectors.events_page(run, **query.validated_data), headers=NO_STORE)
 
 
 class RunAnswerView(APIView):
@@ -98,9 +94,8 @@ class RunAnswerView(APIView):
         operation_id="getRunAnswer",
     )
     def get(self, request, app, run_id):
-        run = access_run_for_owner(request.user, app, run_id)
-        require_within_retention(run)
-        return Response(selectors.answer(run))
+        run = access_run_history(request.user, app, run_id)
+        return Response(selectors.answer(run), headers=NO_STORE)
 
 
 class RunCancelView(APIView):
@@ -123,7 +118,7 @@ class EventTicketView(APIView):
         operation_id="createEventTicket",
     )
     def post(self, request, app, run_id):
-        run = access_run_for_owner(request.user, app, run_id)
+        run = access_run_history(request.user, app, run_id)
         raw, ticket = issue_ticket(run=run, user=request.user)
         return Response(
             {"ticket": raw, "expiresAt": ticket.expires_at.isoformat()},

@@ -19,7 +19,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from publication.reader import RunReader
-from runs.access import access_run_for_owner
+from runs.access import access_run_history
 from runs.delivery.tickets import redeem_ticket
 from runs.events import TERMINAL_EVENT_TYPES
 from runs.models import DeliveryAck, DeliveryLog, Run, RunEvent
@@ -67,10 +67,12 @@ def ticket_invalid() -> SparkTideError:
 
 
 def access_run_for_watcher(*, app_slug: str, run_id: str, ticket: str | None, session_user):
-    """The run and the user watching it, or a SparkTideError (401, 404, 410).
+    """The run and the user watching it, or a SparkTideError (401, 403, 404, 410).
 
     A ticket, when given, is the only credential considered: it is spent here
-    and must belong to the run's owner (the REST ownership rule). Without one,
+    and its user must pass ``access_run_history`` now — the run's owner, the app
+    ACTIVE, within retention, still a member holding ``view_run_history`` (the
+    gate of every history read). Without one,
     an active console admin's session may watch any run. Everything that is
     not the owner or an admin gets the 404 a missing run gets.
     """
@@ -78,7 +80,7 @@ def access_run_for_watcher(*, app_slug: str, run_id: str, ticket: str | None, se
         user = redeem_ticket(ticket, run_id=run_id) if 0 < len(ticket) <= MAX_TICKET_CHARS else None
         if user is None or not user.is_active:
             raise ticket_invalid()
-        run = access_run_for_owner(user, app_slug, run_id)
+        run = access_run_history(user, app_slug, run_id)
     elif session_user is not None and session_user.is_active and session_user.is_staff:
         user = session_user
         run = (
@@ -88,13 +90,13 @@ def access_run_for_watcher(*, app_slug: str, run_id: str, ticket: str | None, se
         )
         if run is None:
             raise not_found()
+        require_within_retention(run)
     else:
         raise SparkTideError(
             ErrorCode.AUTHENTICATION_REQUIRED,
             401,
             "A ticket (POST …/events/ticket) or a console admin session is required.",
         )
-    require_within_retention(run)
     return run, user
 
 

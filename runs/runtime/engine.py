@@ -285,6 +285,7 @@ class Engine:
                 query=query,
                 top_k=top_k,
                 owner=self.run.owner,
+                app=self.run.app,
                 context=self.context,
             )
         except RemoteKnowledgeError as exc:

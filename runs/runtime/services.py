@@ -1,26 +1,59 @@
-"""Starting runs: the one entry every surface (REST, console) goes through."""
+"""Starting runs: the one entry every surface (REST, console) goes through.
+
+``start_run`` trusts none of its callers: it checks the app, the user's
+membership, the agent version and the input itself, so a surface that forgets a
+check cannot start a run it should not.
+"""
 
 from django.db import transaction
 
 from runs.access import require_active
 from runs.models import Run
 from runs.runtime.tasks import execute_run_task
-from sparktide.agents.models import AgentPin
-from sparktide.errors import ErrorCode, SparkTideError
-from sparktide.tenancy.models import App
+from sparktide.agents.models import AgentPin, AgentVersion
+from sparktide.errors import ErrorCode, SparkTideError, not_found
+from sparktide.tenancy.models import App, Membership
+
+# The input rules of a run (REST and console alike): text, not blank, at most this long.
+MAX_INPUT_CHARS = 32_000
 
 
-def start_run(
-    *, user, app: App, agent_key: str, input: str, session_id: str = "", agent_version=None
-) -> Run:
-    """Create a QUEUED run of the app's pinned agent version and enqueue it after commit.
+def validate_run_input(value) -> str:
+    """The run input as given (never trimmed), or 400 INVALID_REQUEST naming ``input``."""
+    if not isinstance(value, str):
+        raise SparkTideError(ErrorCode.INVALID_REQUEST, 400, "input: must be text.")
+    if not value.strip():
+        raise SparkTideError(ErrorCode.INVALID_REQUEST, 400, "input: must not be blank.")
+    if len(value) > MAX_INPUT_CHARS:
+        raise SparkTideError(
+            ErrorCode.INVALID_REQUEST,
+            400,
+            f"input: must be at most {MAX_INPUT_CHARS} characters.",
+        )
+    return value
 
-    ``agent_version`` lets the console try another published version of the
-    same agent without changing the app's pin.
-    """
-    require_active(app)
+
+def require_member(user, app: App) -> None:
+    """The user is an active business user of the app's tenant and a member of the
+    app now (one query); anyone else gets the 404 a missing app gets."""
+    if user is None or user.pk is None:
+        raise not_found()
+    member = Membership.objects.filter(
+        app_id=app.pk,
+        user_id=user.pk,
+        user__is_active=True,
+        user__tenant_user__tenant_id=app.tenant_id,
+    ).exists()
+    if not member:
+        raise not_found()
+
+
+def runnable_version(app: App, agent_key: str, agent_version=None) -> AgentVersion:
+    """The version a run of ``agent_key`` in ``app`` uses: the app's pin, or the
+    version the caller asked to try — only a PUBLISHED version of the pinned agent,
+    of the app's tenant (422 AGENT_NOT_AVAILABLE otherwise)."""
     pin = (
-        AgentPin.objects.select_related("version__agent")
+        AgentPin.objects.select_related("agent", "version__agent")
         .filter(app=app, agent__key=agent_key)
         .first()
     )
@@ -28,7 +61,42 @@ def start_run(
         raise SparkTideError(
             ErrorCode.AGENT_NOT_AVAILABLE, 422, f"No agent {agent_key!r} is pinned in this app."
         )
-    version = agent_version or pin.version
+    version = pin.version
+    if agent_version is not None:
+        version = (
+            AgentVersion.objects.select_related("agent")
+            .filter(pk=getattr(agent_version, "pk", agent_version))
+            .first()
+        )
+    if (
+        version is None
+        or version.status != AgentVersion.Status.PUBLISHED
+        or version.agent_id != pin.agent_id
+        or version.agent.tenant_id != app.tenant_id
+    ):
+        raise SparkTideError(
+            ErrorCode.AGENT_NOT_AVAILABLE,
+            422,
+            f"Only a published version of the agent {agent_key!r} pinned in this app can run.",
+        )
+    return version
+
+
+def start_run(
+    *, user, app: App, agent_key: str, input: str, session_id: str = "", agent_version=None
+) -> Run:
+    """Create a QUEUED run and enqueue it after commit.
+
+    Checks, in order: the user is a member of the app (404, so nothing else is
+    told to a non-member), the app is ACTIVE (403), the input rules (400), the
+    agent version (422). ``agent_version`` lets the
+    console try another published version of the pinned agent without changing
+    the app's pin.
+    """
+    require_member(user, app)
+    require_active(app)
+    validate_run_input(input)
+    version = runnable_version(app, agent_key, agent_version)
     with transaction.atomic():
         run = Run.objects.create(
             tenant=app.tenant,

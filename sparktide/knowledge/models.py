@@ -1,5 +1,9 @@
+from collections.abc import Iterable
+from enum import StrEnum
+
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from sparktide.errors import ErrorCode, SparkTideError
@@ -32,6 +36,70 @@ class Knowledge(models.Model):
         return f"{self.tenant.key}/{self.key}"
 
 
+class CapabilityRefusal(StrEnum):
+    """Why an app may not use a knowledge version now (first failing check wins)."""
+
+    NOT_PUBLISHED = "not_published"
+    NO_CURRENT_LEASE = "no_current_lease"
+    OTHER_TENANT = "other_tenant"
+
+
+class KnowledgeVersionQuerySet(models.QuerySet):
+    """The capability to use a version — the one home of the rule.
+
+    An app may use a knowledge version now when (in this order) the version is
+    PUBLISHED, the app holds a current lease on it (not expired, not revoked),
+    and the version's knowledge belongs to the app's tenant. Retrieval searches
+    only ``usable_by(app)``; source proof and preview ask ``capability_refusals``
+    for the reason, read in the same one query.
+    """
+
+    def with_capability(self, app, now=None):
+        leases = Lease.objects.current(now).filter(app_id=app.pk, version_id=OuterRef("pk"))
+        return self.annotate(app_lease_current=Exists(leases))
+
+    def usable_by(self, app, now=None):
+        return self.with_capability(app, now).filter(
+            status=KnowledgeVersion.Status.PUBLISHED,
+            app_lease_current=True,
+            knowledge__tenant_id=app.tenant_id,
+        )
+
+
+def capability_refusals(app, versions: Iterable, now=None) -> dict[int, CapabilityRefusal | None]:
+    """For each version (instance or pk): None if ``app`` may use it now, else why not.
+
+    One query whatever the number of versions; status and tenant are read from the
+    database, not from the instances given.
+    """
+    pks = {getattr(v, "pk", v) for v in versions}
+    if not pks:
+        return {}
+    rows = {
+        pk: (status, tenant_id, leased)
+        for pk, status, tenant_id, leased in KnowledgeVersion.objects.filter(pk__in=pks)
+        .with_capability(app, now)
+        .values_list("pk", "status", "knowledge__tenant_id", "app_lease_current")
+    }
+    refusals: dict[int, CapabilityRefusal | None] = {}
+    for pk in pks:
+        status, tenant_id, leased = rows.get(pk, (None, None, False))
+        if status != KnowledgeVersion.Status.PUBLISHED:
+            refusals[pk] = CapabilityRefusal.NOT_PUBLISHED
+        elif not leased:
+            refusals[pk] = CapabilityRefusal.NO_CURRENT_LEASE
+        elif tenant_id != app.tenant_id:
+            refusals[pk] = CapabilityRefusal.OTHER_TENANT
+        else:
+            refusals[pk] = None
+    return refusals
+
+
+def capability_refusal(app, version, now=None) -> CapabilityRefusal | None:
+    """``capability_refusals`` for one version."""
+    return capability_refusals(app, [version], now)[getattr(version, "pk", version)]
+
+
 class KnowledgeVersion(models.Model):
     class Status(models.TextChoices):
         DRAFT = "DRAFT"
@@ -56,6 +124,8 @@ class KnowledgeVersion(models.Model):
     endpoint = models.URLField(max_length=500, blank=True)
     secret = models.CharField(max_length=200, blank=True)
     timeout_seconds = models.FloatField(default=15.0)
+
+    objects = KnowledgeVersionQuerySet.as_manager()
 
     class Meta:
         constraints = [

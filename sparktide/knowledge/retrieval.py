@@ -87,15 +87,26 @@ def retrieve(
     query: str,
     top_k: int,
     owner,
+    app,
     context: TrustedContext,
 ) -> list[RetrievedItem]:
-    """Search the given versions; at most ``top_k`` items, best first.
+    """Search those of the given versions ``app`` may use now; at most ``top_k``
+    items, best first.
 
-    MANAGED/INLINE in the database, each REMOTE version by one call. A failing
-    remote raises RemoteKnowledgeError: the engine reports it as a tool error.
+    A version the app may not use (``KnowledgeVersion.objects.usable_by``: not
+    PUBLISHED, no current lease, another tenant's) is never searched — no query
+    of its chunks, no call to its REMOTE endpoint. MANAGED/INLINE in the
+    database, each REMOTE version by one call. A failing remote raises
+    RemoteKnowledgeError: the engine reports it as a tool error.
     """
-    if top_k <= 0:
+    if top_k <= 0 or not versions:
         return []
+    usable = set(
+        KnowledgeVersion.objects.filter(pk__in=[v.pk for v in versions])
+        .usable_by(app)
+        .values_list("pk", flat=True)
+    )
+    versions = [v for v in versions if v.pk in usable]
     managed = [v for v in versions if v.knowledge.type != Knowledge.Type.REMOTE]
     remote = [v for v in versions if v.knowledge.type == Knowledge.Type.REMOTE]
     results: list[RetrievedItem] = []

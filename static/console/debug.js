@@ -1,13 +1,13 @@
 /**
  * 运行调试: start a run as a business user and watch it live.
  *
- * The run's owner is whoever the pasted bearer token belongs to. The token lives only in
- * this module's memory (and the password field) for the page's life: it is never stored and
- * never sent to a console view — the SDK sends it to the platform API only.
+ * The run's owner is whoever the pasted bearer token belongs to, as the server verifies it.
+ * The token lives only in this module's memory (and the password field) for the page's life:
+ * it is never stored.
  *   - pinned version: SDK createRun with the token (exactly what the business app does);
- *   - another published version: the staff-only console endpoint creates the run for the
- *     app member the token's prefix names (the token itself stays here), then the page
- *     follows it with the token; if the token is not the owner's, the stream is refused.
+ *   - another published version: the token goes with the request to the staff-only console
+ *     endpoint, which verifies it and creates the run for its owner (start_run checks the
+ *     membership), then the page follows it with the same token.
  * Events arrive over WebSocket with a single-use ticket obtained with the token. A
  * ChatSession folds them (preview vs receipt, revisions in place, rejections, conflicts).
  */
@@ -77,21 +77,10 @@ agentSelect.addEventListener("change", fillVersions);
 
 // --- whose token is it? ---------------------------------------------------------------------
 
-/** The app member whose usable token starts like this one (prefixes are stored for that). */
-function ownerOf(token) {
-  if (!token) return null;
-  const prefix = token.slice(0, 10);
-  const matches = setup.members.filter((member) => member.prefixes.includes(prefix));
-  return matches.length === 1 ? matches[0] : null;
-}
-
+/** Whose token it is, only the server says (when the run is started). */
 function showOwner() {
   const token = tokenInput.value.trim();
-  const note = $("token-owner");
-  const owner = ownerOf(token);
-  note.classList.toggle("is-known", Boolean(owner));
-  note.classList.toggle("is-unknown", Boolean(token) && !owner);
-  note.textContent = !token ? ui.tokenEmpty : owner ? format(ui.tokenOwner, { user: owner.username }) : ui.tokenUnknown;
+  $("token-owner").textContent = token ? ui.tokenServerChecked : ui.tokenEmpty;
 }
 
 tokenInput.addEventListener("input", showOwner);
@@ -102,11 +91,10 @@ form.addEventListener("submit", async (event) => {
   event.preventDefault();
   formError("");
   const token = tokenInput.value.trim();
-  const owner = ownerOf(token);
   const agent = selectedAgent();
   const version = selectedVersion();
   const question = questionInput.value;
-  if (!token || (!version?.pinned && !owner)) return formError(ui.needOwner);
+  if (!token) return formError(ui.needOwner);
   if (!question.trim()) return formError(ui.needQuestion);
   if (!agent || !version) return;
 
@@ -136,7 +124,7 @@ form.addEventListener("submit", async (event) => {
       const created = await run.session.start({ agent: agent.key, input: question });
       run.runId = created.id;
     } else {
-      const created = await createWithVersion({ agent: agent.key, version: version.id, owner: owner.id, input: question });
+      const created = await createWithVersion({ agent: agent.key, version: version.id, token, input: question });
       if (current !== run) return;
       run.runId = created.id;
       run.session.resume(created.id);
@@ -163,7 +151,7 @@ cancelButton.addEventListener("click", async () => {
   }
 });
 
-/** Console endpoint for "try another version": staff session + CSRF; no token in the body. */
+/** Console endpoint for "try another version": staff session + CSRF; the owner's token in the body. */
 async function createWithVersion(fields) {
   const csrf = form.querySelector("[name=csrfmiddlewaretoken]").value;
   const response = await fetch(root.dataset.tryUrl, {
