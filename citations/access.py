@@ -34,17 +34,13 @@ class PreviewTarget:
 def citation_not_available() -> SparkTideError:
     # One detail for every reason (malformed, unknown, another run's, no digest,
     # gone from the source): the caller learns nothing about which it was.
-    return SparkTideError(
-        ErrorCode.CITATION_NOT_AVAILABLE, 404, "The citation cannot be previewed."
-    )
+    return SparkTideError(ErrorCode.CITATION_NOT_AVAILABLE)
 
 
 def access_caller(user):
     """1. Credentials: an authenticated, active user (the bearer token's owner)."""
     if user is None or not user.is_authenticated or not user.is_active:
-        raise SparkTideError(
-            ErrorCode.AUTHENTICATION_REQUIRED, 401, "A valid bearer token is required."
-        )
+        raise SparkTideError(ErrorCode.AUTHENTICATION_REQUIRED)
     return user
 
 
@@ -111,28 +107,16 @@ def require_history_permission(run: Run) -> None:
         by_group = get_group_obj_perms_model().objects.filter(group__user=owner.pk, **grant)
         allowed = allowed.filter(Q(Exists(by_user)) | Q(Exists(by_group)))
     if not allowed.exists():
-        raise SparkTideError(
-            ErrorCode.BUSINESS_PERMISSION_DENIED,
-            403,
-            "You no longer have permission to read this app's run history.",
-        )
+        raise SparkTideError(ErrorCode.BUSINESS_PERMISSION_DENIED)
 
 
 def require_same_policy(run: Run) -> None:
     """6. The app's policy epochs are the ones the run was made under (409)."""
     app = run.app
     if app.security_policy_epoch != run.security_policy_epoch:
-        raise SparkTideError(
-            ErrorCode.SECURITY_POLICY_CHANGED,
-            409,
-            "The app's security policy changed since the run; start a new session.",
-        )
+        raise SparkTideError(ErrorCode.SECURITY_POLICY_CHANGED)
     if app.knowledge_access_epoch != run.knowledge_access_epoch:
-        raise SparkTideError(
-            ErrorCode.KNOWLEDGE_ACCESS_CHANGED,
-            409,
-            "The app's knowledge access changed since the run; start a new session.",
-        )
+        raise SparkTideError(ErrorCode.KNOWLEDGE_ACCESS_CHANGED)
 
 
 def access_reference(run: Run, citation_id: str) -> CitationReference:
@@ -164,20 +148,14 @@ def require_capability(run: Run, reference: CitationReference, *, now=None) -> N
     """8. The exact version is still PUBLISHED (409) and the app's lease on it is
     current (503) — expired, revoked or missing alike."""
     if reference.version.status != KnowledgeVersion.Status.PUBLISHED:
-        raise SparkTideError(
-            ErrorCode.CAPABILITY_UNAVAILABLE, 409, "The exact knowledge version was revoked."
-        )
+        raise SparkTideError(ErrorCode.CAPABILITY_REVOKED)
     leased = (
         Lease.objects.current(now or timezone.now())
         .filter(app_id=run.app_id, version_id=reference.version_id)
         .exists()
     )
     if not leased:
-        raise SparkTideError(
-            ErrorCode.CAPABILITY_UNAVAILABLE,
-            503,
-            "The app's lease on the knowledge version is not current.",
-        )
+        raise SparkTideError(ErrorCode.CAPABILITY_UNAVAILABLE)
 
 
 def require_knowledge_access(run: Run, reference: CitationReference) -> None:
@@ -197,9 +175,7 @@ def require_knowledge_access(run: Run, reference: CitationReference) -> None:
             user_may_read_document(owner, reference.document)
         )
     if not allowed:
-        raise SparkTideError(
-            ErrorCode.KNOWLEDGE_ACCESS_DENIED, 403, "You may not read this source now."
-        )
+        raise SparkTideError(ErrorCode.KNOWLEDGE_ACCESS_DENIED)
 
 
 def access_citation_for_preview(

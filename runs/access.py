@@ -37,4 +37,4 @@ def access_run_for_owner(user, app_slug: str, run_id: str) -> Run:
 
 def require_active(app: App) -> None:
     if not app.is_active:
-        raise SparkTideError(ErrorCode.APP_NOT_ACTIVE, 403, f"The app is {app.status.lower()}.")
+        raise SparkTideError(ErrorCode.APP_NOT_ACTIVE)

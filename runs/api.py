@@ -1,5 +1,6 @@
 """REST views of runs: parse, call one service or selector, render. No rules here."""
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -11,18 +12,19 @@ from runs.delivery.tickets import issue_ticket
 from runs.lifecycle import cancel_run
 from runs.retention import require_within_retention
 from runs.runtime.services import start_run
+from sparktide.serializers import StrictSerializer
 
 MAX_INPUT_CHARS = 32_000
 
 
-class CreateRunInput(serializers.Serializer):
+class CreateRunInput(StrictSerializer):
     agent = serializers.SlugField(max_length=64)
     input = serializers.CharField(max_length=MAX_INPUT_CHARS, trim_whitespace=False)
     sessionId = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
     def validate_input(self, value: str) -> str:
         if not value.strip():
-            raise serializers.ValidationError("input must not be blank")
+            raise serializers.ValidationError(_("不能为空白。"))
         return value
 
 

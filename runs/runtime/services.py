@@ -25,9 +25,7 @@ def start_run(
         .first()
     )
     if pin is None:
-        raise SparkTideError(
-            ErrorCode.AGENT_NOT_AVAILABLE, 422, f"No agent {agent_key!r} is pinned in this app."
-        )
+        raise SparkTideError(ErrorCode.AGENT_NOT_AVAILABLE)
     version = agent_version or pin.version
     with transaction.atomic():
         run = Run.objects.create(

@@ -48,6 +48,7 @@ from guardian.models import GroupObjectPermission, UserObjectPermission
 from guardian.shortcuts import assign_perm
 
 from sparktide.agents.models import Agent, AgentPin, AgentVersion
+from sparktide.agents.providers import ModelConfigError, validate_model_config
 from sparktide.knowledge.ingest import FactInput, ingest_document
 from sparktide.knowledge.models import Document, Knowledge, KnowledgeVersion, Lease
 from sparktide.knowledge.text import PAGE_SEPARATOR, utf16_len
@@ -65,16 +66,6 @@ READ_DOCUMENT = "knowledge.read_document"
 VIEW_RUN_HISTORY = "tenancy.view_run_history"
 MAX_TIMEOUT_SECONDS = 15
 MIN_FIXED_TOKEN_LENGTH = 16
-SCRIPTED_STEP_KINDS: dict[str, frozenset[str]] = {
-    # step kind → the extra keys it may carry
-    "search": frozenset({"topK"}),
-    "text": frozenset(),
-    "answerPart": frozenset({"replaces"}),
-    "callAgent": frozenset({"task"}),
-    "fail": frozenset(),
-    "sleep": frozenset(),
-}
-PROVIDERS = ("scripted", "extractive", "openai")
 PUBLISHED_CONTENT_MESSAGE = "published version content cannot change; publish a new version"
 
 _SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
@@ -747,61 +738,20 @@ def _knowledge_label(value: Any, path: str) -> str:
 
 
 def _parse_model(value: Any, path: str) -> dict:
-    if not isinstance(value, dict):
-        raise ManifestError(path, f"must be a mapping, got {_kind(value)}")
-    provider = _choice(value.get("provider"), _at(path, "provider"), PROVIDERS)
-    if provider == "scripted":
-        _mapping(value, path, required=("provider", "steps"))
-        steps_path = _at(path, "steps")
-        for i, step in enumerate(_list(value["steps"], steps_path, default_empty=False)):
-            _check_scripted_step(step, _at(steps_path, i))
-    elif provider == "openai":
-        # Options beyond these are passed to the provider as they are.
-        for key in ("baseUrl", "model", "apiKeyEnv"):
-            if key not in value:
-                raise ManifestError(_at(path, key), "is required for the openai provider")
-        _http_url(value["baseUrl"], _at(path, "baseUrl"))
-        _str(value["model"], _at(path, "model"))
-        env = _str(value["apiKeyEnv"], _at(path, "apiKeyEnv"))
-        if not _ENV_NAME.match(env):
-            raise ManifestError(
-                _at(path, "apiKeyEnv"), f"must be an environment variable name, got {env!r}"
-            )
+    # The providers' own validator: the manifest accepts exactly what an agent
+    # call can run (one home for the model-config rules).
+    try:
+        validate_model_config(value)
+    except ModelConfigError as exc:
+        raise ManifestError(_at_path(path, exc.path), exc.problem)
     _json_value(value, path)
     return value
 
 
-def _check_scripted_step(step: Any, path: str) -> None:
-    if not isinstance(step, dict):
-        raise ManifestError(path, f"a step must be a mapping, got {_kind(step)}")
-    kinds = [key for key in step if key in SCRIPTED_STEP_KINDS]
-    if len(kinds) != 1:
-        found = f"got {', '.join(kinds)}" if kinds else "got none"
-        raise ManifestError(
-            path, f"a step needs exactly one of {', '.join(SCRIPTED_STEP_KINDS)} ({found})"
-        )
-    kind = kinds[0]
-    for key in step:
-        if key != kind and key not in SCRIPTED_STEP_KINDS[kind]:
-            allowed = ", ".join(sorted(SCRIPTED_STEP_KINDS[kind])) or "nothing else"
-            raise ManifestError(
-                _at(path, str(key)), f"unknown key for a {kind} step; allowed: {allowed}"
-            )
-    if kind == "sleep":
-        seconds = _number(step["sleep"], _at(path, "sleep"))
-        if not 0 <= seconds <= 60:
-            raise ManifestError(_at(path, "sleep"), "must be between 0 and 60 seconds")
-    elif kind == "callAgent":
-        _slug(step["callAgent"], _at(path, "callAgent"))
-        if "task" not in step:
-            raise ManifestError(_at(path, "task"), "is required for a callAgent step")
-        _str(step["task"], _at(path, "task"))
-    else:
-        _str(step[kind], _at(path, kind), empty=kind in {"text", "answerPart"})
-    if "topK" in step:
-        _int(step["topK"], _at(path, "topK"), minimum=1, maximum=20)
-    if "replaces" in step:
-        _str(step["replaces"], _at(path, "replaces"))
+def _at_path(path: str, relative: str) -> str:
+    if not relative:
+        return path
+    return f"{path}{relative}" if relative.startswith("[") else f"{path}.{relative}"
 
 
 def _parse_routing(value: Any, path: str, allowed: tuple[str, ...]) -> list:
