@@ -401,7 +401,10 @@ def _brief(result: dict) -> dict:
     if "receipt" in result:
         return result["receipt"]
     if "results" in result:
-        return {"citations": [r["id"] for r in result["results"]]}
+        brief: dict = {"citations": [r["id"] for r in result["results"]]}
+        if "itemErrors" in result:
+            brief["itemErrors"] = [error["code"] for error in result["itemErrors"]]
+        return brief
     if "error" in result:
         return {"error": result["error"]["code"]}
     return {"agentCallId": result.get("agentCallId")}

@@ -61,6 +61,7 @@ from sparktide.tenancy.models import (
     TenantUser,
     hash_token,
 )
+from sparktide.text_boundary import UnstorableText, refuse_unstorable
 
 READ_DOCUMENT = "knowledge.read_document"
 VIEW_RUN_HISTORY = "tenancy.view_run_history"
@@ -234,8 +235,68 @@ class ApplyResult:
 # --------------------------------------------------------------------------- YAML
 
 
+# Parser limits: a manifest is hand-written provisioning data, so none of these
+# is near an honest file, and each keeps a hostile one from costing time or stack.
+MAX_MANIFEST_BYTES = 8 * 1024 * 1024
+MAX_YAML_DEPTH = 32
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+
+
 class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate mapping keys (PyYAML keeps the last one silently)."""
+    """SafeLoader with limits.
+
+    * duplicate mapping keys are refused (PyYAML keeps the last one silently);
+    * aliases (``*name``, ``<<: *name``) are refused: a billion-laughs file
+      would otherwise be expanded by every walk over it and stored expanded;
+    * nesting deeper than MAX_YAML_DEPTH is refused while composing (PyYAML's
+      composer recurses once per level), naming the key path;
+    * timestamps stay strings, so an impossible date (``2026-02-30``) is a
+      ManifestError at its key path instead of a ValueError inside PyYAML.
+    """
+
+    def __init__(self, stream) -> None:
+        super().__init__(stream)
+        self._path: list[str | int] = []
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise ManifestError(
+                _yaml_path(self._path, index),
+                f"YAML aliases (*{event.anchor}) are not allowed, at line "
+                f"{event.start_mark.line + 1}",
+            )
+        self._path.append(index)
+        try:
+            if len(self._path) > MAX_YAML_DEPTH:
+                raise ManifestError(
+                    _yaml_path(self._path[:-1], index),
+                    f"nests deeper than {MAX_YAML_DEPTH} levels",
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._path.pop()
+
+
+_StrictLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP_TAG]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _yaml_path(stack: list, index=None) -> str:
+    # compose_node's index: None for the root, an int in a sequence, the key
+    # node in a mapping.
+    path = ""
+    for item in [*stack[1:], index] if stack else [index]:
+        if item is None:
+            continue
+        if isinstance(item, int):
+            path = f"{path}[{item}]"
+        else:
+            key = getattr(item, "value", item)
+            path = f"{path}.{key}" if path else str(key)
+    return path
 
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
@@ -258,16 +319,28 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
 
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+# An explicit !!timestamp stays text too; the field's own parser checks it.
+_StrictLoader.add_constructor(_TIMESTAMP_TAG, yaml.SafeLoader.construct_scalar)
 
 
 def load_yaml(text: str) -> Any:
+    """The YAML document, with every string checked at the storage boundary."""
+    if len(text) > MAX_MANIFEST_BYTES:
+        raise ManifestError("", f"the manifest is larger than {MAX_MANIFEST_BYTES} bytes")
     try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise ManifestError("", f"invalid YAML{where}: {problem}")
+    try:
+        # PostgreSQL cannot store NUL or lone surrogates: refused before anything
+        # is parsed, let alone applied (sparktide/text_boundary.py).
+        refuse_unstorable(data)
+    except UnstorableText as exc:
+        raise ManifestError(exc.path, exc.reason)
+    return data
 
 
 # --------------------------------------------------------------------------- shape checks
@@ -531,6 +604,7 @@ def _parse_tenant(item: Any, path: str) -> TenantSpec:
         for i, a in enumerate(_list(item.get("agents"), _at(path, "agents")))
     )
     _unique(((a.path + ".key", a.key) for a in agents), "agent key")
+    _refuse_sub_agent_cycles(agents)
     apps = tuple(
         _parse_app(a, _at(_at(path, "apps"), i))
         for i, a in enumerate(_list(item.get("apps"), _at(path, "apps")))
@@ -544,6 +618,29 @@ def _parse_tenant(item: Any, path: str) -> TenantSpec:
         agents=agents,
         apps=apps,
     )
+
+
+def _refuse_sub_agent_cycles(agents: tuple[AgentSpec, ...]) -> None:
+    """An agent may not reach itself through subAgents (any of its versions):
+    a cycle would only end at the engine's depth limit, as a failed sub-call."""
+    edges: dict[str, list[tuple[str, str]]] = {}
+    for agent in agents:
+        for version in agent.versions:
+            for i, key in enumerate(version.sub_agents):
+                edges.setdefault(agent.key, []).append((key, f"{version.path}.subAgents[{i}]"))
+    for start in edges:
+        # Depth-first from each agent, iteratively; ``trail`` is the chain so far.
+        stack = [(start, [start])]
+        visited: set[str] = set()
+        while stack:
+            node, trail = stack.pop()
+            for key, where in edges.get(node, ()):
+                if key == start:
+                    chain = " → ".join([*trail, key])
+                    raise ManifestError(where, f"sub-agents form a cycle: {chain}")
+                if key not in visited:
+                    visited.add(key)
+                    stack.append((key, [*trail, key]))
 
 
 def _parse_user(item: Any, path: str) -> UserSpec:
@@ -855,6 +952,8 @@ def _parse_app(item: Any, path: str) -> AppSpec:
 
 def read_manifest(path: Path) -> Manifest:
     try:
+        if path.stat().st_size > MAX_MANIFEST_BYTES:
+            raise ManifestError("", f"the file is larger than {MAX_MANIFEST_BYTES} bytes")
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ManifestError("", f"cannot read the file: {exc.strerror or exc}")
