@@ -70,5 +70,5 @@ class ApiProblemMiddleware:
             return None
         if isinstance(exc, SparkTideError):
             return problem_response(exc)
-        logger.exception("unhandled error on %s %s", request.method, request.path)
+        logger.error("unhandled error on %s %s", request.method, request.path, exc_info=exc)
         return problem_response(SparkTideError(ErrorCode.INTERNAL_ERROR))
