@@ -392,9 +392,14 @@ class Engine:
 
 
 def _storable_turn(turn: Turn) -> Turn:
-    """The turn with its text made storable (model output: characters removed)."""
-    text = storable(turn.text)
-    return turn if text == turn.text else replace(turn, text=text)
+    """The turn as far as it is journaled: text, tool names and call IDs made
+    storable (model output: characters removed). Arguments are parsed first,
+    then made storable by the tool entry."""
+    return replace(
+        turn,
+        text=storable(turn.text),
+        tool_calls=[replace(t, id=storable(t.id), name=storable(t.name)) for t in turn.tool_calls],
+    )
 
 
 def _brief(result: dict) -> dict:
