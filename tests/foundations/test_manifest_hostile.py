@@ -149,6 +149,19 @@ CORPUS = {
         f"deeper than {MAX_YAML_DEPTH} levels",
     ),
     "alias bomb": (ALIAS_BOMB, "b[0]", "aliases (*a) are not allowed"),
+    "alias bomb inside a model config": (
+        _placeholder(
+            _set("agents", 0, "versions", 0, "model", "@@RAW@@"),
+            "{provider: extractive, "
+            + ", ".join(
+                f"{n}: &{n} [" + ",".join([f"*{p}"] * 9 if p else ['"lol"'] * 9) + "]"
+                for p, n in zip(["", *"abcdefgh"], "abcdefghi", strict=True)
+            )
+            + "}",
+        ),
+        f"{T0}.agents[0].versions[0].model.b[0]",
+        "aliases (*a) are not allowed",
+    ),
     "merge key alias": (
         "base: &base {key: acme, name: x}\ntenants: [{<<: *base}]\n",
         "tenants[0].<<",
