@@ -34,17 +34,13 @@ class PreviewTarget:
 def citation_not_available() -> SparkTideError:
     # One detail for every reason (malformed, unknown, another run's, no digest,
     # gone from the source): the caller learns nothing about which it was.
-    return SparkTideError(
-        ErrorCode.CITATION_NOT_AVAILABLE, 404, "The citation cannot be previewed."
-    )
+    return SparkTideError(ErrorCode.CITATION_NOT_AVAILABLE)
 
 
 def access_caller(user):
     """1. Credentials: an authenticated, active user (the bearer token's owner)."""
     if user is None or not user.is_authenticated or not user.is_active:
-        raise SparkTideError(
-            ErrorCode.AUTHENTICATION_REQUIRED, 401, "A valid bearer token is required."
-        )
+        raise SparkTideError(ErrorCode.AUTHENTICATION_REQUIRED)
     return user
 
 
@@ -52,17 +48,9 @@ def require_same_policy(run: Run) -> None:
     """6. The app's policy epochs are the ones the run was made under (409)."""
     app = run.app
     if app.security_policy_epoch != run.security_policy_epoch:
-        raise SparkTideError(
-            ErrorCode.SECURITY_POLICY_CHANGED,
-            409,
-            "The app's security policy changed since the run; start a new session.",
-        )
+        raise SparkTideError(ErrorCode.SECURITY_POLICY_CHANGED)
     if app.knowledge_access_epoch != run.knowledge_access_epoch:
-        raise SparkTideError(
-            ErrorCode.KNOWLEDGE_ACCESS_CHANGED,
-            409,
-            "The app's knowledge access changed since the run; start a new session.",
-        )
+        raise SparkTideError(ErrorCode.KNOWLEDGE_ACCESS_CHANGED)
 
 
 def access_reference(run: Run, citation_id: str) -> CitationReference:
@@ -97,23 +85,15 @@ def require_capability(run: Run, reference: CitationReference, *, now=None) -> N
     as step 9 would answer)."""
     refusal = capability_refusal(run.app, reference.version_id, now)
     if refusal == CapabilityRefusal.NOT_PUBLISHED:
-        raise SparkTideError(
-            ErrorCode.CAPABILITY_UNAVAILABLE, 409, "The exact knowledge version was revoked."
-        )
+        raise SparkTideError(ErrorCode.CAPABILITY_REVOKED)
     if refusal == CapabilityRefusal.NO_CURRENT_LEASE:
-        raise SparkTideError(
-            ErrorCode.CAPABILITY_UNAVAILABLE,
-            503,
-            "The app's lease on the knowledge version is not current.",
-        )
+        raise SparkTideError(ErrorCode.CAPABILITY_UNAVAILABLE)
     if refusal is not None:
         raise knowledge_access_denied()
 
 
 def knowledge_access_denied() -> SparkTideError:
-    return SparkTideError(
-        ErrorCode.KNOWLEDGE_ACCESS_DENIED, 403, "You may not read this source now."
-    )
+    return SparkTideError(ErrorCode.KNOWLEDGE_ACCESS_DENIED)
 
 
 def require_knowledge_access(run: Run, reference: CitationReference) -> None:

@@ -5,6 +5,7 @@ carries ``Cache-Control: no-store``: an excerpt is shown under the owner's
 authorization *now*, and no browser or proxy may keep it for later.
 """
 
+from django.utils.translation import override
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -18,10 +19,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from citations.preview import SCOPE, preview_citation
-from sparktide.errors import ErrorCode, SparkTideError
+from sparktide.errors import PROBLEM_MEDIA_TYPE, ErrorCode, SparkTideError, wire_codes
 
 NO_STORE = "no-store"
-PROBLEM_MEDIA_TYPE = "application/problem+json"
 
 
 class ProblemSerializer(serializers.Serializer):
@@ -30,7 +30,7 @@ class ProblemSerializer(serializers.Serializer):
     type = serializers.CharField()
     title = serializers.CharField()
     status = serializers.IntegerField()
-    code = serializers.ChoiceField(choices=[c.value for c in ErrorCode])
+    code = serializers.ChoiceField(choices=wire_codes())
     detail = serializers.CharField()
 
 
@@ -67,75 +67,61 @@ PreviewOut = inline_serializer(
     },
 )
 
-# Every error this endpoint answers, by status, with when it happens.
-PREVIEW_ERRORS: dict[int, list[tuple[ErrorCode, str]]] = {
-    401: [(ErrorCode.AUTHENTICATION_REQUIRED, "No, a malformed, unknown or revoked bearer token.")],
-    403: [
-        (ErrorCode.APP_NOT_ACTIVE, "The app is SUSPENDED or DISABLED."),
-        (
-            ErrorCode.BUSINESS_PERMISSION_DENIED,
-            "The owner no longer holds view_run_history on the app, or left it.",
-        ),
-        (
-            ErrorCode.KNOWLEDGE_ACCESS_DENIED,
-            "The owner may no longer read the knowledge or the document (ACL).",
-        ),
-    ],
-    404: [
-        (
-            ErrorCode.RESOURCE_NOT_FOUND,
-            "No such app or run, or the caller is not its owner (an admin is not the owner); "
-            "never reveals whether the run exists.",
-        ),
-        (
-            ErrorCode.CITATION_NOT_AVAILABLE,
-            "Not a well-formed cite_ ID (a URI, …), not issued by this run, stored without "
-            "digest (legacy or archived), or no longer returned by the source / version changed.",
-        ),
-    ],
-    408: [
-        (
-            ErrorCode.CITATION_PREVIEW_TIMED_OUT,
-            "The REMOTE source did not answer within its timeout (at most 15 s).",
-        )
-    ],
-    409: [
-        (
-            ErrorCode.SECURITY_POLICY_CHANGED,
-            "The app's security policy changed since the run.",
-        ),
-        (
-            ErrorCode.KNOWLEDGE_ACCESS_CHANGED,
-            "The app's knowledge access configuration changed since the run.",
-        ),
-        (ErrorCode.CAPABILITY_UNAVAILABLE, "The exact knowledge version was revoked."),
-        (ErrorCode.CITATION_SOURCE_CHANGED, "The re-fetched excerpt's digest differs."),
-    ],
-    410: [
-        (
-            ErrorCode.EVENT_CURSOR_EXPIRED,
-            "The run is archived or older than the app's retention window.",
-        )
-    ],
-    502: [
-        (
-            ErrorCode.KNOWLEDGE_SOURCE_ERROR,
-            "The REMOTE source answered an error status or a malformed body.",
-        )
-    ],
-    503: [
-        (
-            ErrorCode.CAPABILITY_UNAVAILABLE,
-            "The app's lease on the exact version expired, was revoked or is missing.",
-        ),
-        (ErrorCode.KNOWLEDGE_SOURCE_UNAVAILABLE, "The REMOTE source cannot be reached."),
-    ],
-}
+# Every error this endpoint answers, with when it happens; each code fixes its status.
+PREVIEW_ERRORS: list[tuple[ErrorCode, str]] = [
+    (ErrorCode.AUTHENTICATION_REQUIRED, "No, a malformed, unknown or revoked bearer token."),
+    (ErrorCode.APP_NOT_ACTIVE, "The app is SUSPENDED or DISABLED."),
+    (
+        ErrorCode.BUSINESS_PERMISSION_DENIED,
+        "The owner no longer holds view_run_history on the app, or left it.",
+    ),
+    (
+        ErrorCode.KNOWLEDGE_ACCESS_DENIED,
+        "The owner may no longer read the knowledge or the document (ACL).",
+    ),
+    (
+        ErrorCode.RESOURCE_NOT_FOUND,
+        "No such app or run, or the caller is not its owner (an admin is not the owner); "
+        "never reveals whether the run exists.",
+    ),
+    (
+        ErrorCode.CITATION_NOT_AVAILABLE,
+        "Not a well-formed cite_ ID (a URI, …), not issued by this run, stored without "
+        "digest (legacy or archived), or no longer returned by the source / version changed.",
+    ),
+    (
+        ErrorCode.CITATION_PREVIEW_TIMED_OUT,
+        "The REMOTE source did not answer within its timeout (at most 15 s).",
+    ),
+    (ErrorCode.SECURITY_POLICY_CHANGED, "The app's security policy changed since the run."),
+    (
+        ErrorCode.KNOWLEDGE_ACCESS_CHANGED,
+        "The app's knowledge access configuration changed since the run.",
+    ),
+    (ErrorCode.CAPABILITY_REVOKED, "The exact knowledge version was revoked."),
+    (ErrorCode.CITATION_SOURCE_CHANGED, "The re-fetched excerpt's digest differs."),
+    (
+        ErrorCode.EVENT_CURSOR_EXPIRED,
+        "The run is archived or older than the app's retention window.",
+    ),
+    (
+        ErrorCode.KNOWLEDGE_SOURCE_ERROR,
+        "The REMOTE source answered an error status or a malformed body.",
+    ),
+    (
+        ErrorCode.CAPABILITY_UNAVAILABLE,
+        "The app's lease on the exact version expired, was revoked or is missing.",
+    ),
+    (ErrorCode.KNOWLEDGE_SOURCE_UNAVAILABLE, "The REMOTE source cannot be reached."),
+]
 
 
 def _error_responses() -> dict:
+    by_status: dict[int, list[tuple[ErrorCode, str]]] = {}
+    for code, when in PREVIEW_ERRORS:
+        by_status.setdefault(code.status, []).append((code, when))
     responses = {}
-    for status, entries in PREVIEW_ERRORS.items():
+    for status, entries in sorted(by_status.items()):
         responses[(status, PROBLEM_MEDIA_TYPE)] = OpenApiResponse(
             response=ProblemSerializer,
             description="; ".join(f"`{code}`: {when}" for code, when in entries),
@@ -144,12 +130,18 @@ def _error_responses() -> dict:
                     f"{code}_{status}",
                     summary=str(code),
                     description=when,
-                    value=SparkTideError(code, status).problem(),
+                    value=_english_problem(code),
                 )
                 for code, when in entries
             ],
         )
     return responses
+
+
+def _english_problem(code: ErrorCode) -> dict:
+    # The schema is one document for every client: its examples are in English.
+    with override("en"):
+        return SparkTideError(code).problem()
 
 
 class CitationPreviewView(APIView):

@@ -23,21 +23,9 @@ logger = logging.getLogger(__name__)
 
 SCOPE = "RETRIEVED_EXCERPT"
 
-# What the caller is told when the remote source fails. The remote module's own
-# messages name the endpoint host and low-level causes; those go to the log only.
-_REMOTE_FAILURE_DETAIL = {
-    ErrorCode.CITATION_PREVIEW_TIMED_OUT: "The knowledge source did not answer in time.",
-    ErrorCode.KNOWLEDGE_SOURCE_ERROR: "The knowledge source answered with an error.",
-    ErrorCode.KNOWLEDGE_SOURCE_UNAVAILABLE: "The knowledge source cannot be reached.",
-}
-
 
 def source_changed() -> SparkTideError:
-    return SparkTideError(
-        ErrorCode.CITATION_SOURCE_CHANGED,
-        409,
-        "The source excerpt changed since the run; run the question again.",
-    )
+    return SparkTideError(ErrorCode.CITATION_SOURCE_CHANGED)
 
 
 def preview_citation(*, user, app_slug: str, run_id: str, citation_id: str) -> dict:
@@ -102,8 +90,9 @@ def refetch_remote(run: Run, reference: CitationReference) -> str:
         )
     except RemoteKnowledgeError as exc:
         logger.warning("citation preview of %s: %s", reference.pk, exc)
-        detail = _REMOTE_FAILURE_DETAIL.get(exc.code, "The knowledge source failed.")
-        raise SparkTideError(exc.code, exc.status, detail)
+        # The remote module's own message names the endpoint host and low-level
+        # causes; it goes to the log only. The caller gets the code's own detail.
+        raise SparkTideError(exc.code) from None
     item = next((i for i in items if i.id == reference.remote_item_id), None)
     if item is None or item.version != reference.remote_item_version:
         raise citation_not_available()

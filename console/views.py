@@ -96,7 +96,7 @@ def debug_try_version(request, app_slug: str):
     form = TryVersionForm(request.POST)
     if not form.is_valid():
         detail = " ".join(str(e) for errors in form.errors.values() for e in errors)
-        return _problem(SparkTideError(ErrorCode.INVALID_REQUEST, 400, detail))
+        return _problem(SparkTideError(ErrorCode.INVALID_REQUEST, detail))
     data = form.cleaned_data
     try:
         run = start_run(

@@ -42,7 +42,6 @@ def verify_answer(run, root_call) -> dict:
     if len(ids) > MAX_CITATIONS_PER_RUN:
         raise SparkTideError(
             ErrorCode.CITATION_LIMIT_EXCEEDED,
-            422,
             f"The answer cites {len(ids)} distinct IDs; at most {MAX_CITATIONS_PER_RUN} can be verified.",
         )
     view = set(evidence_call_ids(root_call))

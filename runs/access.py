@@ -65,7 +65,7 @@ def access_run_for_owner(user, app_slug: str, run_id: str) -> Run:
 
 def require_active(app: App) -> None:
     if not app.is_active:
-        raise SparkTideError(ErrorCode.APP_NOT_ACTIVE, 403, f"The app is {app.status.lower()}.")
+        raise SparkTideError(ErrorCode.APP_NOT_ACTIVE)
 
 
 def require_history_permission(run: Run) -> None:
@@ -94,11 +94,7 @@ def require_history_permission(run: Run) -> None:
         by_group = get_group_obj_perms_model().objects.filter(group__user=owner.pk, **grant)
         allowed = allowed.filter(Q(Exists(by_user)) | Q(Exists(by_group)))
     if not allowed.exists():
-        raise SparkTideError(
-            ErrorCode.BUSINESS_PERMISSION_DENIED,
-            403,
-            "You no longer have permission to read this app's run history.",
-        )
+        raise SparkTideError(ErrorCode.BUSINESS_PERMISSION_DENIED)
 
 
 def require_run_history(run: Run) -> None:

@@ -10,13 +10,14 @@ from runs.access import access_app_for_member, access_run_for_owner, access_run_
 from runs.delivery.tickets import issue_ticket
 from runs.lifecycle import cancel_run
 from runs.runtime.services import start_run
+from sparktide.serializers import StrictSerializer
 
 # Revocable bodies (answer text, previews) must not outlive the authorization that
 # allowed them in a browser or proxy cache.
 NO_STORE = {"Cache-Control": "no-store"}
 
 
-class CreateRunInput(serializers.Serializer):
+class CreateRunInput(StrictSerializer):
     agent = serializers.SlugField(max_length=64)
     # Text only here; its rules (not blank, length) are start_run's.
     input = serializers.CharField(trim_whitespace=False, allow_blank=True)

@@ -63,9 +63,7 @@ def finish_run(
 def cancel_run(run: Run) -> Run:
     """Ask a run to stop. A queued run ends at once; a running one at its next step."""
     if run.is_terminal:
-        raise SparkTideError(
-            ErrorCode.RUN_ALREADY_FINISHED, 409, f"The run already ended ({run.status})."
-        )
+        raise SparkTideError(ErrorCode.RUN_ALREADY_FINISHED)
     Run.objects.filter(pk=run.pk, cancel_requested_at__isnull=True).update(
         cancel_requested_at=timezone.now()
     )

@@ -19,8 +19,4 @@ def is_expired(run: Run, now=None) -> bool:
 
 def require_within_retention(run: Run) -> None:
     if is_expired(run):
-        raise SparkTideError(
-            ErrorCode.EVENT_CURSOR_EXPIRED,
-            410,
-            "The run is past its retention window; its events and sources are gone.",
-        )
+        raise SparkTideError(ErrorCode.EVENT_CURSOR_EXPIRED)

@@ -2,8 +2,11 @@ import os
 
 from django.core.asgi import get_asgi_application
 
+from sparktide.reason_phrases import complete_reason_phrases
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "sparktide.settings")
 django_asgi_app = get_asgi_application()
+complete_reason_phrases()  # a 422 is "Unprocessable Content", not "Unknown Status"
 
 from channels.routing import ProtocolTypeRouter  # noqa: E402
 from django.conf import settings  # noqa: E402

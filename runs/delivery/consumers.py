@@ -136,7 +136,7 @@ class EventsQuery:
 
 
 def _bad_query(detail: str) -> SparkTideError:
-    return SparkTideError(ErrorCode.INVALID_REQUEST, 400, detail)
+    return SparkTideError(ErrorCode.INVALID_REQUEST, detail)
 
 
 def parse_query(raw: bytes) -> EventsQuery:

@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db.models import Case, F, PositiveIntegerField, Value, When
 from django.db.models.functions import Greatest
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from publication.reader import RunReader
 from runs.access import access_run_history
@@ -61,9 +62,7 @@ def delivery_config() -> DeliveryConfig:
 
 
 def ticket_invalid() -> SparkTideError:
-    return SparkTideError(
-        ErrorCode.TICKET_INVALID, 401, "The ticket is unknown, already used or expired."
-    )
+    return SparkTideError(ErrorCode.TICKET_INVALID)
 
 
 def access_run_for_watcher(*, app_slug: str, run_id: str, ticket: str | None, session_user):
@@ -94,8 +93,7 @@ def access_run_for_watcher(*, app_slug: str, run_id: str, ticket: str | None, se
     else:
         raise SparkTideError(
             ErrorCode.AUTHENTICATION_REQUIRED,
-            401,
-            "A ticket (POST …/events/ticket) or a console admin session is required.",
+            _("需要票据（POST …/events/ticket）或控制台管理员会话。"),
         )
     return run, user
 

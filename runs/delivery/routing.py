@@ -8,8 +8,10 @@ from django.urls import re_path
 from runs.delivery.consumers import NotFoundConsumer, OriginGuard, RunEventsConsumer
 
 websocket_urlpatterns: list = [
+    # No NUL in a segment: PostgreSQL cannot compare text with it, so such a path
+    # is the NotFoundConsumer's 4404, never a DataError (an HTTP 500 handshake).
     re_path(
-        r"^ws/v1/apps/(?P<app>[^/]{1,100})/runs/(?P<run_id>[^/]{1,40})/events$",
+        r"^ws/v1/apps/(?P<app>[^/\x00]{1,100})/runs/(?P<run_id>[^/\x00]{1,40})/events$",
         RunEventsConsumer.as_asgi(),
     ),
     re_path(r"", NotFoundConsumer.as_asgi()),

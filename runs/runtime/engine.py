@@ -11,7 +11,7 @@ block exists — Publication's store does (PARTIAL = failed after ≥ 1 block).
 import json
 import logging
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.db import connection
 from django.utils import timezone
@@ -24,14 +24,17 @@ from publication.verification import verify_answer
 from runs.events import RunEnded, append_event
 from runs.lifecycle import claim_run, finish_run
 from runs.models import AgentCall, JournalEntry, Run
+from runs.reasons import RunReason
+from runs.runtime.tool_errors import REMOTE_TOOL_ERRORS, ToolError
 from sparktide.agents.models import AgentPin
 from sparktide.agents.providers import ProviderError, get_provider
-from sparktide.agents.providers.base import TOOL_NAMES, ToolCall
+from sparktide.agents.providers.base import TOOL_NAMES, ToolCall, Turn
 from sparktide.errors import SparkTideError
 from sparktide.faults import maybe_fault
 from sparktide.knowledge.context import TrustedContext
 from sparktide.knowledge.remote import RemoteKnowledgeError
 from sparktide.knowledge.retrieval import retrieve, select_versions
+from sparktide.text_boundary import storable, storable_json
 
 logger = logging.getLogger(__name__)
 
@@ -149,13 +152,15 @@ class Engine:
                 "agentVersion": version.version,
             },
         )
-        provider = get_provider(version.model)
         state = CallState(run=run, call=call, instructions=version.instructions, task=call.task)
         state.messages.append({"role": "user", "content": call.task})
         try:
+            # Inside the try: a config the provider refuses (stored before a rule
+            # tightened) ends this call FAILED with its agent.completed.
+            provider = get_provider(version.model)
             for step in range(1, version.max_steps + 1):
                 _heartbeat(run)
-                turn = provider.next_turn(state)
+                turn = _storable_turn(provider.next_turn(state))
                 _journal(
                     run,
                     call,
@@ -226,25 +231,18 @@ class Engine:
     def tool_entry(self, call: AgentCall, state: CallState, step: int, tool_call: ToolCall) -> dict:
         """The native tool entry: identity, argument sealing, transport cap. No content veto."""
         if tool_call.name not in TOOL_NAMES:
-            return self._tool_error(
-                call, step, tool_call, "UNKNOWN_TOOL", f"No tool named {tool_call.name!r}."
-            )
-        if len(tool_call.arguments.encode()) > TRANSPORT_BYTE_CAP:
-            return self._tool_error(
-                call, step, tool_call, "ARGUMENTS_TOO_LARGE", "Tool arguments exceed 256 KiB."
-            )
+            return self._tool_error(call, step, tool_call, ToolError.UNKNOWN_TOOL)
+        if len(tool_call.arguments.encode("utf-8", "surrogatepass")) > TRANSPORT_BYTE_CAP:
+            return self._tool_error(call, step, tool_call, ToolError.ARGUMENTS_TOO_LARGE)
         try:
             args = json.loads(tool_call.arguments or "{}")
-        except ValueError:
+        except (ValueError, RecursionError):
             args = None
         if not isinstance(args, dict):
-            return self._tool_error(
-                call,
-                step,
-                tool_call,
-                "ARGUMENTS_NOT_SEALED",
-                "Arguments are not a complete JSON object.",
-            )
+            return self._tool_error(call, step, tool_call, ToolError.ARGUMENTS_NOT_SEALED)
+        # Model output crosses the storage boundary here: a NUL or lone surrogate
+        # in a query, a task or a body is removed, never a DataError mid-run.
+        args = storable_json(args)
         self._journal_tool(call, step, tool_call, JournalEntry.Kind.TOOL_CALL, arguments=args)
         handler = {
             "search_knowledge": self.search_knowledge,
@@ -262,22 +260,20 @@ class Engine:
             self.run, call, kind, tool=tool_call.name, step=step, toolCallId=tool_call.id, **data
         )
 
-    def _tool_error(self, call, step, tool_call, code: str, message: str) -> dict:
+    def _tool_error(self, call, step, tool_call, error: ToolError) -> dict:
         self._journal_tool(
-            call, step, tool_call, JournalEntry.Kind.TOOL_RECEIPT, receipt={"error": code}
+            call, step, tool_call, JournalEntry.Kind.TOOL_RECEIPT, receipt={"error": str(error)}
         )
-        return {"error": {"code": code, "message": message}}
+        return error.result()
 
     def search_knowledge(self, call: AgentCall, state: CallState, step: int, args: dict) -> dict:
         query = args.get("query")
         if not isinstance(query, str) or not query.strip():
-            return {
-                "error": {"code": "INVALID_ARGUMENTS", "message": "query must be non-empty text"}
-            }
+            return ToolError.INVALID_ARGUMENTS.result("query must be non-empty text")
         try:
             top_k = max(1, min(MAX_TOP_K, int(args.get("top_k") or 3)))
-        except (TypeError, ValueError):
-            return {"error": {"code": "INVALID_ARGUMENTS", "message": "top_k must be an integer"}}
+        except (TypeError, ValueError, OverflowError):
+            return ToolError.INVALID_ARGUMENTS.result("top_k must be an integer")
         versions = select_versions(call.agent_version, query)
         try:
             items = retrieve(
@@ -289,7 +285,9 @@ class Engine:
                 context=self.context,
             )
         except RemoteKnowledgeError as exc:
-            return {"error": {"code": str(exc.code), "message": str(exc)}}
+            # The exception names the endpoint; the model gets the code only.
+            logger.warning("run %s: search_knowledge: %s", self.run.pk, exc)
+            return REMOTE_TOOL_ERRORS.get(exc.code, ToolError.KNOWLEDGE_SOURCE_ERROR).result()
         issued = issue_citations(
             run=self.run, agent_call=call, items=items, query=query, top_k=top_k
         )
@@ -317,13 +315,23 @@ class Engine:
         state.results.extend(results)
         answer: dict = {"results": results}
         if issued.refused:
-            answer["refused"] = {"code": "CITATION_LIMIT_EXCEEDED", "count": issued.refused}
+            answer["refused"] = {
+                "code": str(ToolError.CITATION_LIMIT_EXCEEDED),
+                "count": issued.refused,
+            }
+        refused_items = getattr(items, "refused", ())
+        if refused_items:
+            # Each REMOTE item the storage boundary refused is a coded error of
+            # its own; the other items and the run go on (docs/errors.md).
+            answer["itemErrors"] = [
+                ToolError.SOURCE_ITEM_UNSTORABLE.result()["error"] for _ in refused_items
+            ]
         return answer
 
     def send_answer_part(self, call: AgentCall, state: CallState, step: int, args: dict) -> dict:
         markdown = args.get("markdown")
         if not isinstance(markdown, str | dict):
-            return {"error": {"code": "INVALID_ARGUMENTS", "message": "markdown must be text"}}
+            return ToolError.INVALID_ARGUMENTS.result("markdown must be text")
         if call.depth > 0:
             # Sub-agents answer their caller; only the root agent publishes.
             state.texts.append(
@@ -360,44 +368,49 @@ class Engine:
     def call_agent(self, call: AgentCall, state: CallState, step: int, args: dict) -> dict:
         key, task = args.get("agent"), args.get("task")
         if not isinstance(key, str) or not isinstance(task, str):
-            return {
-                "error": {"code": "INVALID_ARGUMENTS", "message": "agent and task must be text"}
-            }
+            return ToolError.INVALID_ARGUMENTS.result("agent and task must be text")
         allowed = call.agent_version.sub_agents.filter(key=key).first()
         if allowed is None or call.depth + 1 > MAX_CALL_DEPTH:
-            return {
-                "error": {
-                    "code": "AGENT_NOT_ALLOWED",
-                    "message": f"{key!r} is not an allowed sub-agent here",
-                }
-            }
+            return ToolError.AGENT_NOT_ALLOWED.result()
         pin = (
             AgentPin.objects.filter(app=self.run.app, agent=allowed)
             .select_related("version__agent")
             .first()
         )
         if pin is None:
-            return {
-                "error": {
-                    "code": "AGENT_NOT_AVAILABLE",
-                    "message": f"{key!r} has no pinned version in this app",
-                }
-            }
+            return ToolError.AGENT_NOT_AVAILABLE.result()
         child = AgentCall.objects.create(
             run=self.run, parent=call, depth=call.depth + 1, agent_version=pin.version, task=task
         )
         try:
             text = self.run_call(child)
-        except (ProviderError, StepLimitReached, RemoteKnowledgeError) as exc:
-            return {"error": {"code": "SUB_AGENT_FAILED", "message": str(exc)}}
+        except (ProviderError, StepLimitReached, SparkTideError) as exc:
+            # The child ended FAILED with its agent.completed; its cause (which
+            # may name a host or a URL) is for the log, the parent gets a code.
+            logger.warning("run %s: sub-agent %s failed: %s", self.run.pk, child.public_id, exc)
+            return ToolError.SUB_AGENT_FAILED.result()
         return {"agentCallId": child.public_id, "text": text}
+
+
+def _storable_turn(turn: Turn) -> Turn:
+    """The turn as far as it is journaled: text, tool names and call IDs made
+    storable (model output: characters removed). Arguments are parsed first,
+    then made storable by the tool entry."""
+    return replace(
+        turn,
+        text=storable(turn.text),
+        tool_calls=[replace(t, id=storable(t.id), name=storable(t.name)) for t in turn.tool_calls],
+    )
 
 
 def _brief(result: dict) -> dict:
     if "receipt" in result:
         return result["receipt"]
     if "results" in result:
-        return {"citations": [r["id"] for r in result["results"]]}
+        brief: dict = {"citations": [r["id"] for r in result["results"]]}
+        if "itemErrors" in result:
+            brief["itemErrors"] = [error["code"] for error in result["itemErrors"]]
+        return brief
     if "error" in result:
         return {"error": result["error"]["code"]}
     return {"agentCallId": result.get("agentCallId")}
@@ -425,16 +438,17 @@ def execute_run(run_id: str) -> str | None:
     except RunEnded:
         return Run.objects.values_list("status", flat=True).get(pk=run.pk)
     except RunCancelled:
-        return finish_run(run, Run.Status.CANCELLED, "CANCELLED_BY_USER")
+        return finish_run(run, Run.Status.CANCELLED, RunReason.CANCELLED_BY_USER)
     except StepLimitReached as exc:
-        return finish_run(run, _failure_status(run), "STEP_LIMIT_REACHED", str(exc))
+        return finish_run(run, _failure_status(run), RunReason.STEP_LIMIT_REACHED, str(exc))
     except ProviderError as exc:
-        return finish_run(run, _failure_status(run), "PROVIDER_FAILED", str(exc))
+        # reason_detail is for the operator (console), never in an event or the API.
+        return finish_run(run, _failure_status(run), RunReason.PROVIDER_FAILED, storable(str(exc)))
     except SparkTideError as exc:
-        return finish_run(run, _failure_status(run), str(exc.code), exc.detail)
+        return finish_run(run, _failure_status(run), str(exc.code), storable(exc.detail))
     except Exception as exc:
         logger.exception("run %s failed", run.pk)
-        return finish_run(run, _failure_status(run), "INTERNAL_ERROR", type(exc).__name__)
+        return finish_run(run, _failure_status(run), RunReason.INTERNAL_ERROR, type(exc).__name__)
     finally:
         heartbeat.stop()
     return finish_run(run, Run.Status.COMPLETED, "")

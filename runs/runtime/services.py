@@ -6,6 +6,7 @@ check cannot start a run it should not.
 """
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from runs.access import require_active
 from runs.models import Run
@@ -21,14 +22,13 @@ MAX_INPUT_CHARS = 32_000
 def validate_run_input(value) -> str:
     """The run input as given (never trimmed), or 400 INVALID_REQUEST naming ``input``."""
     if not isinstance(value, str):
-        raise SparkTideError(ErrorCode.INVALID_REQUEST, 400, "input: must be text.")
+        raise SparkTideError(ErrorCode.INVALID_REQUEST, _("input：必须是文本。"))
     if not value.strip():
-        raise SparkTideError(ErrorCode.INVALID_REQUEST, 400, "input: must not be blank.")
+        raise SparkTideError(ErrorCode.INVALID_REQUEST, _("input：不能为空白。"))
     if len(value) > MAX_INPUT_CHARS:
         raise SparkTideError(
             ErrorCode.INVALID_REQUEST,
-            400,
-            f"input: must be at most {MAX_INPUT_CHARS} characters.",
+            _("input：最多 %(limit)d 个字符。") % {"limit": MAX_INPUT_CHARS},
         )
     return value
 
@@ -58,9 +58,7 @@ def runnable_version(app: App, agent_key: str, agent_version=None) -> AgentVersi
         .first()
     )
     if pin is None:
-        raise SparkTideError(
-            ErrorCode.AGENT_NOT_AVAILABLE, 422, f"No agent {agent_key!r} is pinned in this app."
-        )
+        raise SparkTideError(ErrorCode.AGENT_NOT_AVAILABLE)
     version = pin.version
     if agent_version is not None:
         version = (
@@ -75,9 +73,7 @@ def runnable_version(app: App, agent_key: str, agent_version=None) -> AgentVersi
         or version.agent.tenant_id != app.tenant_id
     ):
         raise SparkTideError(
-            ErrorCode.AGENT_NOT_AVAILABLE,
-            422,
-            f"Only a published version of the agent {agent_key!r} pinned in this app can run.",
+            ErrorCode.AGENT_NOT_AVAILABLE, _("只有此应用固定的智能体的已发布版本可以运行。")
         )
     return version
 

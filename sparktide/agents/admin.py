@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from sparktide.admin_mixins import FrozenOnceOutOfDraftAdmin, ReadOnlyInline
 from sparktide.agents.models import Agent, AgentPin, AgentVersion
+from sparktide.agents.providers import ModelConfigError, validate_model_config
 from sparktide.knowledge.models import ImmutableVersionError, KnowledgeVersion
 
 
@@ -24,8 +25,24 @@ class AgentAdmin(admin.ModelAdmin):
     inlines = [AgentVersionInline]
 
 
+class AgentVersionForm(forms.ModelForm):
+    class Meta:
+        model = AgentVersion
+        fields = ("model",)  # the admin's fieldsets add the rest
+
+    def clean_model(self):
+        # The providers' validator: the admin accepts what an agent call can run.
+        config = self.cleaned_data.get("model")
+        try:
+            validate_model_config(config)
+        except ModelConfigError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return config
+
+
 @admin.register(AgentVersion)
 class AgentVersionAdmin(FrozenOnceOutOfDraftAdmin, admin.ModelAdmin):
+    form = AgentVersionForm
     list_display = ("__str__", "agent", "status", "max_steps", "published_at")
     list_filter = ("status", "agent__tenant")
     list_select_related = ("agent__tenant",)

@@ -32,6 +32,7 @@ from django.conf import settings
 from sparktide.errors import ErrorCode, SparkTideError
 from sparktide.knowledge.context import TrustedContext
 from sparktide.knowledge.text import MAX_CHUNK_UTF16, normalize_snippet, snippet_digest, utf16_len
+from sparktide.text_boundary import is_storable
 
 if TYPE_CHECKING:
     from sparktide.knowledge.models import KnowledgeVersion
@@ -52,28 +53,27 @@ MAX_URI_LENGTH = 2048
 
 
 class RemoteKnowledgeError(SparkTideError):
-    """A REMOTE source could not give a usable answer. Subclasses fix code and status."""
+    """A REMOTE source could not give a usable answer. Subclasses fix the code.
+
+    The detail names the endpoint and the low-level cause: it is for the log,
+    never for a caller or the model (they get the code's own detail)."""
 
     code_for_class: ErrorCode = ErrorCode.KNOWLEDGE_SOURCE_ERROR
-    status_for_class: int = 502
 
     def __init__(self, detail: str) -> None:
-        super().__init__(self.code_for_class, self.status_for_class, detail)
+        super().__init__(self.code_for_class, detail)
 
 
 class RemoteTimeout(RemoteKnowledgeError):
     code_for_class = ErrorCode.CITATION_PREVIEW_TIMED_OUT
-    status_for_class = 408
 
 
 class RemoteUnavailable(RemoteKnowledgeError):
     code_for_class = ErrorCode.KNOWLEDGE_SOURCE_UNAVAILABLE
-    status_for_class = 503
 
 
 class RemoteBadResponse(RemoteKnowledgeError):
     code_for_class = ErrorCode.KNOWLEDGE_SOURCE_ERROR
-    status_for_class = 502
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,30 @@ class RemoteItem:
     def source_version(self) -> str:
         """The version citations bind to: a source without one uses the snippet digest."""
         return self.version or self.digest
+
+
+@dataclass(frozen=True)
+class RefusedItem:
+    """An item left out at the storage boundary: ``items[index].field`` holds
+    text the database cannot store (NUL, a lone surrogate)."""
+
+    index: int
+    field: str
+
+
+class RemoteItems(list):
+    """The usable items of one answer, in the source's order; ``refused`` names
+    the items left out at the storage boundary (each one a tool error of its
+    own for the model; the rest of the answer is used)."""
+
+    def __init__(self, items=(), refused=()) -> None:
+        super().__init__(items)
+        self.refused: tuple[RefusedItem, ...] = tuple(refused)
+
+
+class _Unstorable(Exception):
+    def __init__(self, field: str) -> None:
+        self.field = field
 
 
 def call_remote(
@@ -277,8 +301,14 @@ async def _post(request: _Request) -> tuple[int, bytes]:
         return response.status_code, b"".join(chunks)
 
 
-def parse_items(raw: bytes, *, top_k: int, label: str = "remote") -> list[RemoteItem]:
-    """Validate an answer body; the first ``top_k`` items in the source's order."""
+def parse_items(raw: bytes, *, top_k: int, label: str = "remote") -> RemoteItems:
+    """Validate an answer body; the first ``top_k`` items in the source's order.
+
+    A malformed body or item refuses the whole answer (RemoteBadResponse). An
+    item whose id, title, uri, version or content holds text the database
+    cannot store is left out and listed in ``refused`` instead: the source is
+    well-formed JSON, only that item cannot become a citation.
+    """
 
     def bad(problem: str) -> RemoteBadResponse:
         return RemoteBadResponse(f"{label}: malformed answer: {problem}.")
@@ -293,16 +323,21 @@ def parse_items(raw: bytes, *, top_k: int, label: str = "remote") -> list[Remote
     if not isinstance(items, list):
         raise bad('"items" is missing or not a list')
     parsed: list[RemoteItem] = []
+    refused: list[RefusedItem] = []
     seen: dict[str, int] = {}
     # A source may rank more items than asked for; we keep its first top_k, the
     # same cut a preview re-fetch makes, so both see the same set.
     for index, entry in enumerate(items[: max(top_k, 0)]):
-        item = _parse_item(entry, f"items[{index}]", bad)
+        try:
+            item = _parse_item(entry, f"items[{index}]", bad)
+        except _Unstorable as exc:
+            refused.append(RefusedItem(index=index, field=exc.field))
+            continue
         if item.id in seen:
             raise bad(f"items[{index}].id {item.id!r} repeats items[{seen[item.id]}]")
         seen[item.id] = index
         parsed.append(item)
-    return parsed
+    return RemoteItems(parsed, refused)
 
 
 def _parse_item(entry: Any, where: str, bad) -> RemoteItem:
@@ -317,8 +352,8 @@ def _parse_item(entry: Any, where: str, bad) -> RemoteItem:
             return ""
         if not isinstance(value, str):
             raise bad(f"{where}.{name} is not a string")
-        if not _is_valid_unicode(value):
-            raise bad(f"{where}.{name} is not valid Unicode")
+        if not is_storable(value):
+            raise _Unstorable(name)
         if utf16_len(value) > limit:
             raise bad(f"{where}.{name} is longer than {limit} characters")
         return value
@@ -333,8 +368,8 @@ def _parse_item(entry: Any, where: str, bad) -> RemoteItem:
         raise bad(f"{where}.content is missing")
     if not isinstance(content, str):
         raise bad(f"{where}.content is not a string")
-    if not _is_valid_unicode(content):
-        raise bad(f"{where}.content is not valid Unicode")
+    if not is_storable(content):
+        raise _Unstorable("content")
     if not normalize_snippet(content):
         raise bad(f"{where}.content is empty")
     if utf16_len(content) > MAX_CHUNK_UTF16:
@@ -371,12 +406,3 @@ def _parse_item(entry: Any, where: str, bad) -> RemoteItem:
 def _is_int(value: Any) -> bool:
     # JSON true/false arrive as bool, a subclass of int; 3.0 is not a page number.
     return isinstance(value, int) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _is_valid_unicode(value: str) -> bool:
-    # json.loads accepts lone surrogates ("\ud800"); they cannot be stored or digested.
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True

@@ -26,7 +26,7 @@ from guardian.utils import get_group_obj_perms_model, get_user_obj_perms_model
 
 from sparktide.knowledge.context import TrustedContext
 from sparktide.knowledge.models import Chunk, Document, Knowledge, KnowledgeVersion
-from sparktide.knowledge.remote import RemoteItem, call_remote
+from sparktide.knowledge.remote import RefusedItem, RemoteItem, call_remote
 from sparktide.knowledge.text import search_tokens, snippet_digest
 
 # A query is searched by its first distinct tokens only: enough for any real
@@ -110,13 +110,25 @@ def retrieve(
     managed = [v for v in versions if v.knowledge.type != Knowledge.Type.REMOTE]
     remote = [v for v in versions if v.knowledge.type == Knowledge.Type.REMOTE]
     results: list[RetrievedItem] = []
+    refused: list[RefusedItem] = []
     if managed:
         results.extend(search_managed(managed, query=query, top_k=top_k, owner=owner))
     for version in remote:
-        results.extend(search_remote(version, query=query, top_k=top_k, context=context))
+        found = search_remote(version, query=query, top_k=top_k, context=context)
+        results.extend(found)
+        refused.extend(getattr(found, "refused", ()))
     # sorted() is stable: equal scores keep managed first, then remotes in the
     # order given, each in its own rank order.
-    return sorted(results, key=lambda item: -item.score)[:top_k]
+    return Retrieved(sorted(results, key=lambda item: -item.score)[:top_k], refused)
+
+
+class Retrieved(list):
+    """Retrieved items, best first; ``refused`` lists the REMOTE items left out
+    at the storage boundary (the engine reports each as a tool error)."""
+
+    def __init__(self, items=(), refused=()) -> None:
+        super().__init__(items)
+        self.refused: tuple[RefusedItem, ...] = tuple(refused)
 
 
 def search_managed(
@@ -155,21 +167,24 @@ def search_remote(
         return []
     items = call_remote(version, query=query, top_k=top_k, context=context)
     count = len(items)
-    return [
-        RetrievedItem(
-            version=version,
-            document=None,
-            chunk=None,
-            title=item.title,
-            content=item.content,
-            source_ref=remote_source_ref(item),
-            digest=item.digest,
-            score=(count - position) / count,
-            remote_item_id=item.id,
-            remote_item_version=item.version,
-        )
-        for position, item in enumerate(items)
-    ]
+    return Retrieved(
+        [
+            RetrievedItem(
+                version=version,
+                document=None,
+                chunk=None,
+                title=item.title,
+                content=item.content,
+                source_ref=remote_source_ref(item),
+                digest=item.digest,
+                score=(count - position) / count,
+                remote_item_id=item.id,
+                remote_item_version=item.version,
+            )
+            for position, item in enumerate(items)
+        ],
+        getattr(items, "refused", ()),
+    )
 
 
 def readable_documents(owner, versions: Sequence[KnowledgeVersion]) -> QuerySet[Document]:

@@ -48,6 +48,7 @@ from guardian.models import GroupObjectPermission, UserObjectPermission
 from guardian.shortcuts import assign_perm
 
 from sparktide.agents.models import Agent, AgentPin, AgentVersion
+from sparktide.agents.providers import ModelConfigError, validate_model_config
 from sparktide.knowledge.ingest import FactInput, ingest_document
 from sparktide.knowledge.models import Document, Knowledge, KnowledgeVersion, Lease
 from sparktide.knowledge.text import PAGE_SEPARATOR, utf16_len
@@ -60,21 +61,12 @@ from sparktide.tenancy.models import (
     TenantUser,
     hash_token,
 )
+from sparktide.text_boundary import UnstorableText, refuse_unstorable
 
 READ_DOCUMENT = "knowledge.read_document"
 VIEW_RUN_HISTORY = "tenancy.view_run_history"
 MAX_TIMEOUT_SECONDS = 15
 MIN_FIXED_TOKEN_LENGTH = 16
-SCRIPTED_STEP_KINDS: dict[str, frozenset[str]] = {
-    # step kind → the extra keys it may carry
-    "search": frozenset({"topK"}),
-    "text": frozenset(),
-    "answerPart": frozenset({"replaces"}),
-    "callAgent": frozenset({"task"}),
-    "fail": frozenset(),
-    "sleep": frozenset(),
-}
-PROVIDERS = ("scripted", "extractive", "openai")
 PUBLISHED_CONTENT_MESSAGE = "published version content cannot change; publish a new version"
 
 _SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
@@ -243,8 +235,68 @@ class ApplyResult:
 # --------------------------------------------------------------------------- YAML
 
 
+# Parser limits: a manifest is hand-written provisioning data, so none of these
+# is near an honest file, and each keeps a hostile one from costing time or stack.
+MAX_MANIFEST_BYTES = 8 * 1024 * 1024
+MAX_YAML_DEPTH = 32
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+
+
 class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate mapping keys (PyYAML keeps the last one silently)."""
+    """SafeLoader with limits.
+
+    * duplicate mapping keys are refused (PyYAML keeps the last one silently);
+    * aliases (``*name``, ``<<: *name``) are refused: a billion-laughs file
+      would otherwise be expanded by every walk over it and stored expanded;
+    * nesting deeper than MAX_YAML_DEPTH is refused while composing (PyYAML's
+      composer recurses once per level), naming the key path;
+    * timestamps stay strings, so an impossible date (``2026-02-30``) is a
+      ManifestError at its key path instead of a ValueError inside PyYAML.
+    """
+
+    def __init__(self, stream) -> None:
+        super().__init__(stream)
+        self._path: list[str | int] = []
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise ManifestError(
+                _yaml_path(self._path, index),
+                f"YAML aliases (*{event.anchor}) are not allowed, at line "
+                f"{event.start_mark.line + 1}",
+            )
+        self._path.append(index)
+        try:
+            if len(self._path) > MAX_YAML_DEPTH:
+                raise ManifestError(
+                    _yaml_path(self._path[:-1], index),
+                    f"nests deeper than {MAX_YAML_DEPTH} levels",
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._path.pop()
+
+
+_StrictLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP_TAG]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _yaml_path(stack: list, index=None) -> str:
+    # compose_node's index: None for the root, an int in a sequence, the key
+    # node in a mapping.
+    path = ""
+    for item in [*stack[1:], index] if stack else [index]:
+        if item is None:
+            continue
+        if isinstance(item, int):
+            path = f"{path}[{item}]"
+        else:
+            key = getattr(item, "value", item)
+            path = f"{path}.{key}" if path else str(key)
+    return path
 
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
@@ -267,16 +319,28 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
 
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+# An explicit !!timestamp stays text too; the field's own parser checks it.
+_StrictLoader.add_constructor(_TIMESTAMP_TAG, yaml.SafeLoader.construct_scalar)
 
 
 def load_yaml(text: str) -> Any:
+    """The YAML document, with every string checked at the storage boundary."""
+    if len(text) > MAX_MANIFEST_BYTES:
+        raise ManifestError("", f"the manifest is larger than {MAX_MANIFEST_BYTES} bytes")
     try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise ManifestError("", f"invalid YAML{where}: {problem}")
+    try:
+        # PostgreSQL cannot store NUL or lone surrogates: refused before anything
+        # is parsed, let alone applied (sparktide/text_boundary.py).
+        refuse_unstorable(data)
+    except UnstorableText as exc:
+        raise ManifestError(exc.path, exc.reason)
+    return data
 
 
 # --------------------------------------------------------------------------- shape checks
@@ -540,6 +604,7 @@ def _parse_tenant(item: Any, path: str) -> TenantSpec:
         for i, a in enumerate(_list(item.get("agents"), _at(path, "agents")))
     )
     _unique(((a.path + ".key", a.key) for a in agents), "agent key")
+    _refuse_sub_agent_cycles(agents)
     apps = tuple(
         _parse_app(a, _at(_at(path, "apps"), i))
         for i, a in enumerate(_list(item.get("apps"), _at(path, "apps")))
@@ -553,6 +618,29 @@ def _parse_tenant(item: Any, path: str) -> TenantSpec:
         agents=agents,
         apps=apps,
     )
+
+
+def _refuse_sub_agent_cycles(agents: tuple[AgentSpec, ...]) -> None:
+    """An agent may not reach itself through subAgents (any of its versions):
+    a cycle would only end at the engine's depth limit, as a failed sub-call."""
+    edges: dict[str, list[tuple[str, str]]] = {}
+    for agent in agents:
+        for version in agent.versions:
+            for i, key in enumerate(version.sub_agents):
+                edges.setdefault(agent.key, []).append((key, f"{version.path}.subAgents[{i}]"))
+    for start in edges:
+        # Depth-first from each agent, iteratively; ``trail`` is the chain so far.
+        stack = [(start, [start])]
+        visited: set[str] = set()
+        while stack:
+            node, trail = stack.pop()
+            for key, where in edges.get(node, ()):
+                if key == start:
+                    chain = " → ".join([*trail, key])
+                    raise ManifestError(where, f"sub-agents form a cycle: {chain}")
+                if key not in visited:
+                    visited.add(key)
+                    stack.append((key, [*trail, key]))
 
 
 def _parse_user(item: Any, path: str) -> UserSpec:
@@ -747,61 +835,20 @@ def _knowledge_label(value: Any, path: str) -> str:
 
 
 def _parse_model(value: Any, path: str) -> dict:
-    if not isinstance(value, dict):
-        raise ManifestError(path, f"must be a mapping, got {_kind(value)}")
-    provider = _choice(value.get("provider"), _at(path, "provider"), PROVIDERS)
-    if provider == "scripted":
-        _mapping(value, path, required=("provider", "steps"))
-        steps_path = _at(path, "steps")
-        for i, step in enumerate(_list(value["steps"], steps_path, default_empty=False)):
-            _check_scripted_step(step, _at(steps_path, i))
-    elif provider == "openai":
-        # Options beyond these are passed to the provider as they are.
-        for key in ("baseUrl", "model", "apiKeyEnv"):
-            if key not in value:
-                raise ManifestError(_at(path, key), "is required for the openai provider")
-        _http_url(value["baseUrl"], _at(path, "baseUrl"))
-        _str(value["model"], _at(path, "model"))
-        env = _str(value["apiKeyEnv"], _at(path, "apiKeyEnv"))
-        if not _ENV_NAME.match(env):
-            raise ManifestError(
-                _at(path, "apiKeyEnv"), f"must be an environment variable name, got {env!r}"
-            )
+    # The providers' own validator: the manifest accepts exactly what an agent
+    # call can run (one home for the model-config rules).
+    try:
+        validate_model_config(value)
+    except ModelConfigError as exc:
+        raise ManifestError(_at_path(path, exc.path), exc.problem)
     _json_value(value, path)
     return value
 
 
-def _check_scripted_step(step: Any, path: str) -> None:
-    if not isinstance(step, dict):
-        raise ManifestError(path, f"a step must be a mapping, got {_kind(step)}")
-    kinds = [key for key in step if key in SCRIPTED_STEP_KINDS]
-    if len(kinds) != 1:
-        found = f"got {', '.join(kinds)}" if kinds else "got none"
-        raise ManifestError(
-            path, f"a step needs exactly one of {', '.join(SCRIPTED_STEP_KINDS)} ({found})"
-        )
-    kind = kinds[0]
-    for key in step:
-        if key != kind and key not in SCRIPTED_STEP_KINDS[kind]:
-            allowed = ", ".join(sorted(SCRIPTED_STEP_KINDS[kind])) or "nothing else"
-            raise ManifestError(
-                _at(path, str(key)), f"unknown key for a {kind} step; allowed: {allowed}"
-            )
-    if kind == "sleep":
-        seconds = _number(step["sleep"], _at(path, "sleep"))
-        if not 0 <= seconds <= 60:
-            raise ManifestError(_at(path, "sleep"), "must be between 0 and 60 seconds")
-    elif kind == "callAgent":
-        _slug(step["callAgent"], _at(path, "callAgent"))
-        if "task" not in step:
-            raise ManifestError(_at(path, "task"), "is required for a callAgent step")
-        _str(step["task"], _at(path, "task"))
-    else:
-        _str(step[kind], _at(path, kind), empty=kind in {"text", "answerPart"})
-    if "topK" in step:
-        _int(step["topK"], _at(path, "topK"), minimum=1, maximum=20)
-    if "replaces" in step:
-        _str(step["replaces"], _at(path, "replaces"))
+def _at_path(path: str, relative: str) -> str:
+    if not relative:
+        return path
+    return f"{path}{relative}" if relative.startswith("[") else f"{path}.{relative}"
 
 
 def _parse_routing(value: Any, path: str, allowed: tuple[str, ...]) -> list:
@@ -905,6 +952,8 @@ def _parse_app(item: Any, path: str) -> AppSpec:
 
 def read_manifest(path: Path) -> Manifest:
     try:
+        if path.stat().st_size > MAX_MANIFEST_BYTES:
+            raise ManifestError("", f"the file is larger than {MAX_MANIFEST_BYTES} bytes")
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ManifestError("", f"cannot read the file: {exc.strerror or exc}")

@@ -387,7 +387,7 @@ INVALID = {
             {"provider": "openai", "baseUrl": "http://127.0.0.1:1/v1", "model": "m"},
         ),
         "tenants[0].agents[0].versions[0].model.apiKeyEnv",
-        "is required for the openai provider",
+        "is required",
     ),
     "timeout above 15 seconds": (
         _mutate("knowledge", 1, "versions", 0, "timeoutSeconds", 30),

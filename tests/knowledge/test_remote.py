@@ -10,6 +10,7 @@ import pytest
 from sparktide.errors import ErrorCode
 from sparktide.knowledge.models import Knowledge
 from sparktide.knowledge.remote import (
+    RefusedItem,
     RemoteBadResponse,
     RemoteKnowledgeError,
     RemoteTimeout,
@@ -362,11 +363,28 @@ def test_a_malformed_answer_is_a_bad_response_naming_the_problem(
     assert caught.value.status == 502
 
 
-def test_a_lone_surrogate_in_content_is_a_bad_response(crm, context, remote_knowledge):
-    remote_knowledge.respond_raw(b'{"items": [{"id": "a", "title": "t", "content": "\\ud800"}]}')
+def test_a_lone_surrogate_in_content_leaves_that_item_out_not_the_answer(
+    crm, context, remote_knowledge
+):
+    remote_knowledge.respond_raw(
+        b'{"items": [{"id": "a", "title": "t", "content": "\\ud800"},'
+        b' {"id": "b", "title": "t", "content": "ok"}]}'
+    )
 
-    with pytest.raises(RemoteBadResponse, match="not valid Unicode"):
-        call(crm, context)
+    items = call(crm, context)
+    assert [i.id for i in items] == ["b"]
+    assert items.refused == (RefusedItem(index=0, field="content"),)
+
+
+@pytest.mark.parametrize("field", ["id", "title", "version", "uri", "content"])
+def test_a_nul_in_any_stored_field_leaves_that_item_out(crm, context, remote_knowledge, field):
+    entry = {"id": "a", "title": "t", "version": "1", "uri": "http://x/a", "content": "ok"}
+    entry[field] += "\x00"
+    remote_knowledge.respond_json({"items": [entry]})
+
+    items = call(crm, context)
+    assert list(items) == []
+    assert items.refused == (RefusedItem(index=0, field=field),)
 
 
 def test_optional_fields_may_be_null(crm, context, remote_knowledge):

@@ -50,7 +50,7 @@ def test_a_missing_run_is_resource_not_found(missing_run):
         "title": "Not Found",
         "status": 404,
         "code": "RESOURCE_NOT_FOUND",
-        "detail": "The resource does not exist.",
+        "detail": "资源不存在。",
     }
 
 

@@ -188,9 +188,9 @@ def test_the_remote_is_not_called_when_an_earlier_check_refuses(
 def test_the_remote_error_codes_are_the_documented_ones():
     from sparktide.knowledge.remote import RemoteBadResponse, RemoteTimeout, RemoteUnavailable
 
-    assert (RemoteTimeout.code_for_class, RemoteTimeout.status_for_class) == (
+    assert (RemoteTimeout.code_for_class, RemoteTimeout.code_for_class.status) == (
         ErrorCode.CITATION_PREVIEW_TIMED_OUT,
         408,
     )
-    assert RemoteBadResponse.status_for_class == 502
-    assert RemoteUnavailable.status_for_class == 503
+    assert RemoteBadResponse.code_for_class.status == 502
+    assert RemoteUnavailable.code_for_class.status == 503

@@ -22,7 +22,7 @@ from tests.realtime.helpers import (
 pytestmark = pytest.mark.django_db(transaction=True)
 
 NOT_FOUND = (
-    [{"kind": "error", "code": "RESOURCE_NOT_FOUND", "detail": "The resource does not exist."}],
+    [{"kind": "error", "code": "RESOURCE_NOT_FOUND", "detail": "资源不存在。"}],
     4404,
 )
 

@@ -4,6 +4,7 @@ import pytest
 
 from sparktide.knowledge.ingest import FactInput
 from tests import factories
+from tests.remote_server import remote_knowledge  # noqa: F401 - the fixture
 
 
 @pytest.fixture

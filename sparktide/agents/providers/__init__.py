@@ -1,11 +1,15 @@
 """Model providers behind one interface (see base.py).
 
 ``get_provider(config)`` returns the provider for an agent version's ``model``
-config; ``validate_model_config(config)`` raises ValueError with a clear message.
+config; ``validate_model_config(config)`` raises ModelConfigError (a ValueError)
+naming the key path that is wrong.
 """
+
+from typing import Any
 
 from sparktide.agents.providers.base import (
     AgentState,
+    ModelConfigError,
     Provider,
     ProviderError,
     ToolCall,
@@ -16,7 +20,13 @@ PROVIDERS = ("scripted", "extractive", "openai")
 
 
 def get_provider(config: dict) -> Provider:
-    name = config.get("provider")
+    """The provider for ``config``; ProviderError if the config is refused, so a
+    version stored before a rule tightened fails its agent call, not the worker."""
+    try:
+        validate_model_config(config)
+    except ModelConfigError as exc:
+        raise ProviderError(f"invalid model config: {exc}") from None
+    name = config["provider"]
     if name == "scripted":
         from sparktide.agents.providers.scripted import ScriptedProvider
 
@@ -25,32 +35,40 @@ def get_provider(config: dict) -> Provider:
         from sparktide.agents.providers.extractive import ExtractiveProvider
 
         return ExtractiveProvider(config)
-    if name == "openai":
-        from sparktide.agents.providers.openai import OpenAIProvider
+    from sparktide.agents.providers.openai import OpenAIProvider
 
-        return OpenAIProvider(config)
-    raise ProviderError(f"unknown model provider {name!r}")
+    return OpenAIProvider(config)
 
 
-def validate_model_config(config: dict) -> None:
-    """Raise ValueError naming what is wrong with a model config."""
+def validate_model_config(config: Any) -> None:
+    """The one model-config validator: the manifest, the admin form and
+    ``get_provider`` (the engine) all call it. Raises ModelConfigError naming
+    the key path inside the model mapping."""
     if not isinstance(config, dict):
-        raise ValueError("model must be a mapping")
+        raise ModelConfigError("", "must be a mapping")
     name = config.get("provider")
     if name not in PROVIDERS:
-        raise ValueError(f"provider must be one of {', '.join(PROVIDERS)}, got {name!r}")
+        raise ModelConfigError("provider", f"must be one of {', '.join(PROVIDERS)}, got {name!r}")
     if name == "scripted":
-        from sparktide.agents.providers.scripted import validate_steps
+        from sparktide.agents.providers.scripted import validate_config as validate_scripted
 
-        validate_steps(config.get("steps"))
-    elif name == "openai":
-        from sparktide.agents.providers.openai import validate_config
+        validate_scripted(config)
+    elif name == "extractive":
+        extra = sorted(str(k) for k in config if k not in ("provider", "topK"))
+        if extra:
+            raise ModelConfigError(extra[0], "is not a setting of the extractive provider")
+        top_k = config.get("topK", 5)
+        if not isinstance(top_k, int) or isinstance(top_k, bool) or not 1 <= top_k <= 20:
+            raise ModelConfigError("topK", "must be an integer between 1 and 20")
+    else:
+        from sparktide.agents.providers.openai import validate_config as validate_openai
 
-        validate_config(config)
+        validate_openai(config)
 
 
 __all__ = [
     "AgentState",
+    "ModelConfigError",
     "Provider",
     "ProviderError",
     "ToolCall",

@@ -62,6 +62,17 @@ class ProviderError(Exception):
     """The model provider failed; the run ends FAILED or PARTIAL with this message."""
 
 
+class ModelConfigError(ValueError):
+    """A model config the provider refuses: ``path`` is the key path inside the
+    ``model`` mapping (``steps[2].sleep``; empty for the mapping itself), so the
+    manifest, the admin and the engine all name the same place."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(f"model.{path} {problem}" if path else f"model {problem}")
+
+
 @dataclass(frozen=True)
 class ToolCall:
     id: str

@@ -54,6 +54,7 @@ import httpx
 from sparktide.agents.providers.base import (
     TOOL_SCHEMAS,
     AgentState,
+    ModelConfigError,
     ProviderError,
     ToolCall,
     Turn,
@@ -79,29 +80,29 @@ def _is_number(value: object) -> bool:
 
 
 def validate_config(config: dict) -> None:
-    """Raise ValueError naming the key that is wrong in an ``openai`` model config.
+    """Raise ModelConfigError (a ValueError) naming the key that is wrong in an ``openai`` model config.
 
     Messages never echo ``apiKeyEnv`` or ``baseUrl`` values: a key pasted in the wrong place
     must not end up in an error shown to an admin or stored in a log.
     """
     if not isinstance(config, dict):
-        raise ValueError("model must be a mapping")
+        raise ModelConfigError("", "must be a mapping")
     if "apiKey" in config:
-        raise ValueError(
-            "model.apiKey is not allowed: put the key in an environment variable and name it "
-            "in model.apiKeyEnv"
+        raise ModelConfigError(
+            "apiKey",
+            "is not allowed: put the key in an environment variable and name it in model.apiKeyEnv",
         )
     unknown = sorted(str(k) for k in config if k not in ALLOWED_KEYS)
     if unknown:
-        raise ValueError(f"model.{unknown[0]} is not a setting of the openai provider")
+        raise ModelConfigError(unknown[0], "is not a setting of the openai provider")
     if config.get("provider") != "openai":
-        raise ValueError("model.provider must be 'openai'")
+        raise ModelConfigError("provider", "must be 'openai'")
 
     for key in ("baseUrl", "model", "apiKeyEnv"):
         if key not in config:
-            raise ValueError(f"model.{key} is required")
+            raise ModelConfigError(key, "is required")
         if not isinstance(config[key], str) or not config[key].strip():
-            raise ValueError(f"model.{key} must be a non-empty string")
+            raise ModelConfigError(key, "must be a non-empty string")
 
     url = config["baseUrl"]
     try:
@@ -109,34 +110,36 @@ def validate_config(config: dict) -> None:
         host = parts.hostname
         parts.port  # noqa: B018 - raises ValueError on a malformed port
     except ValueError:
-        raise ValueError("model.baseUrl is not a valid URL")
+        raise ModelConfigError("baseUrl", "is not a valid URL")
     if parts.scheme not in ("http", "https"):
-        raise ValueError("model.baseUrl must be an http:// or https:// URL")
+        raise ModelConfigError("baseUrl", "must be an http:// or https:// URL")
     if not host:
-        raise ValueError("model.baseUrl must name a host")
+        raise ModelConfigError("baseUrl", "must name a host")
     if parts.username is not None or parts.password is not None:
-        raise ValueError("model.baseUrl must not carry credentials; use model.apiKeyEnv")
+        raise ModelConfigError("baseUrl", "must not carry credentials; use model.apiKeyEnv")
     if parts.query or parts.fragment:
-        raise ValueError("model.baseUrl must not have a query or fragment")
+        raise ModelConfigError("baseUrl", "must not have a query or fragment")
 
     if not _ENV_NAME.fullmatch(config["apiKeyEnv"]):
-        raise ValueError("model.apiKeyEnv must be the name of an environment variable, not the key")
+        raise ModelConfigError(
+            "apiKeyEnv", "must be the name of an environment variable, not the key"
+        )
 
     if "temperature" in config:
         t = config["temperature"]
         if not _is_number(t) or not 0 <= t <= 2:
-            raise ValueError("model.temperature must be a number between 0 and 2")
+            raise ModelConfigError("temperature", "must be a number between 0 and 2")
     if "timeoutSeconds" in config:
         s = config["timeoutSeconds"]
         if not _is_number(s) or not 0 < s <= MAX_TIMEOUT_SECONDS:
-            raise ValueError(
-                f"model.timeoutSeconds must be a number greater than 0 and at most "
-                f"{MAX_TIMEOUT_SECONDS:g}"
+            raise ModelConfigError(
+                "timeoutSeconds",
+                f"must be a number greater than 0 and at most {MAX_TIMEOUT_SECONDS:g}",
             )
     if "maxTokens" in config:
         m = config["maxTokens"]
         if not isinstance(m, int) or isinstance(m, bool) or m < 1:
-            raise ValueError("model.maxTokens must be a positive integer")
+            raise ModelConfigError("maxTokens", "must be a positive integer")
 
 
 class OpenAIProvider:

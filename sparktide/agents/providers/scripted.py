@@ -12,7 +12,13 @@ import json
 import re
 import time
 
-from sparktide.agents.providers.base import AgentState, ProviderError, ToolCall, Turn
+from sparktide.agents.providers.base import (
+    AgentState,
+    ModelConfigError,
+    ProviderError,
+    ToolCall,
+    Turn,
+)
 
 STEP_KEYS = {
     "search": {"topK"},
@@ -26,37 +32,62 @@ MAX_SLEEP_SECONDS = 30
 _PLACEHOLDER = re.compile(r"\{\{([cpn])(\d+)\}\}")
 
 
+def validate_config(config: dict) -> None:
+    """Raise ModelConfigError naming the key path of what a ``scripted`` config gets wrong."""
+    extra = sorted(str(k) for k in config if k not in ("provider", "steps"))
+    if extra:
+        raise ModelConfigError(extra[0], "is not a setting of the scripted provider")
+    if "steps" not in config:
+        raise ModelConfigError("steps", "is required")
+    validate_steps(config["steps"])
+
+
 def validate_steps(steps) -> None:
     if not isinstance(steps, list) or not steps:
-        raise ValueError("scripted provider needs a non-empty list of steps")
+        raise ModelConfigError("steps", "must be a non-empty list of steps")
     for i, step in enumerate(steps):
+        where = f"steps[{i}]"
         if not isinstance(step, dict):
-            raise ValueError(f"steps[{i}] must be a mapping")
+            raise ModelConfigError(where, "must be a mapping")
         kinds = [k for k in step if k in STEP_KEYS]
         if len(kinds) != 1:
-            raise ValueError(f"steps[{i}] must have exactly one of {', '.join(STEP_KEYS)}")
+            raise ModelConfigError(where, f"must have exactly one of {', '.join(STEP_KEYS)}")
         kind = kinds[0]
-        extra = set(step) - {kind} - STEP_KEYS[kind]
-        if extra:
-            raise ValueError(f"steps[{i}] ({kind}) has unknown keys: {', '.join(sorted(extra))}")
-        if kind == "sleep":
-            if (
-                not isinstance(step["sleep"], int | float)
-                or not 0 <= step["sleep"] <= MAX_SLEEP_SECONDS
-            ):
-                raise ValueError(
-                    f"steps[{i}].sleep must be a number of seconds between 0 and {MAX_SLEEP_SECONDS}"
+        for key in step:
+            if key != kind and key not in STEP_KEYS[kind]:
+                allowed = ", ".join(sorted(STEP_KEYS[kind])) or "nothing else"
+                raise ModelConfigError(
+                    f"{where}.{key}", f"unknown key for a {kind} step; allowed: {allowed}"
                 )
-        elif (
-            kind == "search"
-            and "topK" in step
-            and (not isinstance(step["topK"], int) or not 1 <= step["topK"] <= 20)
+        if kind == "sleep":
+            seconds = step["sleep"]
+            if (
+                not isinstance(seconds, int | float)
+                or isinstance(seconds, bool)
+                or not 0 <= seconds <= MAX_SLEEP_SECONDS
+            ):
+                raise ModelConfigError(
+                    f"{where}.sleep",
+                    f"must be a number of seconds between 0 and {MAX_SLEEP_SECONDS}",
+                )
+            continue
+        if not isinstance(step[kind], str):
+            raise ModelConfigError(f"{where}.{kind}", "must be text")
+        if kind in ("search", "callAgent") and not step[kind].strip():
+            raise ModelConfigError(f"{where}.{kind}", "must not be empty")
+        if "topK" in step and (
+            not isinstance(step["topK"], int)
+            or isinstance(step["topK"], bool)
+            or not 1 <= step["topK"] <= 20
         ):
-            raise ValueError(f"steps[{i}].topK must be an integer between 1 and 20")
-        elif kind == "callAgent" and not isinstance(step.get("task", ""), str):
-            raise ValueError(f"steps[{i}].task must be text")
-        elif kind != "sleep" and not isinstance(step[kind], str):
-            raise ValueError(f"steps[{i}].{kind} must be text")
+            raise ModelConfigError(f"{where}.topK", "must be an integer between 1 and 20")
+        if kind == "callAgent":
+            if "task" not in step:
+                raise ModelConfigError(f"{where}.task", "is required for a callAgent step")
+            if not isinstance(step["task"], str):
+                raise ModelConfigError(f"{where}.task", "must be text")
+        if "replaces" in step and not isinstance(step["replaces"], str):
+            raise ModelConfigError(f"{where}.replaces", "must be text")
 
 
 def fill(text: str, state: AgentState) -> str:
@@ -75,7 +106,7 @@ def fill(text: str, state: AgentState) -> str:
 
 class ScriptedProvider:
     def __init__(self, config: dict) -> None:
-        validate_steps(config.get("steps"))
+        # get_provider validated the config (validate_model_config).
         self.steps = config["steps"]
         self.position = 0
         self._ids = itertools.count(1)
