@@ -120,7 +120,7 @@ class EventTicketView(APIView):
     )
     def post(self, request, app, run_id):
         run = access_run_history(request.user, app, run_id)
-        raw, ticket = issue_ticket(run=run, user=request.user)
+        raw, ticket = issue_ticket(run=run, user=request.user, token=request.auth)
         return Response(
             {"ticket": raw, "expiresAt": ticket.expires_at.isoformat()},
             status=status.HTTP_201_CREATED,

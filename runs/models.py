@@ -145,6 +145,11 @@ class EventTicket(models.Model):
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="tickets")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    # The bearer token it was issued with (none for the console's session):
+    # revoking the token voids its unused tickets (runs/delivery/tickets.py).
+    token = models.ForeignKey(
+        "tenancy.ApiToken", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     digest = models.CharField(max_length=64, unique=True)
     expires_at = models.DateTimeField()
     used_at = models.DateTimeField(null=True, blank=True)

@@ -116,10 +116,15 @@ def _databases() -> dict:
         # Under ASGI every thread would keep its own persistent connection and
         # exhaust PostgreSQL; a pool bounds them. CONN_MAX_AGE must stay 0 with it.
         if env_bool("SPARKTIDE_DB_POOL", True):
+            from psycopg_pool import ConnectionPool
+
             config["OPTIONS"] = {
                 "pool": {
                     "min_size": 1,
                     "max_size": env_int("SPARKTIDE_DB_POOL_SIZE", 20, minimum=2),
+                    # A connection whose backend died (failover, restart, idle
+                    # timeout) is dropped when handed out, not given to a request.
+                    "check": ConnectionPool.check_connection,
                 }
             }
         config["CONN_MAX_AGE"] = 0
@@ -212,6 +217,17 @@ SESSION_COOKIE_SAMESITE = "Lax"
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SAMESITE = "Lax"
+# Behind TLS (the default outside DEBUG): HTTP is redirected to HTTPS, browsers
+# are told to stay on HTTPS, and the proxy's X-Forwarded-Proto says which it was.
+# A deployment serving plain HTTP on purpose (a test, a private network) turns
+# them off: SECURE_SSL_REDIRECT=0 SECURE_HSTS_SECONDS=0.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = False
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("SECURE_PROXY_SSL_HEADER", not DEBUG) else None
+)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -262,6 +278,31 @@ SPARKTIDE_WS_ACK_WINDOW = env_int("SPARKTIDE_WS_ACK_WINDOW", 1000, minimum=1, ma
 SPARKTIDE_WS_SLOW_CLIENT_SECONDS = env_float(
     "SPARKTIDE_WS_SLOW_CLIENT_SECONDS", 10.0, minimum=0.01, maximum=3600.0
 )
+
+# Task workers (manage.py run_worker, and the in-process worker of the demo):
+# runs executed at once per process (threads; each holds one database
+# connection while it runs, so a worker's SPARKTIDE_DB_POOL_SIZE should be at
+# least this + 4 — see docs/deployment.md).
+SPARKTIDE_WORKER_CONCURRENCY = env_int("SPARKTIDE_WORKER_CONCURRENCY", 16, minimum=1, maximum=256)
+# A running run says it is alive this often (docs/reliability.md).
+SPARKTIDE_HEARTBEAT_SECONDS = env_float(
+    "SPARKTIDE_HEARTBEAT_SECONDS", 5.0, minimum=0.1, maximum=300.0
+)
+# A RUNNING run silent for this long is taken as lost and recovered by the next
+# sweep of any live worker; a stale run ends within STALE_AFTER + SWEEP.
+SPARKTIDE_STALE_AFTER_SECONDS = env_float(
+    "SPARKTIDE_STALE_AFTER_SECONDS", 30.0, minimum=0.3, maximum=86_400.0
+)
+SPARKTIDE_SWEEP_SECONDS = env_float("SPARKTIDE_SWEEP_SECONDS", 10.0, minimum=0.1, maximum=3600.0)
+# On SIGTERM a worker stops claiming and lets in-flight runs finish this long.
+SPARKTIDE_WORKER_GRACE_SECONDS = env_float(
+    "SPARKTIDE_WORKER_GRACE_SECONDS", 30.0, minimum=0.0, maximum=3600.0
+)
+if SPARKTIDE_STALE_AFTER_SECONDS < 3 * SPARKTIDE_HEARTBEAT_SECONDS:
+    raise ImproperlyConfigured(
+        "SPARKTIDE_STALE_AFTER_SECONDS must be at least 3 × SPARKTIDE_HEARTBEAT_SECONDS, "
+        "or a live run could be taken as lost"
+    )
 
 LOGGING = {
     "version": 1,

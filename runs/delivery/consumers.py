@@ -23,6 +23,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from runs.delivery import fanout
 from runs.delivery.wakeups import run_group
@@ -340,8 +341,11 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
                     return await receive()
                 except asyncio.CancelledError:
                     raise
-                except Exception:
-                    logger.warning("wake-ups for %s interrupted", self.scope["path"], exc_info=True)
+                except (TimeoutError, RedisTimeoutError):
+                    # An idle socket's read timing out is expected: listen again.
+                    logger.debug("wake-ups for %s: read timed out", self.scope["path"])
+                except Exception as exc:
+                    logger.warning("wake-ups for %s interrupted: %r", self.scope["path"], exc)
                     await asyncio.sleep(RESUBSCRIBE_SECONDS)
 
         self._channel_receive = resilient_receive

@@ -13,7 +13,8 @@ import logging
 import threading
 from dataclasses import dataclass, field, replace
 
-from django.db import connection
+from django.conf import settings
+from django.db import DatabaseError, connection
 from django.utils import timezone
 
 from citations.evidence import evidence_handles, evidence_view
@@ -88,9 +89,6 @@ def _journal(
     )
 
 
-HEARTBEAT_SECONDS = 15.0
-
-
 def _heartbeat(run: Run) -> None:
     """Record liveness and read the cancel flag: one round trip on the usual path."""
     alive = Run.objects.filter(
@@ -104,8 +102,10 @@ def _heartbeat(run: Run) -> None:
 
 
 class HeartbeatThread(threading.Thread):
-    """Beats while a step is in progress, so a slow model call (minutes) is not
-    mistaken for a dead worker by recovery. Stops with the run."""
+    """Beats every SPARKTIDE_HEARTBEAT_SECONDS while the run executes, so a slow
+    model call (minutes) is not mistaken for a dead worker by recovery. Stops
+    with the run. Holds a database connection only for the beat itself, and a
+    beat lost to a database error is retried at the next one."""
 
     def __init__(self, run_id: str) -> None:
         super().__init__(name=f"heartbeat-{run_id}", daemon=True)
@@ -113,13 +113,15 @@ class HeartbeatThread(threading.Thread):
         self.stopped = threading.Event()
 
     def run(self) -> None:
-        try:
-            while not self.stopped.wait(HEARTBEAT_SECONDS):
+        while not self.stopped.wait(settings.SPARKTIDE_HEARTBEAT_SECONDS):
+            try:
                 Run.objects.filter(pk=self.run_id, status=Run.Status.RUNNING).update(
                     heartbeat_at=timezone.now()
                 )
-        finally:
-            connection.close()
+            except DatabaseError as exc:
+                logger.warning("heartbeat of %s missed: %s", self.run_id, exc)
+            finally:
+                connection.close()
 
     def stop(self) -> None:
         self.stopped.set()

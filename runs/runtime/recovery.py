@@ -16,19 +16,30 @@ alive, recovery, under the run's lock:
 Holding the run's lock makes the settlement exact: a Publication commit takes
 the same lock first, so none is in flight while recovery runs, and none can land
 after it (a commit into an ended run is refused with RUN_ENDED).
+
+Every live worker calls ``sweep`` periodically (runs/runtime/workers.py): it
+recovers stale RUNNING runs, settles their task rows, and re-enqueues QUEUED
+runs whose task was lost (docs/reliability.md). Several workers may sweep at
+once: each run is taken under its row lock with SKIP LOCKED and re-checked, so
+it is recovered (or re-enqueued) once.
 """
 
-from dataclasses import dataclass
+import logging
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.db import transaction
 from django.db.models import Q
+from django.tasks import TaskResultStatus
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from publication.models import AnswerBlock, PublicationAttempt
 from runs.events import append_event
 from runs.lifecycle import finish_run
 from runs.models import AgentCall, JournalEntry, Run
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_STALE_AFTER = timedelta(seconds=90)
 WORKER_LOST = "WORKER_LOST"
@@ -173,3 +184,143 @@ def recover_runs(stale_after: timedelta = DEFAULT_STALE_AFTER) -> list[Recovered
         if recovered is not None:
             results.append(recovered)
     return results
+
+
+# -- the periodic sweep ----------------------------------------------------------
+
+RUN_TASK_PATH = "runs.runtime.tasks.execute_run_task"
+# Written into heartbeat_at by a worker handing back runs it cannot finish, so
+# the next sweep of any worker recovers them without waiting for the bound.
+HANDED_BACK = timezone.datetime(2000, 1, 1, tzinfo=timezone.UTC)
+LIVE_TASK = (TaskResultStatus.READY, TaskResultStatus.RUNNING)
+
+
+@dataclass
+class Sweep:
+    recovered: list[Recovered] = field(default_factory=list)
+    requeued: list[str] = field(default_factory=list)
+    settled_tasks: int = 0
+
+
+def run_tasks(run_id: str):
+    """The django_tasks_db rows of one run's execute_run_task."""
+    return DBTaskResult.objects.filter(task_path=RUN_TASK_PATH, args_kwargs__args__0=run_id)
+
+
+def settle_run_tasks(run_id: str) -> int:
+    """A task row left RUNNING by a dead worker is ended as failed (its run ended
+    without it), so the task queue tells the same story as the run."""
+    return (
+        run_tasks(run_id)
+        .filter(status=TaskResultStatus.RUNNING)
+        .update(
+            status=TaskResultStatus.FAILED,
+            finished_at=timezone.now(),
+            exception_class_path="runs.runtime.recovery.WorkerLost",
+            traceback="",
+        )
+    )
+
+
+def _settle_finished_run_tasks(stale_after: timedelta) -> int:
+    """Task rows still RUNNING long after their run ended (a worker killed
+    between ending the run and recording its task)."""
+    cutoff = timezone.now() - stale_after
+    settled = 0
+    running = DBTaskResult.objects.filter(
+        task_path=RUN_TASK_PATH, status=TaskResultStatus.RUNNING, started_at__lt=cutoff
+    ).values_list("args_kwargs", flat=True)
+    run_ids = [a["args"][0] for a in running if a.get("args")]
+    ended = Run.objects.filter(pk__in=run_ids).exclude(
+        status__in=[Run.Status.QUEUED, Run.Status.RUNNING]
+    )
+    for run_id in ended.values_list("pk", flat=True):
+        settled += settle_run_tasks(run_id)
+    return settled
+
+
+def requeue_orphan(run_id: str, stale_after: timedelta) -> bool:
+    """Re-enqueue a QUEUED run that has no live task (its enqueue was lost after
+    the commit, or the worker holding its task died before claiming the run).
+
+    Safe to repeat: execute_run claims only a QUEUED run, so a run enqueued twice
+    still executes once. Under the run's lock, re-checked, so two sweeping
+    workers enqueue it once.
+    """
+    from runs.runtime.tasks import execute_run_task
+
+    cutoff = timezone.now() - stale_after
+    with transaction.atomic():
+        run = (
+            Run.objects.select_for_update(skip_locked=True)
+            .filter(pk=run_id, status=Run.Status.QUEUED)
+            .first()
+        )
+        if run is None:
+            return False
+        tasks = run_tasks(run_id)
+        if tasks.filter(status=TaskResultStatus.READY).exists():
+            return False
+        if tasks.filter(status=TaskResultStatus.RUNNING, started_at__gte=cutoff).exists():
+            return False  # a worker took the task a moment ago and is claiming the run
+        settle_run_tasks(run_id)
+        execute_run_task.enqueue(run_id)
+    return True
+
+
+def orphaned_queued_runs(stale_after: timedelta):
+    """QUEUED runs older than ``stale_after`` with no task that will run them."""
+    cutoff = timezone.now() - stale_after
+    candidates = list(
+        Run.objects.filter(status=Run.Status.QUEUED, created_at__lt=cutoff).values_list(
+            "pk", flat=True
+        )[:500]
+    )
+    if not candidates:
+        return []
+    live = set()
+    for args in DBTaskResult.objects.filter(
+        task_path=RUN_TASK_PATH, status__in=LIVE_TASK
+    ).values_list("args_kwargs", flat=True):
+        if args.get("args"):
+            live.add(args["args"][0])
+    stuck = {
+        a["args"][0]
+        for a in DBTaskResult.objects.filter(
+            task_path=RUN_TASK_PATH, status=TaskResultStatus.RUNNING, started_at__lt=cutoff
+        ).values_list("args_kwargs", flat=True)
+        if a.get("args")
+    }
+    return [pk for pk in candidates if pk not in live or pk in stuck]
+
+
+def sweep(stale_after: timedelta) -> Sweep:
+    """One pass of the periodic recovery every live worker runs."""
+    result = Sweep()
+    for run in stale_runs(stale_after):
+        recovered = recover_run(run)
+        if recovered is not None:
+            result.settled_tasks += settle_run_tasks(run.pk)
+            result.recovered.append(recovered)
+    for run_id in orphaned_queued_runs(stale_after):
+        if requeue_orphan(run_id, stale_after):
+            result.requeued.append(run_id)
+    result.settled_tasks += _settle_finished_run_tasks(stale_after)
+    return result
+
+
+def hand_back(worker_id: str) -> int:
+    """A stopping worker gives up the runs it still holds: the next sweep of any
+    worker recovers them at once instead of after the stale bound."""
+    return Run.objects.filter(status=Run.Status.RUNNING, worker_id=worker_id).update(
+        heartbeat_at=HANDED_BACK
+    )
+
+
+def settle_interrupted_run(run_id: str) -> Recovered | None:
+    """A run whose execution died of a database error in this worker (its
+    connection was cut mid-run): recovered at once, as a lost worker's would be."""
+    run = Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).first()
+    if run is None:
+        return None
+    return recover_run(run)

@@ -12,6 +12,12 @@ LAST_USED_GRANULARITY = timedelta(minutes=1)
 
 def authenticate_token(raw: str):
     """Return the active user owning the raw bearer token, or None."""
+    token = usable_token(raw)
+    return None if token is None else token.user
+
+
+def usable_token(raw: str) -> ApiToken | None:
+    """The unrevoked token of an active user matching ``raw``, or None."""
     token = (
         ApiToken.objects.usable()
         .select_related("user")
@@ -23,7 +29,7 @@ def authenticate_token(raw: str):
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_GRANULARITY:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
-    return token.user
+    return token
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):
@@ -36,10 +42,10 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         scheme, _, raw = header.partition(" ")
         if scheme != self.keyword or not raw.strip():
             raise exceptions.AuthenticationFailed("Malformed Authorization header.")
-        user = authenticate_token(raw.strip())
-        if user is None:
+        token = usable_token(raw.strip())
+        if token is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked token.")
-        return (user, None)
+        return (token.user, token)  # request.auth is the token (tickets record it)
 
     def authenticate_header(self, request):
         return 'Bearer realm="sparktide"'

@@ -1,0 +1,139 @@
+"""Recovery that runs by itself: the sweep every live worker makes ends stale
+RUNNING runs (their task rows settled), re-enqueues QUEUED runs whose task was
+lost, recovers each run once however many workers race, and works on SQLite
+and PostgreSQL alike."""
+
+import threading
+from datetime import timedelta
+
+import pytest
+from django.db import connections
+from django.tasks import TaskResultStatus
+from django.utils import timezone
+
+from publication.models import AnswerBlock
+from runs.lifecycle import claim_run
+from runs.models import Run, RunEvent
+from runs.runtime import recovery
+from runs.runtime.engine import execute_run
+from runs.runtime.workers import RunWorker
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+STALE = timedelta(seconds=30)
+
+
+def _lost_running_run(make_run, *, silent_for: timedelta = timedelta(minutes=5)) -> Run:
+    """A run its worker claimed (task row RUNNING) and then died holding."""
+    run = make_run({"text": "never said"})
+    task = recovery.run_tasks(run.pk).get()
+    task.claim("dead-worker")
+    claim_run(run.pk)
+    Run.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now() - silent_for)
+    return run
+
+
+def test_a_sweep_recovers_a_run_whose_heartbeat_stopped_and_settles_its_task_row(make_run):
+    run = _lost_running_run(make_run)
+
+    result = recovery.sweep(STALE)
+
+    run.refresh_from_db()
+    assert [r.run_id for r in result.recovered] == [run.pk]
+    assert (run.status, run.reason) == (Run.Status.FAILED, recovery.WORKER_LOST)
+    task = recovery.run_tasks(run.pk).get()
+    assert task.status == TaskResultStatus.FAILED
+    assert task.exception_class_path == "runs.runtime.recovery.WorkerLost"
+    assert RunEvent.objects.filter(run=run, type="run.failed").count() == 1
+
+
+def test_a_sweep_leaves_a_run_whose_heartbeat_is_within_the_bound(make_run):
+    run = _lost_running_run(make_run, silent_for=timedelta(seconds=5))
+
+    assert recovery.sweep(STALE).recovered == []
+    run.refresh_from_db()
+    assert run.status == Run.Status.RUNNING
+
+
+def test_a_queued_run_whose_task_row_is_gone_is_re_enqueued_once_and_then_runs(make_run):
+    run = make_run({"text": "终于"})
+    recovery.run_tasks(run.pk).delete()  # the enqueue lost after the commit
+    Run.objects.filter(pk=run.pk).update(created_at=timezone.now() - timedelta(minutes=1))
+
+    first, second = recovery.sweep(STALE), recovery.sweep(STALE)
+
+    assert first.requeued == [run.pk]
+    assert second.requeued == []  # its new task is READY: nothing to do
+    assert recovery.run_tasks(run.pk).filter(status=TaskResultStatus.READY).count() == 1
+    RunWorker(concurrency=2, batch=True, sweep_seconds=3600).run()
+    run.refresh_from_db()
+    assert run.status == Run.Status.COMPLETED
+
+
+def test_a_queued_run_waiting_for_a_busy_worker_is_not_an_orphan(make_run):
+    run = make_run({"text": "排队"})
+    Run.objects.filter(pk=run.pk).update(created_at=timezone.now() - timedelta(minutes=1))
+
+    assert recovery.sweep(STALE).requeued == []
+    assert recovery.run_tasks(run.pk).count() == 1
+
+
+def test_a_queued_run_whose_task_a_dead_worker_took_is_re_enqueued(make_run):
+    run = make_run({"text": "接手"})
+    task = recovery.run_tasks(run.pk).get()
+    task.claim("dead-before-claiming-the-run")
+    type(task).objects.filter(pk=task.pk).update(started_at=timezone.now() - timedelta(minutes=2))
+    Run.objects.filter(pk=run.pk).update(created_at=timezone.now() - timedelta(minutes=2))
+
+    assert recovery.sweep(STALE).requeued == [run.pk]
+    assert recovery.run_tasks(run.pk).get(pk=task.pk).status == TaskResultStatus.FAILED
+    assert execute_run(run.pk) == Run.Status.COMPLETED
+
+
+def test_a_task_row_left_running_after_its_run_ended_is_settled(make_run):
+    run = make_run({"text": "完成"})
+    task = recovery.run_tasks(run.pk).get()
+    task.claim("killed-after-finishing")
+    execute_run(run.pk)  # the run ended; the worker died before recording its task
+    type(task).objects.filter(pk=task.pk).update(started_at=timezone.now() - timedelta(minutes=2))
+
+    assert recovery.sweep(STALE).settled_tasks == 1
+    assert recovery.run_tasks(run.pk).get().status == TaskResultStatus.FAILED
+    run.refresh_from_db()
+    assert run.status == Run.Status.COMPLETED  # the run's own story is untouched
+
+
+def test_a_handed_back_run_is_recovered_by_the_next_sweep_without_waiting(make_run):
+    run = _lost_running_run(make_run, silent_for=timedelta(seconds=0))
+    holder = Run.objects.get(pk=run.pk).worker_id
+
+    assert recovery.hand_back(holder) == 1
+    assert [r.run_id for r in recovery.sweep(STALE).recovered] == [run.pk]
+
+
+def test_workers_racing_to_sweep_recover_each_run_once(make_run):
+    runs = [_lost_running_run(make_run) for _ in range(6)]
+    results, errors = [], []
+    barrier = threading.Barrier(4)
+
+    def sweeper():
+        try:
+            barrier.wait()
+            results.append(recovery.sweep(STALE))
+        except Exception as exc:  # collected: a thread's failure must fail the test
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=sweeper) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+
+    assert errors == []
+    recovered = sorted(r.run_id for result in results for r in result.recovered)
+    assert recovered == sorted(r.pk for r in runs)
+    for run in runs:
+        assert RunEvent.objects.filter(run=run, type="run.failed").count() == 1
+        assert not AnswerBlock.objects.filter(run=run).exists()
