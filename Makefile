@@ -7,7 +7,7 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/sparktide
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: demo test venv lint services chromium pytest jstest bench mutation clean
+.PHONY: demo demo-reset test venv lint services chromium pytest jstest bench mutation clean
 
 $(VENV)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { scripts/find-python; exit 1; }
@@ -20,6 +20,12 @@ venv: $(VENV)/.installed
 
 demo: venv
 	PORT=$(PORT) scripts/demo
+
+# Only the demo's SQLite database: the secret key and the admin password under var/ stay.
+DEMO_VAR := $(or $(SPARKTIDE_VAR_DIR),var)
+demo-reset:
+	rm -f $(DEMO_VAR)/sparktide.sqlite3 $(DEMO_VAR)/sparktide.sqlite3-wal $(DEMO_VAR)/sparktide.sqlite3-shm
+	@echo "Demo database removed; make demo migrates and applies demo/manifest.yaml again."
 
 services:
 	scripts/ensure-services

@@ -1,5 +1,6 @@
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from runs.models import AgentCall, Run
 from sparktide.ids import new_citation_id, new_numeric_handle
@@ -37,6 +38,8 @@ class CitationReference(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = _("引用")
+        verbose_name_plural = _("引用")
         ordering = ["run_id", "ordinal"]
         constraints = [
             models.UniqueConstraint(fields=["run", "ordinal"], name="citation_unique_ordinal")
@@ -77,6 +80,8 @@ class NumericHandle(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = _("数值句柄")
+        verbose_name_plural = _("数值句柄")
         ordering = ["run_id", "ordinal"]
         constraints = [
             models.UniqueConstraint(fields=["run", "ordinal"], name="numerichandle_unique_ordinal"),

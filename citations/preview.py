@@ -13,6 +13,7 @@ import logging
 from citations.access import PreviewTarget, access_citation_for_preview, citation_not_available
 from citations.models import CitationReference
 from runs.models import Run
+from sparktide import observability
 from sparktide.errors import ErrorCode, SparkTideError
 from sparktide.knowledge.context import TrustedContext
 from sparktide.knowledge.models import Chunk, Knowledge
@@ -30,10 +31,15 @@ def source_changed() -> SparkTideError:
 
 def preview_citation(*, user, app_slug: str, run_id: str, citation_id: str) -> dict:
     """The preview body for the run's owner, or a ``SparkTideError``."""
-    target = access_citation_for_preview(
-        user, app_slug=app_slug, run_id=run_id, citation_id=citation_id
-    )
-    content = refetch_excerpt(target)
+    try:
+        target = access_citation_for_preview(
+            user, app_slug=app_slug, run_id=run_id, citation_id=citation_id
+        )
+        content = refetch_excerpt(target)
+    except SparkTideError as error:
+        observability.preview_outcome(run_id=run_id, code=str(error.code))
+        raise
+    observability.preview_outcome(run_id=run_id, code="OK")
     return render_preview(target.reference, content)
 
 

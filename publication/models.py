@@ -1,5 +1,6 @@
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from citations.models import CitationReference
 from runs.models import AgentCall, Run
@@ -36,6 +37,8 @@ class AnswerBlock(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = _("回答块")
+        verbose_name_plural = _("回答块")
         ordering = ["run_id", "delivery_ordinal"]
         constraints = [
             models.UniqueConstraint(
@@ -72,6 +75,8 @@ class BlockRevision(models.Model):
     )
 
     class Meta:
+        verbose_name = _("块修订")
+        verbose_name_plural = _("块修订")
         ordering = ["block_id", "revision"]
         constraints = [
             models.UniqueConstraint(
@@ -96,6 +101,8 @@ class SourceBinding(models.Model):
     verified = models.BooleanField(default=False)
 
     class Meta:
+        verbose_name = _("来源绑定")
+        verbose_name_plural = _("来源绑定")
         constraints = [
             models.UniqueConstraint(fields=["revision", "cited_id"], name="sourcebinding_unique")
         ]
@@ -110,6 +117,8 @@ class BlockDependency(models.Model):
     depends_on = models.ForeignKey(AnswerBlock, on_delete=models.CASCADE, related_name="dependents")
 
     class Meta:
+        verbose_name = _("块依赖")
+        verbose_name_plural = _("块依赖")
         constraints = [
             models.UniqueConstraint(
                 fields=["revision", "depends_on"], name="blockdependency_unique"
@@ -158,4 +167,6 @@ class PublicationAttempt(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = _("发布尝试")
+        verbose_name_plural = _("发布尝试")
         ordering = ["id"]

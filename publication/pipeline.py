@@ -51,6 +51,7 @@ from publication.text import (
 )
 from runs.events import append_event
 from runs.models import AgentCall, Run
+from sparktide import observability
 from sparktide.faults import maybe_fault
 from sparktide.ids import ID_PATTERN
 
@@ -457,6 +458,17 @@ def publish_candidate(
     preview: bool = True,
 ) -> Receipt:
     """Publish one candidate (entry "A": assistant text, "B": send_answer_part)."""
+    receipt = _publish(run, agent_call, entry, body, replaces, preview)
+    observability.publication_outcome(
+        run_id=run.pk,
+        candidate_id=receipt.candidate_id,
+        outcome=str(receipt.outcome),
+        reason=receipt.reason or "",
+    )
+    return receipt
+
+
+def _publish(run, agent_call, entry, body, replaces, preview) -> Receipt:
     access = SourceAccess(run)
     candidate = _intake(run, agent_call, entry, body, replaces)
     if not any(t.strip() for t in candidate.texts()):

@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class RunsConfig(AppConfig):
     name = "runs"
-    verbose_name = "Runs"
+    verbose_name = _("运行")
 
     def ready(self) -> None:
         # The composition root: the event log wakes delivery without importing it.

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from runs.events import append_event
 from runs.models import Run
+from sparktide import observability
 from sparktide.errors import ErrorCode, SparkTideError
 
 
@@ -30,9 +31,22 @@ def claim_run(run_id: str) -> Run | None:
         run.worker_id = worker_identity()
         run.save(update_fields=["status", "started_at", "heartbeat_at", "worker_id"])
         append_event(run, "run.started", {}, locked=True)
-    return Run.objects.select_related("tenant", "app", "owner", "agent_version__agent").get(
+    run = Run.objects.select_related("tenant", "app", "owner", "agent_version__agent").get(
         pk=run_id
     )
+    observability.run_started(run_id=run.pk, **_labels(run))
+    return run
+
+
+def _labels(run: Run) -> dict:
+    """The app's slug and the agent's key when loaded (no extra query), else their row IDs."""
+    app = run.app.slug if Run.app.is_cached(run) else str(run.app_id)
+    version = run.agent_version if Run.agent_version.is_cached(run) else None
+    if version is not None and type(version).agent.is_cached(version):
+        agent = version.agent.key
+    else:
+        agent = str(run.agent_version_id)
+    return {"app": app, "agent": agent}
 
 
 def finish_run(
@@ -57,6 +71,14 @@ def finish_run(
             data["reason"] = reason
         append_event(run, f"run.{status.lower()}", data, locked=True)
     run.status = status
+    started = locked.started_at
+    observability.run_ended(
+        run_id=run.pk,
+        status=status,
+        reason=reason,
+        duration=(timezone.now() - started).total_seconds() if started else None,
+        **_labels(run),
+    )
     return status
 
 

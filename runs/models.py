@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from sparktide.agents.models import AgentVersion
 from sparktide.ids import new_run_id
@@ -48,6 +49,8 @@ class Run(models.Model):
     citation_count = models.PositiveIntegerField(default=0)
 
     class Meta:
+        verbose_name = _("运行")
+        verbose_name_plural = _("运行")
         ordering = ["-created_at"]
         indexes = [
             models.Index(fields=["app", "-created_at"], name="run_app_created"),
@@ -82,6 +85,8 @@ class AgentCall(models.Model):
     completed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("智能体调用")
+        verbose_name_plural = _("智能体调用")
         ordering = ["id"]
 
     def __str__(self) -> str:
@@ -106,6 +111,8 @@ class RunEvent(models.Model):
     at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = _("运行事件")
+        verbose_name_plural = _("运行事件")
         ordering = ["run_id", "seq"]
         constraints = [models.UniqueConstraint(fields=["run", "seq"], name="runevent_unique_seq")]
 
@@ -136,8 +143,9 @@ class JournalEntry(models.Model):
     at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = _("运行日志条目")
+        verbose_name_plural = _("运行日志")
         ordering = ["id"]
-        verbose_name_plural = "journal entries"
 
 
 class EventTicket(models.Model):

@@ -33,3 +33,22 @@ class ReadOnlyInline(admin.TabularInline):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """A record the platform writes (runs, answers, citations): operators look, never edit.
+
+    View only — no add, no change, no delete, no bulk action — so the admin can
+    never contradict the event log or the publication store.
+    """
+
+    actions = None
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -39,6 +39,12 @@ def _secret_key() -> str:
 SECRET_KEY = _secret_key()
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# Pages on other origins that may call the API (/v1/ only, django-cors-headers) and
+# open its WebSockets (runs/delivery/consumers.py reads the same list). Bearer
+# tokens, never cookies: no credentials mode.
+CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS", [])
+CORS_URLS_REGEX = r"^/v1/"
+CORS_ALLOW_CREDENTIALS = False
 
 INSTALLED_APPS = [
     "daphne",
@@ -48,8 +54,10 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "corsheaders",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "guardian",
     "channels",
     "django_tasks_db",
@@ -66,6 +74,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "corsheaders.middleware.CorsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     # Inside LocaleMiddleware, so every /v1 problem's detail is in the request's language.
@@ -246,6 +255,14 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Runs, events, answers and re-authorized citation previews.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # docs/api.md: the reference is offline — Swagger UI and Redoc from the sidecar.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "sparktide.ops.apidocs.error_responses",
+    ],
 }
 
 # --- SparkTide's own settings -------------------------------------------------
@@ -304,10 +321,31 @@ if SPARKTIDE_STALE_AFTER_SECONDS < 3 * SPARKTIDE_HEARTBEAT_SECONDS:
         "or a live run could be taken as lost"
     )
 
+# One handler on the root logger (so no line is written twice); JSON lines with
+# LOG_FORMAT=json (python-json-logger), the structured fields of
+# sparktide/observability.py included.
+LOG_FORMAT = env_str("LOG_FORMAT", "text")
+if LOG_FORMAT not in ("text", "json"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be text or json, got {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"django.tasks": {"level": "WARNING"}},
 }
+# Prometheus metrics at /metrics (docs/operations.md); off unless asked for.
+SPARKTIDE_METRICS = env_bool("SPARKTIDE_METRICS", False)
+# /readyz: a task waiting longer than this (no worker takes it), or a running
+# run whose heartbeat is older, makes the worker check fail.
+SPARKTIDE_READY_WORKER_SECONDS = env_int(
+    "SPARKTIDE_READY_WORKER_SECONDS", 120, minimum=5, maximum=86_400
+)

@@ -11,5 +11,6 @@ urlpatterns = [
         SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]),
         name="schema",
     ),
+    path("", include("sparktide.ops.urls")),
     path("", include("console.urls")),
 ]

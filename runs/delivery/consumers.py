@@ -28,6 +28,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from runs.delivery import fanout
 from runs.delivery.wakeups import run_group
 from runs.events import TERMINAL_EVENT_TYPES
+from sparktide import observability
 from sparktide.errors import ErrorCode, SparkTideError, not_found
 
 logger = logging.getLogger(__name__)
@@ -81,7 +82,8 @@ def origin_allowed(origin: str | None, host: str | None) -> bool:
     without one is not a page of another site and cannot ride on the console's
     cookie; it is let through to authenticate like any other client. A page's
     origin passes when it is this site (same host as the request, itself an
-    allowed host), a host in ALLOWED_HOSTS, or listed in CSRF_TRUSTED_ORIGINS.
+    allowed host), a host in ALLOWED_HOSTS, or listed in CORS_ALLOWED_ORIGINS (SDK
+    pages on other origins) or CSRF_TRUSTED_ORIGINS (the console behind a proxy).
     A wildcard ALLOWED_HOSTS entry never admits other sites' pages.
     """
     if origin is None:
@@ -89,7 +91,8 @@ def origin_allowed(origin: str | None, host: str | None) -> bool:
     parts = urlsplit(origin.strip().lower())
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return False  # includes the opaque "null" origin of sandboxed frames and files
-    if f"{parts.scheme}://{parts.netloc}" in {o.lower() for o in settings.CSRF_TRUSTED_ORIGINS}:
+    listed = [*settings.CSRF_TRUSTED_ORIGINS, *settings.CORS_ALLOWED_ORIGINS]
+    if f"{parts.scheme}://{parts.netloc}" in {o.lower() for o in listed}:
         return True
     allowed = list(settings.ALLOWED_HOSTS)
     if settings.DEBUG and not allowed:
@@ -393,6 +396,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             run=run, user=user, client_id=query.client_id, after=query.after
         )
         self.log_id = log.connection_id
+        observability.websocket_opened()
         self.tail = acquire_tail(self.run_id)
         ended = await _db(fanout.terminal_seq)(run)
         if ended is not None and ended <= query.after:
@@ -586,6 +590,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             await asyncio.gather(self.task, return_exceptions=True)
         if self.log_id is None:
             return
+        observability.websocket_closed()
         if self.tail is not None:
             release_tail(self.run_id)
         if self.subscribed:

@@ -14,6 +14,7 @@ from django.utils import timezone
 from guardian.admin import GuardedModelAdmin
 
 from sparktide.admin_mixins import FrozenOnceOutOfDraftAdmin, ReadOnlyInline
+from sparktide.knowledge.admin_upload import UploadDocumentsMixin
 from sparktide.knowledge.models import (
     Chunk,
     Document,
@@ -56,7 +57,7 @@ class KnowledgeVersionForm(forms.ModelForm):
 
 
 @admin.register(KnowledgeVersion)
-class KnowledgeVersionAdmin(FrozenOnceOutOfDraftAdmin, admin.ModelAdmin):
+class KnowledgeVersionAdmin(UploadDocumentsMixin, FrozenOnceOutOfDraftAdmin, admin.ModelAdmin):
     form = KnowledgeVersionForm
     list_display = (
         "__str__",
@@ -88,11 +89,13 @@ class KnowledgeVersionAdmin(FrozenOnceOutOfDraftAdmin, admin.ModelAdmin):
         if obj is not None and obj.is_frozen:
             fields[fields.index("secret")] = "secret_display"
             fields += ["published_at", "revoked_at"]
+        elif obj is not None:
+            fields.append("upload_link")  # a DRAFT: add documents from files
         return fields
 
     def get_readonly_fields(self, request, obj=None):
         # Status moves only through the actions (publish / revoke).
-        readonly = ["status", "published_at", "revoked_at", "secret_display"]
+        readonly = ["status", "published_at", "revoked_at", "secret_display", "upload_link"]
         if obj is not None:
             readonly.append("knowledge")
         return readonly

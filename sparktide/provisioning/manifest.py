@@ -52,6 +52,7 @@ from sparktide.agents.providers import ModelConfigError, validate_model_config
 from sparktide.knowledge.ingest import FactInput, ingest_document
 from sparktide.knowledge.models import Document, Knowledge, KnowledgeVersion, Lease
 from sparktide.knowledge.text import PAGE_SEPARATOR, utf16_len
+from sparktide.provisioning.files import inline_files
 from sparktide.tenancy.models import (
     TOKEN_PREFIX,
     ApiToken,
@@ -959,7 +960,7 @@ def read_manifest(path: Path) -> Manifest:
         raise ManifestError("", f"cannot read the file: {exc.strerror or exc}")
     except UnicodeDecodeError:
         raise ManifestError("", "the file is not UTF-8 text")
-    return parse_manifest(load_yaml(text))
+    return parse_manifest(inline_files(load_yaml(text), path.parent))
 
 
 def apply_manifest(manifest: Manifest, *, dry_run: bool = False) -> ApplyResult:

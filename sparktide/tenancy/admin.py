@@ -5,7 +5,9 @@ are issued here (the raw value is shown once, in the confirmation message) and
 can only be revoked afterwards, never edited.
 """
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
 from django.db.models import F
 from django.utils import timezone
 from guardian.admin import GuardedModelAdmin
@@ -107,13 +109,34 @@ class MembershipAdmin(admin.ModelAdmin):
     readonly_fields = ("created_at",)
 
 
+class BusinessUserChoice(forms.ModelChoiceField):
+    """Business users by tenant and name — never a raw row ID to type in."""
+
+    def label_from_instance(self, user):
+        return f"{user.tenant_user.tenant.key} / {user.get_username()}"
+
+
+class ApiTokenForm(forms.ModelForm):
+    user = BusinessUserChoice(
+        queryset=get_user_model()
+        .objects.filter(tenant_user__isnull=False, is_active=True)
+        .select_related("tenant_user__tenant")
+        .order_by("tenant_user__tenant__key", "username"),
+        label="user",
+    )
+
+    class Meta:
+        model = ApiToken
+        fields = ("user", "name")
+
+
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
+    form = ApiTokenForm
     list_display = ("prefix", "user", "name", "created_at", "last_used_at", "revoked_at")
     list_filter = ("revoked_at",)
     list_select_related = ("user",)
     search_fields = ("prefix", "user__username", "name")
-    raw_id_fields = ("user",)
     actions = ["revoke_tokens"]
 
     def get_fields(self, request, obj=None):

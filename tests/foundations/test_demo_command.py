@@ -2,7 +2,9 @@
 temporary SPARKTIDE_VAR_DIR, no DATABASE_URL or REDIS_URL) migrates, applies the
 demo manifest, starts the ASGI server with its in-process task worker, serves the
 console login page, answers a question streamed live over WebSocket, and stops
-when it is terminated."""
+when it is terminated. `make demo-reset` removes only the demo database; started
+again, the demo keeps the same admin password (var/admin_password), which signs in,
+and the next-step curls it prints work as printed."""
 
 import asyncio
 import json
@@ -23,7 +25,7 @@ from tests.realtime.wsclient import Closed, WSClient
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-STARTUP_TIMEOUT = 90
+STARTUP_TIMEOUT = 180  # a bound, not a timing: shared CI machines can be slow
 
 
 def free_port() -> int:
@@ -109,6 +111,81 @@ def test_the_demo_command_serves_the_console_answers_live_and_stops(tmp_path):
         if group_alive(demo.pid):
             os.killpg(demo.pid, signal.SIGKILL)
         demo.wait(timeout=10)
+
+    password = re.search(r"username=admin password=(\S+)", output).group(1)
+    kept = var_dir / "admin_password"
+    assert kept.read_text().strip() == password and kept.stat().st_mode & 0o777 == 0o600
+
+    # make demo-reset: the demo database goes, the secret key and the password stay.
+    reset = subprocess.run(
+        ["make", "demo-reset", f"SPARKTIDE_VAR_DIR={var_dir}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert reset.returncode == 0, reset.stderr
+    assert not (var_dir / "sparktide.sqlite3").exists()
+    assert kept.exists() and (var_dir / "secret_key").exists()
+
+    again = tmp_path / "demo-again.log"
+    with again.open("wb") as out:
+        demo = subprocess.Popen(
+            [str(ROOT / "scripts" / "demo")],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        assert wait_until(
+            lambda: "SparkTide demo is running" in again.read_text() or demo.poll() is not None,
+            STARTUP_TIMEOUT,
+        ), again.read_text()
+        banner = again.read_text()
+        assert "Applied demo/manifest.yaml: " in banner and "no changes" not in banner  # a fresh DB
+        assert f"username=admin password={password}" in banner  # the same password
+        assert admin_login(port, password)
+        outputs = run_next_steps(banner)
+        events = json.loads(outputs[0])
+        assert events["events"][-1]["type"] == "run.completed"
+        assert json.loads(outputs[1])["blocks"]
+        preview = json.loads(outputs[2])
+        assert preview["scope"] == "RETRIEVED_EXCERPT" and preview["content"]
+    finally:
+        os.killpg(demo.pid, signal.SIGTERM)
+        demo.wait(timeout=30)
+        if group_alive(demo.pid):
+            os.killpg(demo.pid, signal.SIGKILL)
+
+
+def admin_login(port: int, password: str) -> bool:
+    """Sign in to the Django admin with the printed password, as a person would."""
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as http:
+        page = http.get("/admin/login/")
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+        response = http.post(
+            "/admin/login/?next=/admin/",
+            data={"username": "admin", "password": password, "csrfmiddlewaretoken": token},
+            headers={"Referer": f"http://127.0.0.1:{port}/admin/login/"},
+        )
+        return response.status_code == 302 and response.headers["location"] == "/admin/"
+
+
+def run_next_steps(banner: str) -> list[str]:
+    """Run the printed next-step commands in bash exactly as printed; the JSON lines out."""
+    block = banner.split("Next steps", 1)[1].split("API reference:", 1)[0]
+    script = "\n".join(line[4:] for line in block.splitlines()[1:] if line.startswith("    "))
+    assert "curl" in script and "/preview" in script
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return [line for line in done.stdout.splitlines() if line.startswith("{")]
 
 
 async def ask_and_follow(port: int) -> list[dict]:

@@ -2,11 +2,15 @@
 
 Arguments win over the environment (SPARKTIDE_ADMIN_USERNAME, SPARKTIDE_ADMIN_PASSWORD,
 SPARKTIDE_ADMIN_EMAIL). Without a password one is generated and set on every run:
-the stored one is a hash and cannot be shown again.
+the stored one is a hash and cannot be shown again — unless ``--password-file`` names
+a file to keep it in (``make demo``: ``var/admin_password``, mode 0600): the first run
+writes the generated password there and every later run uses it again, so the demo's
+admin login survives restarts.
 """
 
 import os
 import secrets
+from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
@@ -24,11 +28,19 @@ class Command(BaseCommand):
         )
         parser.add_argument("--password", default=os.environ.get("SPARKTIDE_ADMIN_PASSWORD", ""))
         parser.add_argument("--email", default=os.environ.get("SPARKTIDE_ADMIN_EMAIL", ""))
+        parser.add_argument(
+            "--password-file",
+            default="",
+            help="keep the generated password in this file and reuse it on later runs",
+        )
 
     def handle(self, *args, username: str, password: str, email: str, **options) -> None:
         if not username.strip():
             raise CommandError("--username must not be empty")
         generated = not password
+        kept = Path(options["password_file"]) if options["password_file"] and generated else None
+        if kept is not None and kept.exists():
+            password = kept.read_text(encoding="utf-8").strip()
         password = password or secrets.token_urlsafe(12)
         User = get_user_model()
         with transaction.atomic():
@@ -44,6 +56,11 @@ class Command(BaseCommand):
                 user.email = email
             user.set_password(password)
             user.save()
+        if kept is not None and not kept.exists():
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            kept.touch(mode=0o600)
+            kept.chmod(0o600)
+            kept.write_text(password + "\n", encoding="utf-8")
         shown = password if generated else "(as given)"
         self.stdout.write(
             f"Console admin {'created' if created else 'refreshed'}: "

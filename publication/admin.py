@@ -1,0 +1,77 @@
+"""Answer blocks, their revisions and every publication attempt, read-only in the admin.
+
+Bodies are shown as stored data (escaped by the admin, never rendered as HTML);
+what a viewer may see now is the reader's decision (the console's 运行详情).
+"""
+
+from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
+
+from publication.models import (
+    AnswerBlock,
+    BlockDependency,
+    BlockRevision,
+    PublicationAttempt,
+    SourceBinding,
+)
+from runs.admin import run_links
+from sparktide.admin_mixins import ReadOnlyAdmin, ReadOnlyInline
+
+
+class BlockRevisionInline(ReadOnlyInline):
+    model = BlockRevision
+    fields = ("revision", "role", "source_hint", "truncated", "body_digest", "committed_at")
+
+
+@admin.register(AnswerBlock)
+class AnswerBlockAdmin(ReadOnlyAdmin):
+    list_display = ("id", "run", "delivery_ordinal", "origin", "current_revision", "created_at")
+    list_filter = ("origin",)
+    list_select_related = ("run",)
+    search_fields = ("id", "run__id")
+    readonly_fields = ("run_records",)
+    inlines = [BlockRevisionInline]
+
+    @admin.display(description=_("运行"))
+    def run_records(self, obj):
+        return run_links(obj.run_id)
+
+
+class SourceBindingInline(ReadOnlyInline):
+    model = SourceBinding
+    fields = ("cited_id", "citation", "verified")
+    show_change_link = False
+
+
+class BlockDependencyInline(ReadOnlyInline):
+    model = BlockDependency
+    fk_name = "revision"
+    fields = ("depends_on",)
+    show_change_link = False
+
+
+@admin.register(BlockRevision)
+class BlockRevisionAdmin(ReadOnlyAdmin):
+    list_display = ("block", "revision", "role", "source_hint", "truncated", "committed_at")
+    list_filter = ("role", "source_hint", "truncated")
+    list_select_related = ("block",)
+    search_fields = ("block__id", "block__run__id")
+    inlines = [SourceBindingInline, BlockDependencyInline]
+
+
+@admin.register(PublicationAttempt)
+class PublicationAttemptAdmin(ReadOnlyAdmin):
+    list_display = (
+        "candidate_id",
+        "run",
+        "entry",
+        "outcome",
+        "reason",
+        "effect",
+        "block",
+        "revision",
+        "created_at",
+    )
+    list_filter = ("outcome", "entry", "reason")
+    list_select_related = ("run", "block")
+    search_fields = ("candidate_id", "run__id", "block__id")

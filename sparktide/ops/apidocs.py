@@ -1,0 +1,130 @@
+"""The offline API reference: every operation's error responses, Swagger UI and Redoc.
+
+``error_responses`` is a drf-spectacular post-processing hook
+(SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"]): it gives every ``/v1``
+operation its error responses — ``application/problem+json`` with the
+``Problem`` schema, one example per code and the codes in the description —
+from ``OPERATION_ERRORS`` below. An operation that declares its own (the
+preview, citations/api.py) keeps them. An operation missing from the table gets
+the errors every authenticated operation of an app can answer, so a new
+endpoint is never without its errors in the reference.
+
+The two documentation pages are served from drf-spectacular-sidecar's static
+files (no CDN) through templates without any inline script or external URL
+(templates/drf_spectacular/); Swagger UI and Redoc set inline styles at run
+time, so only those two pages allow ``style-src 'unsafe-inline'``.
+"""
+
+from django.utils.csp import CSP
+from django.views.decorators.csp import csp_override
+from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
+
+from citations.api import PROBLEM_MEDIA_TYPE, ProblemSerializer
+from sparktide.errors import ErrorCode, SparkTideError
+
+E = ErrorCode
+
+AUTHENTICATED = [
+    (401, E.AUTHENTICATION_REQUIRED, "No, a malformed, unknown or revoked bearer token."),
+    (
+        404,
+        E.RESOURCE_NOT_FOUND,
+        "No such app or run, or the caller is not a member of the app / the run's owner; "
+        "never reveals whether it exists.",
+    ),
+]
+RUN_GONE = (410, E.EVENT_CURSOR_EXPIRED, "The run is archived or older than its retention.")
+BAD_REQUEST = (400, E.INVALID_REQUEST, "A malformed body or query parameter.")
+
+# operationId → the errors it can answer besides the AUTHENTICATED ones.
+OPERATION_ERRORS: dict[str, list[tuple[int, ErrorCode, str]]] = {
+    "createRun": [
+        BAD_REQUEST,
+        (403, E.APP_NOT_ACTIVE, "The app is SUSPENDED or DISABLED."),
+        (422, E.AGENT_NOT_AVAILABLE, "No such agent is pinned in this app."),
+    ],
+    "listRuns": [BAD_REQUEST],
+    "getRun": [],
+    "listRunEvents": [BAD_REQUEST, RUN_GONE],
+    "getRunAnswer": [RUN_GONE],
+    "cancelRun": [(409, E.RUN_ALREADY_FINISHED, "The run already ended.")],
+    "createEventTicket": [],
+}
+
+
+def errors_of(operation_id: str) -> list[tuple[int, ErrorCode, str]]:
+    return [*AUTHENTICATED, *OPERATION_ERRORS.get(operation_id, [BAD_REQUEST])]
+
+
+def _problem_component() -> dict:
+    return {
+        "type": "object",
+        "description": ProblemSerializer.__doc__,
+        "properties": {
+            "type": {"type": "string"},
+            "title": {"type": "string"},
+            "status": {"type": "integer"},
+            "code": {"type": "string", "enum": [c.value for c in ErrorCode]},
+            "detail": {"type": "string"},
+        },
+        "required": ["type", "title", "status", "code", "detail"],
+    }
+
+
+def error_responses(result, generator, request, public):
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.setdefault("Problem", _problem_component())
+    for path, operations in result.get("paths", {}).items():
+        if not path.startswith("/v1/"):
+            continue
+        for operation in operations.values():
+            responses = operation.setdefault("responses", {})
+            if any(status[0] in "45" for status in responses):
+                continue  # the view declared its own errors (the preview)
+            by_status: dict[int, list[tuple[ErrorCode, str]]] = {}
+            for status, code, when in errors_of(operation["operationId"]):
+                by_status.setdefault(status, []).append((code, when))
+            for status, entries in sorted(by_status.items()):
+                responses[str(status)] = {
+                    "description": "; ".join(f"`{code}`: {when}" for code, when in entries),
+                    "content": {
+                        PROBLEM_MEDIA_TYPE: {
+                            "schema": {"$ref": "#/components/schemas/Problem"},
+                            "examples": {
+                                f"{code}_{status}": {
+                                    "summary": str(code),
+                                    "description": when,
+                                    "value": SparkTideError(code, status).problem(),
+                                }
+                                for code, when in entries
+                            },
+                        }
+                    },
+                }
+    return result
+
+
+# The pages: local scripts only; the UIs' own run-time inline styles allowed.
+_DOCS_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF, CSP.UNSAFE_INLINE],
+    "img-src": [CSP.SELF, "data:"],
+    "font-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF],
+    "worker-src": [CSP.SELF, "blob:"],
+    "frame-ancestors": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "object-src": [CSP.NONE],
+}
+
+swagger_ui = csp_override(_DOCS_CSP)(
+    SpectacularSwaggerSplitView.as_view(
+        url_name="schema", authentication_classes=[], permission_classes=[]
+    )
+)
+redoc = csp_override(_DOCS_CSP)(
+    SpectacularRedocView.as_view(
+        url_name="schema", authentication_classes=[], permission_classes=[]
+    )
+)

@@ -1,0 +1,109 @@
+"""``/healthz`` (the process answers) and ``/readyz`` (it can do its work).
+
+Both answer JSON without authentication and without secrets: a check reports
+``ok`` and, when it fails, only the exception's class name — never a URL, a
+host or a message that could carry credentials. ``/readyz`` answers 503 as
+soon as one check fails (docs/operations.md):
+
+- ``database``: ``SELECT 1`` within a few seconds;
+- ``channelLayer``: a ``group_send`` to a probe group (Redis round trip, or the
+  in-memory layer);
+- ``worker``: no task waits longer than ``SPARKTIDE_READY_WORKER_SECONDS``
+  (django-tasks-db's queue) and no RUNNING run's heartbeat is older than that —
+  the workers' heartbeat is the runs' own ``heartbeat_at`` plus the queue's
+  activity, so there is no separate heartbeat table.
+"""
+
+import asyncio
+from datetime import timedelta
+
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.db import connection
+from django.http import JsonResponse
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django_tasks_db.models import DBTaskResult
+
+from runs.models import Run
+
+CHECK_TIMEOUT = 3.0  # seconds per check: readiness must answer quickly, not hang on a dead host
+
+
+def _no_store(response: JsonResponse) -> JsonResponse:
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@never_cache
+def healthz(request):
+    return _no_store(JsonResponse({"status": "ok"}))
+
+
+def _database() -> dict:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    finally:
+        connection.close()  # a thread of its own: give the connection back at once
+    return {"ok": True}
+
+
+def _worker() -> dict:
+    try:
+        limit = settings.SPARKTIDE_READY_WORKER_SECONDS
+        now = timezone.now()
+        waiting = DBTaskResult.objects.ready().order_by("enqueued_at").first()
+        waited = (now - waiting.enqueued_at).total_seconds() if waiting else 0.0
+        newest = DBTaskResult.objects.exclude(started_at=None).order_by("-started_at").first()
+        stale_runs = Run.objects.filter(
+            status=Run.Status.RUNNING, heartbeat_at__lt=now - timedelta(seconds=limit)
+        ).count()
+        return {
+            "ok": waited <= limit and stale_runs == 0,
+            "queueWaitSeconds": round(waited, 3),
+            "lastTaskStartedSecondsAgo": (
+                round((now - newest.started_at).total_seconds(), 3) if newest else None
+            ),
+            "runsWithStaleHeartbeat": stale_runs,
+            "thresholdSeconds": limit,
+        }
+    finally:
+        connection.close()
+
+
+async def _channel_layer() -> dict:
+    layer = get_channel_layer()
+    if layer is None:
+        return {"ok": False, "error": "NotConfigured"}
+    await layer.group_send("sparktide-readyz", {"type": "readyz.probe"})
+    return {"ok": True, "backend": type(layer).__name__}
+
+
+async def _bounded(check) -> dict:
+    try:
+        return await asyncio.wait_for(check, CHECK_TIMEOUT)
+    except TimeoutError:
+        return {"ok": False, "error": "Timeout"}
+    except Exception as exc:  # any failure is "not ready"; its text may carry secrets
+        return {"ok": False, "error": type(exc).__name__}
+
+
+async def readyz(request):
+    database, channel_layer = await asyncio.gather(
+        _bounded(sync_to_async(_database, thread_sensitive=False)()),
+        _bounded(_channel_layer()),
+    )
+    if database["ok"]:
+        worker = await _bounded(sync_to_async(_worker, thread_sensitive=False)())
+    else:
+        worker = {"ok": False, "error": "DatabaseUnavailable"}
+    checks = {"database": database, "channelLayer": channel_layer, "worker": worker}
+    ready = all(check["ok"] for check in checks.values())
+    response = JsonResponse(
+        {"status": "ok" if ready else "unavailable", "checks": checks},
+        status=200 if ready else 503,
+    )
+    return _no_store(response)
