@@ -1,11 +1,13 @@
 """REST views of runs: parse, call one service or selector, render. No rules here."""
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from runs import selectors, services
+from runs.models import Run
 from runs.retention import require_within_retention
 from runs.tickets import issue_ticket
 
@@ -21,6 +23,25 @@ class CreateRunInput(serializers.Serializer):
         if not value.strip():
             raise serializers.ValidationError("input must not be blank")
         return value
+
+
+class RunsQuery(serializers.Serializer):
+    status = serializers.ChoiceField(choices=Run.Status.values, required=False)
+    sessionId = serializers.CharField(
+        max_length=200, required=False, allow_blank=True, trim_whitespace=False
+    )
+    createdAfter = serializers.DateTimeField(required=False)
+    createdBefore = serializers.DateTimeField(required=False)
+    cursor = serializers.CharField(max_length=500, required=False)
+    limit = serializers.IntegerField(
+        min_value=1, max_value=selectors.MAX_RUNS_PAGE, default=selectors.DEFAULT_RUNS_PAGE
+    )
+
+    def validate(self, attrs):
+        after, before = attrs.get("createdAfter"), attrs.get("createdBefore")
+        if after is not None and before is not None and after >= before:
+            raise serializers.ValidationError({"createdBefore": "must be later than createdAfter"})
+        return attrs
 
 
 class EventsQuery(serializers.Serializer):
@@ -43,7 +64,63 @@ RunOut = inline_serializer(
 )
 
 
+RunsPageOut = inline_serializer(
+    "RunsPage",
+    {
+        "runs": inline_serializer(
+            "ListedRun",
+            {
+                "id": serializers.CharField(),
+                "status": serializers.ChoiceField(choices=Run.Status.values),
+                "agent": serializers.CharField(),
+                "agentVersion": serializers.CharField(),
+                "sessionId": serializers.CharField(),
+                "createdAt": serializers.DateTimeField(),
+                "completedAt": serializers.DateTimeField(required=False),
+            },
+            many=True,
+        ),
+        "nextCursor": serializers.CharField(
+            allow_null=True, help_text="Pass as `cursor` for the next page; null on the last."
+        ),
+    },
+)
+
+
 class RunListView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("status", str, enum=Run.Status.values),
+            OpenApiParameter("sessionId", str),
+            OpenApiParameter("createdAfter", OpenApiTypes.DATETIME, description="inclusive"),
+            OpenApiParameter("createdBefore", OpenApiTypes.DATETIME, description="exclusive"),
+            OpenApiParameter("cursor", str, description="`nextCursor` of the previous page"),
+            OpenApiParameter("limit", int, description="1–100, default 20"),
+        ],
+        responses={200: RunsPageOut},
+        operation_id="listRuns",
+    )
+    def get(self, request, app):
+        app_obj = services.access_app_for_member(request.user, app)
+        query = RunsQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        filters = selectors.RunFilters(
+            status=data.get("status", ""),
+            session_id=data.get("sessionId"),
+            created_after=data.get("createdAfter"),
+            created_before=data.get("createdBefore"),
+        )
+        return Response(
+            selectors.runs_page(
+                request.user,
+                app_obj,
+                filters=filters,
+                cursor=data.get("cursor"),
+                limit=data["limit"],
+            )
+        )
+
     @extend_schema(request=CreateRunInput, responses={201: RunOut}, operation_id="createRun")
     def post(self, request, app):
         app_obj = services.access_app_for_member(request.user, app)
