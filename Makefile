@@ -9,11 +9,12 @@ TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
 .PHONY: demo test venv lint services chromium pytest jstest bench clean
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml clients/python/pyproject.toml
 	@test -n "$(PYTHON)" || { scripts/find-python; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e clients/python
 	touch $@
 
 venv: $(VENV)/.installed
