@@ -6,6 +6,7 @@ request at once and raises ``CancelledError``; nothing is retried afterwards."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import deque
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -212,7 +213,9 @@ class AsyncClient:
                             if event is None:
                                 continue
                             if ack:
-                                await socket.send(_core.ack_frame(event["seq"]))
+                                with contextlib.suppress(ConnectionClosed):
+                                    # closing already: the close decides what comes next
+                                    await socket.send(_core.ack_frame(event["seq"]))
                             yield event
                     except ConnectionClosed as closed:
                         code = closed.rcvd.code if closed.rcvd else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import deque
 from collections.abc import Iterator
@@ -202,7 +203,9 @@ class Client:
                             if event is None:
                                 continue
                             if ack:
-                                socket.send(_core.ack_frame(event["seq"]))
+                                with contextlib.suppress(ConnectionClosed):
+                                    # closing already: the close decides what comes next
+                                    socket.send(_core.ack_frame(event["seq"]))
                             yield event
                     except ConnectionClosed as closed:
                         code = closed.rcvd.code if closed.rcvd else None
