@@ -114,7 +114,7 @@ def start_live_server(**settings: str) -> LiveServer:
 def sparktide_server(transactional_db):
     server = start_live_server()
     yield server
-    server.process.stop()
+    server.process.stop(timeout=3)
 
 
 @pytest.fixture
@@ -176,34 +176,46 @@ class CountingServer:
 
 
 @pytest.fixture
-def counting_server():
-    state = CountingServer()
+def counting_servers():
+    """Start as many counting servers as a test needs: ``counting_servers(status=…, delay=…)``."""
+    started = []
 
-    class Handler(BaseHTTPRequestHandler):
-        def _answer(self):
-            state.requests.append((self.command, self.path))
-            if state.delay:
-                time.sleep(state.delay)
-            payload = json.dumps(state.body).encode()
-            try:
-                self.send_response(state.status)
-                self.send_header("Content-Type", "application/problem+json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-            except OSError:
-                pass  # the client gave up (timeout, cancellation)
+    def start(**fields) -> CountingServer:
+        state = CountingServer(**fields)
 
-        do_GET = do_POST = _answer
+        class Handler(BaseHTTPRequestHandler):
+            def _answer(self):
+                state.requests.append((self.command, self.path))
+                if state.delay:
+                    time.sleep(state.delay)
+                payload = json.dumps(state.body).encode()
+                try:
+                    self.send_response(state.status)
+                    self.send_header("Content-Type", "application/problem+json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except OSError:
+                    pass  # the client gave up (timeout, cancellation)
 
-        def log_message(self, *args):
-            pass
+            do_GET = do_POST = _answer
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    yield state
-    server.shutdown()
-    server.server_close()
+            def log_message(self, *args):
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        state.url = f"http://127.0.0.1:{server.server_address[1]}"
+        started.append(server)
+        return state
+
+    yield start
+    for server in started:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def counting_server(counting_servers) -> CountingServer:
+    return counting_servers()

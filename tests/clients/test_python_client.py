@@ -157,7 +157,7 @@ def test_the_stream_reconnects_from_its_cursor_when_the_server_drops_a_slow_clie
             assert connections >= 2, "the stream never had to reconnect"
             assert len(server.requests_to(f"/runs/{run['id']}/events/ticket")) == connections
     finally:
-        server.process.stop()
+        server.process.stop(timeout=3)
 
 
 def run_last_seq(run_id: str) -> int:
