@@ -7,13 +7,14 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/sparktide
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: demo demo-reset test venv lint services chromium pytest jstest bench mutation clean
+.PHONY: demo demo-reset test venv lint services chromium java pytest jstest bench mutation clean
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml clients/python/pyproject.toml
 	@test -n "$(PYTHON)" || { scripts/find-python; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e clients/python
 	touch $@
 
 venv: $(VENV)/.installed
@@ -33,6 +34,9 @@ services:
 chromium:
 	scripts/ensure-chromium
 
+java:
+	scripts/ensure-java
+
 lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
@@ -42,10 +46,10 @@ lint: venv
 jstest:
 	node --test tests/js/
 
-pytest: venv services chromium
+pytest: venv services chromium java
 	SPARKTIDE_TEST_STRICT=1 DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest $(PYTEST_ARGS)
 
-test: venv services chromium lint jstest pytest
+test: venv services chromium java lint jstest pytest
 
 bench: venv services
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/publication.py

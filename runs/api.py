@@ -1,5 +1,7 @@
 """REST views of runs: parse, call one service or selector, render. No rules here."""
 
+from django.utils.translation import gettext as _
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -9,6 +11,7 @@ from runs import selectors
 from runs.access import access_app_for_member, access_run_for_owner, access_run_history
 from runs.delivery.tickets import issue_ticket
 from runs.lifecycle import cancel_run
+from runs.models import Run
 from runs.runtime.services import start_run
 from sparktide.serializers import StrictSerializer
 
@@ -22,6 +25,25 @@ class CreateRunInput(StrictSerializer):
     # Text only here; its rules (not blank, length) are start_run's.
     input = serializers.CharField(trim_whitespace=False, allow_blank=True)
     sessionId = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+
+
+class RunsQuery(serializers.Serializer):
+    status = serializers.ChoiceField(choices=Run.Status.values, required=False)
+    sessionId = serializers.CharField(
+        max_length=200, required=False, allow_blank=True, trim_whitespace=False
+    )
+    createdAfter = serializers.DateTimeField(required=False)
+    createdBefore = serializers.DateTimeField(required=False)
+    cursor = serializers.CharField(max_length=500, required=False)
+    limit = serializers.IntegerField(
+        min_value=1, max_value=selectors.MAX_RUNS_PAGE, default=selectors.DEFAULT_RUNS_PAGE
+    )
+
+    def validate(self, attrs):
+        after, before = attrs.get("createdAfter"), attrs.get("createdBefore")
+        if after is not None and before is not None and after >= before:
+            raise serializers.ValidationError({"createdBefore": _("必须晚于 createdAfter。")})
+        return attrs
 
 
 class EventsQuery(serializers.Serializer):
@@ -44,7 +66,63 @@ RunOut = inline_serializer(
 )
 
 
+RunsPageOut = inline_serializer(
+    "RunsPage",
+    {
+        "runs": inline_serializer(
+            "ListedRun",
+            {
+                "id": serializers.CharField(),
+                "status": serializers.ChoiceField(choices=Run.Status.values),
+                "agent": serializers.CharField(),
+                "agentVersion": serializers.CharField(),
+                "sessionId": serializers.CharField(),
+                "createdAt": serializers.DateTimeField(),
+                "completedAt": serializers.DateTimeField(required=False),
+            },
+            many=True,
+        ),
+        "nextCursor": serializers.CharField(
+            allow_null=True, help_text="Pass as `cursor` for the next page; null on the last."
+        ),
+    },
+)
+
+
 class RunListView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("status", str, enum=Run.Status.values),
+            OpenApiParameter("sessionId", str),
+            OpenApiParameter("createdAfter", OpenApiTypes.DATETIME, description="inclusive"),
+            OpenApiParameter("createdBefore", OpenApiTypes.DATETIME, description="exclusive"),
+            OpenApiParameter("cursor", str, description="`nextCursor` of the previous page"),
+            OpenApiParameter("limit", int, description="1–100, default 20"),
+        ],
+        responses={200: RunsPageOut},
+        operation_id="listRuns",
+    )
+    def get(self, request, app):
+        app_obj = access_app_for_member(request.user, app)
+        query = RunsQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        filters = selectors.RunFilters(
+            status=data.get("status", ""),
+            session_id=data.get("sessionId"),
+            created_after=data.get("createdAfter"),
+            created_before=data.get("createdBefore"),
+        )
+        return Response(
+            selectors.runs_page(
+                request.user,
+                app_obj,
+                filters=filters,
+                cursor=data.get("cursor"),
+                limit=data["limit"],
+            )
+        )
+
     @extend_schema(request=CreateRunInput, responses={201: RunOut}, operation_id="createRun")
     def post(self, request, app):
         app_obj = access_app_for_member(request.user, app)

@@ -36,8 +36,11 @@ def new_candidate_id() -> str:
     return new_id("cand_")
 
 
-CITATION_ID_RE = re.compile(rf"^cite_{ID_PATTERN}$")
+CITATION_ID_RE = re.compile(rf"cite_{ID_PATTERN}")
 
 
-def is_citation_id(value: str) -> bool:
-    return bool(CITATION_ID_RE.match(value))
+def is_citation_id(value: object) -> bool:
+    """The one grammar of a citation ID; tests/conformance/citation_ids.json pins every
+    client's copy of it (Python, Java, the browser SDK) to this one."""
+    # fullmatch, not ^…$: ``$`` also matches before a trailing newline.
+    return isinstance(value, str) and CITATION_ID_RE.fullmatch(value) is not None

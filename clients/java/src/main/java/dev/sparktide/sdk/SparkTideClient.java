@@ -1,0 +1,201 @@
+package dev.sparktide.sdk;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * SparkTide's API for one app, with one business user's bearer token ({@code userClient}: its
+ * credentials must be those of the run's current owner), on the JDK's {@code java.net.http}.
+ *
+ * <p>Every call is made once: no automatic retry, no redirect followed, no cache. Results are
+ * plain data ({@code Map}, {@code List}, {@code String}, {@code Long}, {@code Double},
+ * {@code Boolean}); a preview's {@code content} is untrusted text. A failed call completes the
+ * stage exceptionally with a {@link SparkTideException} carrying {@code code}, {@code status} and
+ * the problem body. Cancelling the stage ({@code toCompletableFuture().cancel(true)}) abandons
+ * the request.
+ */
+public final class SparkTideClient {
+    static {
+        // java.net.http re-sends a request once after a refused connection unless told not to.
+        // Read when the HTTP client classes load: set here, before this class first uses them.
+        if (System.getProperty("jdk.httpclient.disableRetryConnect") == null) {
+            System.setProperty("jdk.httpclient.disableRetryConnect", "true");
+        }
+    }
+
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+    private static final String ACCEPT = "application/json, application/problem+json";
+
+    private final String baseUrl;
+    private final String app;
+    private final String token;
+    private final Duration timeout;
+    private final HttpClient http;
+
+    public SparkTideClient(URI baseUrl, String app, String token) {
+        this(baseUrl, app, token, DEFAULT_TIMEOUT);
+    }
+
+    public SparkTideClient(URI baseUrl, String app, String token, Duration timeout) {
+        String base = baseUrl.toString();
+        this.baseUrl = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
+        this.app = segment(app, "app");
+        this.token = token;
+        this.timeout = timeout;
+        this.http =
+                HttpClient.newBuilder()
+                        .followRedirects(HttpClient.Redirect.NEVER)
+                        .connectTimeout(timeout)
+                        .build();
+    }
+
+    /**
+     * The re-authorized source excerpt of one citation, fetched anew on every call.
+     *
+     * <p>A {@code citationId} that is not a well-formed {@code cite_} ID (a URI, a Markdown link,
+     * a path) completes exceptionally with {@link InvalidCitationIdException} (code
+     * CITATION_NOT_AVAILABLE, status 0) and no request is made. Never retried.
+     */
+    public CompletionStage<Map<String, Object>> previewCitation(String runId, String citationId) {
+        if (!CitationIds.isCitationId(citationId)) {
+            return CompletableFuture.failedFuture(new InvalidCitationIdException());
+        }
+        String path;
+        try {
+            path = runPath(runId) + "/citations/" + segment(citationId, "citationId") + "/preview";
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return send(request(path).header("Cache-Control", "no-store").GET());
+    }
+
+    /** {@code GET …/runs/{runId}}. */
+    public CompletionStage<Map<String, Object>> getRun(String runId) {
+        try {
+            return send(request(runPath(runId)).GET());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** {@code POST …/runs} with {@code {agent, input}}. */
+    public CompletionStage<Map<String, Object>> createRun(String agent, String input) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("agent", agent);
+        body.put("input", input);
+        return send(
+                request("/v1/apps/" + app + "/runs")
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(Json.write(body))));
+    }
+
+    // --- internals --------------------------------------------------------------------
+
+    private String runPath(String runId) {
+        return "/v1/apps/" + app + "/runs/" + segment(runId, "runId");
+    }
+
+    private HttpRequest.Builder request(String path) {
+        HttpRequest.Builder builder =
+                HttpRequest.newBuilder(URI.create(baseUrl + path))
+                        .timeout(timeout)
+                        .header("Accept", ACCEPT);
+        if (token != null && !token.isEmpty()) builder.header("Authorization", "Bearer " + token);
+        return builder;
+    }
+
+    private CompletionStage<Map<String, Object>> send(HttpRequest.Builder builder) {
+        CompletableFuture<HttpResponse<String>> exchange =
+                http.sendAsync(builder.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        CompletableFuture<Map<String, Object>> result =
+                exchange.handle(
+                        (response, failure) -> {
+                            if (failure != null) throw new CompletionException(transportError(failure));
+                            return parse(response);
+                        });
+        // Cancelling what the caller holds cancels the exchange itself.
+        result.whenComplete(
+                (value, failure) -> {
+                    if (failure instanceof CancellationException) exchange.cancel(true);
+                });
+        return result;
+    }
+
+    private static SparkTideException transportError(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        if (cause instanceof SparkTideException) return (SparkTideException) cause;
+        if (cause instanceof HttpTimeoutException) {
+            return new SparkTideException("TIMEOUT", 0, String.valueOf(cause.getMessage()), null, cause);
+        }
+        if (cause instanceof IOException) {
+            return new SparkTideException("NETWORK_ERROR", 0, String.valueOf(cause.getMessage()), null, cause);
+        }
+        return new SparkTideException("NETWORK_ERROR", 0, String.valueOf(cause), null, cause);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> parse(HttpResponse<String> response) {
+        int status = response.statusCode();
+        String body = response.body();
+        Object json = null;
+        boolean parsed = false;
+        if (body != null && !body.isEmpty()) {
+            try {
+                json = Json.parse(body);
+                parsed = true;
+            } catch (IllegalArgumentException notJson) {
+                parsed = false;
+            }
+        }
+        if (status >= 200 && status < 300) {
+            if (body == null || body.isEmpty()) return Map.of();
+            if (!parsed || !(json instanceof Map)) {
+                throw new CompletionException(
+                        new SparkTideException("INVALID_RESPONSE", status, "The body is not a JSON object.", null));
+            }
+            return (Map<String, Object>) json;
+        }
+        if (json instanceof Map && ((Map<String, Object>) json).get("code") instanceof String) {
+            Map<String, Object> problem = (Map<String, Object>) json;
+            Object detail = problem.get("detail");
+            throw new CompletionException(
+                    new SparkTideException(
+                            (String) problem.get("code"),
+                            status,
+                            detail instanceof String ? (String) detail : "",
+                            problem));
+        }
+        throw new CompletionException(new SparkTideException("HTTP_ERROR", status, "HTTP " + status, null));
+    }
+
+    /** One path segment, fully percent-encoded (RFC 3986 unreserved kept): an ID is data. */
+    static String segment(String value, String what) {
+        if (value == null || value.isEmpty()) {
+            throw new IllegalArgumentException(what + " must be a non-empty string");
+        }
+        if (value.equals(".") || value.equals("..")) return value.replace(".", "%2E");
+        StringBuilder out = new StringBuilder();
+        for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
+            char c = (char) (b & 0xff);
+            boolean unreserved =
+                    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                            || c == '-' || c == '.' || c == '_' || c == '~';
+            if (unreserved) out.append(c);
+            else out.append('%').append(String.format("%02X", b & 0xff));
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,275 @@
+"""The synchronous client."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections import deque
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+import httpx
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
+from websockets.sync.client import connect as ws_connect
+
+from sparktide_client import _core
+from sparktide_client.errors import ApiError, InvalidCitationIdError, NetworkError
+from sparktide_client.ids import is_citation_id
+
+DEFAULT_TIMEOUT = 10.0
+_UNSET: Any = object()
+
+
+class Client:
+    """SparkTide's REST API and event stream for one app, with one business user's token.
+
+    Every call is made once: there is no automatic retry, no cache and no fallback. Results are
+    plain data (dicts, lists, strings) exactly as the API returns them; ``content`` of a preview is
+    untrusted text. Errors are ``SparkTideError`` subclasses carrying ``code``, ``status`` and the
+    problem body. ``timeout`` (seconds) bounds each call; every method also takes its own.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        app: str,
+        token: _core.Token,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        http_client: httpx.Client | None = None,
+    ) -> None:
+        _core.segment(app, "app")
+        self.base_url = base_url.rstrip("/")
+        self.app = app
+        self._token = token
+        self._timeout = timeout
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.Client(
+            base_url=self.base_url,
+            timeout=timeout,
+            follow_redirects=False,
+            transport=httpx.HTTPTransport(retries=0),
+        )
+
+    # --- lifecycle -------------------------------------------------------------------
+
+    def close(self) -> None:
+        if self._owns_http:
+            self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    # --- runs ------------------------------------------------------------------------
+
+    def create_run(
+        self, agent: str, input: str, *, session_id: str | None = None, timeout=_UNSET
+    ) -> dict:
+        body = _core.run_body(agent, input, session_id)
+        return self._request("POST", _core.app_path(self.app, "runs"), json=body, timeout=timeout)
+
+    def get_run(self, run_id: str, *, timeout=_UNSET) -> dict:
+        return self._request("GET", self._run_path(run_id), timeout=timeout)
+
+    def list_runs(
+        self,
+        *,
+        status: str | None = None,
+        session_id: str | None = None,
+        created_after: datetime | str | None = None,
+        created_before: datetime | str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+        timeout=_UNSET,
+    ) -> dict:
+        """One page ``{runs, nextCursor}`` of the caller's own runs, newest first."""
+        query = _core.runs_query(
+            status=status,
+            session_id=session_id,
+            created_after=created_after,
+            created_before=created_before,
+            limit=limit,
+            cursor=cursor,
+        )
+        path = _core.app_path(self.app, "runs")
+        return self._request("GET", path, params=query, timeout=timeout)
+
+    def iter_runs(self, **filters) -> Iterator[dict]:
+        """Every run ``list_runs`` would list, page after page (same filters)."""
+        cursor = filters.pop("cursor", None)
+        while True:
+            page = self.list_runs(cursor=cursor, **filters)
+            yield from page["runs"]
+            cursor = page["nextCursor"]
+            if cursor is None:
+                return
+
+    def answer(self, run_id: str, *, timeout=_UNSET) -> dict:
+        """``{blocks}``: the committed answer as the reader shows it to this caller now."""
+        return self._request("GET", self._run_path(run_id, "answer"), timeout=timeout)
+
+    def cancel(self, run_id: str, *, timeout=_UNSET) -> None:
+        """Ask the server to cancel (202). A finished run is ConflictError RUN_ALREADY_FINISHED."""
+        self._request("POST", self._run_path(run_id, "cancel"), timeout=timeout)
+
+    def create_event_ticket(self, run_id: str, *, timeout=_UNSET) -> dict:
+        return self._request("POST", self._run_path(run_id, "events", "ticket"), timeout=timeout)
+
+    def preview_citation(self, run_id: str, citation_id: str, *, timeout=_UNSET) -> dict:
+        """The re-authorized source excerpt of one citation, fetched anew on every call.
+
+        A ``citation_id`` that is not a well-formed ``cite_`` ID (a URI, a Markdown link, …)
+        raises ``InvalidCitationIdError`` (code CITATION_NOT_AVAILABLE, status 0) before any
+        request exists. Never retried.
+        """
+        if not is_citation_id(citation_id):
+            raise InvalidCitationIdError()
+        path = self._run_path(run_id, "citations", (citation_id, "citation_id"), "preview")
+        return self._request("GET", path, timeout=timeout, headers={"Cache-Control": "no-store"})
+
+    # --- events ----------------------------------------------------------------------
+
+    def events_page(
+        self, run_id: str, *, after: int = 0, limit: int | None = None, timeout=_UNSET
+    ) -> dict:
+        """One REST page ``{events, nextAfter, terminal}``."""
+        params = {"after": str(after)} | ({"limit": str(limit)} if limit is not None else {})
+        path = self._run_path(run_id, "events")
+        return self._request("GET", path, params=params, timeout=timeout)
+
+    def events(
+        self,
+        run_id: str,
+        *,
+        after: int = 0,
+        limit: int | None = None,
+        follow: bool = True,
+        poll_interval: float = 1.0,
+        timeout=_UNSET,
+    ) -> EventPager:
+        """Iterate the run's events over REST from ``after``, page by page.
+
+        With ``follow`` (the default) it waits for new events (one request every
+        ``poll_interval`` seconds while caught up) until the run's terminal event; without,
+        it stops when caught up. ``pager.after`` is the seq of the last event yielded: pass it
+        as ``after`` to resume later without a gap or a repeat.
+        """
+        return EventPager(self, run_id, after, limit, follow, poll_interval, timeout)
+
+    def stream(
+        self,
+        run_id: str,
+        *,
+        after: int = 0,
+        ack: bool = True,
+        max_reconnects: int = 5,
+        open_timeout: float | None = _UNSET,
+    ) -> Iterator[dict]:
+        """Follow the run's events live over the WebSocket (docs/events.md).
+
+        Each connection gets a fresh single-use ticket. After an abnormal close it reconnects
+        from the last seq it delivered (at once after 4408 or a refused ticket, else with
+        backoff, at most ``max_reconnects`` times in a row without a new event), so the caller
+        gets every event once, in order. Ends after the terminal event; 4403/4404/4410 and
+        other 4xxx closes raise ``StreamError``. Closing the iterator closes the socket; it
+        never cancels the run.
+        """
+        policy = _core.StreamPolicy(after, max_reconnects)
+        open_timeout = self._timeout if open_timeout is _UNSET else open_timeout
+        while True:
+            try:
+                ticket = self.create_event_ticket(run_id)["ticket"]
+            except ApiError as error:
+                if error.status in (400, 401, 403, 404, 410):
+                    raise
+                time.sleep(policy.reconnect_delay())
+                continue
+            except NetworkError:
+                time.sleep(policy.reconnect_delay())
+                continue
+            url = _core.socket_url(
+                self.base_url, self.app, run_id, after=policy.last_seq, ticket=ticket
+            )
+            code = None
+            try:
+                with ws_connect(url, open_timeout=open_timeout, max_size=2**24) as socket:
+                    try:
+                        for message in socket:
+                            event = policy.on_message(message)
+                            if event is None:
+                                continue
+                            if ack:
+                                with contextlib.suppress(ConnectionClosed):
+                                    # closing already: the close decides what comes next
+                                    socket.send(_core.ack_frame(event["seq"]))
+                            yield event
+                    except ConnectionClosed as closed:
+                        code = closed.rcvd.code if closed.rcvd else None
+                    else:
+                        code = socket.close_code
+            except (OSError, InvalidHandshake, TimeoutError):
+                time.sleep(policy.reconnect_delay())
+                continue
+            delay = policy.after_close(code)
+            if delay is None:
+                return
+            time.sleep(delay)
+
+    # --- internals -------------------------------------------------------------------
+
+    def _run_path(self, run_id: str, *rest) -> str:
+        return _core.app_path(self.app, "runs", (run_id, "run_id"), *rest)
+
+    def _request(self, method: str, path: str, *, timeout=_UNSET, headers=None, **kwargs) -> Any:
+        all_headers = _core.bearer_headers(self._token) | (headers or {})
+        timeout = self._timeout if timeout is _UNSET else timeout
+        try:
+            response = self._http.request(
+                method, path, headers=all_headers, timeout=timeout, **kwargs
+            )
+        except httpx.TransportError as error:
+            raise _core.transport_error(error) from error
+        return _core.result(response)
+
+
+class EventPager:
+    """Iterator over a run's REST event pages; ``after`` is its resumable cursor."""
+
+    def __init__(self, client, run_id, after, limit, follow, poll_interval, timeout) -> None:
+        if not isinstance(after, int) or after < 0:
+            raise ValueError("after must be a non-negative integer")
+        self._client = client
+        self._run_id = run_id
+        self._limit = limit
+        self._follow = follow
+        self._poll_interval = poll_interval
+        self._timeout = timeout
+        self._buffer: deque[dict] = deque()
+        self._next_after = after
+        self.after = after
+        self.terminal = False
+
+    def __iter__(self) -> EventPager:
+        return self
+
+    def __next__(self) -> dict:
+        while not self._buffer:
+            if self.terminal:
+                raise StopIteration
+            page = self._client.events_page(
+                self._run_id, after=self._next_after, limit=self._limit, timeout=self._timeout
+            )
+            self._buffer.extend(page["events"])
+            self._next_after = page["nextAfter"]
+            self.terminal = bool(page["terminal"])
+            if not page["events"] and not self.terminal:
+                if not self._follow:
+                    raise StopIteration
+                time.sleep(self._poll_interval)
+        event = self._buffer.popleft()
+        self.after = event["seq"]
+        return event

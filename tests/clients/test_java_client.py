@@ -1,0 +1,122 @@
+"""The Java client (clients/java) is compiled with javac and its JUnit 5 tests run against a
+live daphne this test started and against real local servers that count requests; the counts
+and the server's access log prove what reached whom. JDK 17 and JUnit come from Debian
+(scripts/ensure-java, run by `make test`)."""
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+
+from runs.models import Run
+from tests import factories
+from tests.clients.conftest import verified_citations
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+JAVA_ROOT = ROOT / "clients" / "java"
+JUNIT = Path("/usr/share/java/junit-platform-console-standalone.jar")
+CONFORMANCE = ROOT / "tests" / "conformance" / "citation_ids.json"
+
+
+@pytest.fixture(scope="module")
+def java_build(tmp_path_factory) -> Path:
+    javac, java = shutil.which("javac"), shutil.which("java")
+    factories.require(
+        bool(javac and java and JUNIT.exists()),
+        "the Java client needs JDK 17 and JUnit 5 (scripts/ensure-java)",
+    )
+    out = tmp_path_factory.mktemp("java-classes")
+    sources = sorted(str(p) for p in JAVA_ROOT.glob("src/**/*.java"))
+    compiled = subprocess.run(
+        [javac, "--release", "17", "-Xlint:all", "-Werror", "-cp", str(JUNIT), "-d", str(out)]
+        + sources,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+    return out
+
+
+def test_the_java_client_compiles_without_a_warning(java_build):
+    classes = {p.name for p in java_build.rglob("*.class")}
+    assert {"SparkTideClient.class", "CitationIds.class", "Json.class"} <= classes
+
+
+def test_the_java_client_passes_its_junit_tests_against_a_live_server(
+    java_build, sparktide_server, agents, alice, bob, counting_servers
+):
+    from tests.clients.test_python_client import client_for, finished_run
+
+    with client_for(sparktide_server, alice) as client:
+        run = finished_run(client)
+        archived = finished_run(client)
+    Run.objects.filter(pk=archived["id"]).update(archived_at=timezone.now())
+    unavailable = counting_servers()  # 503 problem+json
+    slow = counting_servers(delay=3.0)
+    before = len(sparktide_server.requests())
+
+    env = {
+        **os.environ,
+        "SPARKTIDE_URL": sparktide_server.url,
+        "SPARKTIDE_TOKEN": alice.raw_token,
+        "SPARKTIDE_OTHER_TOKEN": bob.raw_token,
+        "SPARKTIDE_RUN_ID": run["id"],
+        "SPARKTIDE_ARCHIVED_RUN_ID": archived["id"],
+        "SPARKTIDE_CITATION_ID": verified_citations(run["id"])[0],
+        "SPARKTIDE_COUNTING_URL": unavailable.url,
+        "SPARKTIDE_SLOW_URL": slow.url,
+        "SPARKTIDE_CONFORMANCE_FILE": str(CONFORMANCE),
+    }
+    result = subprocess.run(
+        [
+            shutil.which("java"),
+            "-jar",
+            str(JUNIT),
+            "--class-path",
+            str(java_build),
+            "--scan-class-path",
+            "--disable-banner",
+            "--details=tree",
+            "--disable-ansi-colors",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    found = int(re.search(r"(\d+) tests found", output).group(1))
+    successful = int(re.search(r"(\d+) tests successful", output).group(1))
+    assert found == successful >= 50, output
+    assert re.search(r"\b0 tests failed", output), output
+    for name in (
+        "theOwnerGetsTheExcerptAsPlainDataWithTextContent",
+        "aUriIsRefusedBeforeAnyRequestReachesTheServer",
+        "a503FailsOnceWithTheProblemAndIsNotRetried",
+        "cancellingTheStageAbandonsTheCall",
+        "refuses: a URI",
+    ):
+        assert name in output, name
+
+    # One request for the 503, none for any of the invalid IDs, no retry.
+    assert unavailable.requests == [
+        ("GET", f"/v1/apps/business/runs/run_x/citations/cite_{'z' * 24}/preview")
+    ]
+    assert sorted(path for _, path in slow.requests) == [
+        f"/v1/apps/business/runs/run_cancel/citations/cite_{'z' * 24}/preview",
+        f"/v1/apps/business/runs/run_timeout/citations/cite_{'z' * 24}/preview",
+    ]
+    # The live server saw exactly the calls that were allowed out: 5 previews, a getRun and a
+    # createRun — the URIs never left the JVM.
+    seen = sparktide_server.requests()[before:]
+    assert len([line for line in seen if "/citations/" in line]) == 5, seen
+    assert not [line for line in seen if "example.com" in line or "admin" in line], seen
+    assert len(seen) == 7, seen
