@@ -240,6 +240,11 @@ class Fact(FrozenContentModel):
     """A numeric fact a document declares; retrieval hands out num_ handles for it."""
 
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="facts")
+    # The chunk whose text states the value: its citation is the only one a handle gets.
+    # NULL only for facts stored before anchoring that no chunk states: never handed out.
+    chunk = models.ForeignKey(
+        Chunk, null=True, blank=True, on_delete=models.CASCADE, related_name="facts"
+    )
     key = models.CharField(max_length=128)
     value = models.DecimalField(max_digits=30, decimal_places=10)
     unit = models.CharField(max_length=32, blank=True)
