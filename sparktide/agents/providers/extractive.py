@@ -30,6 +30,7 @@ from sparktide.agents.providers.reading import (
     covers,
     entity_of,
     fold,
+    is_item,
     read_question,
     short_name,
     units,
@@ -122,14 +123,17 @@ def _unit_score(unit: Unit, reading: _Reading, source: _Source) -> float:
         return 0.0
     text = fold(unit.text)
     context = fold(unit.heading)
-    topic = reading.topic or list(reading.entity_terms)
+    # Another entity the question names is asked about here (持有北辰医药的比例).
+    others = [t for t in reading.entity_terms if not _names(source, t)]
+    topic = [*reading.topic, *others] or list(reading.entity_terms)
     score = 0.0
     for term in topic:
         c = coverage(term, text)
         if c >= 0.6:
             score += 2.0 * c
         elif coverage(term, context) >= 0.6:
-            score += 0.5
+            # A list is read under its heading (第四节 风险提示 → its items).
+            score += 1.5 if unit.kind == "list" else 0.5
     if score == 0.0:
         return 0.0
     for time in reading.question.times:
@@ -145,10 +149,31 @@ def _unit_score(unit: Unit, reading: _Reading, source: _Source) -> float:
     return score - 0.002 * len(unit.text)
 
 
+def _names(source: _Source, term: str) -> bool:
+    return fold(term) in fold(source.title) or covers(fold(source.name), fold(term))
+
+
+def _candidates(source: _Source, reading: _Reading) -> list[Unit]:
+    """A list is one answer to "which ones"; otherwise each item stands on its own."""
+    out = []
+    for unit in source.units:
+        if unit.kind == "list" and not reading.question.enumerates:
+            lines = unit.text.split("\n")
+            lead_in = lines[0] if not is_item(lines[0]) else unit.heading
+            for line in lines if is_item(lines[0]) else lines[1:]:
+                out.append(Unit(line, "sentence", f"{unit.heading} {lead_in}".strip(), [line]))
+            continue
+        out.append(unit)
+        if unit.kind == "sentence" and len(unit.clauses) > 1:
+            # A clause of a long sentence answers on its own (…；扣非净利润 5.9 亿元…；).
+            out += [Unit(c.strip(), "clause", unit.heading, [c]) for c in unit.clauses]
+    return out
+
+
 def _best_units(reading: _Reading) -> list[_Pick]:
     picks = []
     for source in reading.sources:
-        for unit in source.units:
+        for unit in _candidates(source, reading):
             score = _unit_score(unit, reading, source)
             if score > 0:
                 picks.append(_Pick(source, unit, score))
@@ -162,12 +187,12 @@ def _figure_score(handle: dict, reading: _Reading) -> float:
     if not topic:
         return 0.0
     matched = [coverage(t, label) for t in topic]
-    if max(matched, default=0) < 0.6:
+    if max(matched, default=0) < 0.75:
         return 0.0
-    score = sum(c for c in matched if c >= 0.6)
+    score = sum(c for c in matched if c >= 0.75)
     score += 0.3 * sum(1 for t in reading.question.times if coverage(fold(t), label) >= 0.6)
     # Prefer the label that says least beyond what was asked (三季度营业收入 over 营业收入同比增长).
-    asked = sum(len(t) for t, c in zip(topic, matched, strict=True) if c >= 0.6)
+    asked = sum(len(t) for t, c in zip(topic, matched, strict=True) if c >= 0.75)
     return score - 0.05 * max(0, len(label) - asked)
 
 
@@ -366,6 +391,12 @@ class ExtractiveProvider:
             reading.sources = []
             return reading
         about = [s for s in sources if _about(s, entity_terms)]
+        # The document named most fully comes first (星河医疗健康混合基金 before 北辰医药).
+        about.sort(
+            key=lambda s: (-max((len(t) for t in entity_terms if _names(s, t)), default=0), s.rank)
+        )
+        for rank, source in enumerate(about):
+            source.rank = rank
         reading.sources = about
         if not _best_units(reading) and not _figures(reading):
             reading.sources = []
@@ -392,23 +423,26 @@ class ExtractiveProvider:
         count = len({r["id"] for r in state.search_results()})
         if reading is None or count == 0:
             return NOT_FOUND
-        named = [*reading.question.unknown, *reading.question.years] or list(
-            reading.entity_terms or reading.question.terms
-        )
+        question = reading.question
+        named = list(question.unknown) or list(reading.entity_terms)
+        if not named and not question.years:
+            named = list(question.terms)
         subject = "、".join(f"「{n}」" for n in named[:3])
+        if question.years:
+            subject += " " + "、".join(f"{y} 年" for y in question.years)
+        if not subject.strip():
+            return NOT_FOUND
         return (
-            f"未在可用的知识版本中找到关于{subject}的内容：检索到的 {count} 段摘录都没有提及，"
-            "无法给出有出处的回答。"
-            if subject
-            else NOT_FOUND
+            f"未在可用的知识版本中找到关于{subject.strip()}的内容（检索到 {count} 段摘录，"
+            "没有一段能回答这个问题），无法给出有出处的回答。"
         )
 
     # -- composing -----------------------------------------------------------------
 
-    def _intro(self, reading: _Reading) -> str:
+    def _context_note(self, reading: _Reading) -> str:
         if reading.resolved_from:
             about = "、".join(reading.entity_terms)
-            return f"（接上一问「{reading.resolved_from.strip()}」，按{about}理解）\n\n"
+            return f"\n\n（接上一问「{reading.resolved_from.strip()}」，按{about}理解。）"
         return ""
 
     def _direct(self, reading: _Reading) -> str:
@@ -418,26 +452,37 @@ class ExtractiveProvider:
             unit = _unit_stating(source, handle["display"])
             text = unit.text if unit else f"{handle['label']}：[[num:{handle['id']}]]"
             self._cited["direct"] = [source.id]
-            return f"{self._intro(reading)}**回答**：{source.name}：{text} {_cite(source)}"
+            return f"**回答**：{source.name}：{text} {_cite(source)}{self._context_note(reading)}"
         pick = picks[0]
         self._direct_pick = pick
         self._cited["direct"] = [pick.source.id]
         return (
-            f"{self._intro(reading)}**回答**（{pick.source.name}）：{_quote(pick.unit)} "
-            f"{_cite(pick.source)}"
+            f"**回答**（{pick.source.name}）：{_quote(pick.unit)} {_cite(pick.source)}"
+            f"{self._context_note(reading)}"
         )
 
     def _points(self, reading: _Reading) -> str:
         picks = _best_units(reading)
         direct = getattr(self, "_direct_pick", None)
         lines = []
-        used = {(direct.source.id, direct.unit.text)} if direct else set()
+        used = [(direct.source.id, direct.unit.text)] if direct else []
+        answering = [f for f in _figures(reading) if _answers(f[2], reading)]
+        if answering:
+            stating = _unit_stating(answering[0][1], answering[0][2]["display"])
+            if stating is not None:
+                used.append((answering[0][1].id, stating.text))
         for pick in picks:
-            if (pick.source.id, pick.unit.text) in used or len(lines) >= MAX_POINTS:
-                continue
-            if direct is not None and pick.score < 0.5 * direct.score:
+            if len(lines) >= MAX_POINTS:
                 break
-            used.add((pick.source.id, pick.unit.text))
+            if direct is not None and pick.score < 0.75 * direct.score:
+                break
+            # Never the answer again, nor a sentence that holds it or a clause of it.
+            if any(
+                pick.source.id == sid and (pick.unit.text in text or text in pick.unit.text)
+                for sid, text in used
+            ):
+                continue
+            used.append((pick.source.id, pick.unit.text))
             quote = _quote(pick.unit).replace("\n", "\n  ")
             lines.append(f"- {pick.source.name}：{quote} {_cite(pick.source)}")
             self._cited.setdefault("points", []).append(pick.source.id)
@@ -465,10 +510,7 @@ class ExtractiveProvider:
         _, source, handle = answering[0]
         unit = _unit_stating(source, handle["display"])
         label = handle.get("label") or handle["key"]
-        lines = [
-            f"{self._intro(reading)}**回答**：{source.name}{label}为 "
-            f"[[num:{handle['id']}]] {_cite(source)}。"
-        ]
+        lines = [f"**回答**：{source.name}{label}为 [[num:{handle['id']}]] {_cite(source)}。"]
         if unit is not None:
             lines.append(f"原文：「{_clause_with(unit, handle['display'])}」 {_cite(source)}")
         # What the answer cites once this revision replaces the first 回答: true counts.
@@ -481,4 +523,4 @@ class ExtractiveProvider:
         note = f"本回答共引用 {len(cited)} 段摘录，来自 {len(documents)} 份文档"
         if handle.get("asOf"):
             note += f"；数据截至 {handle['asOf']}"
-        return "\n\n".join(lines) + "\n\n" + note + "。"
+        return "\n\n".join(lines) + "\n\n" + note + "。" + self._context_note(reading)

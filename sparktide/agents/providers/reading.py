@@ -64,6 +64,8 @@ LEXICON = {
     "研发投入": ("研发费用", "研发投入"),
     "现金流": ("现金流量净额", "现金流"),
     "风险": ("风险提示", "风险"),
+    "比例": ("比例", "占比", "占基金资产净值"),
+    "持有": ("持有", "持仓"),
 }
 
 _HEADING = re.compile(
@@ -71,7 +73,7 @@ _HEADING = re.compile(
 )
 _ITEM = re.compile(r"^\s*(?:\d+[.、)）]|[（(]\d+[)）]|[-•·*])\s*")
 _SENTENCE = re.compile(r"[^。！？!?]+[。！？!?]*")
-_TITLE_TAIL = re.compile(r"\s*(?:(?:19|20)\d{2}|（|\().*$")
+_TITLE_TAIL = re.compile(r"\s*(?:(?:19|20|１９|２０)\d{2}|（|\().*$")
 
 
 def fold(text: str) -> str:
@@ -216,8 +218,8 @@ def read_question(question: str, corpus: str) -> Question:
 
 def entity_of(title: str) -> str:
     """Who a document is about, from its title: the title before its date or bracket."""
-    name = _TITLE_TAIL.sub("", fold(title)).strip()
-    return name or fold(title).strip()
+    name = _TITLE_TAIL.sub("", title).strip()
+    return name or title.strip()
 
 
 def short_name(entity: str) -> str:
@@ -245,6 +247,11 @@ class Unit:
     kind: str  # "sentence" | "list" | "heading"
     heading: str = ""
     clauses: list[str] = field(default_factory=list)
+
+
+def is_item(line: str) -> bool:
+    """A list item line (1. …, （1）…, - …)."""
+    return bool(_ITEM.match(line))
 
 
 def _is_heading(line: str) -> bool:
