@@ -88,6 +88,11 @@ def _split_long(text: str, start: int, end: int, limit: int) -> Iterable[tuple[i
         yield start, end
 
 
+def paragraph_at(text: str, page_start: int, position: int) -> int:
+    """The 1-based paragraph of a page at ``position``: paragraphs are its non-blank lines."""
+    return 1 + sum(1 for line in text[page_start:position].split("\n")[:-1] if line.strip())
+
+
 def chunk_spans(
     pages: Sequence[str], *, target: int = TARGET_CHUNK_UTF16
 ) -> tuple[str, list[Span]]:
@@ -136,6 +141,9 @@ def ingest_document(
         page_count=len(pages),
         restricted=restricted,
     )
+    page_starts = [0]
+    for page in pages[:-1]:
+        page_starts.append(page_starts[-1] + len(page) + len(PAGE_SEPARATOR))
     chunks = []
     for ordinal, span in enumerate(spans):
         chunk_text = text[span.start : span.end]
@@ -145,6 +153,7 @@ def ingest_document(
                 document=document,
                 ordinal=ordinal,
                 page=span.page,
+                paragraph=paragraph_at(text, page_starts[span.page - 1], span.start),
                 start=start16,
                 end=start16 + utf16_len(chunk_text),
                 text=chunk_text,

@@ -210,6 +210,9 @@ class Chunk(FrozenContentModel):
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
     ordinal = models.PositiveIntegerField()
     page = models.PositiveIntegerField()
+    paragraph = models.PositiveIntegerField(
+        default=1, help_text="1-based paragraph (non-blank line) of its page where it begins"
+    )
     start = models.PositiveIntegerField(help_text="UTF-16 offset in the document text")
     end = models.PositiveIntegerField(help_text="UTF-16 offset in the document text (exclusive)")
     text = models.TextField()

@@ -1,4 +1,4 @@
-"""Fact.chunk: a fact is bound to the chunk that states it.
+"""Fact.chunk: a fact is bound to the chunk that states it; Chunk.paragraph: where it begins.
 
 Existing facts are anchored with the rule ingestion now applies
 (``sparktide.knowledge.figures.anchor_value``); one that no chunk of its document
@@ -31,6 +31,18 @@ def anchor_existing_facts(apps, schema_editor):
             Fact.objects.filter(pk=fact.pk).update(chunk_id=chunks[anchor.index].pk)
 
 
+def number_paragraphs(apps, schema_editor):
+    """Chunks of a page are whole paragraphs in order: each begins after the lines before it."""
+    Chunk = apps.get_model("knowledge", "Chunk")
+    line = {}
+    for chunk in Chunk.objects.order_by("document_id", "page", "ordinal"):
+        key = (chunk.document_id, chunk.page)
+        paragraph = line.get(key, 1)
+        if chunk.paragraph != paragraph:
+            Chunk.objects.filter(pk=chunk.pk).update(paragraph=paragraph)
+        line[key] = paragraph + sum(1 for text in chunk.text.split("\n") if text.strip())
+
+
 class Migration(migrations.Migration):
     dependencies = [
         ("knowledge", "0003_fact_label"),
@@ -48,5 +60,14 @@ class Migration(migrations.Migration):
                 to="knowledge.chunk",
             ),
         ),
+        migrations.AddField(
+            model_name="chunk",
+            name="paragraph",
+            field=models.PositiveIntegerField(
+                default=1,
+                help_text="1-based paragraph (non-blank line) of its page where it begins",
+            ),
+        ),
         migrations.RunPython(anchor_existing_facts, migrations.RunPython.noop),
+        migrations.RunPython(number_paragraphs, migrations.RunPython.noop),
     ]
