@@ -26,6 +26,7 @@ against an ``openai`` agent version too. Timings are printed, never asserted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import sys
@@ -92,10 +93,8 @@ NOT_FOUND_PHRASE = "未在可用的知识版本中找到"
 def numbers(text: str) -> list[Decimal]:
     out = []
     for match in _NUMBER.finditer(text):
-        try:
+        with contextlib.suppress(InvalidOperation):
             out.append(Decimal(match.group(0).replace(",", "")))
-        except InvalidOperation:
-            pass
     return out
 
 

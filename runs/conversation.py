@@ -12,12 +12,16 @@ numeric and block markers are removed from the answer text: an earlier run's IDs
 that run and could never be verified in this one.
 """
 
+import re
+
 from citations.markers import ANY_MARKER
 from publication.reader import VISIBLE, RunReader
 from runs.models import Run
 
 MAX_TURNS = 5
 MAX_ANSWER_CHARS = 2000
+# A marker and the spaces that set it off from the text before it.
+_MARKER = re.compile(r"[ \t]*(?:" + ANY_MARKER.pattern + ")")
 
 
 def _answer_text(run: Run) -> str:
@@ -31,7 +35,7 @@ def _answer_text(run: Run) -> str:
         else:
             rows = [content.get("columns", []), *content.get("rows", [])]
             parts.append("\n".join(" | ".join(row) for row in rows))
-    text = ANY_MARKER.sub("", "\n\n".join(parts))
+    text = _MARKER.sub("", "\n\n".join(parts))
     text = "\n".join(line.rstrip() for line in text.split("\n")).strip()
     return text[:MAX_ANSWER_CHARS]
 
