@@ -248,10 +248,8 @@ def _unit_stating(source: _Source, display: str) -> Unit | None:
 
 
 def _quote(unit: Unit) -> str:
-    if unit.kind == "list":
-        lines = unit.text.split("\n")
-        return "\n".join([lines[0], *lines[1:]])
-    return unit.text
+    """A unit as written: a list keeps its lead-in and every item on their own lines."""
+    return unit.text.rstrip("；;，,") if unit.kind == "clause" else unit.text
 
 
 def _cite(source: _Source) -> str:
@@ -275,6 +273,8 @@ class ExtractiveProvider:
         self._calls = 0
         self._cited: dict[str, list[str]] = {}
         self._pending_resolution: tuple[str, str] | None = None
+        self._first_count: int | None = None  # results of the first search (a follow-up)
+        self._direct_pick: _Pick | None = None
 
     # -- turns -------------------------------------------------------------------
 
@@ -343,7 +343,7 @@ class ExtractiveProvider:
     def _latest_search(self, state: AgentState) -> list[dict]:
         """Results of the last search only (a follow-up searches twice)."""
         results = state.search_results()
-        count = getattr(self, "_first_count", None)
+        count = self._first_count
         return results[count:] if count is not None else results
 
     def _follow_up_query(self, state: AgentState) -> tuple[str, str] | None:
@@ -463,7 +463,7 @@ class ExtractiveProvider:
 
     def _points(self, reading: _Reading) -> str:
         picks = _best_units(reading)
-        direct = getattr(self, "_direct_pick", None)
+        direct = self._direct_pick
         lines = []
         used = [(direct.source.id, direct.unit.text)] if direct else []
         answering = [f for f in _figures(reading) if _answers(f[2], reading)]
