@@ -125,7 +125,11 @@ def setup_django(var_dir: str) -> None:
     import django
 
     django.setup()
+    import logging
+
     from django.core.management import call_command
+
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per model request otherwise
 
     call_command("migrate", verbosity=0)
     call_command("apply_manifest", str(ROOT / "demo" / "manifest.yaml"), verbosity=0)

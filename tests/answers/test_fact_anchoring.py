@@ -234,3 +234,47 @@ def test_a_fact_bound_to_no_chunk_is_never_handed_out(tenant, app, alice):
     )
     assert run.citations.exists()
     assert not NumericHandle.objects.filter(run=run).exists()
+
+
+# --- facts stored before anchoring -------------------------------------------------------
+
+
+def test_the_migration_anchors_earlier_facts_and_numbers_earlier_chunks(tenant):
+    import importlib
+
+    from django.apps import apps
+
+    from sparktide.knowledge.models import Chunk
+
+    migration = importlib.import_module(
+        "sparktide.knowledge.migrations.0004_facts_bound_to_their_chunk_chunk_paragraphs"
+    )
+    document = ingest(tenant, [])
+    # As stored before: no chunk on the facts, every chunk at paragraph 1.
+    stated = Fact.objects.create(document=document, key="growth", value=Decimal("21.7"), unit="%")
+    nowhere = Fact.objects.create(document=document, key="old", value=Decimal("99.9"), unit="%")
+    expected = {c.pk: c.paragraph for c in Chunk.objects.filter(document=document)}
+    Chunk.objects.filter(document=document).update(paragraph=1)
+
+    migration.anchor_existing_facts(apps, None)
+    migration.number_paragraphs(apps, None)
+
+    stated.refresh_from_db()
+    nowhere.refresh_from_db()
+    assert stated.chunk.page == 2
+    assert nowhere.chunk_id is None  # never handed out
+    assert {c.pk: c.paragraph for c in Chunk.objects.filter(document=document)} == expected
+
+
+def test_chunks_record_the_paragraph_of_their_page_they_begin_at(tenant):
+    from sparktide.knowledge.models import Chunk
+
+    long_line = "长句。" * 250  # 750 characters: each paragraph here is a chunk of its own
+    document = ingest(tenant, [], pages=["标题\n\n第一段\n" + long_line + "\n\n尾段", "第二页"])
+    chunks = list(Chunk.objects.filter(document=document).order_by("ordinal"))
+    assert [(c.page, c.paragraph, c.text[:2]) for c in chunks] == [
+        (1, 1, "标题"),
+        (1, 2, "第一"),  # 标题 is paragraph 1, 第一段 2, the long line 3
+        (1, 4, "尾段"),
+        (2, 1, "第二"),
+    ]
