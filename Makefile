@@ -55,6 +55,7 @@ bench: venv services
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/publication.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/preview.py
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) bench/delivery.py
+	$(PY) bench/answers.py
 
 mutation: venv services
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) SPARKTIDE_TEST_STRICT=1 scripts/mutation

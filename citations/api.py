@@ -64,6 +64,27 @@ PreviewOut = inline_serializer(
             help_text="The excerpt exactly as the model was given it (1–16,384 UTF-16 units)."
         ),
         "scope": serializers.ChoiceField(choices=[SCOPE]),
+        "highlights": serializers.ListField(
+            child=inline_serializer(
+                "CitationHighlight",
+                {"start": serializers.IntegerField(), "end": serializers.IntegerField()},
+            ),
+            required=False,
+            help_text="UTF-16 ranges of content that the citing answer quoted or whose figures "
+            "it wrote, computed by the server; absent when none is found.",
+        ),
+        "location": inline_serializer(
+            "CitationLocation",
+            {
+                "page": serializers.IntegerField(required=False),
+                "paragraph": serializers.IntegerField(
+                    required=False,
+                    help_text="1-based non-blank line of the page where the first highlight "
+                    "(or the excerpt) begins.",
+                ),
+            },
+            required=False,
+        ),
     },
 )
 

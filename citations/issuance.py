@@ -17,6 +17,13 @@ class Issued:
     handles: list[NumericHandle]
     refused: int  # items beyond the run's 256-citation limit
 
+    def handles_by_citation(self) -> dict[str, list[NumericHandle]]:
+        """This search's citation ID → the handles of the facts its chunk states."""
+        grouped: dict[str, list[NumericHandle]] = {}
+        for handle in self.handles:
+            grouped.setdefault(handle.retrieved_with, []).append(handle)
+        return grouped
+
 
 def issue_citations(*, run: Run, agent_call: AgentCall, items, query: str, top_k: int) -> Issued:
     """Turn retrieved items into CitationReferences (and handles for their facts).
@@ -70,11 +77,18 @@ def issue_citations(*, run: Run, agent_call: AgentCall, items, query: str, top_k
 def _issue_handles(
     run: Run, agent_call: AgentCall, references: list[CitationReference]
 ) -> list[NumericHandle]:
-    by_document = {r.document_id: r for r in references if r.document_id}
-    if not by_document:
+    """Handles for the facts the retrieved chunks state, each bound to its chunk's citation.
+
+    A fact is bound to the chunk that states it (``Fact.chunk``, set at ingestion):
+    retrieving another chunk of the same document issues no handle for it, and a
+    handle's citation is always the excerpt in which its value is written. A fact
+    without a chunk (stored before anchoring, stated nowhere) is never handed out.
+    """
+    by_chunk = {r.chunk_id: r for r in references if r.chunk_id}
+    if not by_chunk:
         return []
     facts = list(
-        Fact.objects.filter(document_id__in=by_document)
+        Fact.objects.filter(chunk_id__in=by_chunk)
         .select_related("document")
         .order_by("document_id", "key")
     )
@@ -88,8 +102,8 @@ def _issue_handles(
     handles, new = [], []
     for fact in facts:
         handle = existing.get(fact.pk)
+        reference = by_chunk[fact.chunk_id]
         if handle is None:
-            reference = by_document[fact.document_id]
             handle = NumericHandle(
                 run=run,
                 agent_call=agent_call,
@@ -100,6 +114,9 @@ def _issue_handles(
             )
             next_ordinal += 1
             new.append(handle)
+        # A handle issued by an earlier search of this call keeps its first citation
+        # (the same chunk, the same text); this search reports it beside its own excerpt.
+        handle.retrieved_with = reference.pk
         handles.append(handle)
     NumericHandle.objects.bulk_create(new)
     return handles

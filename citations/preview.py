@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 
 from citations.access import PreviewTarget, access_citation_for_preview, citation_not_available
+from citations.highlights import highlights_and_location
 from citations.models import CitationReference
 from runs.models import Run
 from sparktide import observability
@@ -40,7 +41,14 @@ def preview_citation(*, user, app_slug: str, run_id: str, citation_id: str) -> d
         observability.preview_outcome(run_id=run_id, code=str(error.code))
         raise
     observability.preview_outcome(run_id=run_id, code="OK")
-    return render_preview(target.reference, content)
+    body = render_preview(target.reference, content)
+    # Optional: what the answer cited in this excerpt, and where it is (citations/highlights.py).
+    body.update(
+        highlights_and_location(
+            target.reference, content, paragraph=getattr(target.reference, "chunk_paragraph", None)
+        )
+    )
+    return body
 
 
 def refetch_excerpt(target: PreviewTarget) -> str:
@@ -53,17 +61,20 @@ def refetch_excerpt(target: PreviewTarget) -> str:
 
 def refetch_managed(reference: CitationReference) -> str:
     """MANAGED/INLINE: re-read the chunk from the exact (immutable) version."""
-    text = (
+    row = (
         Chunk.objects.filter(
             pk=reference.chunk_id,
             document_id=reference.document_id,
             document__version_id=reference.version_id,
         )
-        .values_list("text", flat=True)
+        .values_list("text", "paragraph")
         .first()
     )
-    if text is None:
+    if row is None:
         raise citation_not_available()
+    # Where the chunk begins on its page, read with its text (no extra query) for the
+    # preview's location; kept on this request's reference object only.
+    text, reference.chunk_paragraph = row
     # A published version is immutable, so a mismatch means the store was altered
     # behind the platform's back; showing it would show what the model never saw.
     if snippet_digest(text) != reference.digest:

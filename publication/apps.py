@@ -5,3 +5,11 @@ from django.utils.translation import gettext_lazy as _
 class PublicationConfig(AppConfig):
     name = "publication"
     verbose_name = _("发布")
+
+    def ready(self) -> None:
+        # The composition root: the preview's highlights read cited passages from
+        # Publication's store without citations importing publication.
+        from citations.highlights import register_passage_source
+        from publication.passages import cited_passages
+
+        register_passage_source(cited_passages)

@@ -26,6 +26,7 @@ from runs.events import RunEnded, append_event
 from runs.lifecycle import claim_run, finish_run
 from runs.models import AgentCall, JournalEntry, Run
 from runs.reasons import RunReason
+from runs.runtime.conversation import conversation_history
 from runs.runtime.tool_errors import REMOTE_TOOL_ERRORS, ToolError
 from sparktide.agents.models import AgentPin
 from sparktide.agents.providers import ProviderError, get_provider
@@ -63,6 +64,8 @@ class CallState:
     messages: list[dict] = field(default_factory=list)
     results: list[dict] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
+    # Earlier turns of the run's conversation (runs/runtime/conversation.py); root call only.
+    history: list[dict] = field(default_factory=list)
 
     def evidence_ids(self) -> list[str]:
         return [ref.pk for ref in evidence_view(self.call)]
@@ -155,6 +158,8 @@ class Engine:
             },
         )
         state = CallState(run=run, call=call, instructions=version.instructions, task=call.task)
+        if call.depth == 0:
+            state.history = conversation_history(run)
         state.messages.append({"role": "user", "content": call.task})
         try:
             # Inside the try: a config the provider refuses (stored before a rule
@@ -293,9 +298,8 @@ class Engine:
         issued = issue_citations(
             run=self.run, agent_call=call, items=items, query=query, top_k=top_k
         )
-        handles_by_ref: dict[str, list[dict]] = {}
-        for handle in issued.handles:
-            handles_by_ref.setdefault(handle.citation_id, []).append(
+        handles_by_ref = {
+            ref: [
                 {
                     "id": handle.pk,
                     "key": handle.fact.key,
@@ -303,7 +307,10 @@ class Engine:
                     "display": handle.fact.display(),
                     "asOf": handle.fact.as_of.isoformat() if handle.fact.as_of else None,
                 }
-            )
+                for handle in handles
+            ]
+            for ref, handles in issued.handles_by_citation().items()
+        }
         results = [
             {
                 "id": ref.pk,

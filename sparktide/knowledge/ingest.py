@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
+from sparktide.knowledge.figures import anchor_value
 from sparktide.knowledge.models import Chunk, Document, Fact, KnowledgeVersion
 from sparktide.knowledge.text import (
     MAX_CHUNK_UTF16,
@@ -28,6 +29,19 @@ class FactInput:
     unit: str = ""
     as_of: date | None = None
     label: str = ""  # how a person reads the fact, e.g. 营业收入同比增长
+    page: int | None = None  # 1-based page that states it; None: found in the text
+
+
+class FactNotStated(ValueError):
+    """A declared fact whose value no chunk of its document states (or not on its page).
+
+    ``index`` is the fact's position in the list given, ``field`` the input to correct
+    (``value``, or ``page`` when a page was given): the manifest names that key path.
+    """
+
+    def __init__(self, index: int, key: str, field: str, message: str) -> None:
+        self.index, self.key, self.field = index, key, field
+        super().__init__(message)
 
 
 @dataclass(frozen=True)
@@ -74,6 +88,11 @@ def _split_long(text: str, start: int, end: int, limit: int) -> Iterable[tuple[i
         yield start, end
 
 
+def paragraph_at(text: str, page_start: int, position: int) -> int:
+    """The 1-based paragraph of a page at ``position``: paragraphs are its non-blank lines."""
+    return 1 + sum(1 for line in text[page_start:position].split("\n")[:-1] if line.strip())
+
+
 def chunk_spans(
     pages: Sequence[str], *, target: int = TARGET_CHUNK_UTF16
 ) -> tuple[str, list[Span]]:
@@ -106,7 +125,12 @@ def ingest_document(
     restricted: bool = False,
     facts: Sequence[FactInput] = (),
 ) -> Document:
-    """Create a document of a DRAFT version with its chunks and facts."""
+    """Create a document of a DRAFT version with its chunks and facts.
+
+    Every fact is bound to the chunk that states it (``sparktide.knowledge.figures``):
+    on its ``page`` when given, else anywhere in the document. A fact no chunk states
+    raises ``FactNotStated`` — nothing is written that a citation could not show.
+    """
     text, spans = chunk_spans(pages)
     document = Document.objects.create(
         version=version,
@@ -117,6 +141,9 @@ def ingest_document(
         page_count=len(pages),
         restricted=restricted,
     )
+    page_starts = [0]
+    for page in pages[:-1]:
+        page_starts.append(page_starts[-1] + len(page) + len(PAGE_SEPARATOR))
     chunks = []
     for ordinal, span in enumerate(spans):
         chunk_text = text[span.start : span.end]
@@ -126,6 +153,7 @@ def ingest_document(
                 document=document,
                 ordinal=ordinal,
                 page=span.page,
+                paragraph=paragraph_at(text, page_starts[span.page - 1], span.start),
                 start=start16,
                 end=start16 + utf16_len(chunk_text),
                 text=chunk_text,
@@ -133,9 +161,50 @@ def ingest_document(
                 search_text=" ".join(search_tokens(chunk_text + " " + title)),
             )
         )
+    anchors = [_anchor(index, fact, chunks, len(pages)) for index, fact in enumerate(facts)]
     Chunk.objects.bulk_create(chunks)
     Fact.objects.bulk_create(
-        Fact(document=document, key=f.key, value=f.value, unit=f.unit, as_of=f.as_of, label=f.label)
-        for f in facts
+        Fact(
+            document=document,
+            chunk=chunks[anchor],
+            key=f.key,
+            value=f.value,
+            unit=f.unit,
+            as_of=f.as_of,
+            label=f.label,
+        )
+        for f, anchor in zip(facts, anchors, strict=True)
     )
     return document
+
+
+def _anchor(index: int, fact: FactInput, chunks: Sequence[Chunk], page_count: int) -> int:
+    """The position in ``chunks`` of the chunk stating ``fact``, or FactNotStated."""
+    written = f"{format(fact.value.normalize(), 'f')}{fact.unit}"
+    if fact.page is not None and not 1 <= fact.page <= page_count:
+        raise FactNotStated(
+            index,
+            fact.key,
+            "page",
+            f"page {fact.page} does not exist (the document has {page_count})",
+        )
+    anchor = anchor_value(
+        [(c.page, c.text) for c in chunks],
+        fact.value,
+        fact.unit,
+        label=fact.label or fact.key,
+        page=fact.page,
+    )
+    if anchor is not None:
+        return anchor.index
+    if fact.page is not None:
+        field, where = "page", f"page {fact.page}"
+    else:
+        field, where = "value", "the document"
+    raise FactNotStated(
+        index,
+        fact.key,
+        field,
+        f"{written} is not written in {where}; a fact must be stated by the text that cites it "
+        "(write the value as the text does, e.g. 61.2 and %, or give the page that states it)",
+    )

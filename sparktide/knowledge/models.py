@@ -280,6 +280,9 @@ class Chunk(FrozenContentModel):
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
     ordinal = models.PositiveIntegerField()
     page = models.PositiveIntegerField()
+    paragraph = models.PositiveIntegerField(
+        default=1, help_text="1-based paragraph (non-blank line) of its page where it begins"
+    )
     start = models.PositiveIntegerField(help_text="UTF-16 offset in the document text")
     end = models.PositiveIntegerField(help_text="UTF-16 offset in the document text (exclusive)")
     text = models.TextField()
@@ -310,6 +313,11 @@ class Fact(FrozenContentModel):
     """A numeric fact a document declares; retrieval hands out num_ handles for it."""
 
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="facts")
+    # The chunk whose text states the value: its citation is the only one a handle gets.
+    # NULL only for facts stored before anchoring that no chunk states: never handed out.
+    chunk = models.ForeignKey(
+        Chunk, null=True, blank=True, on_delete=models.CASCADE, related_name="facts"
+    )
     key = models.CharField(max_length=128)
     value = models.DecimalField(max_digits=30, decimal_places=10)
     unit = models.CharField(max_length=32, blank=True)

@@ -49,7 +49,7 @@ from guardian.shortcuts import assign_perm
 
 from sparktide.agents.models import Agent, AgentPin, AgentVersion
 from sparktide.agents.providers import ModelConfigError, validate_model_config
-from sparktide.knowledge.ingest import FactInput, ingest_document
+from sparktide.knowledge.ingest import FactInput, FactNotStated, ingest_document
 from sparktide.knowledge.models import Document, Knowledge, KnowledgeVersion, Lease
 from sparktide.knowledge.text import PAGE_SEPARATOR, utf16_len
 from sparktide.provisioning.files import inline_files
@@ -110,6 +110,7 @@ class FactSpec:
     unit: str
     as_of: date | None
     label: str = ""
+    page: int | None = None  # 1-based page that states it (a SparkTide extension)
 
 
 @dataclass(frozen=True)
@@ -770,8 +771,12 @@ def _parse_document(item: Any, path: str) -> DocumentSpec:
 
 
 def _parse_fact(item: Any, path: str) -> FactSpec:
-    _mapping(item, path, required=("key", "value"), optional=("unit", "asOf", "label"))
+    _mapping(item, path, required=("key", "value"), optional=("unit", "asOf", "label", "page"))
+    page = item.get("page")
+    if page is not None and (isinstance(page, bool) or not isinstance(page, int) or page < 1):
+        raise ManifestError(_at(path, "page"), f"must be a page number (1, 2, …), got {page!r}")
     return FactSpec(
+        page=page,
         path=path,
         key=_str(item["key"], _at(path, "key"), max_length=128),
         value=_decimal(item["value"], _at(path, "value")),
@@ -1201,18 +1206,28 @@ class _Applier:
             )
 
     def ingest(self, version: KnowledgeVersion, spec: DocumentSpec) -> Document:
-        return ingest_document(
-            version,
-            key=spec.key,
-            title=spec.title,
-            pages=spec.pages,
-            source_version=spec.source_version,
-            restricted=spec.readers is not None,
-            facts=[
-                FactInput(key=f.key, value=f.value, unit=f.unit, as_of=f.as_of, label=f.label)
-                for f in spec.facts
-            ],
-        )
+        try:
+            return ingest_document(
+                version,
+                key=spec.key,
+                title=spec.title,
+                pages=spec.pages,
+                source_version=spec.source_version,
+                restricted=spec.readers is not None,
+                facts=[
+                    FactInput(
+                        key=f.key,
+                        value=f.value,
+                        unit=f.unit,
+                        as_of=f.as_of,
+                        label=f.label,
+                        page=f.page,
+                    )
+                    for f in spec.facts
+                ],
+            )
+        except FactNotStated as exc:
+            raise ManifestError(_at(spec.facts[exc.index].path, exc.field), str(exc)) from None
 
     def remote_differences(
         self, version: KnowledgeVersion, spec: KnowledgeVersionSpec
@@ -1660,8 +1675,25 @@ def _document_differences(
         index, why = pages
         path = _at(spec.path, "pages")
         differences.append((path if index is None else _at(path, index), why))
-    stored_facts = {f.key: (f.value, f.unit, f.as_of, f.label) for f in document.facts.all()}
-    wanted_facts = {f.key: (f.value, f.unit, f.as_of, f.label) for f in spec.facts}
+    stored = {f.key: f for f in document.facts.select_related("chunk")}
+    # A page the file gives must be the page of the stored fact's chunk; without one, the
+    # stored anchor (found in the same text by the same rule) stands.
+    stored_facts = {
+        key: (f.value, f.unit, f.as_of, f.label, f.chunk.page if f.chunk_id else None)
+        for key, f in stored.items()
+    }
+    wanted_facts = {
+        f.key: (
+            f.value,
+            f.unit,
+            f.as_of,
+            f.label,
+            f.page
+            if f.page is not None
+            else (stored_facts[f.key][4] if f.key in stored_facts else None),
+        )
+        for f in spec.facts
+    }
     if stored_facts != wanted_facts:
         path = _at(spec.path, "facts")
         for index, fact in enumerate(spec.facts):

@@ -56,7 +56,11 @@ def test_the_owner_gets_the_excerpt_exactly_as_the_model_was_given_it(cited, ali
         },
         "content": chunk.text,
         "scope": "RETRIEVED_EXCERPT",
+        # The answer wrote "营收增长 12%": the figure as the excerpt states it.
+        "highlights": [{"start": 16, "end": 19}],
+        "location": {"page": 1, "paragraph": 1},
     }
+    assert chunk.text[16:19] == "12%"
     assert snippet_digest(response.json()["content"]) == cited.reference.digest
 
 
@@ -64,17 +68,18 @@ def test_the_preview_body_matches_the_public_citation_event(cited, alice):
     event = cited.run.events.get(type="citation.created", data__id=cited.reference.pk).data
     body = get(cited.url, alice).json()
     assert {k: v for k, v in event.items() if k != "agentCallId"} == {
-        k: v for k, v in body.items() if k not in {"content", "scope"}
+        k: v for k, v in body.items() if k not in {"content", "scope", "highlights", "location"}
     }
 
 
-def test_a_successful_managed_preview_costs_seven_queries(cited, alice, django_assert_num_queries):
+def test_a_successful_managed_preview_costs_eight_queries(cited, alice, django_assert_num_queries):
     """Counted honestly, from the first request of a fresh token: 1 token lookup,
     1 last_used_at refresh, 1 run (app, tenant, owner, tenant membership joined),
     1 membership + view_run_history, 1 citation (version, knowledge, document),
-    1 lease, 1 chunk re-read. Target: at most 8."""
+    1 lease, 1 chunk re-read (with its paragraph), 1 read of the current answer text
+    that cites it (highlights). Target: at most 8."""
     client = client_for(alice)
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(8):
         response = client.get(cited.url)
     assert response.status_code == 200
 
@@ -83,7 +88,7 @@ def test_a_repeated_preview_re_reads_the_source_each_time(cited, alice, django_a
     client = client_for(alice)
     client.get(cited.url)  # the token's last_used_at is now fresh
     for _ in range(2):
-        with django_assert_num_queries(6):
+        with django_assert_num_queries(7):
             assert client.get(cited.url).status_code == 200
 
 
@@ -337,7 +342,7 @@ def test_a_restricted_document_adds_only_the_acl_check_queries(
     """guardian's checker: the user's and the groups' object permissions."""
     client = client_for(alice)
     client.get(cited_memo.url)
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(9):
         assert client.get(cited_memo.url).status_code == 200
 
 

@@ -53,6 +53,9 @@ def test_the_owner_gets_the_re_fetched_remote_excerpt(cited_remote, alice, remot
         },
         "content": REMOTE_CONTENT,
         "scope": "RETRIEVED_EXCERPT",
+        # The answer quoted 拜访纪要; the page is the source's, the paragraph unknown.
+        "highlights": [{"start": 2, "end": 6}],
+        "location": {"page": 2},
     }
 
 

@@ -42,7 +42,11 @@ def test_the_schema_has_the_preview_endpoint(schema, operation):
         "sourceRef",
         "content",
         "scope",
+        "highlights",
+        "location",
     }
+    assert "highlights" not in schema["components"]["schemas"]["CitationPreview"]["required"]
+    assert "location" not in schema["components"]["schemas"]["CitationPreview"]["required"]
 
 
 @pytest.mark.parametrize(

@@ -165,7 +165,7 @@ def test_invalid_numeric_handles_render_value_unavailable_and_never_a_guess(
 ):
     """A bogus, empty or garbled handle, and a real handle of another run (whose
     value would be 12%), all render the explicit marker; the body stays."""
-    other = make_run({"search": "营收增长", "topK": 1})
+    other = make_run({"search": "营收增长12%", "topK": 1})
     foreign = NumericHandle.objects.get(run=other)
     run = live_run()
 

@@ -119,14 +119,20 @@ def extractive_run(app, owner, knowledge, question: str) -> Run:
     return run
 
 
-def test_the_extractive_provider_publishes_a_progressive_cited_answer(app, alice, knowledge):
-    run = extractive_run(app, alice, knowledge, "北辰医药营收增长")
+def test_the_extractive_provider_publishes_a_progressive_cited_answer(app, alice, tenant):
+    from decimal import Decimal
+
+    from sparktide.knowledge.ingest import FactInput
+
+    growth = FactInput(key="revenue_growth", value=Decimal("12.0"), unit="%", label="营收增长")
+    version = factories.fund_reports(tenant, app, alice, facts=[growth])
+    run = extractive_run(app, alice, version, "北辰医药营收增长")
     assert run.status == Run.Status.COMPLETED
     views = read_answer(run)
     assert len(views) >= 2
     assert BlockRevision.objects.filter(
         block__run=run, revision=2
-    ).exists()  # at least one revision
+    ).exists()  # the direct answer is revised into the named figure
     assert all(v.source_hint == "verified" for v in views)
     assert any(
         "12%" in v.content["text"] for v in views
@@ -150,7 +156,8 @@ def test_the_extractive_provider_names_figures_by_their_label(app, alice, tenant
     growth = FactInput(
         key="revenue_growth_yoy", value=Decimal("18.4"), unit="%", label="营业收入同比增长"
     )
-    version = factories.fund_reports(tenant, app, alice, facts=[growth])
+    pages = ["北辰医药三季度营业收入同比增长 18.4%，主要来自创新药销售。"]
+    version = factories.fund_reports(tenant, app, alice, pages=pages, facts=[growth])
     run = extractive_run(app, alice, version, "北辰医药营收增长")
     texts = "\n".join(v.content["text"] for v in read_answer(run))
     assert "营业收入同比增长：18.4%" in texts

@@ -96,6 +96,9 @@ class AgentState(Protocol):
     task: str
     # OpenAI-style chat messages, including tool results appended by the engine.
     messages: list[dict]
+    # Earlier turns of the conversation (same sessionId, owner and app), oldest first:
+    # [{"question", "answer", "runId"}]; empty for a sub-agent or a run without a session.
+    history: list[dict]
 
     def evidence_ids(self) -> list[str]:
         """cite_ IDs of this call's evidence view, in issuance order."""

@@ -25,6 +25,10 @@ Transport failures, a non-2xx status, a malformed stream or body, an error objec
 a ``content_filter`` stop, a timeout, or a response over ``MAX_RESPONSE_BYTES`` raise
 ``ProviderError`` with a message that names the cause (the status code, never the body).
 
+The conversation's earlier turns (``state.history``, runs/runtime/conversation.py) are sent between
+the system message and ``state.messages`` as ``user`` (the earlier question) / ``assistant``
+(its committed answer, markers removed) pairs, oldest first.
+
 Messages the provider expects in ``state.messages`` (the engine appends them; this module never
 mutates ``state``). They are sent after one system message built from ``state.instructions``, so
 ``state.messages`` must not contain a system message of its own:
@@ -186,7 +190,12 @@ class OpenAIProvider:
             ) from None
 
     def request_body(self, state: AgentState) -> dict:
-        messages = [{"role": "system", "content": state.instructions}, *state.messages]
+        # Earlier turns of the conversation come as chat history before this run's messages.
+        history = []
+        for turn in getattr(state, "history", None) or []:
+            history.append({"role": "user", "content": turn["question"]})
+            history.append({"role": "assistant", "content": turn["answer"] or "（无回答）"})
+        messages = [{"role": "system", "content": state.instructions}, *history, *state.messages]
         body: dict[str, Any] = {
             "model": self.model,
             "messages": messages,

@@ -1,0 +1,107 @@
+"""What to highlight in a previewed excerpt, and where in its document it is.
+
+The preview (citations/preview.py) adds two optional fields computed here, never from the
+client (docs/preview.md):
+
+- ``highlights``: ``[{start, end}]`` UTF-16 ranges of ``content`` — what the run's answer
+  said right before this citation's markers, found in the excerpt: the sentences or clauses
+  it quotes (found verbatim) and the figures it writes (found by value,
+  ``sparktide.knowledge.figures``: ``48.6亿元`` highlights ``48.6 亿元``).
+- ``location``: ``{page, paragraph}`` — the page of the excerpt and the paragraph (a
+  non-blank line of that page, 1-based) where the first highlight, or the excerpt, begins.
+
+The answer text read is the current revision of each block that binds this citation
+(publication/passages.py, registered by inversion); only ranges inside the excerpt leave
+this module, never the answer's own text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from citations.models import CitationReference
+from sparktide.knowledge.figures import figures_in, spans_to_utf16
+
+MAX_HIGHLIGHTS = 20
+# Pieces of a quoted passage: cut at clause and sentence punctuation and at quotes/labels.
+_PIECES = re.compile(r"[\n，。；！？,;!?「」“”：:（）()]|\*\*|^\s*[-*]\s")
+_MIN_PIECE = 4
+_GAP = re.compile(r"^[\s，。；！？,;!?、]*$")
+
+
+# Where the answer's text comes from: Publication's store, which stands above this
+# module. Publication registers its reader of cited passages when the app is ready
+# (publication/apps.py); until then nothing is highlighted.
+PassageSource = Callable[[CitationReference], list[str]]
+_passage_source: PassageSource | None = None
+
+
+def register_passage_source(source: PassageSource) -> None:
+    global _passage_source
+    _passage_source = source
+
+
+def cited_passages(reference: CitationReference) -> list[str]:
+    """The text the current answer wrote right before each marker of ``reference``."""
+    return _passage_source(reference) if _passage_source is not None else []
+
+
+def _compatible(written: str, stated: str) -> bool:
+    percent = ("%", "‰", "个百分点")
+    if written.startswith(percent) or stated.startswith(percent):
+        return written[:1] == stated[:1]
+    return not written or not stated or written[0] == stated[0]
+
+
+def highlight_spans(content: str, passages: list[str]) -> list[tuple[int, int]]:
+    """Code point ranges of ``content`` that the passages quote or whose figures they write."""
+    spans: list[tuple[int, int]] = []
+    for passage in passages:
+        for piece in _PIECES.split(passage):
+            piece = piece.strip()
+            if len(piece) < _MIN_PIECE:
+                continue
+            at = content.find(piece)
+            if at >= 0:
+                spans.append((at, at + len(piece)))
+        stated = figures_in(content)
+        for figure in figures_in(passage):
+            spans += [
+                (f.start, f.end)
+                for f in stated
+                if f.value == figure.value and _compatible(figure.unit, f.unit)
+            ]
+    return _merge(content, spans)[:MAX_HIGHLIGHTS]
+
+
+def _merge(content: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and (start <= merged[-1][1] or _GAP.match(content[merged[-1][1] : start])):
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(s, e) for s, e in merged]
+
+
+def highlights_and_location(
+    reference: CitationReference, content: str, *, paragraph: int | None
+) -> dict:
+    """``{"highlights": […], "location": {…}}`` — each only when known."""
+    spans = highlight_spans(content, cited_passages(reference))
+    out: dict = {}
+    if spans:
+        out["highlights"] = spans_to_utf16(content, spans)
+    page = (reference.source_ref or {}).get("page")
+    location: dict = {}
+    if isinstance(page, int):
+        location["page"] = page
+    if paragraph is not None:
+        before = content[: spans[0][0]] if spans else ""
+        location["paragraph"] = paragraph + sum(
+            1 for line in before.split("\n")[:-1] if line.strip()
+        )
+    if location:
+        out["location"] = location
+    return out
