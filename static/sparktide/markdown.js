@@ -642,8 +642,8 @@ class Builder {
   }
 
   cell(tag, inlines, align) {
-    const node = this.el(tag);
-    if (align) node.style.textAlign = align;
+    // A class, not a style attribute: pages may forbid inline styles (CSP style-src 'self').
+    const node = this.el(tag, align ? `md-align-${align}` : "");
     this.inlines(node, inlines);
     return node;
   }

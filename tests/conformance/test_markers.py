@@ -21,7 +21,9 @@ def test_the_server_grammar_finds_exactly_the_markers_of_each_shared_case(case):
 
 
 def test_the_shared_cases_cover_every_kind_of_marker_and_the_python_whitespace_edge():
-    kinds = {kind for case in CASES for kind in ("citedIds", "numericHandles", "blockIds") if case[kind]}
+    kinds = {
+        kind for case in CASES for kind in ("citedIds", "numericHandles", "blockIds") if case[kind]
+    }
     assert kinds == {"citedIds", "numericHandles", "blockIds"}
     assert any("\u001c" in case["text"] and not case["markers"] for case in CASES)
     assert any("\ufeff" in case["text"] and case["markers"] for case in CASES)
