@@ -13,13 +13,14 @@
  */
 
 import { ChatSession, SparkTideClient, SparkTideError, isCitationId } from "/static/sparktide/index.js";
-import { appendSegments, el, format, readJson, sourceLocation, tableNode } from "./dom.js";
+import { answerNode, answerStrings, displayZone, el, format, formatTime, readJson, sourceBadge, sourceLocation, tableNode, zoneLabel } from "./dom.js";
 import { SourceDialog } from "./preview.js";
 
 const strings = readJson("console-strings");
 const setup = readJson("debug-setup");
-const ui = strings.ui;
+const ui = { ...strings.ui, ...answerStrings() };
 const root = document.querySelector("[data-debug]");
+const zone = displayZone(root.dataset.timeZone);
 const appId = root.dataset.app;
 const $ = (id) => document.getElementById(id);
 
@@ -36,7 +37,7 @@ const cancelButton = $("cancel");
  * the field later never changes whose credentials this run's stream and previews use.
  * @type {null | {client: SparkTideClient, session: ChatSession, runId: string|null, agentLabel: string,
  *   blockEls: Map<string, HTMLElement>, eventCount: number, firstAt: number|null, renderedSeq: number,
- *   startedAt: number, timer: number|null, frame: number|null}}
+ *   startedAt: number, timer: number|null, frame: number|null, refused: any}}
  */
 let current = null;
 
@@ -112,6 +113,7 @@ form.addEventListener("submit", async (event) => {
     startedAt: performance.now(),
     timer: null,
     frame: null,
+    refused: null,
   };
   current = run;
   resetView(run);
@@ -132,11 +134,19 @@ form.addEventListener("submit", async (event) => {
     showRunId(run);
   } catch (error) {
     if (current !== run) return;
-    showRunError(ui.createError, error);
-    finishTimers(run);
-    setBusy(false);
+    // Refused before any run existed (bad token, 4xx): say so; the badge leaves 运行中 for good.
+    run.refused = error;
+    showRefusal(run);
   }
 });
+
+function showRefusal(run) {
+  finishTimers(run);
+  setBusy(false);
+  setStatus("refused", ui.refused);
+  $("sources-pending").hidden = true;
+  showRunError(ui.createError, run.refused);
+}
 
 cancelButton.addEventListener("click", async () => {
   const run = current;
@@ -284,6 +294,10 @@ function scheduleRender(run) {
 }
 
 function render(run) {
+  if (run.refused) {
+    showRefusal(run); // the session's own "error" for the refused start says nothing more
+    return;
+  }
   const snapshot = run.session.getSnapshot();
   if (!run.runId && snapshot.runId) {
     run.runId = snapshot.runId;
@@ -302,7 +316,7 @@ function render(run) {
   const numbers = new Map(sources.verified.map((source, index) => [source.id, index + 1]));
   renderBlocks(run, snapshot, numbers);
   renderRejections(snapshot);
-  renderSources(sources);
+  renderSources(sources, run.session.settled());
 
   // The client's own statement that it showed these events (delivery evidence).
   if (snapshot.lastSeq > run.renderedSeq && run.session.ackRendered(snapshot.lastSeq)) {
@@ -367,7 +381,9 @@ function updateBlock(node, block, snapshot, numbers, session) {
   const rejection = block.publicationId
     ? [...snapshot.rejections].reverse().find((r) => r.publicationId === block.publicationId)
     : undefined;
-  const signature = JSON.stringify([block.revision, block.preview, block.state, block.sourceHint, block.content, block.truncated, rejection?.candidateId, [...numbers]]);
+  const status = session.blockSourceStatus(block);
+  const checked = answerSources(snapshot).checked;
+  const signature = JSON.stringify([block.revision, block.preview, block.state, status, block.content, block.truncated, rejection?.candidateId, [...numbers], checked, session.settled()]);
   if (node.dataset.signature === signature) return;
   const previous = Number(node.dataset.revision || 0);
   node.dataset.signature = signature;
@@ -387,9 +403,7 @@ function updateBlock(node, block, snapshot, numbers, session) {
     el("code", { className: "pubid", text: block.publicationId ?? block.candidateId ?? "" }),
     el("span", { className: "badge badge-rev", text: `r${block.revision}`, dataset: { role: "revision" } }),
     block.preview ? el("span", { className: "badge badge-warn", text: ui.unsaved, dataset: { role: "unsaved" } }) : null,
-    block.state === "protected"
-      ? el("span", { className: "badge badge-bad", text: ui.protected })
-      : el("span", { className: `badge hint-${block.sourceHint}`, text: strings.sourceHint[block.sourceHint] ?? block.sourceHint, dataset: { role: "hint" } }),
+    sourceBadge(status, strings, ui),
     block.truncated ? el("span", { className: "badge", text: ui.truncated }) : null,
     rejection
       ? el("span", { className: "badge badge-bad", text: `${ui.revisionRejected} · ${rejection.code}`, dataset: { role: "rejected" } })
@@ -399,13 +413,12 @@ function updateBlock(node, block, snapshot, numbers, session) {
   if (block.state === "protected") {
     body.append(el("p", { className: "protected-note", text: ui.protectedBody }));
   } else {
-    const segments = session.segmentsFor(block);
-    if (segments !== null) {
-      const text = el("div", { className: "answer-text" });
-      appendSegments(text, segments, { numbers, ui });
-      body.append(text);
+    const options = { stateOf: (id) => session.citationState(id), numbers, ui };
+    const tree = session.markdownFor(block);
+    if (tree !== null) {
+      body.append(answerNode(tree, options));
     } else if (block.content && block.content.type === "table") {
-      body.append(tableNode(block.content));
+      body.append(tableNode(block.content, options));
     }
   }
   node.replaceChildren(head, body);
@@ -426,10 +439,14 @@ function renderRejections(snapshot) {
   $("rejections").hidden = snapshot.rejections.length === 0;
 }
 
-function renderSources(sources) {
+function renderSources(sources, settled) {
   const verifiedList = $("verified-sources");
   $("sources-pending").hidden = sources.checked;
-  if (!sources.checked) return;
+  if (!sources.checked) {
+    // Pending while the run goes on; once it ended without a check, say that instead.
+    $("sources-pending").textContent = settled ? ui.noFinalCheck : ui.waitingVerification;
+    return;
+  }
   const summary = format(ui.verifiedCount, { verified: sources.verified.length, unverified: sources.unverified.length });
   $("sources-summary").textContent = summary;
   const badge = $("verification");
@@ -499,7 +516,10 @@ function onEvent(run, streamEvent) {
         el("div", { className: "tl-line" }, [
           el("span", { className: `pill pill-${TONES[streamEvent.type] ?? "muted"}`, text: streamEvent.type }),
           el("span", { className: "tl-label", text: strings.eventType[streamEvent.type] ?? "" }),
-          el("span", { className: "tl-time", text: offset }),
+          el("span", { className: "tl-time" }, [
+            el("time", { className: "tl-clock", text: formatTime(streamEvent.at, zone, { withDate: false }), attrs: { datetime: String(streamEvent.at ?? ""), title: zoneLabel(zone) } }),
+            offset ? ` ${offset}` : "",
+          ]),
         ]),
         el("div", { className: "tl-summary", text: summarize(streamEvent) }),
       ]),
@@ -522,8 +542,9 @@ function summarize({ type, data = {} }) {
     case "answer.preview":
       return `${data.publicationId ?? data.candidateId ?? ""} r${data.revision} · ${ui.unsaved}`;
     case "answer.published":
+      // The receipt's hint is what publishing knew, not the final check: shown as its code.
       return `${data.publicationId} r${data.revision} · #${data.deliveryOrdinal} · ${data.outcome ?? ""} · ${
-        data.state === "protected" ? ui.protected : strings.sourceHint[data.sourceHint] ?? data.sourceHint ?? ""
+        data.state === "protected" ? ui.protected : format(ui.receiptHint, { hint: data.sourceHint ?? "" })
       }`;
     case "answer.rejected":
       return `${data.code} · ${strings.rejection[data.code] ?? ""} · ${strings.effect[data.effect] ?? data.effect ?? ""}`;
@@ -557,3 +578,4 @@ root.addEventListener("click", (event) => {
 
 fillAgents();
 showOwner();
+$("time-zone").textContent = format(ui.timeZoneLabel, { zone: zoneLabel(zone) });

@@ -6,13 +6,23 @@
  *     nothing is cached, the last excerpt is cleared before each request;
  *   - without owner credentials no request is made at all (the admin's session would get
  *     the same 404 as a stranger, shown as 无权查看 should it ever happen);
- *   - the excerpt is plain text (textContent, white-space: pre-wrap), never HTML;
+ *   - the excerpt is plain text (text nodes, white-space: pre-wrap), never HTML; the ranges the
+ *     server computed from what the block cited (`highlights`, UTF-16 offsets) are <mark>s
+ *     built from text pieces (highlight.js);
+ *   - where the source is reads as page and paragraph (`location`, else `sourceRef.page`); the
+ *     UTF-16 locator is only in a small details line;
+ *   - a token the endpoint refused (401, or the ownership 404) is forgotten at once and the
+ *     dialog asks for another: it never says a refused token is "in use";
  *   - closing the dialog or leaving the page (pagehide) aborts a pending request and
  *     clears the excerpt; a failure never leaves an old excerpt on screen.
  */
 
 import { isAbortError } from "/static/sparktide/index.js";
-import { el, sourceLocation } from "./dom.js";
+import { answerStrings, el, format, sourceLocation, sourceOffsets } from "./dom.js";
+import { highlightPieces } from "./highlight.js";
+
+/** Refusals that say the credentials themselves are not the owner's (docs/preview.md steps 1–2). */
+const CREDENTIAL_REFUSALS = ["AUTHENTICATION_REQUIRED", "RESOURCE_NOT_FOUND"];
 
 export class SourceDialog {
   /**
@@ -26,11 +36,13 @@ export class SourceDialog {
    * @param {(token: string) => void} [options.onToken]  detail page: the token form was submitted
    * @param {() => void} [options.onForgetToken]
    * @param {() => boolean} [options.hasToken]
+   * @param {() => void} [options.onTokenRefused]  detail page: forget a token the server refused
    */
   constructor(dialog, options) {
     this.dialog = dialog;
     this.options = options;
-    this.ui = options.strings.ui;
+    this.ui = { ...options.strings.ui, ...answerStrings() };
+    this.tokenRefused = false;
     this.messages = options.strings.previewError;
     this.source = null;
     this.controller = null;
@@ -44,6 +56,7 @@ export class SourceDialog {
       else if (action === "reload") this.load();
       else if (action === "forget-token") {
         this.options.onForgetToken?.();
+        this.tokenRefused = false;
         this.load();
       }
     });
@@ -56,6 +69,7 @@ export class SourceDialog {
       input.value = "";
       if (!token) return;
       this.options.onToken?.(token);
+      this.tokenRefused = false;
       this.load();
     });
     window.addEventListener("pagehide", () => {
@@ -69,6 +83,7 @@ export class SourceDialog {
     this.source = source;
     this.parts.title.textContent = source.title || source.documentId || source.id;
     this.parts.meta.replaceChildren(...describe(source, this.ui));
+    this.tokenRefused = false;
     if (!this.dialog.open) this.dialog.showModal();
     this.load();
   }
@@ -87,6 +102,7 @@ export class SourceDialog {
       // No owner credentials: say so and make no request.
       this.parts["need-token-message"].textContent = this.options.needTokenMessage;
       this.parts["need-token"].hidden = false;
+      if (this.tokenRefused && this.ui.tokenRefused) this.parts["need-token-message"].textContent = this.ui.tokenRefused;
       this.parts["token-form"]?.removeAttribute("hidden");
       this.parts["token-input"]?.focus();
       return;
@@ -116,9 +132,31 @@ export class SourceDialog {
     const content = typeof excerpt?.content === "string" ? excerpt.content : "";
     this.parts.title.textContent = excerpt.title || this.source.title || excerpt.documentId || excerpt.id;
     this.parts.meta.replaceChildren(...describe(excerpt, this.ui));
-    this.parts["excerpt-caption"].textContent = this.ui.excerptScope;
-    this.parts.excerpt.textContent = content; // plain text only
+    this.showPlace(excerpt);
+    const pieces = highlightPieces(content, excerpt?.highlights);
+    const highlighted = pieces.some((piece) => piece.highlighted);
+    this.parts["excerpt-caption"].textContent = highlighted && this.ui.highlighted ? `${this.ui.excerptScope} · ${this.ui.highlighted}` : this.ui.excerptScope;
+    // Text nodes and <mark>s of text: the excerpt is never parsed as HTML.
+    this.parts.excerpt.replaceChildren(
+      ...pieces.map((piece) => (piece.highlighted ? el("mark", { className: "cited", text: piece.text }) : document.createTextNode(piece.text))),
+    );
     this.parts["excerpt-box"].hidden = false;
+  }
+
+  /** Page and paragraph up front; offsets, chunk and version in the small details line. */
+  showPlace(source) {
+    const location = source?.location && typeof source.location === "object" ? source.location : null;
+    if (this.parts.location) {
+      this.parts.location.textContent = sourceLocation(source?.sourceRef, this.ui, location);
+      this.parts.location.hidden = this.parts.location.textContent === "";
+    }
+    if (this.parts.details) {
+      const details = [sourceOffsets(source?.sourceRef, this.ui)];
+      if (source?.chunkId !== undefined && source?.chunkId !== null && this.ui.chunk) details.push(format(this.ui.chunk, { chunk: source.chunkId }));
+      if (source?.sourceRef?.version) details.push(`${this.ui.sourceVersion} ${String(source.sourceRef.version).slice(0, 20)}`);
+      this.parts.details.textContent = details.filter(Boolean).join(" · ");
+      this.parts.details.hidden = this.parts.details.textContent === "";
+    }
   }
 
   showError(error) {
@@ -128,6 +166,17 @@ export class SourceDialog {
     this.parts["error-code"].textContent = error?.status ? `${code} (${error.status})` : code;
     this.parts.error.hidden = false;
     this.parts.error.dataset.code = code;
+    if (CREDENTIAL_REFUSALS.includes(code) && this.options.onTokenRefused && this.options.hasToken?.()) {
+      // The token is not the owner's (or not valid at all): forget it, never call it "in use".
+      this.options.onTokenRefused();
+      this.tokenRefused = true;
+      this.showTokenState(false);
+      if (this.parts["token-form"]) {
+        this.parts["need-token-message"].textContent = this.ui.tokenRefused ?? this.options.needTokenMessage;
+        this.parts["need-token"].hidden = false;
+        this.parts["token-form"].hidden = false;
+      }
+    }
   }
 
   showTokenState(hasClient) {
@@ -135,7 +184,9 @@ export class SourceDialog {
     if (!state) return;
     const hasToken = this.options.hasToken?.() ?? hasClient;
     state.hidden = !hasToken;
-    this.parts["token-state-text"].textContent = this.ui.tokenInUse;
+    state.dataset.state = hasToken ? "in-use" : this.tokenRefused ? "refused" : "none";
+    // Only a token the page still holds is "in use"; a refused or forgotten one says nothing.
+    this.parts["token-state-text"].textContent = hasToken ? this.ui.tokenInUse : "";
     this.parts["token-form"].hidden = hasToken;
   }
 
@@ -148,8 +199,16 @@ export class SourceDialog {
 
   /** Nothing of an earlier answer stays on screen. */
   clear() {
-    this.parts.excerpt.textContent = "";
+    this.parts.excerpt.replaceChildren();
     this.parts["excerpt-caption"].textContent = "";
+    if (this.parts.location) {
+      this.parts.location.textContent = "";
+      this.parts.location.hidden = true;
+    }
+    if (this.parts.details) {
+      this.parts.details.textContent = "";
+      this.parts.details.hidden = true;
+    }
     this.parts["excerpt-box"].hidden = true;
     this.parts["error-message"].textContent = "";
     this.parts["error-code"].textContent = "";
@@ -167,15 +226,10 @@ export class SourceDialog {
   }
 }
 
-/** knowledge@version, page/locator, source version and ID as separate text pieces. */
+/** knowledge@version and the citation ID as separate text pieces (place and details are apart). */
 function describe(source, ui) {
   const parts = [];
   if (source.knowledgeId) parts.push(el("span", { className: "kv", text: `${source.knowledgeId}@${source.knowledgeVersion ?? ""}` }));
-  const location = sourceLocation(source.sourceRef, ui);
-  if (location) parts.push(el("span", { text: location }));
-  if (source.sourceRef?.version) {
-    parts.push(el("span", { text: `${ui.sourceVersion} ${String(source.sourceRef.version).slice(0, 20)}` }));
-  }
   if (source.id) parts.push(el("code", { className: "cid", text: source.id }));
   return parts;
 }

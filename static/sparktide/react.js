@@ -4,7 +4,8 @@
  * need a bundler or an import map. Pass the React you render with so there is exactly one copy.
  *
  *   const state = useChatSession(session, React)
- *   state.blocks.map((b) => session.segmentsFor(b)) // text segments → JSX text nodes, never innerHTML
+ *   state.blocks.map((b) => session.markdownFor(b)) // a Markdown node tree → JSX elements, never innerHTML
+ *   // (or session.segmentsFor(b) for plain text segments); chips: session.citationState(id)
  *
  * The hook only reads; disconnecting on page unload is the owner's call (`session.close()`),
  * and it never cancels the run server-side.

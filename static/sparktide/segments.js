@@ -8,19 +8,17 @@
  * call, URIs, Markdown links, `[[num:…]]` / `[[block:…]]` markers — is returned as literal text.
  * Segments are data: render `text` as a text node; the SDK never builds HTML or links.
  *
- * The marker grammar mirrors the server's (citations/markers.py) so both sides agree on what
- * a marker is.
+ * The marker grammar is the server's (citations/markers.py), kept in ./markers.js and checked
+ * against the shared cases of tests/conformance/markers.json.
+ *
+ * For display while a run streams, citationState and blockSourceStatus say what a marker or a
+ * block may claim *now*: nothing is "verified" before the root call's own `citation.verified`.
  *
  * @module sparktide/segments
  */
 
 import { isCitationId } from "./client.js";
-
-/** `[[cite:cite_…]]` */
-const CITE_MARKER = /\[\[cite:([^[\]\s]{0,200})\]\]/;
-/** Legacy `[cite_…]`; not when preceded by `[` or followed by `]` or `(` (that is a Markdown link). */
-const LEGACY_CITE_MARKER = /(?<!\[)\[(cite_[A-Za-z0-9_-]{0,200})\](?![\](])/;
-const ANY_CITE_MARKER = new RegExp(`${CITE_MARKER.source}|${LEGACY_CITE_MARKER.source}`, "g");
+import { findMarkers, parseMarkers, PY_SPACE_CLASS } from "./markers.js";
 
 /**
  * @typedef {{type: "text", text: string}} TextSegment
@@ -46,13 +44,14 @@ export function answerSegments(text, rootAgentCallId, citationChecks, citations,
   const segments = [];
   let textStart = 0;
   if (verified.size > 0) {
-    for (const match of body.matchAll(ANY_CITE_MARKER)) {
-      const id = match[1] ?? match[2];
+    for (const marker of findMarkers(body)) {
+      if (marker.kind !== "cite") continue;
+      const id = marker.value;
       const citation = verified.has(id) ? trustedCitation(id, citations) : null;
       if (!citation) continue; // stays part of the surrounding literal text
-      pushText(segments, body.slice(textStart, match.index));
+      pushText(segments, body.slice(textStart, marker.start));
       segments.push(Object.freeze({ type: "citation", id, status: "VERIFIED", citation }));
-      textStart = match.index + match[0].length;
+      textStart = marker.end;
     }
   }
   pushText(segments, body.slice(textStart));
@@ -74,8 +73,9 @@ export function answerSegments(text, rootAgentCallId, citationChecks, citations,
  */
 export function splitStreaming(buffer) {
   const text = String(buffer ?? "");
-  // A marker is at most "[[block:" + 200 + "]]" long; nothing further back can still change.
-  const windowStart = Math.max(0, text.length - 212);
+  // A marker is at most "[[block:" + 200 code points + "]]" long (up to 410 UTF-16 units);
+  // nothing further back can still change.
+  const windowStart = Math.max(0, text.length - 410);
   for (let i = text.indexOf("[", windowStart); i !== -1; i = text.indexOf("[", i + 1)) {
     if (couldBecomeMarker(text.slice(i))) return { settled: text.slice(0, i), pending: text.slice(i) };
   }
@@ -96,14 +96,80 @@ export function contentText(content) {
   return null;
 }
 
-/** IDs VERIFIED by the root agent call's own check; empty before that check exists. */
-function verifiedIds(rootAgentCallId, citationChecks) {
-  const ids = new Set();
-  if (!rootAgentCallId) return ids;
+/**
+ * What one cited ID may show now.
+ *   "pending"     the root call's final check has not arrived (yet);
+ *   "verified"    that check lists it VERIFIED and the run announced it exactly (`citation` set);
+ *   "unverified"  anything else — or the run ended (`settled`) without a check ever arriving.
+ * @param {string} id
+ * @param {string | null | undefined} rootAgentCallId
+ * @param {Map<string, object> | Record<string, object> | null | undefined} citationChecks
+ * @param {Map<string, object> | Record<string, object> | null | undefined} citations
+ * @param {{settled?: boolean}} [options]  settled: the run has ended (no check will come)
+ * @returns {{status: "pending" | "verified" | "unverified", citation?: object}}
+ */
+export function citationState(id, rootAgentCallId, citationChecks, citations, { settled = false } = {}) {
+  if (!rootCheck(rootAgentCallId, citationChecks)) return Object.freeze({ status: settled ? "unverified" : "pending" });
+  const citation = verifiedIds(rootAgentCallId, citationChecks).has(id) ? trustedCitation(id, citations) : null;
+  return Object.freeze(citation ? { status: "verified", citation } : { status: "unverified" });
+}
+
+const HINT_RANK = { verified: 3, sources_partial: 2, sources_unverified: 1 };
+
+/**
+ * The source badge one block may show now. It follows the block's receipt (`sourceHint` of
+ * answer.published, or of the preview) and the run's final check, and never claims more than
+ * either:
+ *   - "protected" for a withheld body; "none" / "unknown" as the receipt says;
+ *   - "sources_unverified" as soon as the receipt says so (bad news needs no wait);
+ *   - "pending" while a receipt claims (some) verified sources but the root check has not come;
+ *   - after the check: the weaker of the receipt and the check of the block's own cited IDs
+ *     (all VERIFIED → "verified", some → "sources_partial", none → "sources_unverified");
+ *   - a run that ended without a check: "sources_unverified".
+ * @param {{content: unknown, state?: string, sourceHint?: string}} block
+ * @param {{rootAgentCallId?: string | null, citationChecks?: any, citations?: any, settled?: boolean}} context
+ * @returns {"protected" | "none" | "unknown" | "pending" | "verified" | "sources_partial" | "sources_unverified"}
+ */
+export function blockSourceStatus(block, { rootAgentCallId, citationChecks, citations, settled = false } = {}) {
+  if (block.state === "protected") return "protected";
+  const hint = block.sourceHint ?? "unknown";
+  if (!Object.hasOwn(HINT_RANK, hint)) return hint === "none" ? "none" : "unknown";
+  if (hint === "sources_unverified") return hint;
+  if (!rootCheck(rootAgentCallId, citationChecks)) return settled ? "sources_unverified" : "pending";
+  const ids = citedIdsOf(block.content);
+  if (ids.length === 0) return hint; // its sources are numeric or block references: the receipt says
+  const verified = ids.filter((id) => citationState(id, rootAgentCallId, citationChecks, citations).status === "verified").length;
+  const fromCheck = verified === ids.length ? "verified" : verified > 0 ? "sources_partial" : "sources_unverified";
+  return HINT_RANK[fromCheck] < HINT_RANK[hint] ? fromCheck : hint;
+}
+
+/** Distinct cited IDs of a block's body: its text, or every cell of a table. */
+function citedIdsOf(content) {
+  const text = contentText(content);
+  if (text !== null) return parseMarkers(text).citedIds;
+  if (content && typeof content === "object" && /** @type {any} */ (content).type === "table") {
+    const { columns = [], rows = [] } = /** @type {any} */ (content);
+    const cells = [...columns, ...rows.flatMap((row) => (Array.isArray(row) ? row : []))];
+    return parseMarkers(cells.map(String).join("\n")).citedIds;
+  }
+  return [];
+}
+
+/** The root agent call's own check, or null. */
+function rootCheck(rootAgentCallId, citationChecks) {
+  if (!rootAgentCallId) return null;
   const check = lookup(citationChecks, rootAgentCallId);
   // The check must be the root call's own: a check filed under the key but naming another call
   // proves nothing about the root answer.
-  if (!check || (check.agentCallId !== undefined && check.agentCallId !== rootAgentCallId)) return ids;
+  if (!check || (check.agentCallId !== undefined && check.agentCallId !== rootAgentCallId)) return null;
+  return check;
+}
+
+/** IDs VERIFIED by the root agent call's own check; empty before that check exists. */
+function verifiedIds(rootAgentCallId, citationChecks) {
+  const ids = new Set();
+  const check = rootCheck(rootAgentCallId, citationChecks);
+  if (!check) return ids;
   for (const reference of Array.isArray(check.references) ? check.references : []) {
     if (reference && reference.status === "VERIFIED" && isCitationId(reference.id)) ids.add(reference.id);
   }
@@ -140,6 +206,7 @@ function pushText(segments, text) {
   else segments.push(Object.freeze({ type: "text", text }));
 }
 
+const PENDING_VALUE = new RegExp(`^[^\\[\\]${PY_SPACE_CLASS}]{0,200}\\]?$`, "u");
 const DOUBLE_MARKER_OPENINGS = ["[[cite:", "[[num:", "[[block:"];
 const LEGACY_OPENING = "[cite_";
 
@@ -149,7 +216,7 @@ function couldBecomeMarker(tail) {
     if (tail.length <= opening.length) {
       if (opening.startsWith(tail)) return true;
     } else if (tail.startsWith(opening)) {
-      return /^[^[\]\s]{0,200}\]?$/.test(tail.slice(opening.length));
+      return PENDING_VALUE.test(tail.slice(opening.length));
     }
   }
   if (tail.length <= LEGACY_OPENING.length) return LEGACY_OPENING.startsWith(tail);

@@ -17,7 +17,8 @@
  */
 
 import { ClientErrorCode } from "./errors.js";
-import { answerSegments, contentText } from "./segments.js";
+import { answerSegments, blockSourceStatus, citationState, contentText, splitStreaming } from "./segments.js";
+import { parseMarkdown } from "./markdown.js";
 
 const TERMINAL_STATUS = Object.freeze({
   "run.completed": "completed",
@@ -146,6 +147,51 @@ export class ChatSession {
     if (text === null) return null;
     const s = this._snapshot;
     return answerSegments(text, s.rootAgentCallId, s.citationChecks, s.citations, { streaming });
+  }
+
+  /**
+   * Has this turn ended, so that no `citation.verified` can still arrive? (A terminal event,
+   * or the stream/session failed.) Until then a marker without a check is *pending*.
+   */
+  settled() {
+    const { status } = this._snapshot;
+    return status !== "running" && status !== "idle";
+  }
+
+  /**
+   * The display state of one cited ID now: pending → verified | unverified (see citationState).
+   * @param {string} id
+   */
+  citationState(id) {
+    const s = this._snapshot;
+    return citationState(id, s.rootAgentCallId, s.citationChecks, s.citations, { settled: this.settled() });
+  }
+
+  /**
+   * The source badge a block may show now (see blockSourceStatus): never "verified" before the
+   * root call's own final check.
+   * @param {Block} block
+   */
+  blockSourceStatus(block) {
+    const s = this._snapshot;
+    return blockSourceStatus(block, {
+      rootAgentCallId: s.rootAgentCallId,
+      citationChecks: s.citationChecks,
+      citations: s.citations,
+      settled: this.settled(),
+    });
+  }
+
+  /**
+   * A block's text as a Markdown tree (parseMarkdown), or null when it has no text. Citation
+   * nodes carry only their ID: render each as a chip in the state citationState(id) gives.
+   * A preview still streaming holds back a trailing, unfinished marker.
+   * @param {Block} block
+   */
+  markdownFor(block, { streaming = block.preview && !this.settled() } = {}) {
+    const text = contentText(block.content);
+    if (text === null) return null;
+    return parseMarkdown(streaming ? splitStreaming(text).settled : text);
   }
 
   // ---- internals -------------------------------------------------------------------------

@@ -1,9 +1,11 @@
 """运行调试 in real headless Chromium, against daphne and a task worker."""
 
 import re
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 import pytest
-from guardian.shortcuts import remove_perm
+from guardian.shortcuts import assign_perm, remove_perm
 from playwright.sync_api import expect
 
 from runs.models import Run
@@ -18,7 +20,7 @@ STREAMING_STEPS = (
     {"search": "营收", "topK": 1},
     {"sleep": 0.3},
     {"answerPart": "北辰医药三季度营收增长 [[cite:{{c1}}]]。"},
-    {"sleep": 0.6},
+    {"sleep": 1.2},
     {
         "answerPart": "北辰医药 2026 年三季度营收同比增长 12%，主要来自创新药销售 [[cite:{{c1}}]]。"
         f"另有未经核实的说法 [[cite:{FORGED_ID}]]。",
@@ -117,8 +119,9 @@ def test_a_revision_replaces_its_block_in_place(signed_in, app, knowledge, alice
     agent(app, knowledge, STREAMING_STEPS)
     page = signed_in
     ask(page, alice.raw_token)
-    first = page.locator("#blocks [data-publication-id][data-revision='1']").first
+    first = page.locator("#blocks [data-publication-id]").first  # #1: blocks are in delivery order
     expect(first).to_be_visible()
+    expect(first).to_have_attribute("data-revision", "1")
     expect(first.locator("[data-role=revision]")).to_have_text("r1")
     publication_id = first.get_attribute("data-publication-id")
     first.evaluate("node => node.setAttribute('data-probe', 'kept')")
@@ -134,7 +137,7 @@ def test_a_revision_replaces_its_block_in_place(signed_in, app, knowledge, alice
 
 
 def test_an_unverified_reference_is_listed_apart_without_a_button(signed_in, app, knowledge, alice):
-    """The forged marker stays literal text in the answer and sits under 来源未核验, unclickable."""
+    """The forged marker is a 来源未核验 chip in the answer and sits under 来源未核验, unclickable."""
     agent(app, knowledge, STREAMING_STEPS)
     page = signed_in
     ask(page, alice.raw_token)
@@ -144,10 +147,15 @@ def test_an_unverified_reference_is_listed_apart_without_a_button(signed_in, app
     expect(page.locator("#unverified-box")).to_contain_text("来源未核验")
     expect(unverified.locator("button, a")).to_have_count(0)
     expect(page.locator(f"[data-action=preview][data-citation-id='{FORGED_ID}']")).to_have_count(0)
-    expect(page.locator("#blocks .marker")).to_contain_text(f"[[cite:{FORGED_ID}]]")
+    chip = page.locator(f"#blocks .cite-chip[data-citation-id='{FORGED_ID}']")
+    expect(chip).to_have_attribute("data-state", "unverified")
+    expect(chip).to_have_text("来源未核验")
+    assert chip.evaluate("node => node.tagName") == "SPAN"
+    expect(page.locator("#blocks")).not_to_contain_text("[[cite:")
     # The verified one is a chip and a listed source, both with a way to the excerpt.
     expect(page.locator("#verified-sources [data-action=preview]")).to_have_count(1)
-    expect(page.locator("#blocks .cite-chip")).to_have_count(1)
+    expect(page.locator("#blocks .cite-chip[data-state=verified]")).to_have_count(1)
+    expect(page.locator("#blocks button.cite-chip")).to_have_count(1)
 
 
 def test_viewing_a_verified_source_shows_its_excerpt_then_access_denied_after_revocation(
@@ -177,7 +185,7 @@ def test_viewing_a_verified_source_shows_its_excerpt_then_access_denied_after_re
     expect(excerpt).to_have_text("")
 
     remove_perm("knowledge.read_document", alice, knowledge.private_doc)
-    page.locator("#blocks .cite-chip").click()
+    page.locator("#blocks .cite-chip[data-state=verified]").click()
     error = dialog.locator("[data-role=error]")
     expect(error).to_be_visible()
     expect(error).to_have_attribute("data-code", "KNOWLEDGE_ACCESS_DENIED")
@@ -272,3 +280,204 @@ def test_a_second_run_starts_from_a_clean_page(signed_in, app, knowledge, alice)
     assert second_source.get_attribute("data-citation-id") != first_source
     page.locator("#verified-sources [data-action=preview]").click()
     expect(page.locator("#source-dialog [data-role=excerpt]")).to_contain_text("内部投研纪要")
+
+
+# --- Markdown, chips and honest states ----------------------------------------------------------
+
+MARKDOWN_ANSWER = "\n".join(
+    [
+        "## 概要",
+        "",
+        "**北辰医药**三季度营收同比增长 *12%* [[cite:{{c1}}]]。",
+        "",
+        "- 创新药销售是主要来源",
+        "- 研发投入 `同比增加`",
+        "",
+        "| 指标 | 数值 |",
+        "| --- | ---: |",
+        "| 营收增速 | 12% [[cite:{{c1}}]] |",
+        "",
+        "[点我看详情](javascript:window.__pwned=4) 与 ![走势图](https://evil.example/x.png)",
+        "",
+        "**<img src=x onerror=window.__pwned=5>** <script>window.__pwned=6</script>",
+        "",
+        f"传闻 [[cite:{FORGED_ID}]]。",
+    ]
+)
+
+
+def test_markdown_answers_render_as_elements_and_hostile_markdown_runs_nothing(
+    signed_in, app, knowledge, alice
+):
+    """Headings, emphasis, lists, code and tables become elements; a javascript: link, an image
+    and raw HTML inside Markdown are text: no <a>, no <img>, no script, the flag never set."""
+    agent(app, knowledge, ({"search": "营收", "topK": 1}, {"answerPart": MARKDOWN_ANSWER}))
+    page = signed_in
+    ask(page, alice.raw_token)
+    wait_until_finished(page)
+    answer = page.locator("#blocks .answer-text")
+    expect(answer.locator(".md-heading")).to_have_text("概要")
+    expect(answer.locator("strong").first).to_have_text("北辰医药")
+    expect(answer.locator("em")).to_have_text("12%")
+    expect(answer.locator("ul.md-list > li")).to_have_count(2)
+    expect(answer.locator("li code")).to_have_text("同比增加")
+    expect(answer.locator("table.md-table th")).to_have_text(["指标", "数值"])
+    expect(answer.locator("table.md-table td").nth(1).locator(".cite-chip")).to_have_attribute(
+        "data-state", "verified"
+    )
+    expect(answer).to_contain_text("点我看详情 (javascript:window.__pwned=4)")
+    expect(answer).to_contain_text("走势图")
+    expect(answer).to_contain_text("(https://evil.example/x.png)")
+    expect(answer).to_contain_text("<img src=x onerror=window.__pwned=5>")
+    expect(answer).to_contain_text("<script>window.__pwned=6</script>")
+    expect(answer).not_to_contain_text("**")
+    expect(answer).not_to_contain_text("[[cite:")
+    assert page.locator("#blocks a, #blocks img, #blocks script, #blocks iframe").count() == 0
+    assert page.locator("[href^='javascript:' i], [src^='javascript:' i]").count() == 0
+    # A link is never a source entry: only the one verified citation is.
+    expect(page.locator("#verified-sources li[data-citation-id]")).to_have_count(1)
+    page.wait_for_timeout(300)
+    assert page.evaluate("typeof window.__pwned") == "undefined"
+    page.wait_for_timeout(1500)  # let the highlight animation fade for the screenshot
+    screenshot(page, "debug-markdown")
+
+
+def test_citation_chips_are_pending_until_the_final_check_then_verified_or_unverified(
+    signed_in, app, knowledge, alice
+):
+    """While the run goes on no chip and no badge claims 来源已核验; citation.verified turns the
+    chips into a numbered button and a 来源未核验 span, and the badge agrees with the sources."""
+    agent(
+        app,
+        knowledge,
+        (
+            {"search": "营收", "topK": 1},
+            {"answerPart": f"营收增长 12% [[cite:{{{{c1}}}}]]，另有传闻 [[cite:{FORGED_ID}]]。"},
+            {"sleep": 2.5},
+        ),
+    )
+    page = signed_in
+    ask(page, alice.raw_token)
+    block = page.locator("#blocks [data-publication-id]").first
+    expect(block.locator(".cite-chip")).to_have_count(2)
+    # Before the check: both pending, nothing clickable, the badge and the sources panel wait.
+    expect(page.locator("#run-status")).to_have_class(re.compile("status-running"))
+    expect(block.locator(".cite-chip[data-state=pending]")).to_have_count(2)
+    expect(block.locator(".cite-chip")).to_have_text(["待核验", "待核验"])
+    expect(block.locator("button.cite-chip")).to_have_count(0)
+    expect(block.locator("[data-role=hint]")).to_have_attribute("data-status", "pending")
+    expect(block.locator("[data-role=hint]")).to_have_text("来源待核验")
+    expect(page.locator("#sources-pending")).to_be_visible()
+    assert page.locator("#blocks").inner_text().count("来源已核验") == 0
+    screenshot(page, "debug-chips-pending", full_page=False)
+
+    wait_until_finished(page)
+    verified = block.locator(".cite-chip[data-state=verified]")
+    expect(verified).to_have_text("1")
+    assert verified.evaluate("node => node.tagName") == "BUTTON"
+    unverified = block.locator(f".cite-chip[data-citation-id='{FORGED_ID}']")
+    expect(unverified).to_have_attribute("data-state", "unverified")
+    expect(unverified).to_have_text("来源未核验")
+    expect(block.locator("[data-role=hint]")).to_have_attribute("data-status", "sources_partial")
+    expect(page.locator("#verification")).to_contain_text("已核验 1 个，未核验 1 个")
+    verified.click()
+    expect(page.locator("#source-dialog [data-role=excerpt]")).to_contain_text("北辰医药")
+
+
+def test_a_start_refused_for_a_bad_token_shows_the_refusal_not_running(signed_in, app, knowledge):
+    """createRun answers 401: the page says why, and the badge leaves 运行中 for 已拒绝."""
+    agent(app, knowledge, STREAMING_STEPS)
+    page = signed_in
+    ask(page, "st_this_token_does_not_exist_0000000000")
+    expect(page.locator("#run-status")).to_have_class(re.compile("status-refused"))
+    expect(page.locator("#run-status")).to_have_text("已拒绝")
+    expect(page.locator("#run-error")).to_contain_text("无法创建运行")
+    expect(page.locator("#run-error")).to_contain_text("AUTHENTICATION_REQUIRED")
+    expect(page.locator("#start")).to_be_enabled()
+    expect(page.locator("#cancel")).to_be_hidden()
+    page.wait_for_timeout(500)  # a late render must not put 运行中 back
+    expect(page.locator("#run-status")).to_have_text("已拒绝")
+    assert Run.objects.count() == 0
+
+
+def test_a_cancelled_run_shows_its_markers_as_unverified_chips(signed_in, app, knowledge, alice):
+    """No citation.verified ever comes for a cancelled run: its chips go from pending to
+    来源未核验 and no raw [[cite:…]] is left on the page."""
+    agent(
+        app,
+        knowledge,
+        (
+            {"search": "营收", "topK": 1},
+            {"answerPart": "营收增长 [[cite:{{c1}}]]。"},
+            {"sleep": 3},
+            {"answerPart": "第二段。"},
+            # The engine reads the cancel flag between turns: one more turn after the sleep.
+            {"answerPart": "第三段。"},
+        ),
+    )
+    page = signed_in
+    ask(page, alice.raw_token)
+    chip = page.locator("#blocks .cite-chip")
+    expect(chip).to_have_attribute("data-state", "pending")
+    page.click("#cancel")
+    expect(page.locator("#run-status")).to_have_class(
+        re.compile("status-cancelled"), timeout=20_000
+    )
+    expect(chip).to_have_attribute("data-state", "unverified")
+    expect(chip).to_have_text("来源未核验")
+    expect(page.locator("#blocks")).not_to_contain_text("[[cite:")
+    expect(page.locator("#blocks [data-role=hint]").first).to_have_attribute(
+        "data-status", "sources_unverified"
+    )
+    expect(page.locator("#sources-pending")).to_contain_text("没有最终核验")
+    assert Run.objects.get().status == "CANCELLED"
+
+
+def test_the_source_dialog_shows_the_page_and_clears_on_a_failed_reload_and_on_leaving(
+    signed_in, app, knowledge, alice
+):
+    """Page up front, UTF-16 offsets only in the details line; 重新读取 after a revocation
+    leaves no excerpt; pagehide with the dialog open closes and empties it."""
+    agent(app, knowledge, MEMO_STEPS)
+    page = signed_in
+    ask(page, alice.raw_token, "内部纪要怎么说？")
+    wait_until_finished(page)
+    page.locator("#blocks .cite-chip[data-state=verified]").click()
+    dialog = page.locator("#source-dialog")
+    excerpt = dialog.locator("[data-role=excerpt]")
+    expect(excerpt).to_have_text("内部投研纪要：北辰医药营收预测上调，仅限分析师阅读。")
+    expect(dialog.locator("[data-role=location]")).to_have_text("第 1 页")
+    expect(dialog.locator("[data-role=details]")).to_contain_text("UTF-16 位置 0–")
+    expect(dialog.locator("[data-role=meta]")).not_to_contain_text("位置")
+    screenshot(page, "source-dialog-location", full_page=False)
+
+    remove_perm("knowledge.read_document", alice, knowledge.private_doc)
+    dialog.locator("[data-action=reload]").click()
+    expect(dialog.locator("[data-role=error]")).to_have_attribute(
+        "data-code", "KNOWLEDGE_ACCESS_DENIED"
+    )
+    expect(excerpt).to_have_text("")
+    expect(dialog.locator("[data-role=excerpt-box]")).to_be_hidden()
+    expect(dialog.locator("[data-role=location]")).to_have_text("")
+
+    # Back to a readable source, then the page is left with the dialog open.
+    assign_perm("knowledge.read_document", alice, knowledge.private_doc)
+    dialog.locator("[data-action=reload]").click()
+    expect(excerpt).to_contain_text("内部投研纪要")
+    page.evaluate("window.dispatchEvent(new PageTransitionEvent('pagehide', {persisted: true}))")
+    expect(dialog).to_be_hidden()
+    expect(excerpt).to_have_text("")
+    expect(page.locator("#owner-token")).to_have_value("")
+
+
+def test_the_timeline_shows_clock_times_in_the_display_time_zone(signed_in, app, knowledge, alice):
+    """Each event carries its time in Asia/Shanghai (the console's default), and the zone is named."""
+    agent(app, knowledge, MEMO_STEPS)
+    page = signed_in
+    ask(page, alice.raw_token, "内部纪要怎么说？")
+    wait_until_finished(page)
+    expect(page.locator("#time-zone")).to_have_text("时间按 Asia/Shanghai (GMT+8) 显示")
+    first = page.locator("#timeline [data-type='run.started'] time")
+    at = first.get_attribute("datetime")
+    expected = datetime.fromisoformat(at).astimezone(ZoneInfo("Asia/Shanghai")).strftime("%H:%M:%S")
+    expect(first).to_have_text(expected)
