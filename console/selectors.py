@@ -15,11 +15,11 @@ from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
 from citations.markers import ANY_MARKER, CITE_MARKER, LEGACY_CITE_MARKER
+from citations.trusted import root_check, trusted_sources
 from publication.models import BlockRevision, PublicationAttempt
 from publication.reader import PROTECTED, VISIBLE, RunReader
 from runs.models import AgentCall, DeliveryAck, DeliveryLog, JournalEntry, Run, RunEvent
 from sparktide.agents.models import AgentPin, AgentVersion
-from sparktide.ids import is_citation_id
 from sparktide.tenancy.models import App, Membership, Tenant
 
 EVENT_DISPLAY_LIMIT = 2000
@@ -216,8 +216,8 @@ class Sources:
 
 
 def answer_sources(events: list[dict]) -> Sources:
-    """回答来源区 from the run's own events: VERIFIED = listed VERIFIED by the root call's
-    citation.verified AND announced by citation.created with an exact version and chunk."""
+    """回答来源区 from the run's own events, by the one trusted-source rule
+    (citations/trusted.py): the root call's own citation.verified, announced exactly."""
     root = next(
         (
             e["data"].get("agentCallId")
@@ -227,31 +227,22 @@ def answer_sources(events: list[dict]) -> Sources:
         None,
     )
     created = {e["data"]["id"]: e["data"] for e in events if e["type"] == "citation.created"}
-    check = next(
-        (
-            e["data"]
-            for e in events
-            if e["type"] == "citation.verified" and root and e["data"].get("agentCallId") == root
-        ),
-        None,
-    )
-    sources = Sources(root_agent_call_id=root, checked=check is not None, retrieved=len(created))
-    for reference in (check or {}).get("references", []):
-        ref_id = str(reference.get("id", ""))
-        citation = created.get(ref_id)
-        exact = (
-            citation is not None
-            and citation.get("knowledgeVersion")
-            and citation.get("chunkId")
-            and is_citation_id(ref_id)
-        )
-        if reference.get("status") == "VERIFIED" and exact:
-            sources.verified.append(
-                SourceEntry(ref_id, number=len(sources.verified) + 1, citation=citation)
-            )
-        else:
-            note = "" if reference.get("status") != "VERIFIED" else "no-exact-version"
-            sources.unverified.append(SourceEntry(ref_id, citation=None, note=note))
+    checks = {
+        e["data"].get("agentCallId"): e["data"] for e in events if e["type"] == "citation.verified"
+    }
+    trusted = trusted_sources(root, checks, created)
+    sources = Sources(root_agent_call_id=root, checked=trusted.checked, retrieved=len(created))
+    for number, (ref_id, citation) in enumerate(trusted.verified, start=1):
+        sources.verified.append(SourceEntry(ref_id, number=number, citation=citation))
+    claimed = {
+        r.get("id")
+        for r in (root_check(root, checks) or {}).get("references", [])
+        if isinstance(r, dict) and r.get("status") == "VERIFIED"
+    }
+    for ref_id in trusted.unverified:
+        # Listed VERIFIED but never announced with an exact version and chunk.
+        note = "no-exact-version" if ref_id in claimed else ""
+        sources.unverified.append(SourceEntry(ref_id, citation=None, note=note))
     return sources
 
 

@@ -12,7 +12,7 @@
  * ChatSession folds them (preview vs receipt, revisions in place, rejections, conflicts).
  */
 
-import { ChatSession, SparkTideClient, SparkTideError, isCitationId } from "/static/sparktide/index.js";
+import { ChatSession, SparkTideClient, SparkTideError, trustedSources } from "/static/sparktide/index.js";
 import { answerNode, answerStrings, displayZone, el, format, formatTime, readJson, sourceBadge, sourceLocation, tableNode, zoneLabel } from "./dom.js";
 import { SourceDialog } from "./preview.js";
 
@@ -324,22 +324,9 @@ function render(run) {
   }
 }
 
-/** VERIFIED = the root call's own check lists it VERIFIED and the run announced it exactly. */
+/** The 回答来源区: the SDK's one trusted-source rule (segments.js trustedSources). */
 function answerSources(snapshot) {
-  const rootId = snapshot.rootAgentCallId;
-  const check = rootId ? snapshot.citationChecks[rootId] : undefined;
-  const result = { checked: Boolean(check && check.agentCallId === rootId), verified: [], unverified: [] };
-  if (!result.checked) return result;
-  for (const reference of check.references ?? []) {
-    const citation = Object.hasOwn(snapshot.citations, reference.id) ? snapshot.citations[reference.id] : null;
-    const exact = citation && citation.knowledgeVersion && citation.chunkId;
-    if (reference.status === "VERIFIED" && isCitationId(reference.id) && exact) {
-      result.verified.push({ id: reference.id, citation });
-    } else {
-      result.unverified.push({ id: String(reference.id ?? "") });
-    }
-  }
-  return result;
+  return trustedSources(snapshot.rootAgentCallId, snapshot.citationChecks, snapshot.citations);
 }
 
 const keyOf = (block) => (block.publicationId ? `pub:${block.publicationId}` : `cand:${block.candidateId}`);

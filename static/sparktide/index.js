@@ -12,7 +12,7 @@
 export { SparkTideClient, CITATION_ID_PATTERN, isCitationId, isAbortError } from "./client.js";
 export { SparkTideError, ClientErrorCode } from "./errors.js";
 export { openEventStream, backoffDelay, CloseCode, TERMINAL_EVENT_TYPES, isTerminalEventType } from "./stream.js";
-export { answerSegments, splitStreaming, contentText, citationState, blockSourceStatus } from "./segments.js";
+export { answerSegments, splitStreaming, contentText, citationState, blockSourceStatus, trustedSources } from "./segments.js";
 export { findMarkers, markerAt, parseMarkers } from "./markers.js";
 export { parseMarkdown, parseInline, renderMarkdown, inlineText } from "./markdown.js";
 export { ChatSession, sameContent } from "./session.js";

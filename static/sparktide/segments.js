@@ -114,6 +114,31 @@ export function citationState(id, rootAgentCallId, citationChecks, citations, { 
   return Object.freeze(citation ? { status: "verified", citation } : { status: "unverified" });
 }
 
+/**
+ * The 回答来源区 of a run: every reference of the root call's own final check, VERIFIED when that
+ * check lists it VERIFIED, its ID is well formed and the run announced it with an exact knowledge
+ * version and chunk; UNVERIFIED otherwise. The one trusted-source rule of the browser (console
+ * included); the server's twin is citations/trusted.py, pinned with it by
+ * tests/conformance/trusted_sources.json.
+ * @param {string | null | undefined} rootAgentCallId
+ * @param {Map<string, object> | Record<string, object> | null | undefined} citationChecks
+ * @param {Map<string, object> | Record<string, object> | null | undefined} citations
+ * @returns {{checked: boolean, verified: {id: string, citation: object}[], unverified: {id: string}[]}}
+ */
+export function trustedSources(rootAgentCallId, citationChecks, citations) {
+  const check = rootCheck(rootAgentCallId, citationChecks);
+  const result = { checked: Boolean(check), verified: [], unverified: [] };
+  if (!check) return result;
+  const verified = verifiedIds(rootAgentCallId, citationChecks);
+  for (const reference of Array.isArray(check.references) ? check.references : []) {
+    const id = reference && typeof reference.id === "string" ? reference.id : "";
+    const citation = verified.has(id) ? trustedCitation(id, citations) : null;
+    if (citation) result.verified.push({ id, citation });
+    else result.unverified.push({ id: String(reference?.id ?? "") });
+  }
+  return result;
+}
+
 const HINT_RANK = { verified: 3, sources_partial: 2, sources_unverified: 1 };
 
 /**
