@@ -22,13 +22,13 @@ MAX_INPUT_CHARS = 32_000
 def validate_run_input(value) -> str:
     """The run input as given (never trimmed), or 400 INVALID_REQUEST naming ``input``."""
     if not isinstance(value, str):
-        raise SparkTideError(ErrorCode.INVALID_REQUEST, _("input：必须是文本。"))
+        raise SparkTideError(ErrorCode.INVALID_REQUEST, "input: " + _("必须是文本。"))
     if not value.strip():
-        raise SparkTideError(ErrorCode.INVALID_REQUEST, _("input：不能为空白。"))
+        raise SparkTideError(ErrorCode.INVALID_REQUEST, "input: " + _("不能为空白。"))
     if len(value) > MAX_INPUT_CHARS:
         raise SparkTideError(
             ErrorCode.INVALID_REQUEST,
-            _("input：最多 %(limit)d 个字符。") % {"limit": MAX_INPUT_CHARS},
+            "input: " + _("最多 %(limit)d 个字符。") % {"limit": MAX_INPUT_CHARS},
         )
     return value
 
