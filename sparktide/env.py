@@ -6,6 +6,7 @@ value stops the process at start instead of surfacing as a strange error later.
 
 import os
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -80,3 +81,15 @@ def env_url(name: str, *, schemes: set[str]) -> str | None:
         expected = ", ".join(sorted(schemes))
         raise ImproperlyConfigured(f"{name} must be a URL with scheme {expected}, got {raw!r}")
     return raw
+
+
+def env_time_zone(name: str, default: str) -> str:
+    """An IANA time zone name (``Asia/Shanghai``), checked against the zone database."""
+    value = os.environ.get(name, default).strip()
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ImproperlyConfigured(
+            f"{name} must be an IANA time zone such as Asia/Shanghai, got {value!r}"
+        )
+    return value

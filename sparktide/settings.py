@@ -10,7 +10,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from sparktide.env import env_bool, env_float, env_int, env_list, env_str, env_url
+from sparktide.env import env_bool, env_float, env_int, env_list, env_str, env_time_zone, env_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("SPARKTIDE_VAR_DIR", str(BASE_DIR / "var")))
@@ -101,6 +101,7 @@ TEMPLATES = [
                 "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "console.context.display_time_zone",
             ],
         },
     },
@@ -192,6 +193,8 @@ LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+# The zone the console shows times in (with its name); storage and the API stay UTC.
+SPARKTIDE_DISPLAY_TIME_ZONE = env_time_zone("SPARKTIDE_DISPLAY_TIME_ZONE", "Asia/Shanghai")
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]

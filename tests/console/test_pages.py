@@ -245,3 +245,10 @@ def test_a_failed_run_shows_its_terminal_reason(staff_client, app, knowledge, ma
     assert run.status == "PARTIAL" and "部分完成" in page
     assert "PROVIDER_FAILED" in page and "模型崩溃" in page
     assert "先写一段。" in page  # the earlier commit stays
+
+
+def test_run_detail_hands_the_display_time_zone_to_its_script(staff_client, run, settings):
+    """Times are shown in SPARKTIDE_DISPLAY_TIME_ZONE; the page tells its script which."""
+    assert 'data-time-zone="Asia/Shanghai"' in html(staff_client.get(f"/console/runs/{run.pk}/"))
+    settings.SPARKTIDE_DISPLAY_TIME_ZONE = "Europe/Berlin"
+    assert 'data-time-zone="Europe/Berlin"' in html(staff_client.get(f"/console/runs/{run.pk}/"))
