@@ -9,6 +9,7 @@ from django.utils import timezone
 from runs.models import Run
 from runs.runtime.services import MAX_INPUT_CHARS
 from sparktide.agents.models import AgentVersion
+from sparktide.tenancy.models import ApiToken
 from tests import factories
 from tests.console.conftest import ANSWER_STEPS
 
@@ -74,11 +75,12 @@ def test_a_revoked_token_creates_no_run(staff_client, second_version, alice):
 
 
 def test_it_refuses_a_token_of_a_user_who_is_not_a_member_of_the_app(
-    staff_client, second_version, outsider, tenant
+    staff_client, second_version, outsider, tenant, admin_user
 ):
     stranger = factories.make_user(tenant, "carol")  # same tenant, not in the app
-    for owner in (outsider, stranger):
-        response = post(staff_client, version=second_version.pk, token=owner.raw_token)
+    _, admin_token = ApiToken.issue(admin_user)  # the staff user's own token owns nothing
+    for token in (outsider.raw_token, stranger.raw_token, admin_token):
+        response = post(staff_client, version=second_version.pk, token=token)
         assert (response.status_code, response.json()["code"]) == (404, "RESOURCE_NOT_FOUND")
     assert Run.objects.count() == 0
 
