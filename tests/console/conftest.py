@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 import pytest
 from django.test import Client
+from playwright.sync_api import expect
 
 from runs.models import Run
 from runs.runtime.engine import execute_run
@@ -240,6 +241,9 @@ def page(browser, live_console):
         base_url=live_console, locale="zh-CN", viewport={"width": 1440, "height": 960}
     )
     context.set_default_timeout(15_000)
+    # Assertions wait as long as actions: on a loaded machine a fresh daphne's first API
+    # request (lazy imports) can take longer than Playwright's 5 s default.
+    expect.set_options(timeout=15_000)
     page = context.new_page()
     problems: list[str] = []
     page.on("pageerror", lambda error: problems.append(f"pageerror: {error}"))

@@ -154,3 +154,6 @@ def test_run_detail_shows_times_in_the_display_time_zone_with_its_label(signed_i
     at = page.locator("#events time").first.get_attribute("datetime")
     clock = datetime.fromisoformat(at).astimezone(ZoneInfo("Asia/Shanghai")).strftime("%H:%M:%S")
     expect(page.locator("#events time").first).to_contain_text(clock)
+    # Every time on the page (events, journal, revisions, attempts) is in the same zone.
+    assert page.locator("time[data-time]").count() > 10
+    assert page.locator("time[data-time]:not([title^='Asia/Shanghai'])").count() == 0
