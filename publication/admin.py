@@ -1,7 +1,9 @@
 """Answer blocks, their revisions and every publication attempt, read-only in the admin.
 
-Bodies are shown as stored data (escaped by the admin, never rendered as HTML);
-what a viewer may see now is the reader's decision (the console's 运行详情).
+No answer body is shown here: bodies leave the store only through the reader
+(publication/reader.py), which applies the viewer's current authorization — the
+console's 运行详情 (linked from every run) shows them that way. The admin shows
+the records around them: identity, revision, outcome, reason, digest, bindings.
 """
 
 from django.contrib import admin
@@ -56,6 +58,7 @@ class BlockRevisionAdmin(ReadOnlyAdmin):
     list_filter = ("role", "source_hint", "truncated")
     list_select_related = ("block",)
     search_fields = ("block__id", "block__run__id")
+    exclude = ("content",)  # the body: only through the reader (运行详情)
     inlines = [SourceBindingInline, BlockDependencyInline]
 
 
@@ -75,3 +78,4 @@ class PublicationAttemptAdmin(ReadOnlyAdmin):
     list_filter = ("outcome", "entry", "reason")
     list_select_related = ("run", "block")
     search_fields = ("candidate_id", "run__id", "block__id")
+    exclude = ("content",)  # the candidate body: never shown outside the reader

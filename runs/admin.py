@@ -2,7 +2,9 @@
 
 Runs, their agent calls, events and runtime journal are written by the platform
 only; the admin shows them (ReadOnlyAdmin) and links each run to its 运行详情 in
-the console and to its answer blocks, attempts and citations here.
+the console and to its answer blocks, attempts and citations here. No answer or
+candidate body is shown in the admin (see publication/admin.py): 运行详情 shows them
+through the reader.
 """
 
 from django.contrib import admin
@@ -92,6 +94,7 @@ class AgentCallAdmin(ReadOnlyAdmin):
     list_filter = ("status",)
     list_select_related = ("run", "agent_version__agent")
     search_fields = ("run__id",)
+    exclude = ("result_text",)  # answer text: only through the reader (运行详情)
 
 
 @admin.register(RunEvent)
@@ -108,3 +111,6 @@ class JournalEntryAdmin(ReadOnlyAdmin):
     list_filter = ("kind", "tool")
     list_select_related = ("run",)
     search_fields = ("run__id",)
+    # The journal's data holds the model's text and send_answer_part bodies: 运行详情
+    # shows it with the bodies redacted; the admin shows only what the step was.
+    exclude = ("data",)

@@ -160,3 +160,24 @@ def test_an_uploaded_text_file_keeps_its_pages(staff, draft):
     assert response.status_code == 302
     document = draft.documents.get(key="notes")
     assert document.title == "笔记" and document.page_count == 2
+
+
+def test_no_answer_body_leaves_the_store_through_the_admin(staff, finished):
+    """Bodies leave only through the reader (the console's 运行详情); the admin shows the
+    records around them — revision, attempt, journal step, agent call — never the text."""
+    body = "营收增长 12%"
+    revision = BlockRevision.objects.get(block__run=finished)
+    assert body in revision.content["text"]  # it is there, in the store
+    pages = [
+        url(BlockRevision, "change", revision.pk),
+        url(AnswerBlock, "change", revision.block_id),
+        url(PublicationAttempt, "change", PublicationAttempt.objects.filter(run=finished)[0].pk),
+        url(AgentCall, "change", AgentCall.objects.filter(run=finished)[0].pk),
+        url(Run, "change", finished.pk),
+        url(JournalEntry, "changelist") + f"?run__id__exact={finished.pk}",
+    ]
+    pages += [url(JournalEntry, "change", e.pk) for e in JournalEntry.objects.filter(run=finished)]
+    for page in pages:
+        response = staff.get(page)
+        assert response.status_code == 200, page
+        assert body not in response.content.decode(), page

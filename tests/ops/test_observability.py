@@ -2,6 +2,7 @@
 preview outcome — written where it happens, JSON lines with LOG_FORMAT=json, and the
 Prometheus metrics at /metrics behind SPARKTIDE_METRICS."""
 
+import asyncio
 import json
 import logging
 import subprocess
@@ -172,3 +173,31 @@ def _maybe(text: str, name: str, **labels) -> float:
         return metric(text, name, **labels)
     except AssertionError:
         return 0.0
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_open_websockets_gauge_counts_accepted_streams_only(app, alice, knowledge):
+    from channels.db import database_sync_to_async
+    from prometheus_client import REGISTRY
+
+    from tests.realtime.helpers import open_and_read, socket, ticket_for
+
+    def open_now() -> float:
+        return REGISTRY.get_sample_value("sparktide_open_websockets")
+
+    run = await database_sync_to_async(factories.scripted_run)(
+        app, alice, [{"text": "x"}], knowledge=[knowledge], execute=False
+    )
+    before = open_now()
+    live = socket(run, ticket=await ticket_for(run, alice))
+    connected, _ = await live.connect(timeout=5)
+    assert connected
+    for _ in range(100):  # the consumer counts itself once its delivery log is open
+        if open_now() == before + 1:
+            break
+        await asyncio.sleep(0.05)
+    assert open_now() == before + 1
+    refused = await open_and_read(socket(run, ticket="st_not_a_ticket"))
+    assert refused[1] == 4401 and open_now() == before + 1
+    await live.disconnect(timeout=5)
+    assert open_now() == before
