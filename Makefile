@@ -7,7 +7,7 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/sparktide
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: demo test venv lint services chromium java pytest jstest bench clean
+.PHONY: demo test venv lint services chromium clients pytest jstest bench clean
 
 $(VENV)/.installed: pyproject.toml clients/python/pyproject.toml
 	@test -n "$(PYTHON)" || { scripts/find-python; exit 1; }
@@ -28,8 +28,9 @@ services:
 chromium:
 	scripts/ensure-chromium
 
-java:
+clients:
 	scripts/ensure-java
+	scripts/ensure-sdk-tools
 
 lint: venv
 	$(VENV)/bin/ruff check .
@@ -39,10 +40,10 @@ lint: venv
 jstest:
 	node --test tests/js/
 
-pytest: venv services chromium java
+pytest: venv services chromium clients
 	SPARKTIDE_TEST_STRICT=1 DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest $(PYTEST_ARGS)
 
-test: venv services chromium java lint jstest pytest
+test: venv services chromium clients lint jstest pytest
 
 bench: venv services
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/publication.py
