@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from django.db import connections
 
 from tests import factories
 from tests.clients.conftest import start_live_server, verified_citations, wait_for_terminal
@@ -295,6 +296,9 @@ def test_the_example_page_asks_shows_verified_sources_and_previews_them_in_chrom
             assert not problems, problems
             context.close()
             browser.close()
+            # The ORM calls above ran inside Playwright's greenlet, on connections of their
+            # own context: close them here, or the test database cannot be dropped at the end.
+            connections.close_all()
     finally:
         server.process.stop(timeout=3)
 
