@@ -7,7 +7,7 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/sparktide
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: demo demo-reset test venv lint services chromium java pytest jstest bench mutation clean
+.PHONY: demo demo-reset test venv lint services chromium clients java pytest jstest bench mutation clean
 
 $(VENV)/.installed: pyproject.toml clients/python/pyproject.toml
 	@test -n "$(PYTHON)" || { scripts/find-python; exit 1; }
@@ -34,8 +34,9 @@ services:
 chromium:
 	scripts/ensure-chromium
 
-java:
+clients:
 	scripts/ensure-java
+	scripts/ensure-sdk-tools
 
 lint: venv
 	$(VENV)/bin/ruff check .
@@ -46,10 +47,10 @@ lint: venv
 jstest:
 	node --test tests/js/
 
-pytest: venv services chromium java
+pytest: venv services chromium clients
 	SPARKTIDE_TEST_STRICT=1 DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest $(PYTEST_ARGS)
 
-test: venv services chromium java lint jstest pytest
+test: venv services chromium clients lint jstest pytest
 
 bench: venv services
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/publication.py

@@ -22,6 +22,7 @@ from django.db import connection
 from runs.models import Run
 from tests import factories
 from tests.realtime.processes import DAPHNE, Process, database_url, free_port, process_env
+from tests.remote_server import remote_knowledge  # noqa: F401 - the fixture
 
 STEPS = (
     {"search": "营收增长", "topK": 2},

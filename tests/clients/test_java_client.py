@@ -1,6 +1,7 @@
-"""The Java client (clients/java) is compiled with javac and its JUnit 5 tests run against a
-live daphne this test started and against real local servers that count requests; the counts
-and the server's access log prove what reached whom. JDK 17 and JUnit come from Debian
+"""The Java client (clients/java) and its Kotlin extension (clients/kotlin) are compiled with
+javac and kotlinc, and their JUnit 5 tests run against a live daphne this test started and
+against real local servers that count requests; the counts and the server's access log prove
+what reached whom. JDK 17, JUnit, Kotlin and kotlinx-coroutines come from Debian
 (scripts/ensure-java, run by `make test`)."""
 
 import os
@@ -20,7 +21,11 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 JAVA_ROOT = ROOT / "clients" / "java"
+KOTLIN_ROOT = ROOT / "clients" / "kotlin"
 JUNIT = Path("/usr/share/java/junit-platform-console-standalone.jar")
+COROUTINES = Path("/usr/share/java/kotlinx-coroutines-core.jar")
+KOTLIN_STDLIB = Path("/usr/share/java/kotlin-stdlib.jar")
+ATOMICFU = Path("/usr/share/java/atomicfu.jar")  # kotlinx-coroutines needs it at run time
 CONFORMANCE = ROOT / "tests" / "conformance" / "citation_ids.json"
 
 
@@ -44,13 +49,39 @@ def java_build(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def kotlin_build(java_build, tmp_path_factory) -> Path:
+    kotlinc = shutil.which("kotlinc")
+    factories.require(
+        bool(kotlinc and COROUTINES.exists() and KOTLIN_STDLIB.exists() and ATOMICFU.exists()),
+        "the Kotlin extension needs Debian's kotlin, libkotlinx-coroutines-java and "
+        "libkotlinx-atomicfu-java",
+    )
+    out = tmp_path_factory.mktemp("kotlin-classes")
+    classpath = os.pathsep.join(str(p) for p in (java_build, COROUTINES, JUNIT))
+    sources = sorted(str(p) for p in KOTLIN_ROOT.glob("src/**/*.kt"))
+    compiled = subprocess.run(
+        [kotlinc, "-jvm-target", "1.8", "-Werror", "-cp", classpath, "-d", str(out)] + sources,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+    return out
+
+
 def test_the_java_client_compiles_without_a_warning(java_build):
     classes = {p.name for p in java_build.rglob("*.class")}
     assert {"SparkTideClient.class", "CitationIds.class", "Json.class"} <= classes
 
 
-def test_the_java_client_passes_its_junit_tests_against_a_live_server(
-    java_build, sparktide_server, agents, alice, bob, counting_servers
+def test_the_kotlin_extension_compiles_without_a_warning(kotlin_build):
+    classes = {p.name for p in kotlin_build.rglob("*.class")}
+    assert "PreviewCitationAwaitKt.class" in classes
+
+
+def test_the_java_and_kotlin_clients_pass_their_junit_tests_against_a_live_server(
+    java_build, kotlin_build, sparktide_server, agents, alice, bob, counting_servers
 ):
     from tests.clients.test_python_client import client_for, finished_run
 
@@ -80,11 +111,14 @@ def test_the_java_client_passes_its_junit_tests_against_a_live_server(
             "-jar",
             str(JUNIT),
             "--class-path",
-            str(java_build),
+            os.pathsep.join(
+                str(p) for p in (java_build, kotlin_build, KOTLIN_STDLIB, COROUTINES, ATOMICFU)
+            ),
             "--scan-class-path",
             "--disable-banner",
             "--details=tree",
             "--disable-ansi-colors",
+            "--config=junit.jupiter.execution.timeout.default=60s",
         ],
         capture_output=True,
         text=True,
@@ -103,6 +137,8 @@ def test_the_java_client_passes_its_junit_tests_against_a_live_server(
         "a503FailsOnceWithTheProblemAndIsNotRetried",
         "cancellingTheStageAbandonsTheCall",
         "refuses: a URI",
+        "kotlinAwaitsTheOwnersExcerptAsText",
+        "cancellingTheCoroutineCancelsTheCall",
     ):
         assert name in output, name
 
@@ -111,12 +147,12 @@ def test_the_java_client_passes_its_junit_tests_against_a_live_server(
         ("GET", f"/v1/apps/business/runs/run_x/citations/cite_{'z' * 24}/preview")
     ]
     assert sorted(path for _, path in slow.requests) == [
-        f"/v1/apps/business/runs/run_cancel/citations/cite_{'z' * 24}/preview",
-        f"/v1/apps/business/runs/run_timeout/citations/cite_{'z' * 24}/preview",
+        f"/v1/apps/business/runs/{run}/citations/cite_{'z' * 24}/preview"
+        for run in ("run_cancel", "run_kotlin_cancel", "run_timeout")
     ]
-    # The live server saw exactly the calls that were allowed out: 5 previews, a getRun and a
-    # createRun — the URIs never left the JVM.
+    # The live server saw exactly the calls that were allowed out: 5 Java and 2 Kotlin previews,
+    # a getRun and a createRun — the URIs never left the JVM.
     seen = sparktide_server.requests()[before:]
-    assert len([line for line in seen if "/citations/" in line]) == 5, seen
+    assert len([line for line in seen if "/citations/" in line]) == 7, seen
     assert not [line for line in seen if "example.com" in line or "admin" in line], seen
-    assert len(seen) == 7, seen
+    assert len(seen) == 9, seen

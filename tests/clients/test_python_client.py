@@ -238,6 +238,57 @@ def test_each_preview_failure_arrives_as_a_typed_error_with_code_status_and_prob
     assert len(sparktide_server.requests_to(f"/runs/{run_id}/citations/")) == 12
 
 
+def test_remote_source_and_document_acl_failures_arrive_typed_too(
+    transactional_db,
+    app,
+    alice,
+    knowledge,
+    remote_knowledge,  # noqa: F811 - the fixture
+):
+    from tests import factories
+    from tests.remote_server import make_remote_version, remote_item
+
+    remote_knowledge.set_items([remote_item("crm-1", "客户拜访纪要：营收增长12%。", version="7")])
+    crm = make_remote_version(app.tenant, remote_knowledge, key="crm")
+    factories.lease(app, crm)
+    cites = {"answerPart": "依据 [[cite:{{c1}}]]"}
+    memo_run = factories.scripted_run(
+        app, alice, [{"search": "内部投研纪要", "topK": 1}, cites], knowledge=[knowledge], key="m"
+    )
+    remote_run = factories.scripted_run(
+        app, alice, [{"search": "营收", "topK": 1}, cites], knowledge=[crm], key="r"
+    )
+    remote_knowledge.requests.clear()  # the run's own retrieval
+    server = start_live_server(SPARKTIDE_REMOTE_TIMEOUT_CAP="0.5")
+    try:
+        with client_for(server, alice) as client:
+            memo_id = verified_citations(memo_run.pk)[0]
+            assert "仅限分析师阅读" in client.preview_citation(memo_run.pk, memo_id)["content"]
+            remove_perm("knowledge.read_document", alice, knowledge.memo)
+            with pytest.raises(PermissionDeniedError) as denied:
+                client.preview_citation(memo_run.pk, memo_id)
+            assert (denied.value.code, denied.value.status) == ("KNOWLEDGE_ACCESS_DENIED", 403)
+
+            remote_id = verified_citations(remote_run.pk)[0]
+            assert client.preview_citation(remote_run.pk, remote_id)["content"].startswith("客户")
+            for behave, code, status in (
+                (lambda: remote_knowledge.sleep(5), "CITATION_PREVIEW_TIMED_OUT", 408),
+                (lambda: remote_knowledge.fail(500), "KNOWLEDGE_SOURCE_ERROR", 502),
+                (remote_knowledge.stop, "KNOWLEDGE_SOURCE_UNAVAILABLE", 503),
+            ):
+                remote_knowledge.reset()
+                behave()
+                with pytest.raises(ServerError) as failed:
+                    client.preview_citation(remote_run.pk, remote_id)
+                assert (failed.value.code, failed.value.status) == (code, status)
+                assert failed.value.problem["code"] == code
+        # one request per preview, at the platform and at the source: nothing retried
+        assert len(server.requests_to("/citations/")) == 6
+        assert len(remote_knowledge.requests) == 3  # ok, timed out, 500; then unreachable
+    finally:
+        server.process.stop(timeout=3)
+
+
 def run_chunk(citation_id: str) -> int:
     from citations.models import CitationReference
 

@@ -49,7 +49,6 @@ class AsyncClient:
         self._timeout = timeout
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient(
-            base_url=self.base_url,
             timeout=timeout,
             follow_redirects=False,
             transport=httpx.AsyncHTTPTransport(retries=0),
@@ -241,7 +240,7 @@ class AsyncClient:
         timeout = self._timeout if timeout is _UNSET else timeout
         try:
             response = await self._http.request(
-                method, path, headers=all_headers, timeout=timeout, **kwargs
+                method, self.base_url + path, headers=all_headers, timeout=timeout, **kwargs
             )
         except httpx.TransportError as error:
             raise _core.transport_error(error) from error

@@ -46,7 +46,6 @@ class Client:
         self._timeout = timeout
         self._owns_http = http_client is None
         self._http = http_client or httpx.Client(
-            base_url=self.base_url,
             timeout=timeout,
             follow_redirects=False,
             transport=httpx.HTTPTransport(retries=0),
@@ -229,7 +228,7 @@ class Client:
         timeout = self._timeout if timeout is _UNSET else timeout
         try:
             response = self._http.request(
-                method, path, headers=all_headers, timeout=timeout, **kwargs
+                method, self.base_url + path, headers=all_headers, timeout=timeout, **kwargs
             )
         except httpx.TransportError as error:
             raise _core.transport_error(error) from error

@@ -119,13 +119,22 @@ public final class SparkTideClient {
     private CompletionStage<Map<String, Object>> send(HttpRequest.Builder builder) {
         CompletableFuture<HttpResponse<String>> exchange =
                 http.sendAsync(builder.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-        CompletableFuture<Map<String, Object>> result =
-                exchange.handle(
-                        (response, failure) -> {
-                            if (failure != null) throw new CompletionException(transportError(failure));
-                            return parse(response);
-                        });
-        // Cancelling what the caller holds cancels the exchange itself.
+        // A plain future of our own: the JDK's returns a subclass whose cancel() first fails the
+        // exchange, so the caller would see a network error instead of its own cancellation.
+        CompletableFuture<Map<String, Object>> result = new CompletableFuture<>();
+        exchange.whenComplete(
+                (response, failure) -> {
+                    if (failure != null) {
+                        result.completeExceptionally(transportError(failure));
+                        return;
+                    }
+                    try {
+                        result.complete(parse(response));
+                    } catch (SparkTideException error) {
+                        result.completeExceptionally(error);
+                    }
+                });
+        // Cancelling what the caller holds abandons the exchange itself.
         result.whenComplete(
                 (value, failure) -> {
                     if (failure instanceof CancellationException) exchange.cancel(true);
@@ -163,22 +172,17 @@ public final class SparkTideClient {
         if (status >= 200 && status < 300) {
             if (body == null || body.isEmpty()) return Map.of();
             if (!parsed || !(json instanceof Map)) {
-                throw new CompletionException(
-                        new SparkTideException("INVALID_RESPONSE", status, "The body is not a JSON object.", null));
+                throw new SparkTideException("INVALID_RESPONSE", status, "The body is not a JSON object.", null);
             }
             return (Map<String, Object>) json;
         }
         if (json instanceof Map && ((Map<String, Object>) json).get("code") instanceof String) {
             Map<String, Object> problem = (Map<String, Object>) json;
             Object detail = problem.get("detail");
-            throw new CompletionException(
-                    new SparkTideException(
-                            (String) problem.get("code"),
-                            status,
-                            detail instanceof String ? (String) detail : "",
-                            problem));
+            throw new SparkTideException(
+                    (String) problem.get("code"), status, detail instanceof String ? (String) detail : "", problem);
         }
-        throw new CompletionException(new SparkTideException("HTTP_ERROR", status, "HTTP " + status, null));
+        throw new SparkTideException("HTTP_ERROR", status, "HTTP " + status, null);
     }
 
     /** One path segment, fully percent-encoded (RFC 3986 unreserved kept): an ID is data. */
