@@ -25,8 +25,25 @@ export type {
   EventStreamHandle,
   TerminalEventType,
 } from "./stream.js";
-export { answerSegments, splitStreaming, contentText } from "./segments.js";
-export type { Segment, TextSegment, CitationSegment } from "./segments.js";
+export {
+  answerSegments,
+  splitStreaming,
+  contentText,
+  citationState,
+  blockSourceStatus,
+  trustedSources,
+} from "./segments.js";
+export type {
+  Segment,
+  TextSegment,
+  CitationSegment,
+  CitationState,
+  BlockSourceStatus,
+} from "./segments.js";
+export { findMarkers, markerAt, parseMarkers } from "./markers.js";
+export type { MarkerMatch } from "./markers.js";
+export { parseMarkdown, parseInline, renderMarkdown, inlineText } from "./markdown.js";
+export type { Root, Block as MarkdownBlock, Inline, RenderOptions } from "./markdown.js";
 export { ChatSession, sameContent } from "./session.js";
 export type { Block, Snapshot, SessionStatus } from "./session.js";
 export { useChatSession as useReactChatSession } from "./react.js";

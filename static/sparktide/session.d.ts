@@ -1,6 +1,7 @@
 import type { SparkTideClient, Run } from "./client.js";
 import type { EventStreamOptions } from "./stream.js";
-import type { Segment } from "./segments.js";
+import type { BlockSourceStatus, CitationState, Segment } from "./segments.js";
+import type { Root } from "./markdown.js";
 
 export interface Block {
   readonly publicationId: string | null;
@@ -51,6 +52,12 @@ export class ChatSession {
   cancel(): Promise<null>;
   ackRendered(seq: number): boolean;
   segmentsFor(block: Block, options?: { streaming?: boolean }): readonly Segment[] | null;
+  /** Has this turn ended, so that no citation.verified can still arrive? */
+  settled(): boolean;
+  citationState(id: string): CitationState;
+  blockSourceStatus(block: Block): BlockSourceStatus;
+  /** A block's text as a safe Markdown tree, or null when it has no text. */
+  markdownFor(block: Block, options?: { streaming?: boolean }): Root | null;
 }
 
 export function sameContent(a: unknown, b: unknown): boolean;
