@@ -38,8 +38,10 @@ def test_issued_tokens_are_random(alice):
 
 
 def test_a_valid_token_authenticates_its_user(alice):
+    """request.user is the token's user; request.auth the token itself (tickets record it)."""
     user, auth = authenticate(alice.raw_token)
-    assert user == alice and auth is None
+    assert user == alice
+    assert auth == ApiToken.objects.get(user=alice)
 
 
 def test_a_revoked_token_is_refused(alice):
