@@ -71,8 +71,9 @@ async def _follow(run, user, port: int) -> list[dict]:
 
 def _held_by(worker: Worker) -> list[str]:
     return list(
-        Run.objects.filter(status=Run.Status.RUNNING, worker_id__endswith=f":{worker.popen.pid}")
-        .values_list("pk", flat=True)
+        Run.objects.filter(
+            status=Run.Status.RUNNING, worker_id__endswith=f":{worker.popen.pid}"
+        ).values_list("pk", flat=True)
     )
 
 
@@ -94,8 +95,7 @@ async def test_runs_survive_a_killed_worker_and_cut_connections_across_two_serve
         ]
         await asyncio.sleep(0.5)
         workers = [
-            Worker(env, name=f"sparktide-worker-{i}", args=("--concurrency", "4"))
-            for i in range(2)
+            Worker(env, name=f"sparktide-worker-{i}", args=("--concurrency", "4")) for i in range(2)
         ]
         victim, survivor = workers
 
