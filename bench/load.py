@@ -29,14 +29,25 @@ import urllib.request
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.delivery import _bench_database_url, percentile  # noqa: E402
+from bench.delivery import percentile  # noqa: E402
 
 BENCH_DB = "sparktide_bench_load"
 SECRET_KEY = "sparktide-bench-secret-key-not-for-production-0123456789"
+
+
+def _bench_database_url(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    if parts.scheme not in ("postgres", "postgresql"):
+        sys.exit("bench/load.py needs DATABASE_URL=postgres://…")
+    return (
+        urlunsplit(parts._replace(path=f"/{BENCH_DB}")),
+        urlunsplit(parts._replace(path="/postgres")),
+    )
 
 
 def _recreate_database(admin_url: str, *, drop_only: bool = False) -> None:
@@ -175,6 +186,8 @@ def main() -> None:
                 args=("--concurrency", str(concurrency)),
             )
             try:
+                # A first run warms the worker up (process start, imports, pool).
+                wait_terminal([create_run(port, app.slug, owner.raw_token)[0]])
                 if floor is None:
                     run_id, sent = create_run(port, app.slug, owner.raw_token)
                     wait_terminal([run_id])
