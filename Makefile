@@ -7,7 +7,7 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/sparktide
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: demo demo-reset test venv lint services chromium clients java pytest jstest bench mutation clean
+.PHONY: demo demo-reset test venv lint services chromium clients java pytest jstest bench chaos mutation clean
 
 $(VENV)/.installed: pyproject.toml clients/python/pyproject.toml
 	@test -n "$(PYTHON)" || { scripts/find-python; exit 1; }
@@ -57,9 +57,16 @@ bench: venv services
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/preview.py
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) bench/delivery.py
 	$(PY) bench/answers.py
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) bench/load.py
 
 mutation: venv services
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) SPARKTIDE_TEST_STRICT=1 scripts/mutation
+
+# The fault suite at full size (≤ 15 min): one line of figures per scenario;
+# non-zero exit on any loss. `make test` runs the short version of each scenario.
+chaos: venv services
+	SPARKTIDE_CHAOS=full SPARKTIDE_TEST_STRICT=1 DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) \
+		$(PY) -m pytest tests/reliability/test_chaos.py -q -s -p no:cacheprovider
 
 clean:
 	rm -rf $(VENV) var/*.sqlite3* var/staticfiles

@@ -302,6 +302,8 @@ def main() -> None:
         "DATABASE_URL": bench_url,
         "SECRET_KEY": BENCH_SECRET_KEY,
         "DEBUG": "0",
+        "SECURE_SSL_REDIRECT": "0",  # the bench speaks plain HTTP on 127.0.0.1
+        "SECURE_HSTS_SECONDS": "0",
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "DJANGO_SETTINGS_MODULE": "sparktide.settings",
         "LOG_LEVEL": "WARNING",

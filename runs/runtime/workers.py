@@ -52,14 +52,25 @@ CONNECTION_ERRORS = (OperationalError, InterfaceError)
 MAX_BACKOFF = 5.0
 
 
-def _close_connections() -> None:
+def _close_connections(*, after_error: bool = False) -> None:
     """Close this thread's connections (a pooled one goes back to the pool; a
-    broken one is discarded), whatever state they are in."""
+    broken one is discarded), whatever state they are in.
+
+    After a connection error, the pool's idle connections are checked at once:
+    a failover or restart kills them all, and discarding them here spares every
+    later checkout a dead connection (and psycopg_pool's back-off between them).
+    """
     for conn in connections.all(initialized_only=True):
         try:
             conn.close()
         except Exception:  # a broken connection may fail to close: it is gone either way
             conn.connection = None
+        pool = getattr(conn, "_connection_pools", {}).get(conn.alias) if after_error else None
+        if pool is not None:
+            try:
+                pool.check()
+            except Exception as exc:  # the database is still away: the back-off goes on
+                logger.debug("pool check failed: %s", exc)
 
 
 def _retrying(action, *, what: str, attempts: int = 20):
@@ -70,7 +81,7 @@ def _retrying(action, *, what: str, attempts: int = 20):
         try:
             return action()
         except CONNECTION_ERRORS as exc:
-            _close_connections()
+            _close_connections(after_error=True)
             if attempt == attempts - 1:
                 raise
             logger.warning("%s: database unavailable (%s); retrying", what, _one_line(exc))
@@ -147,7 +158,7 @@ class RunWorker:
                     claimed = self._claim_and_submit()
                     backoff = 0.0
                 except CONNECTION_ERRORS as exc:
-                    _close_connections()
+                    _close_connections(after_error=True)
                     backoff = min(max(backoff * 2, 0.1), MAX_BACKOFF)
                     logger.warning(
                         "worker %s: database unavailable (%s); retrying in %.1f s",
@@ -248,7 +259,7 @@ class RunWorker:
             except BaseException as exc:  # recorded on the task row, as db_worker does
                 error = exc
             finally:
-                _close_connections()
+                _close_connections(after_error=lost_database)
             if lost_database and run_id:
                 _retrying(
                     lambda: recovery.settle_interrupted_run(run_id), what=f"recovering {run_id}"

@@ -29,14 +29,19 @@ def conninfo() -> dict:
     return info
 
 
-def terminate_backends(application_name: str) -> int:
+def terminate_backends(application_name: str, *, older_than: float = 0.0) -> int:
     """pg_terminate_backend every session a process opened (PGAPPNAME names them):
-    what a failover, a restart or an idle-timeout proxy does to it."""
+    what a failover, a restart or an idle-timeout proxy does to it.
+
+    ``older_than`` spares sessions still being set up: repeated cuts that also
+    kill every reconnection attempt measure psycopg_pool's reconnect back-off
+    (1, 2, 4 … s), not SparkTide."""
     with psycopg.connect(**conninfo(), autocommit=True) as admin:
         rows = admin.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE application_name = %s AND pid <> pg_backend_pid()",
-            [application_name],
+            "WHERE application_name = %s AND pid <> pg_backend_pid() "
+            "AND backend_start < now() - make_interval(secs => %s)",
+            [application_name, older_than],
         ).fetchall()
     return sum(1 for (ok,) in rows if ok)
 
