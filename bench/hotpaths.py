@@ -10,7 +10,8 @@ fixture as bench/publication.py (a real scripted run holding 20 citations) and p
   preview       the preview view through Django's test client (bearer token, DRF, every check);
   append        append_event outside any transaction (its own lock) and under a held lock;
 
-the statement log of one warm call (milliseconds per statement, transaction control
+and the wake-up that follows each committed append (``notify_run``, on the channel layer
+of the environment: set REDIS_URL for Redis), the statement log of one warm call (milliseconds per statement, transaction control
 included) and the functions with the most own time over ``--calls`` calls. This is the
 "where does the time go" record of docs/performance.md; timings are never asserted.
 """
@@ -151,6 +152,17 @@ def profile_append(run, calls: int) -> None:
             append_event(run, "bench.tick", {"n": 1}, locked=True)
 
     measure("append_event, under the caller's lock (lock included)", under_lock, calls)
+
+    from django.conf import settings
+
+    from runs.events import notify_run
+
+    layer = settings.CHANNEL_LAYERS["default"]["BACKEND"].rsplit(".", 1)[-1]
+    measure(
+        f"notify_run alone (the wake-up after commit, {layer})",
+        lambda: notify_run(run.pk, 1),
+        calls,
+    )
 
 
 def main() -> None:

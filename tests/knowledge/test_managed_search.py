@@ -186,23 +186,32 @@ def test_the_number_of_queries_does_not_grow_with_the_results(
 
 
 def test_the_search_can_use_the_gin_index(reports, alice):
+    """Retrieval's own query, as it is sent, can be answered from the GIN index on
+    the stored vector (migration 0004)."""
     factories.require(connection.vendor == "postgresql", "the GIN index is PostgreSQL-only")
-    from django.contrib.postgres.search import SearchQuery, SearchVector
+    from django.test.utils import CaptureQueriesContext
 
-    from sparktide.knowledge.models import Chunk
-
-    queryset = (
-        Chunk.objects.annotate(search=SearchVector("search_text", config="simple"))
-        .filter(search=SearchQuery("'营收'", search_type="raw", config="simple"))
-        .values("pk")
-    )
+    with CaptureQueriesContext(connection) as context:
+        search([reports], "营收", alice)
+    sql = context.captured_queries[-1]["sql"]
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
-        sql, params = queryset.query.sql_with_params()
-        cursor.execute(f"EXPLAIN {sql}", params)
+        cursor.execute(f"EXPLAIN {sql}")
         plan = "\n".join(row[0] for row in cursor.fetchall())
 
-    assert "knowledge_chunk_search_gin" in plan
+    assert "knowledge_chunk_search_vector_gin" in plan
+
+
+def test_the_stored_vector_is_the_searched_expression(reports):
+    factories.require(connection.vendor == "postgresql", "the stored vector is PostgreSQL-only")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM knowledge_chunk WHERE search_vector IS DISTINCT FROM"
+            " to_tsvector('simple', COALESCE(search_text, ''))"
+        )
+        assert cursor.fetchone() == (0,)
+        cursor.execute("SELECT count(*) FROM knowledge_chunk")
+        assert cursor.fetchone()[0] > 0
 
 
 @pytest.mark.parametrize("query", ["Q3", "12", "3.5", "v1.2", "gpt4.5 模型"])
