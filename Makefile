@@ -45,6 +45,7 @@ bench: venv services
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/publication.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/preview.py
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) bench/delivery.py
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/retrieval.py
 
 clean:
 	rm -rf $(VENV) var/*.sqlite3* var/staticfiles

@@ -14,8 +14,8 @@ then publishes it. It prints:
            psycopg COPY into another version's documents;
   search   p50/p99 of ``search_managed`` (the ACL subquery, the PUBLISHED filter, rank,
            top 8 with their documents) over a fixed mix of questions, against a floor:
-           the bare indexed tsvector query (same tsquery, same rank, same version, top 8
-           ids) sent with psycopg.
+           the bare indexed tsvector query (the stored, GIN-indexed vector; same tsquery,
+           same rank, same version, top 8 ids, no ACL, no ORM) sent with psycopg.
 
 ``--explain`` prints EXPLAIN (ANALYZE, BUFFERS) of the managed query for the slowest
 question at the largest size. It drops the bench database at the end unless --keep-db.
@@ -137,10 +137,8 @@ def search_floor(bench_url: str, version, searches: int) -> list[float]:
 
     sql = (
         "SELECT c.id FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id"
-        " WHERE d.version_id = %s AND to_tsvector('simple', COALESCE(c.search_text, ''))"
-        " @@ to_tsquery('simple', %s)"
-        " ORDER BY ts_rank(to_tsvector('simple', COALESCE(c.search_text, '')),"
-        " to_tsquery('simple', %s)) DESC LIMIT %s"
+        " WHERE d.version_id = %s AND c.search_vector @@ to_tsquery('simple', %s)"
+        " ORDER BY ts_rank(c.search_vector, to_tsquery('simple', %s)) DESC LIMIT %s"
     )
     samples = []
     with psycopg.connect(bench_url.replace("postgres://", "postgresql://", 1)) as conn:
