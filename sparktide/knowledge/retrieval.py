@@ -46,7 +46,7 @@ class StoredSearchVector(Expression):
     output_field = SearchVectorField()
 
     def as_sql(self, compiler, connection):
-        alias = compiler.quote_name_unless_alias(compiler.query.get_initial_alias())
+        alias = compiler.quote_name(compiler.query.get_initial_alias())
         return f"{alias}.{connection.ops.quote_name('search_vector')}", []
 
 
