@@ -36,7 +36,7 @@ from urllib.parse import urlsplit, urlunsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-BENCH_DB = "sparktide_bench_delivery"
+BENCH_DB = "sparktide_bench_delivery" + os.environ.get("BENCH_DB_SUFFIX", "")  # parallel benches
 SECRET_KEY = "sparktide-bench-secret-key-not-for-production-0123456789"
 SCENARIO_TIMEOUT = 300.0
 

@@ -42,7 +42,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
-BENCH_DB = "sparktide_bench"
+BENCH_DB = "sparktide_bench" + os.environ.get("BENCH_DB_SUFFIX", "")  # parallel benches
 BENCH_SECRET_KEY = "sparktide-bench-secret-key-not-for-production-0123456789"
 TOKEN = "st_bench_alice_token_0123456789abcdef"
 SNAPSHOT_PREFIX = "bench/snapshot/"

@@ -34,7 +34,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
-BENCH_DB = "sparktide_bench_pub"
+BENCH_DB = "sparktide_bench_pub" + os.environ.get("BENCH_DB_SUFFIX", "")  # parallel benches
 BENCH_SECRET_KEY = "sparktide-bench-secret-key-not-for-production-0123456789"
 CITATION_COUNTS = (0, 3, 20)
 

@@ -24,7 +24,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 
-from django.db import DatabaseError, IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -49,7 +49,7 @@ from publication.text import (
     clean_text,
     render_content,
 )
-from runs.events import append_event
+from runs.events import RunEnded, append_event
 from runs.models import AgentCall, Run
 from sparktide import observability
 from sparktide.faults import maybe_fault
@@ -491,11 +491,12 @@ def _publish(run, agent_call, entry, body, replaces, preview) -> Receipt:
             # A failed modification: never silently a new block, never a deletion.
             return _reject(candidate, Reason.REPLACES_TARGET_INVALID)
 
-    duplicate = _find_duplicate(candidate, target, digest)
-    if duplicate is not None:
-        return _unchanged(candidate, duplicate)
-
     if preview:
+        # Before anything is shown: a duplicate is never previewed. Without a
+        # preview the commit's own check under the run's lock is the only one.
+        duplicate = _find_duplicate(candidate, target, digest)
+        if duplicate is not None:
+            return _unchanged(candidate, duplicate)
         refused = _preview(candidate, target)
         if refused is not None:
             return refused
@@ -615,6 +616,8 @@ def _preview(candidate: Candidate, target: AnswerBlock | None) -> Receipt | None
     A visible modification consumes quota even if its save then fails, so for a
     revision the quota is taken in this transaction, committed before the write.
     """
+    if target is None:
+        return _preview_new_block(candidate)
     with transaction.atomic():
         row = _lock_run(candidate)
         if row["status"] in Run.TERMINAL:
@@ -642,6 +645,23 @@ def _preview(candidate: Candidate, target: AnswerBlock | None) -> Receipt | None
     return None
 
 
+def _preview_new_block(candidate: Candidate) -> Receipt | None:
+    """A new block takes no quota: the event's append locks the run and refuses an
+    ended one in its own statement, then the attempt is saved — one short
+    transaction of two statements."""
+    try:
+        with transaction.atomic():
+            append_event(
+                candidate.run,
+                "answer.preview",
+                {"candidateId": candidate.attempt.candidate_id, "revision": 1},
+            )
+            _save_attempt(_fill_attempt(candidate, Outcome.PREVIEWED, block=None))
+    except RunEnded:
+        return _reject(candidate, Reason.RUN_ENDED, event=False)
+    return None
+
+
 # --- 7. commit -------------------------------------------------------------------
 
 
@@ -658,59 +678,19 @@ def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Re
             if row["status"] in Run.TERMINAL:
                 # Recovery (or a cancel) ended the run: no commit may land after it.
                 return _reject(candidate, Reason.RUN_ENDED, target=target, locked=True, event=False)
-            # Again under the lock: two identical candidates racing never make two blocks.
-            duplicate = _find_duplicate(candidate, target, digest)
-            if duplicate is not None:
-                return _unchanged(candidate, duplicate)
-            run_updates: dict = {}
-            if target is not None and not attempt.quota_consumed:
-                refusal = _quota_refusal(row, target)
-                if refusal:
-                    return _reject(candidate, refusal, target=target, locked=True)
-                run_updates["revision_quota_used"] = F("revision_quota_used") + 1
-                attempt.quota_consumed = True
             now = timezone.now()
-            if target is None:
-                block = AnswerBlock.objects.create(
-                    run_id=candidate.run.pk,
-                    agent_call=candidate.agent_call,
-                    delivery_ordinal=row["block_count"] + 1,
-                    origin=candidate.entry,
-                    current_revision=1,
-                    created_at=now,
-                )
-                run_updates["block_count"] = block.delivery_ordinal
-            else:
-                block = AnswerBlock.objects.select_for_update().get(pk=target.pk)
-                block.current_revision += 1
-                block.save(update_fields=["current_revision"])
-            if run_updates:
-                Run.objects.filter(pk=candidate.run.pk).update(**run_updates)
-            _save_attempt(
-                _fill_attempt(
-                    candidate, Outcome.COMMITTED, block=block, revision=block.current_revision
-                )
-            )
-            revision = BlockRevision.objects.create(
-                block=block,
-                revision=block.current_revision,
-                content=candidate.content,
-                body_digest=digest,
-                source_hint=candidate.source_hint,
-                truncated=candidate.truncated,
-                committed_at=now,
-                attempt=attempt,
-            )
-            if candidate.bindings:
-                SourceBinding.objects.bulk_create(
-                    SourceBinding(revision=revision, cited_id=cited, citation=ref, verified=ok)
-                    for cited, ref, ok in candidate.bindings
-                )
-            dependencies = [d for d in candidate.dependencies if d.pk != block.pk]
-            if dependencies:
-                BlockDependency.objects.bulk_create(
-                    BlockDependency(revision=revision, depends_on=dep) for dep in dependencies
-                )
+            written = None
+            if target is None and connection.vendor == "postgresql":
+                written = _write_new_block(candidate, row, digest, now)
+            if written is None:
+                # Again under the lock: two identical candidates racing never make two blocks.
+                duplicate = _find_duplicate(candidate, target, digest)
+                if duplicate is not None:
+                    return _unchanged(candidate, duplicate)
+                written = _write_with_the_orm(candidate, target, row, digest, now)
+                if isinstance(written, Receipt):
+                    return written
+            block, revision = written
             # The outbox: written in this transaction, delivered after it (8.).
             append_event(
                 candidate.run,
@@ -733,6 +713,177 @@ def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Re
         attempt.quota_consumed = reserved
         return _save_failed(candidate, target, commit_sent=commit_sent, error=exc)
     return _committed_receipt(candidate, revision)
+
+
+def _write_with_the_orm(
+    candidate: Candidate, target: AnswerBlock | None, row: dict, digest: str, now
+) -> tuple[AnswerBlock, BlockRevision] | Receipt:
+    """Block (or its next revision), counters, attempt, revision, bindings and
+    dependencies, statement by statement (revisions, SQLite, a same-body block)."""
+    attempt = candidate.attempt
+    run_updates: dict = {}
+    if target is not None and not attempt.quota_consumed:
+        refusal = _quota_refusal(row, target)
+        if refusal:
+            return _reject(candidate, refusal, target=target, locked=True)
+        run_updates["revision_quota_used"] = F("revision_quota_used") + 1
+        attempt.quota_consumed = True
+    if target is None:
+        block = AnswerBlock.objects.create(
+            run_id=candidate.run.pk,
+            agent_call=candidate.agent_call,
+            delivery_ordinal=row["block_count"] + 1,
+            origin=candidate.entry,
+            current_revision=1,
+            created_at=now,
+        )
+        run_updates["block_count"] = block.delivery_ordinal
+    else:
+        block = AnswerBlock.objects.select_for_update().get(pk=target.pk)
+        block.current_revision += 1
+        block.save(update_fields=["current_revision"])
+    if run_updates:
+        Run.objects.filter(pk=candidate.run.pk).update(**run_updates)
+    _save_attempt(
+        _fill_attempt(candidate, Outcome.COMMITTED, block=block, revision=block.current_revision)
+    )
+    revision = BlockRevision.objects.create(
+        block=block,
+        revision=block.current_revision,
+        content=candidate.content,
+        body_digest=digest,
+        source_hint=candidate.source_hint,
+        truncated=candidate.truncated,
+        committed_at=now,
+        attempt=attempt,
+    )
+    if candidate.bindings:
+        SourceBinding.objects.bulk_create(
+            SourceBinding(revision=revision, cited_id=cited, citation=ref, verified=ok)
+            for cited, ref, ok in candidate.bindings
+        )
+    dependencies = [d for d in candidate.dependencies if d.pk != block.pk]
+    if dependencies:
+        BlockDependency.objects.bulk_create(
+            BlockDependency(revision=revision, depends_on=dep) for dep in dependencies
+        )
+    return block, revision
+
+
+def _columns(instance, *, skip: tuple[str, ...] = ()) -> tuple[list[str], list]:
+    """The columns and database values of ``instance`` as the ORM would insert them."""
+    columns, values = [], []
+    for f in instance._meta.concrete_fields:
+        if f.primary_key and f.db_returning or f.attname in skip:
+            continue
+        columns.append(connection.ops.quote_name(f.column))
+        values.append(f.get_db_prep_save(f.pre_save(instance, True), connection))
+    return columns, values
+
+
+def _write_new_block(
+    candidate: Candidate, row: dict, digest: str, now
+) -> tuple[AnswerBlock, BlockRevision] | None:
+    """A new block in one statement (PostgreSQL), under the run's lock.
+
+    Block, attempt (inserted, or the previewed row updated), revision, bindings,
+    dependencies and the block counter are written by one chain of
+    data-modifying CTEs, each feeding the next — one round trip where the ORM
+    makes six. Every part is conditional on the first: when the run already holds
+    a current revision of this call with the same body digest, nothing is
+    written and None is returned, so the caller runs the full duplicate check
+    (bindings, dependencies, hint) and, unless it is a duplicate, the ORM path.
+    The statement starts after the lock was taken, so it sees every commit that
+    preceded ours: two identical candidates racing still never make two blocks.
+    """
+    attempt = candidate.attempt
+    block = AnswerBlock(
+        run_id=candidate.run.pk,
+        agent_call=candidate.agent_call,
+        delivery_ordinal=row["block_count"] + 1,
+        origin=candidate.entry,
+        current_revision=1,
+        created_at=now,
+    )
+    _fill_attempt(candidate, Outcome.COMMITTED, block=block, revision=1)
+    revision = BlockRevision(
+        block=block,
+        revision=1,
+        content=candidate.content,
+        body_digest=digest,
+        source_hint=candidate.source_hint,
+        truncated=candidate.truncated,
+        committed_at=now,
+    )
+    q = connection.ops.quote_name
+    tables = {
+        model.__name__: q(model._meta.db_table)
+        for model in (AnswerBlock, BlockRevision, PublicationAttempt, SourceBinding, Run)
+    }
+    tables["BlockDependency"] = q(BlockDependency._meta.db_table)
+
+    def marks(values: list) -> str:
+        return ", ".join(["%s"] * len(values))
+
+    block_cols, block_vals = _columns(block)
+    attempt_cols, attempt_vals = _columns(attempt)
+    revision_cols, revision_vals = _columns(revision, skip=("attempt_id",))
+    if attempt.pk is None:
+        attempt_sql = (
+            f"INSERT INTO {tables['PublicationAttempt']} ({', '.join(attempt_cols)})"  # noqa: S608
+            f" SELECT {marks(attempt_vals)} FROM blk RETURNING id"
+        )
+        attempt_params = attempt_vals
+    else:  # the previewed row becomes the committed one
+        attempt_sql = (
+            f"UPDATE {tables['PublicationAttempt']} SET "  # noqa: S608
+            + ", ".join(f"{c} = %s" for c in attempt_cols)
+            + " WHERE id = %s AND EXISTS (SELECT 1 FROM blk) RETURNING id"
+        )
+        attempt_params = [*attempt_vals, attempt.pk]
+    bindings = candidate.bindings
+    dependencies = [d.pk for d in candidate.dependencies]
+    sql = (
+        f"WITH blk AS (INSERT INTO {tables['AnswerBlock']} ({', '.join(block_cols)})"  # noqa: S608
+        f" SELECT {marks(block_vals)} WHERE NOT EXISTS (SELECT 1 FROM"
+        f" {tables['BlockRevision']} r JOIN {tables['AnswerBlock']} b ON b.id = r.block_id"
+        " WHERE r.body_digest = %s AND r.revision = b.current_revision"
+        " AND b.run_id = %s AND b.agent_call_id = %s) RETURNING id),"
+        f" att AS ({attempt_sql}),"
+        f" rev AS (INSERT INTO {tables['BlockRevision']} ({', '.join(revision_cols)}, attempt_id)"
+        f" SELECT {marks(revision_vals)}, att.id FROM att RETURNING id),"
+        f" bnd AS (INSERT INTO {tables['SourceBinding']} (revision_id, cited_id, citation_id,"
+        " verified) SELECT rev.id, b.cited, b.citation, b.verified FROM rev,"
+        " unnest(%s::varchar[], %s::varchar[], %s::boolean[]) AS b(cited, citation, verified)),"
+        f" dep AS (INSERT INTO {tables['BlockDependency']} (revision_id, depends_on_id)"
+        " SELECT rev.id, d FROM rev, unnest(%s::varchar[]) AS d),"
+        f" cnt AS (UPDATE {tables['Run']} SET block_count = %s"
+        " WHERE id = %s AND EXISTS (SELECT 1 FROM blk))"
+        " SELECT att.id, rev.id FROM att, rev"
+    )
+    params = [
+        *block_vals,
+        digest,
+        candidate.run.pk,
+        candidate.agent_call.pk,
+        *attempt_params,
+        *revision_vals,
+        [cited for cited, _, _ in bindings],
+        [ref.pk if ref is not None else None for _, ref, _ in bindings],
+        [ok for _, _, ok in bindings],
+        dependencies,
+        block.delivery_ordinal,
+        candidate.run.pk,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        written = cursor.fetchone()
+    if written is None:
+        return None
+    attempt.pk, revision.pk = written
+    attempt._state.adding = block._state.adding = revision._state.adding = False
+    revision.attempt = attempt
+    return block, revision
 
 
 def _committed_receipt(candidate: Candidate, revision: BlockRevision) -> Receipt:

@@ -9,7 +9,7 @@ never imports its readers: the arrow points from delivery down to the log.
 import logging
 from collections.abc import Callable
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from runs.models import Run, RunEvent
@@ -48,7 +48,50 @@ def append_event(
 
     ``locked=True`` means the caller already holds ``select_for_update`` on the
     run row inside its transaction (Publication's commit does, for its counters).
+
+    On PostgreSQL an append is one statement (docs/performance.md): the run's
+    counter is advanced by ``UPDATE … RETURNING`` — which takes the row lock and,
+    unless ``locked``, refuses a terminal run in the same step — and the event is
+    inserted from what it returned. One statement is atomic on its own, so no
+    savepoint and, outside a transaction, no BEGIN/COMMIT either.
     """
+    data = data or {}
+    at = timezone.now()
+    if connection.vendor == "postgresql":
+        row = _append_in_one_statement(run, type, data, at, locked=locked)
+        if row is None:
+            status = Run.objects.values_list("status", flat=True).get(pk=run.pk)
+            raise RunEnded(f"{run.pk} already ended ({status}); {type} not appended")
+        event_id, seq = row
+        run.last_seq = seq
+        event = RunEvent(id=event_id, run=run, seq=seq, type=type, data=data, at=at)
+    else:
+        event = _append_with_the_orm(run, type, data, at, locked=locked)
+    run_id, seq = run.pk, event.seq
+    transaction.on_commit(lambda: notify_run(run_id, seq))
+    return event
+
+
+def _append_in_one_statement(run: Run, type: str, data: dict, at, *, locked: bool):
+    """(event id, seq), or None when the run has ended (never under the caller's lock)."""
+    run_table, event_table = Run._meta.db_table, RunEvent._meta.db_table
+    guard = "" if locked else " AND status <> ALL(%s)"
+    params: list = [run.pk] if locked else [run.pk, list(Run.TERMINAL)]
+    payload = RunEvent._meta.get_field("data").get_db_prep_value(data, connection)
+    params += [run.pk, type, payload, at]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH advanced AS (UPDATE {run_table} SET last_seq = last_seq + 1"  # noqa: S608
+            f" WHERE id = %s{guard} RETURNING last_seq)"
+            f" INSERT INTO {event_table} (run_id, seq, type, data, at)"
+            " SELECT %s, advanced.last_seq, %s, %s, %s FROM advanced RETURNING id, seq",
+            params,
+        )
+        return cursor.fetchone()
+
+
+def _append_with_the_orm(run: Run, type: str, data: dict, at, *, locked: bool) -> RunEvent:
+    """SQLite (development, the demo): lock, advance, insert."""
     # Under the caller's lock we are already inside its transaction: no savepoint needed.
     with transaction.atomic(savepoint=not locked):
         if not locked:
@@ -61,9 +104,4 @@ def append_event(
             run.last_seq = last_seq
         run.last_seq += 1
         Run.objects.filter(pk=run.pk).update(last_seq=run.last_seq)
-        event = RunEvent.objects.create(
-            run=run, seq=run.last_seq, type=type, data=data or {}, at=timezone.now()
-        )
-        run_id, seq = run.pk, event.seq
-        transaction.on_commit(lambda: notify_run(run_id, seq))
-    return event
+        return RunEvent.objects.create(run=run, seq=run.last_seq, type=type, data=data, at=at)

@@ -186,13 +186,15 @@ def test_the_number_of_queries_does_not_grow_with_the_results(
 
 
 def test_the_search_can_use_the_gin_index(reports, alice):
+    """The stored vector retrieval matches on (migration 0004) is GIN-indexed."""
     factories.require(connection.vendor == "postgresql", "the GIN index is PostgreSQL-only")
-    from django.contrib.postgres.search import SearchQuery, SearchVector
+    from django.contrib.postgres.search import SearchQuery
 
     from sparktide.knowledge.models import Chunk
+    from sparktide.knowledge.retrieval import StoredSearchVector
 
     queryset = (
-        Chunk.objects.annotate(search=SearchVector("search_text", config="simple"))
+        Chunk.objects.alias(search=StoredSearchVector())
         .filter(search=SearchQuery("'营收'", search_type="raw", config="simple"))
         .values("pk")
     )
@@ -202,7 +204,19 @@ def test_the_search_can_use_the_gin_index(reports, alice):
         cursor.execute(f"EXPLAIN {sql}", params)
         plan = "\n".join(row[0] for row in cursor.fetchall())
 
-    assert "knowledge_chunk_search_gin" in plan
+    assert "knowledge_chunk_search_vector_gin" in plan
+
+
+def test_the_stored_vector_is_the_searched_expression(reports):
+    factories.require(connection.vendor == "postgresql", "the stored vector is PostgreSQL-only")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM knowledge_chunk WHERE search_vector IS DISTINCT FROM"
+            " to_tsvector('simple', COALESCE(search_text, ''))"
+        )
+        assert cursor.fetchone() == (0,)
+        cursor.execute("SELECT count(*) FROM knowledge_chunk")
+        assert cursor.fetchone()[0] > 0
 
 
 @pytest.mark.parametrize("query", ["Q3", "12", "3.5", "v1.2", "gpt4.5 模型"])

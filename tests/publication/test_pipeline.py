@@ -5,7 +5,7 @@ import pytest
 from django.utils import timezone
 from guardian.shortcuts import remove_perm
 
-from citations.models import CitationReference, NumericHandle
+from citations.models import NumericHandle
 from publication.models import (
     AnswerBlock,
     BlockDependency,
@@ -652,30 +652,7 @@ def test_an_unknown_block_reference_degrades_the_hint_and_makes_no_dependency(
     assert not BlockDependency.objects.filter(revision__block__run=run).exists()
 
 
-# --- cost --------------------------------------------------------------------------------
-
-
-@pytest.mark.django_db(transaction=True)  # counts as in production: no test savepoints
-@pytest.mark.parametrize(("citations", "queries"), [(0, 17), (3, 22)])
-def test_publishing_a_text_block_takes_a_fixed_number_of_queries(
-    live_run, publish, django_assert_num_queries, citations, queries
-):
-    """17 statements and the BEGIN/COMMIT of two transactions: duplicate check;
-    preview (lock, attempt, event); commit (lock, duplicate re-check under it,
-    block, counters, attempt, revision, event). 4 of them are the SAVEPOINT/
-    RELEASE pairs of append_event's nested atomic. Citations add their lookup,
-    the lease check, the owner's tenant, the evidence view and one bulk insert."""
-    run = live_run()
-    cited = list(CitationReference.objects.filter(run=run).order_by("ordinal"))[:citations]
-    body = "营收增长" + "".join(f" [[cite:{ref.pk}]]" for ref in cited)
-    run = Run.objects.select_related("tenant", "app", "owner").get(pk=run.pk)
-    root = run.agent_calls.get(depth=0)
-    from publication.pipeline import publish_candidate
-
-    with django_assert_num_queries(queries):
-        receipt = publish_candidate(run=run, agent_call=root, entry="B", body=body)
-
-    assert receipt.outcome == Outcome.COMMITTED
+# --- cost: the query budgets live in tests/performance/test_query_budgets.py ------------
 
 
 def test_a_preview_never_masks_a_committed_receipt_in_duplicate_detection(

@@ -1,0 +1,244 @@
+"""Benchmark: managed retrieval at 1k, 10k and 100k chunks in one version, against floors.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/sparktide .venv/bin/python bench/retrieval.py \
+        [--sizes 1000,10000,100000] [--searches 300] [--explain] [--keep-db]
+
+It (re)creates ``sparktide_bench_retrieval`` (suffix ``BENCH_DB_SUFFIX``) on the server of
+DATABASE_URL, migrates it and, for each size, ingests one MANAGED version of that many
+chunks (documents of 100 one-page chunks of Chinese text drawn from a Zipf-distributed
+vocabulary, so some bigrams are everywhere and most are rare) with ``ingest_document``,
+then publishes it. It prints:
+
+  ingest   chunks/s through ``ingest_document``, ten documents per transaction (chunking,
+           tokens, digests, ORM bulk insert, the generated vector, GIN maintenance) against a floor: the same chunk rows written with
+           psycopg COPY into another version's documents;
+  search   p50/p99 of ``search_managed`` (the ACL subquery, the PUBLISHED filter, rank,
+           top 8 with their documents) over a fixed mix of questions, against a floor:
+           the bare indexed tsvector query (the stored, GIN-indexed vector; same tsquery,
+           same rank, same version, top 8 ids, no ACL, no ORM) sent with psycopg.
+
+``--explain`` prints EXPLAIN (ANALYZE, BUFFERS) of the managed query for the slowest
+question at the largest size. It drops the bench database at the end unless --keep-db.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[0] = str(ROOT)
+
+from bench import publication as pub  # noqa: E402
+
+pub.BENCH_DB = "sparktide_bench_retrieval" + os.environ.get("BENCH_DB_SUFFIX", "")
+CHUNKS_PER_DOCUMENT = 100
+TOP_K = 8
+
+_rng = random.Random(20261201)
+# 3,000 common CJK characters; words of 2–4 of them, drawn by a Zipf law.
+_CHARS = [chr(0x4E00 + i * 7) for i in range(3000)]
+_WORDS = [
+    "".join(_rng.choice(_CHARS) for _ in range(_rng.choice((2, 2, 3, 4)))) for _ in range(8000)
+]
+_CUMULATIVE = list(itertools.accumulate(1 / (rank + 1) for rank in range(len(_WORDS))))
+
+
+def _sentence(rng: random.Random, words: int) -> str:
+    return "".join(rng.choices(_WORDS, cum_weights=_CUMULATIVE, k=words)) + "。"
+
+
+def _pages(rng: random.Random) -> list[str]:
+    # One page is one chunk: ingest_document never merges across pages.
+    return [
+        "".join(_sentence(rng, rng.randint(6, 10)) for _ in range(4))
+        for _ in range(CHUNKS_PER_DOCUMENT)
+    ]
+
+
+QUESTIONS = [_sentence(random.Random(i), 4)[:-1] for i in range(40)]
+
+
+def _percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+def ingest(tenant, size: int, label: str):
+    from django.db import transaction
+
+    from sparktide.knowledge.ingest import ingest_document
+    from tests import factories
+
+    version = factories.make_knowledge(tenant, f"kb-{label}", version="1")
+    rng = random.Random(size)
+    documents = size // CHUNKS_PER_DOCUMENT
+    started = time.perf_counter()
+    # As a bulk import would: ten documents per transaction (one commit each, not two
+    # per document), so the figure is the ingest's work, not the fsyncs.
+    for first in range(0, documents, 10):
+        with transaction.atomic():
+            for d in range(first, min(first + 10, documents)):
+                ingest_document(version, key=f"doc-{d}", title=f"报告{d}", pages=_pages(rng))
+    elapsed = time.perf_counter() - started
+    factories.publish(version)
+    return version, elapsed
+
+
+def ingest_floor(bench_url: str, tenant, version, label: str) -> float:
+    """The same chunk rows, COPYed by psycopg into a scratch version's documents."""
+    import psycopg
+
+    from sparktide.knowledge.models import Chunk, Document
+    from tests import factories
+
+    scratch = factories.make_knowledge(tenant, f"kb-{label}-floor", version="1")
+    documents = {
+        d.pk: Document.objects.create(
+            version=scratch, key=d.key, title=d.title, text=d.text, page_count=d.page_count
+        ).pk
+        for d in Document.objects.filter(version=version)
+    }
+    columns = ["document_id", "ordinal", "page", "start", "end", "text", "digest", "search_text"]
+    rows = [
+        (documents[r[0]], *r[1:])
+        for r in Chunk.objects.filter(document__version=version).values_list(*columns)
+    ]
+    quoted = ", ".join(f'"{c}"' for c in columns)
+    with psycopg.connect(bench_url.replace("postgres://", "postgresql://", 1)) as conn:
+        started = time.perf_counter()
+        with conn.cursor() as cur, cur.copy(f"COPY knowledge_chunk ({quoted}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+        conn.commit()
+        return time.perf_counter() - started
+
+
+def search(version, owner, searches: int) -> tuple[list[float], dict[str, float]]:
+    from sparktide.knowledge.retrieval import search_managed
+
+    for question in QUESTIONS[:5]:
+        search_managed([version], query=question, top_k=TOP_K, owner=owner)
+    samples, by_question = [], {}
+    for i in range(searches):
+        question = QUESTIONS[i % len(QUESTIONS)]
+        started = time.perf_counter()
+        items = search_managed([version], query=question, top_k=TOP_K, owner=owner)
+        ms = (time.perf_counter() - started) * 1000
+        assert items, question
+        samples.append(ms)
+        by_question[question] = max(ms, by_question.get(question, 0.0))
+    return samples, by_question
+
+
+def search_floor(bench_url: str, version, searches: int) -> list[float]:
+    import psycopg
+
+    from sparktide.knowledge.retrieval import MAX_QUERY_TOKENS, _tsquery_literal
+    from sparktide.knowledge.text import search_tokens
+
+    sql = (
+        "SELECT c.id FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id"
+        " WHERE d.version_id = %s AND c.search_vector @@ to_tsquery('simple', %s)"
+        " ORDER BY ts_rank(c.search_vector, to_tsquery('simple', %s)) DESC LIMIT %s"
+    )
+    samples = []
+    with psycopg.connect(bench_url.replace("postgres://", "postgresql://", 1)) as conn:
+        for i in range(searches + 5):
+            question = QUESTIONS[i % len(QUESTIONS)]
+            tokens = list(dict.fromkeys(search_tokens(question)))[:MAX_QUERY_TOKENS]
+            tsquery = " | ".join(_tsquery_literal(t) for t in tokens)
+            started = time.perf_counter()
+            conn.execute(sql, [version.pk, tsquery, tsquery, TOP_K]).fetchall()
+            if i >= 5:
+                samples.append((time.perf_counter() - started) * 1000)
+    return samples
+
+
+def explain(version, owner, question: str) -> None:
+    from django.db import connection
+
+    from sparktide.knowledge import retrieval
+
+    captured = []
+
+    def keep(execute, sql, params, many, context):
+        captured.append((sql, params))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(keep):
+        retrieval.search_managed([version], query=question, top_k=TOP_K, owner=owner)
+    sql, params = captured[-1]
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql, params)
+        print(f"\nEXPLAIN ANALYZE of the managed search for {question!r}:")
+        for (line,) in cursor.fetchall():
+            print("  " + line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--searches", type=int, default=300)
+    parser.add_argument("--explain", action="store_true")
+    parser.add_argument("--keep-db", action="store_true")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    admin_url, bench_url = pub._urls()
+    pub._recreate(admin_url)
+    rows = []
+    try:
+        pub._setup_django(bench_url)
+        from django.db import connection
+
+        from tests import factories
+
+        tenant = factories.make_tenant("bench", "Bench")
+        owner = factories.make_user(tenant, "owner")
+        for size in sizes:
+            version, ingest_s = ingest(tenant, size, str(size))
+            floor_s = ingest_floor(bench_url, tenant, version, str(size))
+            with connection.cursor() as cursor:
+                cursor.execute("ANALYZE knowledge_chunk")
+                cursor.execute("ANALYZE knowledge_document")
+            samples, by_question = search(version, owner, args.searches)
+            floor = search_floor(bench_url, version, args.searches)
+            rows.append((size, ingest_s, floor_s, samples, floor))
+            if args.explain and size == sizes[-1]:
+                explain(version, owner, max(by_question, key=by_question.get))
+        from django.db import connections
+
+        connections.close_all()
+    finally:
+        if not args.keep_db:
+            pub._drop(admin_url)
+
+    print(
+        f"\nManaged retrieval, one version, top {TOP_K}, {args.searches} searches per size over "
+        f"{len(QUESTIONS)} questions (PostgreSQL, {os.cpu_count()} CPUs)"
+    )
+    header = (
+        f"{'chunks':>8} | {'ingest ch/s':>11} {'floor ch/s':>11} {'ratio':>6} | "
+        f"{'p50 ms':>7} {'p99 ms':>7} | {'floor p50':>9} {'floor p99':>9} | {'p99 ratio':>9}"
+    )
+    print(header)
+    print("-" * len(header))
+    for size, ingest_s, floor_s, samples, floor in rows:
+        p50, p99 = statistics.median(samples), _percentile(samples, 0.99)
+        f50, f99 = statistics.median(floor), _percentile(floor, 0.99)
+        print(
+            f"{size:>8} | {size / ingest_s:>11.0f} {size / floor_s:>11.0f} "
+            f"{floor_s / ingest_s:>6.2f} | {p50:>7.2f} {p99:>7.2f} | {f50:>9.2f} {f99:>9.2f} | "
+            f"{f99 / p99:>9.2f}"
+        )
+    print("ratio: floor time / SparkTide time (1.00 = at the floor)")
+
+
+if __name__ == "__main__":
+    main()

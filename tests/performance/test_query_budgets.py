@@ -1,0 +1,292 @@
+"""Query budgets of the hot paths (docs/performance.md): a regression fails here.
+
+Timings live in bench/; these tests count statements only. Publication is
+counted as in production (``transaction=True``: no test savepoints), so the
+BEGIN and COMMIT that Django logs are part of each count. Every budget that
+guards a rule has a behavioural test next to it: fewer statements must never
+mean a rule skipped.
+"""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from citations.models import CitationReference
+from citations.preview import published_chunks
+from publication.models import AnswerBlock, BlockRevision, SourceBinding
+from publication.pipeline import Outcome, publish_candidate
+from publication.reader import RunReader
+from runs.events import RunEnded, append_event
+from runs.models import Run, RunEvent
+from sparktide.knowledge.models import Chunk, Lease
+from tests.factories import client_for
+
+# citations cited → statements of publish_candidate, with and without the preview.
+# Commit: BEGIN, lock, one write of block + attempt + revision + bindings + counters,
+# one append of answer.published, COMMIT. The preview: a duplicate check, then BEGIN,
+# one append of answer.preview (it locks and checks the run), the attempt, COMMIT.
+# Citations add their lookup, the lease check, the owner's tenant and the evidence view;
+# 20 citations reach the restricted memo too, whose ACL is guardian's two queries.
+PUBLISH_BUDGETS = {
+    (0, False): 5,
+    (0, True): 10,
+    (3, False): 9,
+    (3, True): 14,
+    (20, False): 11,
+    (20, True): 16,
+}
+
+
+def _running(run: Run) -> Run:
+    return Run.objects.select_related("tenant", "app", "owner").get(pk=run.pk)
+
+
+def _cites(run: Run, n: int) -> list[str]:
+    """``n`` citation IDs of the run, repeating its references when it holds fewer."""
+    ids = list(
+        CitationReference.objects.filter(run=run).order_by("ordinal").values_list("pk", flat=True)
+    )
+    return [ids[i % len(ids)] for i in range(n)]
+
+
+def _body(text: str, cites: list[str]) -> str:
+    # Repeated IDs are bound once: 20 distinct markers need 20 distinct IDs or
+    # invented ones (kept, unverified) — both are real candidates.
+    return text + "".join(f" [[cite:{c}]]" for c in dict.fromkeys(cites))
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("citations", "preview"), sorted(PUBLISH_BUDGETS))
+def test_publishing_a_text_block_stays_within_its_statement_budget(
+    live_run, django_assert_num_queries, citations, preview
+):
+    run = _running(live_run({"search": "营收", "topK": 20}))
+    root = run.agent_calls.get(depth=0)
+    body = _body(f"营收增长（{citations}）", _cites(run, citations))
+
+    with django_assert_num_queries(PUBLISH_BUDGETS[(citations, preview)]):
+        receipt = publish_candidate(run=run, agent_call=root, entry="B", body=body, preview=preview)
+
+    assert receipt.outcome == Outcome.COMMITTED
+    revision = BlockRevision.objects.get(block_id=receipt.publication_id)
+    assert revision.attempt.outcome == Outcome.COMMITTED
+    assert SourceBinding.objects.filter(revision=revision).count() == len(
+        set(_cites(run, citations))
+    )
+    published = RunEvent.objects.get(
+        run=run, type="answer.published", data__publicationId=receipt.publication_id
+    )
+    assert published.data["deliveryOrdinal"] == receipt.delivery_ordinal
+    assert Run.objects.get(pk=run.pk).block_count == receipt.delivery_ordinal
+
+
+# --- the rules behind the one-statement commit -------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_identical_candidate_without_a_preview_is_unchanged_not_a_second_block(live_run):
+    """The commit's single write refuses to run when a same-body current revision
+    exists; the full duplicate check under the lock then answers UNCHANGED."""
+    run = _running(live_run())
+    root = run.agent_calls.get(depth=0)
+    body = _body("营收增长12%", _cites(run, 1))
+    first = publish_candidate(run=run, agent_call=root, entry="B", body=body, preview=False)
+    again = publish_candidate(run=run, agent_call=root, entry="B", body=body, preview=False)
+
+    assert (first.outcome, again.outcome) == (Outcome.COMMITTED, Outcome.UNCHANGED)
+    assert again.publication_id == first.publication_id
+    assert AnswerBlock.objects.filter(run=run).count() == 1
+    assert RunEvent.objects.filter(run=run, type="answer.published").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_same_body_with_another_proof_is_still_a_new_block(live_run):
+    """Same digest, different bindings: not a duplicate — the statement-by-statement
+    path commits it after the single write stood back."""
+    run = _running(live_run())
+    root = run.agent_calls.get(depth=0)
+    text = "营收增长12%"
+    first = publish_candidate(run=run, agent_call=root, entry="B", body=text, preview=False)
+    # The same text from another call of the run has the same digest but is not a
+    # duplicate of this call's block; here: the same call, cited differently.
+    cited = publish_candidate(
+        run=run, agent_call=root, entry="B", body=_body(text, _cites(run, 1)), preview=False
+    )
+    assert (first.outcome, cited.outcome) == (Outcome.COMMITTED, Outcome.COMMITTED)
+    assert cited.publication_id != first.publication_id
+    assert Run.objects.get(pk=run.pk).block_count == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_commit_into_an_ended_run_writes_nothing_and_appends_nothing(live_run):
+    run = _running(live_run())
+    root = run.agent_calls.get(depth=0)
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.FAILED)
+    events = RunEvent.objects.filter(run=run).count()
+    for preview in (True, False):
+        receipt = publish_candidate(
+            run=run, agent_call=root, entry="B", body="营收", preview=preview
+        )
+        assert (receipt.outcome, receipt.reason) == (Outcome.REJECTED, "RUN_ENDED")
+    assert not AnswerBlock.objects.filter(run=run).exists()
+    assert RunEvent.objects.filter(run=run).count() == events
+
+
+# --- the event log -----------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_append_is_one_statement_and_takes_the_next_seq(live_run, django_assert_num_queries):
+    run = _running(live_run())
+    last = Run.objects.get(pk=run.pk).last_seq
+    with django_assert_num_queries(1):
+        event = append_event(run, "bench.tick", {"n": 1})
+    assert (event.seq, run.last_seq) == (last + 1, last + 1)
+    stored = RunEvent.objects.get(run=run, seq=last + 1)
+    assert (stored.pk, stored.type, stored.data) == (event.pk, "bench.tick", {"n": 1})
+    assert Run.objects.get(pk=run.pk).last_seq == last + 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_append_to_an_ended_run_is_refused_and_leaves_the_log_as_it_was(live_run):
+    run = _running(live_run())
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.COMPLETED)
+    before = Run.objects.get(pk=run.pk).last_seq
+    with pytest.raises(RunEnded):
+        append_event(run, "bench.tick")
+    assert Run.objects.get(pk=run.pk).last_seq == before
+    assert not RunEvent.objects.filter(run=run, type="bench.tick").exists()
+
+
+# --- the preview --------------------------------------------------------------------
+
+
+def _preview_url(run: Run, reference: CitationReference) -> str:
+    return f"/v1/apps/{run.app.slug}/runs/{run.pk}/citations/{reference.pk}/preview"
+
+
+def _public_reference(run: Run) -> CitationReference:
+    return (
+        CitationReference.objects.filter(run=run, document__restricted=False)
+        .order_by("ordinal")
+        .first()
+    )
+
+
+def test_a_managed_preview_takes_six_queries_once_its_chunk_was_shown(
+    live_run, alice, django_assert_num_queries
+):
+    """Token, run, membership + permission, citation, lease — every click — and the
+    answer text that cites it (the highlights). The chunk of a PUBLISHED version is
+    read once per process (its text cannot change)."""
+    run = live_run()
+    url = _preview_url(run, _public_reference(run))
+    client = client_for(alice)
+    assert client.get(url).status_code == 200  # token refreshed, chunk read and verified
+    with django_assert_num_queries(6):
+        response = client.get(url)
+    assert response.status_code == 200
+    assert response.json()["content"]
+
+
+def test_a_kept_chunk_never_outlives_a_revoked_lease_or_a_lost_permission(live_run, alice, app):
+    """What is kept is content, never a decision: every check still answers."""
+    from guardian.shortcuts import remove_perm
+
+    run = live_run()
+    url = _preview_url(run, _public_reference(run))
+    client = client_for(alice)
+    assert client.get(url).status_code == 200
+    Lease.objects.filter(app=app).update(revoked_at=timezone.now())
+    assert client.get(url).json()["code"] == "CAPABILITY_UNAVAILABLE"
+    Lease.objects.filter(app=app).update(revoked_at=None)
+    assert client.get(url).status_code == 200
+    remove_perm("tenancy.view_run_history", alice, app)
+    assert client.get(url).json()["code"] == "BUSINESS_PERMISSION_DENIED"
+
+
+def test_only_a_chunk_text_that_matched_its_digest_is_kept(live_run, alice):
+    run = live_run()
+    reference = _public_reference(run)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {Chunk._meta.db_table} SET text = %s WHERE id = %s",
+            ["篡改的文本", reference.chunk_id],
+        )
+    client = client_for(alice)
+    for _ in range(2):
+        assert client.get(_preview_url(run, reference)).json()["code"] == "CITATION_SOURCE_CHANGED"
+    key = (reference.chunk_id, reference.document_id, reference.version_id)
+    assert published_chunks.get(key) is None
+
+
+# --- reader, replay, ticket ---------------------------------------------------------
+
+
+def _fill(run: Run, blocks: int) -> None:
+    root = run.agent_calls.get(depth=0)
+    cite = _cites(run, 1)[0]
+    for i in range(blocks):
+        publish_candidate(
+            run=run, agent_call=root, entry="B", body=f"段落{i} [[cite:{cite}]]", preview=False
+        )
+
+
+def _count(fn) -> int:
+    with CaptureQueriesContext(connection) as context:
+        fn()
+    return len(context)
+
+
+@pytest.mark.parametrize("blocks", [1, 100])
+def test_reading_the_answer_takes_six_queries_for_1_or_100_blocks(
+    live_run, django_assert_num_queries, blocks
+):
+    """Blocks, revisions, bindings with their references, the lease check, the
+    owner's tenant, dependencies: the same six whatever the number of blocks."""
+    run = live_run()
+    _fill(run, blocks)
+    run = _running(run)
+    with django_assert_num_queries(READER_BUDGET):
+        views = RunReader(run).blocks()
+    assert len(views) == blocks
+
+
+READER_BUDGET = 6
+
+
+def test_a_replay_page_of_events_takes_a_fixed_number_of_queries(
+    live_run, alice, django_assert_num_queries
+):
+    """Token, run, the page of events, the reader's six (visibility of every
+    answer event), the terminal check."""
+    run = live_run()
+    _fill(run, 30)
+    client = client_for(alice)
+    url = f"/v1/apps/{run.app.slug}/runs/{run.pk}/events?after=0&limit=100"
+    client.get(url)  # the token's last_used_at is now fresh
+    with django_assert_num_queries(REPLAY_BUDGET):
+        page = client.get(url).json()
+    assert len(page["events"]) > 30
+    assert [e["seq"] for e in page["events"]] == sorted(e["seq"] for e in page["events"])
+
+
+REPLAY_BUDGET = 10
+
+
+def test_issuing_an_event_ticket_takes_a_fixed_number_of_queries(
+    live_run, alice, django_assert_num_queries
+):
+    """Token, run (the owner's access), the ticket row."""
+    run = live_run()
+    client = client_for(alice)
+    url = f"/v1/apps/{run.app.slug}/runs/{run.pk}/events/ticket"
+    client.post(url)
+    with django_assert_num_queries(TICKET_BUDGET):
+        response = client.post(url)
+    assert response.status_code == 201
+    assert response.json()["ticket"]
+
+
+TICKET_BUDGET = 3
