@@ -153,19 +153,7 @@ class RunReader:
                     )
                 )
                 continue
-            visible = self.revision_visible(revision)
-            views.append(
-                BlockView(
-                    id=block.pk,
-                    revision=revision.revision,
-                    delivery_ordinal=block.delivery_ordinal,
-                    state=VISIBLE if visible else PROTECTED,
-                    content=revision.content if visible else None,
-                    source_hint=_hint(revision.source_hint),
-                    truncated=revision.truncated,
-                    origin=block.origin,
-                )
-            )
+            views.append(self._view(block, revision))
         return views
 
     def revisions(self) -> dict[str, list[BlockView]]:
@@ -177,20 +165,21 @@ class RunReader:
             block = graph.blocks.get(revision.block_id)
             if block is None:
                 continue
-            visible = self.revision_visible(revision)
-            views[block.pk].append(
-                BlockView(
-                    id=block.pk,
-                    revision=revision.revision,
-                    delivery_ordinal=block.delivery_ordinal,
-                    state=VISIBLE if visible else PROTECTED,
-                    content=revision.content if visible else None,
-                    source_hint=_hint(revision.source_hint),
-                    truncated=revision.truncated,
-                    origin=block.origin,
-                )
-            )
+            views[block.pk].append(self._view(block, revision))
         return views
+
+    def _view(self, block, revision) -> BlockView:
+        visible = self.revision_visible(revision)
+        return BlockView(
+            id=block.pk,
+            revision=revision.revision,
+            delivery_ordinal=block.delivery_ordinal,
+            state=VISIBLE if visible else PROTECTED,
+            content=revision.content if visible else None,
+            source_hint=_hint(revision.source_hint),
+            truncated=revision.truncated,
+            origin=block.origin,
+        )
 
     # -- events --------------------------------------------------------------
 
