@@ -446,7 +446,8 @@ def test_the_source_dialog_shows_the_page_and_clears_on_a_failed_reload_and_on_l
     dialog = page.locator("#source-dialog")
     excerpt = dialog.locator("[data-role=excerpt]")
     expect(excerpt).to_have_text("内部投研纪要：北辰医药营收预测上调，仅限分析师阅读。")
-    expect(dialog.locator("[data-role=location]")).to_have_text("第 1 页")
+    # The server gives the page and the paragraph where the cited text begins.
+    expect(dialog.locator("[data-role=location]")).to_have_text("第 1 页 · 第 1 段")
     expect(dialog.locator("[data-role=details]")).to_contain_text("UTF-16 位置 0–")
     expect(dialog.locator("[data-role=meta]")).not_to_contain_text("位置")
     screenshot(page, "source-dialog-location", full_page=False)

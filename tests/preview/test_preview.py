@@ -87,7 +87,7 @@ def test_a_successful_managed_preview_costs_eight_queries(cited, alice, django_a
 def test_a_repeated_preview_re_checks_everything_but_reads_a_published_chunk_once(
     cited, alice, django_assert_num_queries
 ):
-    """Token, run, history permission, citation, lease: every check, every click.
+    """Token, run, history permission, citation, lease, answer text: every click.
     The chunk of a PUBLISHED version is immutable; its verified text is kept."""
     client = client_for(alice)
     client.get(cited.url)  # the token's last_used_at is now fresh, the chunk read once
