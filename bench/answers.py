@@ -169,9 +169,9 @@ def add_openai_agent(url: str) -> str:
 def run_set(agent_key: str, verbose: bool) -> dict:
     from django.contrib.auth import get_user_model
     from django.test import Client
-    from runs.engine import execute_run
-    from runs.services import start_run
 
+    from runs.runtime.engine import execute_run
+    from runs.runtime.services import start_run
     from sparktide.tenancy.models import App
 
     analyst = get_user_model().objects.get(username="analyst")

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from runs.engine import execute_run
-from runs.services import start_run
 
 from runs.models import Run
+from runs.runtime.engine import execute_run
+from runs.runtime.services import start_run
 from sparktide.tenancy.models import App
 from tests.factories import client_for
 

@@ -5,10 +5,10 @@ import itertools
 import json
 
 import pytest
-from runs.engine import execute_run
-from runs.services import start_run
 
 from runs.runtime.conversation import MAX_TURNS, conversation_history
+from runs.runtime.engine import execute_run
+from runs.runtime.services import start_run
 from tests import factories
 from tests.providers.fake_openai import FakeOpenAI, finish_chunk, stream, text_chunk
 
