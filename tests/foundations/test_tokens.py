@@ -39,7 +39,8 @@ def test_issued_tokens_are_random(alice):
 
 def test_a_valid_token_authenticates_its_user(alice):
     user, auth = authenticate(alice.raw_token)
-    assert user == alice and auth is None
+    # request.auth is the token itself: tickets record which token issued them.
+    assert user == alice and auth == ApiToken.objects.get(user=alice)
 
 
 def test_a_revoked_token_is_refused(alice):
