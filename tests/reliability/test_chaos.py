@@ -102,7 +102,8 @@ def test_backends_terminated_during_commits_lose_nothing_and_leave_no_5xx(
     sessions are terminated every CUT_EVERY seconds; then a server's sessions are cut
     and its next requests must all succeed."""
     steps = [{"search": "营收"}]
-    steps += [{"answerPart": f"第{i}段 [[cite:{{{{c1}}}}]]"} for i in range(PARTS_PER_RUN)]
+    for i in range(PARTS_PER_RUN):  # the model waits a moment between blocks
+        steps += [{"answerPart": f"第{i}段 [[cite:{{{{c1}}}}]]"}, {"sleep": 0.2}]
     runs = [make_run(*steps) for _ in range(COMMIT_RUNS)]
     run_ids = [r.pk for r in runs]
     env = reliability_env(SPARKTIDE_DB_POOL_SIZE="24")
@@ -124,6 +125,9 @@ def test_backends_terminated_during_commits_lose_nothing_and_leave_no_5xx(
                 pass
         finally:
             connections.close_all()
+        while not stop.is_set() and not sum(cuts):  # the first cut at once
+            cuts.append(terminate_backends("sparktide-chaos-worker"))
+            stop.wait(0.05)
         while not stop.wait(CUT_EVERY):
             cuts.append(terminate_backends("sparktide-chaos-worker", older_than=1.0))
 
