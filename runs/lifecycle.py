@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from runs.events import append_event
 from runs.models import Run
+from runs.reasons import RunReason
 from sparktide import observability
 from sparktide.errors import ErrorCode, SparkTideError
 
@@ -89,5 +90,5 @@ def cancel_run(run: Run) -> Run:
     Run.objects.filter(pk=run.pk, cancel_requested_at__isnull=True).update(
         cancel_requested_at=timezone.now()
     )
-    finish_run(run, Run.Status.CANCELLED, "CANCELLED_BY_USER", only_from=Run.Status.QUEUED)
+    finish_run(run, Run.Status.CANCELLED, RunReason.CANCELLED_BY_USER, only_from=Run.Status.QUEUED)
     return run

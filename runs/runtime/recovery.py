@@ -38,11 +38,12 @@ from publication.models import AnswerBlock, PublicationAttempt
 from runs.events import append_event
 from runs.lifecycle import finish_run
 from runs.models import AgentCall, JournalEntry, Run
+from runs.reasons import RunReason
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_STALE_AFTER = timedelta(seconds=90)
-WORKER_LOST = "WORKER_LOST"
+WORKER_LOST = RunReason.WORKER_LOST
 UNKNOWN = "unknown"
 
 
