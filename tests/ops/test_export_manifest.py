@@ -39,7 +39,7 @@ tenants:
               - key: memo
                 title: 纪要
                 readers: [rita]
-                pages: ["第一页。\\n\\n  第二段。", "", "  第三页开头有空格。  ", "😀 第四页。"]
+                pages: ["第一页：增长 12.5%。\\n\\n  第二段。", "", "  第三页开头有空格。  ", "😀 第四页。"]
                 facts: [{key: growth, value: "12.50", unit: "%", asOf: "2026-09-30", label: 增长}]
     agents:
       - key: helper
@@ -125,7 +125,7 @@ def test_the_export_can_carry_the_secrets_inline(provisioned):
 def test_pages_come_back_exactly_as_they_were_ingested(provisioned):
     memo = Document.objects.get(key="memo")
     assert document_pages(memo) == [
-        "第一页。\n\n  第二段。",
+        "第一页：增长 12.5%。\n\n  第二段。",
         "",
         "  第三页开头有空格。  ",
         "😀 第四页。",
