@@ -3,7 +3,9 @@
 ``access_run_history`` is the one gate of a run's history — its events (REST and
 WebSocket), its answer, an event ticket and, with its own later steps, the
 citation preview (citations/access.py): the owner, the app ACTIVE, retention,
-and the owner's *current* membership and ``view_run_history`` permission.
+and the owner's *current* membership and ``view_run_history`` permission. An open
+WebSocket passes ``require_run_history`` again on every read of the log
+(runs/delivery/fanout.py ``read_events``).
 """
 
 from django.contrib.contenttypes.models import ContentType

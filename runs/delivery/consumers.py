@@ -265,20 +265,25 @@ _tails: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _recorders: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def acquire_tail(run_id: str) -> RunTail:
+# A tail is shared by the sockets of one run that pass the same gate on every
+# read (fanout.read_events): the owner's (a ticket) or a console admin's.
+TailKey = tuple[str, bool]
+
+
+def acquire_tail(key: TailKey) -> RunTail:
     tails = _tails.setdefault(asyncio.get_running_loop(), {})
-    tail = tails.setdefault(run_id, RunTail())
+    tail = tails.setdefault(key, RunTail())
     tail.sockets += 1
     return tail
 
 
-def release_tail(run_id: str) -> None:
+def release_tail(key: TailKey) -> None:
     tails = _tails.get(asyncio.get_running_loop(), {})
-    tail = tails.get(run_id)
+    tail = tails.get(key)
     if tail is not None:
         tail.sockets -= 1
         if tail.sockets <= 0:
-            del tails[run_id]
+            del tails[key]
 
 
 class SentRecorder:
@@ -379,6 +384,8 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             await self.refuse(error.code, error.detail, close_code(error))
             return
         self.run, self.client_id = run, query.client_id
+        # Every read re-checks the gate this socket was opened through.
+        self.staff = query.ticket is None
         self.config = fanout.delivery_config()
         # Cursors: what the client had, what was sent, and the highest seq a
         # wake-up announced.
@@ -397,7 +404,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         )
         self.log_id = log.connection_id
         observability.websocket_opened()
-        self.tail = acquire_tail(self.run_id)
+        self.tail = acquire_tail((self.run_id, self.staff))
         ended = await _db(fanout.terminal_seq)(run)
         if ended is not None and ended <= query.after:
             await self.close(CLOSE_NORMAL)  # the client already has the whole run
@@ -442,6 +449,12 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
                     self.subscribed = await self._subscribe()
         except asyncio.CancelledError:
             raise
+        except SparkTideError as error:
+            # The history gate refused a read (permission or membership gone, app
+            # not active, past retention): nothing of that read is sent.
+            await self._record_sent()
+            await self.send(text_data=error_frame(error.code, error.detail))
+            await self.close(close_code(error))
         except Exception:
             logger.exception("delivery of %s to %s failed", self.run_id, self.log_id)
             await self.close(CLOSE_INTERNAL_ERROR)
@@ -491,7 +504,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
     async def _read(self, limit: int) -> list[Frame]:
         """The next frames after the cursor: (seq, type, text)."""
         if self.tail is None or self.wanted <= self.sent:
-            return _frames(await _db(fanout.read_events)(self.run, after=self.sent, limit=limit))
+            return _frames(await self._read_log(limit))
         want = {"after": self.sent, "limit": limit, "want": self.wanted, "since": self.woken_at}
         frames = self.tail.cached(**want)
         if frames is None:
@@ -500,10 +513,15 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
                 frames = self.tail.cached(**want)
                 if frames is None:
                     started = time.monotonic()
-                    read = await _db(fanout.read_events)(self.run, after=self.sent, limit=limit)
-                    frames = _frames(read)
+                    frames = _frames(await self._read_log(limit))
                     self.tail.store(frames, read_started=started)
         return frames
+
+    async def _read_log(self, limit: int) -> list[dict]:
+        """One read of the log, which re-checks this socket's gate (raises SparkTideError)."""
+        return await _db(fanout.read_events)(
+            self.run, after=self.sent, limit=limit, staff=self.staff
+        )
 
     def _room(self) -> int:
         """How many more events may be sent now (flow control for acking clients).
@@ -592,7 +610,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             return
         observability.websocket_closed()
         if self.tail is not None:
-            release_tail(self.run_id)
+            release_tail((self.run_id, self.staff))
         if self.subscribed:
             try:
                 await self.channel_layer.group_discard(run_group(self.run_id), self.channel_name)

@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from publication.reader import RunReader
-from runs.access import access_run_history
+from runs.access import access_run_history, require_run_history
 from runs.delivery.tickets import redeem_ticket
 from runs.events import TERMINAL_EVENT_TYPES
 from runs.models import DeliveryAck, DeliveryLog, Run, RunEvent
@@ -111,18 +111,29 @@ def terminal_seq(run: Run) -> int | None:
 # -- reading -------------------------------------------------------------------------
 
 
-def read_events(run: Run, *, after: int, limit: int) -> list[dict]:
+def read_events(run: Run, *, after: int, limit: int, staff: bool = False) -> list[dict]:
     """Public events with seq > ``after``, in order, hydrated through the reader.
 
-    A fresh reader per page, and for a page with answer events a freshly read
-    run (owner, app): the owner's *current* authorization decides every body,
-    however long the connection has been open. Other events do not depend on
-    it, so a page without answer events costs one query.
+    Before a page is returned, the watcher's gate is checked again on a freshly
+    read run (owner, app), however long the connection has been open: for the
+    owner (a ticket) ``require_run_history`` — the app ACTIVE, retention, the
+    owner's current membership and ``view_run_history`` — and for a console
+    admin (``staff``) retention. A refusal raises its SparkTideError (the socket
+    sends it and closes 4403 / 4410) and no event of the page is returned. A
+    fresh reader per page: the owner's *current* authorization decides every
+    body. A read that finds nothing returns nothing and checks nothing, so an
+    idle poll costs one query; a page costs the events, the run and (for the
+    owner) the permission query, plus the reader's queries for answer events.
     """
     events = list(RunEvent.objects.filter(run_id=run.pk, seq__gt=after).order_by("seq")[:limit])
-    if any(event.type in ANSWER_EVENT_TYPES for event in events):
-        run = Run.objects.select_related("app", "tenant", "owner").get(pk=run.pk)
-    return RunReader(run).hydrate(events) if events else []
+    if not events:
+        return []
+    run = Run.objects.select_related("app", "tenant", "owner").get(pk=run.pk)
+    if staff:
+        require_within_retention(run)
+    else:
+        require_run_history(run)
+    return RunReader(run).hydrate(events)
 
 
 # -- recording -----------------------------------------------------------------------

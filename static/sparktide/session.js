@@ -3,13 +3,19 @@
  * useSyncExternalStore, Vue's shallowRef, or plain subscribe/getSnapshot).
  *
  * It folds the run's event log into what a page shows, applying Publication's display rules on
- * the client (DESIGN.md "Publication"):
- *   - a preview is temporary and never a save; at the run's end unsaved previews disappear;
+ * the client (docs/publication.md "Display precedence"; the same rules as publication/precedence.py,
+ * pinned by the shared cases of tests/conformance/display_precedence.json):
+ *   - a preview is temporary and never a save; a newer legitimate preview shows over an older
+ *     committed revision, which comes back when the preview is never saved (`answer.rejected` or
+ *     `answer.save_unknown` naming its candidate, or the run's end);
  *   - a committed receipt beats a preview of the same (or an older) revision;
  *   - a newer revision replaces the older in place; an older one never overwrites a newer one;
- *   - a current rejection drops the preview it names;
- *   - the same publication ID and revision with a different body is a PROTOCOL CONFLICT, not
- *     "last one wins": the session goes to status "error" and keeps the block it had.
+ *   - a current source rejection (an event the reader delivers with `state: "protected"`) beats
+ *     both: every revision up to the one it names is withheld (`state: "protected"`, no content),
+ *     however it was shown before; a newer revision may show again;
+ *   - the same publication ID and revision with a different body (receipt or preview) is a
+ *     PROTOCOL CONFLICT, not "last one wins": the session goes to status "error" and keeps the
+ *     block it had.
  * Block bodies are always the full body carried by the event, never a chunk, so segmentation
  * (answerSegments) always works on whole text.
  *
@@ -214,6 +220,8 @@ export class ChatSession {
     /** @type {Map<string, Block & {arrival: number}>} publicationId ?? candidateId → preview */
     this._previews = new Map();
     this._arrival = 0;
+    /** @type {Map<string, number>} publicationId → a current source rejection covers revisions up to this */
+    this._withheldThrough = new Map();
     this._rejections = [];
     this._citations = {};
     this._checks = {};
@@ -285,18 +293,28 @@ export class ChatSession {
 
   _preview(data) {
     const key = data.publicationId ?? data.candidateId;
-    if (typeof key !== "string") return;
+    if (typeof key !== "string" || !Number.isInteger(data.revision)) return;
+    const withheld = data.state === "protected";
+    const content = withheld ? null : (data.content ?? null);
+    if (withheld && data.publicationId) this._withhold(data.publicationId, data.revision);
     const committed = data.publicationId ? this._committed.get(data.publicationId) : undefined;
-    if (committed && committed.revision >= data.revision) return; // a receipt beats its preview
+    if (committed && committed.revision >= data.revision) {
+      if (committed.revision === data.revision && differs(committed.content, content)) this._conflict(data.publicationId, data.revision);
+      return; // a receipt beats its preview
+    }
     const current = this._previews.get(key);
     if (current && current.revision > data.revision) return;
+    if (current && current.revision === data.revision && data.publicationId && differs(current.content, content)) {
+      this._conflict(data.publicationId, data.revision);
+      return;
+    }
     this._previews.set(key, {
       publicationId: data.publicationId ?? null,
       candidateId: data.candidateId ?? null,
       revision: data.revision,
       deliveryOrdinal: data.deliveryOrdinal ?? null,
-      content: data.content ?? null,
-      state: "visible",
+      content,
+      state: withheld ? "protected" : "visible",
       sourceHint: data.sourceHint ?? "unknown",
       truncated: false,
       preview: true,
@@ -317,20 +335,20 @@ export class ChatSession {
       truncated: Boolean(data.truncated),
       preview: false,
     };
+    if (incoming.state === "protected") this._withhold(publicationId, revision);
+    // The protected preview of a brand-new block (candidate ID only) was a rejection of this block.
+    const candidatePreview = typeof data.candidateId === "string" ? this._previews.get(data.candidateId) : undefined;
+    if (candidatePreview?.state === "protected") this._withhold(publicationId, candidatePreview.revision);
+    const ownPreview = this._previews.get(publicationId);
+    if (ownPreview && ownPreview.revision === revision && differs(ownPreview.content, incoming.content)) {
+      this._conflict(publicationId, revision);
+      return;
+    }
     const existing = this._committed.get(publicationId);
     if (existing) {
       if (revision < existing.revision) return; // stale: never overwrite a newer revision
-      if (
-        revision === existing.revision &&
-        existing.content !== null &&
-        incoming.content !== null &&
-        !sameContent(existing.content, incoming.content)
-      ) {
-        this._error = {
-          code: ClientErrorCode.PROTOCOL_CONFLICT,
-          detail: `${publicationId} revision ${revision} arrived with two different bodies.`,
-        };
-        this._status = "error";
+      if (revision === existing.revision && differs(existing.content, incoming.content)) {
+        this._conflict(publicationId, revision);
         return;
       }
       // Same revision + same body is a replay or UNCHANGED; a change between visible and
@@ -343,9 +361,33 @@ export class ChatSession {
     this._dropPreviewsCommittedBy(incoming);
   }
 
+  /** The candidate named by an `answer.rejected` / `answer.save_unknown` was never saved. */
   _dropPreview(data) {
-    if (typeof data.publicationId === "string") this._previews.delete(data.publicationId);
-    if (typeof data.candidateId === "string") this._previews.delete(data.candidateId);
+    if (typeof data.candidateId !== "string") return;
+    for (const [key, preview] of this._previews) {
+      if (preview.candidateId === data.candidateId) this._previews.delete(key);
+    }
+  }
+
+  /** A current source rejection covers this block's revisions up to `revision`. */
+  _withhold(publicationId, revision) {
+    if (!Number.isInteger(revision)) return;
+    this._withheldThrough.set(publicationId, Math.max(this._withheldThrough.get(publicationId) ?? 0, revision));
+  }
+
+  /** Same publication ID and revision, another body: never "last one wins". */
+  _conflict(publicationId, revision) {
+    this._error = {
+      code: ClientErrorCode.PROTOCOL_CONFLICT,
+      detail: `${publicationId} revision ${revision} arrived with two different bodies.`,
+    };
+    this._status = "error";
+  }
+
+  /** What a block shows: withheld (protected, no content) when a current rejection covers it. */
+  _shown(block) {
+    const through = block.publicationId ? (this._withheldThrough.get(block.publicationId) ?? 0) : 0;
+    return block.revision <= through ? { ...block, state: "protected", content: null } : block;
   }
 
   _dropPreviewsCommittedBy(block) {
@@ -361,7 +403,7 @@ export class ChatSession {
 
   _reject(data) {
     this._rejections = [...this._rejections, data];
-    // A current rejection beats the preview it names; the committed body (if any) stays.
+    // The candidate it names was never saved: its preview goes, the committed body (if any) shows.
     this._dropPreview(data);
   }
 
@@ -377,13 +419,13 @@ export class ChatSession {
     for (const block of this._committed.values()) {
       const preview = this._previews.get(block.publicationId);
       if (preview && preview.revision > block.revision) {
-        shown.push({ ...preview, deliveryOrdinal: block.deliveryOrdinal, arrival: -1 });
+        shown.push(this._shown({ ...preview, deliveryOrdinal: block.deliveryOrdinal, arrival: -1 }));
       } else {
-        shown.push({ ...block, arrival: -1 });
+        shown.push(this._shown({ ...block, arrival: -1 }));
       }
     }
     for (const [key, preview] of this._previews) {
-      if (!this._committed.has(key)) shown.push(preview);
+      if (!this._committed.has(key)) shown.push(this._shown(preview));
     }
     const ordinal = (b) => (b.deliveryOrdinal === null ? Infinity : b.deliveryOrdinal);
     shown.sort((a, b) => ordinal(a) - ordinal(b) || a.arrival - b.arrival);
@@ -410,6 +452,11 @@ export class ChatSession {
     this._snapshot = this._build();
     for (const listener of [...this._listeners]) listener();
   }
+}
+
+/** Two bodies of one revision that are both known and not the same. */
+function differs(a, b) {
+  return a !== null && b !== null && !sameContent(a, b);
 }
 
 /** Structural equality of two JSON bodies (key order does not matter). */

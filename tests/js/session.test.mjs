@@ -66,12 +66,13 @@ describe("ChatSession: store contract", () => {
 });
 
 describe("ChatSession: answer blocks", () => {
-  test("a preview shows as a temporary block, and the commit replaces it", async () => {
+  test("a preview shows as a temporary block, and the commit replaces it with its own source status", async () => {
     const { session, push } = await started();
     push("answer.preview", { candidateId: "cand_1", publicationId: P1, revision: 1, deliveryOrdinal: 1, content: text("草稿"), sourceHint: "none" });
     assert.deepEqual(bodies(session), [[P1, 1, "草稿", true]]);
-    push("answer.published", published(P1, 1, 1, "定稿"));
-    assert.deepEqual(bodies(session), [[P1, 1, "定稿", false]]);
+    push("answer.published", published(P1, 1, 1, "草稿"));
+    assert.deepEqual(bodies(session), [[P1, 1, "草稿", false]]);
+    assert.equal(session.getSnapshot().blocks[0].sourceHint, "verified");
   });
 
   test("a preview known only by its candidate ID is replaced by the commit in its slot", async () => {

@@ -322,15 +322,22 @@ async def test_sockets_woken_together_share_one_read_of_the_log(
     reads = []
     real_read = fanout.read_events
 
-    def counting_read(run, *, after, limit):
+    def counting_read(run, *, after, limit, **gate):
         reads.append(after)
-        return real_read(run, after=after, limit=limit)
+        return real_read(run, after=after, limit=limit, **gate)
 
     monkeypatch.setattr(fanout, "read_events", counting_read)
     run = await database_sync_to_async(make_run)({"text": "x"}, execute=False)
     comms = [socket(run, after=0, ticket=await ticket_for(run, alice)) for _ in range(8)]
     for comm in comms:
         assert (await comm.connect(timeout=5))[0]
+    # Each socket's first read (of an empty log) runs after its connect returns: let all eight
+    # finish before the event, so the reads counted below are the wake-up's only.
+    deadline = asyncio.get_running_loop().time() + 5
+    while len(reads) < len(comms):
+        assert asyncio.get_running_loop().time() < deadline, reads
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.1)
     reads.clear()
     event = await database_sync_to_async(append_event)(run, "agent.note", {"i": 1})
     await get_channel_layer().group_send(
