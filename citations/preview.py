@@ -10,8 +10,6 @@ thing kept between clicks is a published (immutable) chunk's verified text.
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 
 from citations.access import PreviewTarget, access_citation_for_preview, citation_not_available
 from citations.highlights import highlights_and_location
@@ -20,7 +18,7 @@ from runs.models import Run
 from sparktide import observability
 from sparktide.errors import ErrorCode, SparkTideError
 from sparktide.knowledge.context import TrustedContext
-from sparktide.knowledge.models import Chunk, Knowledge, KnowledgeVersion
+from sparktide.knowledge.models import Chunk, Knowledge
 from sparktide.knowledge.remote import RemoteKnowledgeError, call_remote
 from sparktide.knowledge.text import snippet_digest
 
@@ -62,73 +60,24 @@ def refetch_excerpt(target: PreviewTarget) -> str:
     return refetch_managed(reference)
 
 
-class PublishedChunks:
-    """The verified text of chunks of PUBLISHED versions, by (chunk, document, version).
-
-    What is cached is content, never a decision: a published version's chunks can
-    no longer change (the models refuse it), so a chunk text that once matched a
-    reference's digest stays that text. Every check of the chain still runs on
-    every click, before the cache is asked (docs/preview.md). Only a text that
-    matched is kept; a mismatch or a missing chunk is re-read every time. Bounded
-    (oldest entries dropped first); safe across threads (one lock, no I/O under it).
-    """
-
-    def __init__(self, size: int = 4096) -> None:
-        self.size = size
-        # key → (text, paragraph, digest)
-        self._texts: OrderedDict[tuple, tuple[str, int | None, str]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple) -> tuple[str, int | None, str] | None:
-        with self._lock:
-            entry = self._texts.get(key)
-            if entry is not None:
-                self._texts.move_to_end(key)
-            return entry
-
-    def put(self, key: tuple, text: str, paragraph: int | None, digest: str) -> None:
-        with self._lock:
-            self._texts[key] = (text, paragraph, digest)
-            self._texts.move_to_end(key)
-            while len(self._texts) > self.size:
-                self._texts.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._texts.clear()
-
-
-published_chunks = PublishedChunks()
-
-
 def refetch_managed(reference: CitationReference) -> str:
-    """MANAGED/INLINE: re-read the chunk from the exact (immutable) version.
-
-    Called only after every access check passed, ``require_capability`` included:
-    the version is PUBLISHED, so its chunk's text may come from ``published_chunks``.
-    """
-    key = (reference.chunk_id, reference.document_id, reference.version_id)
-    cacheable = reference.version.status == KnowledgeVersion.Status.PUBLISHED
-    entry = published_chunks.get(key) if cacheable else None
-    if entry is None:
-        row = (
-            Chunk.objects.filter(
-                pk=reference.chunk_id,
-                document_id=reference.document_id,
-                document__version_id=reference.version_id,
-            )
-            .values_list("text", "paragraph")
-            .first()
+    """MANAGED/INLINE: re-read the chunk from the exact (immutable) version, on every
+    click: no cache. A chunk altered behind the platform's back is caught by its digest."""
+    row = (
+        Chunk.objects.filter(
+            pk=reference.chunk_id,
+            document_id=reference.document_id,
+            document__version_id=reference.version_id,
         )
-        if row is None:
-            raise citation_not_available()
-        text, paragraph = row
-        entry = (text, paragraph, snippet_digest(text))
-        if cacheable and entry[2] == reference.digest:
-            published_chunks.put(key, *entry)
-    # Where the chunk begins on its page, for the preview's location; kept on this
-    # request's reference object only.
-    text, reference.chunk_paragraph, digest = entry
+        .values_list("text", "paragraph")
+        .first()
+    )
+    if row is None:
+        raise citation_not_available()
+    # Where the chunk begins on its page, read with its text (no extra query) for the
+    # preview's location; kept on this request's reference object only.
+    text, reference.chunk_paragraph = row
+    digest = snippet_digest(text)
     # A published version is immutable, so a mismatch means the store was altered
     # behind the platform's back; showing it would show what the model never saw.
     if digest != reference.digest:
