@@ -5,6 +5,7 @@ from datetime import datetime
 
 from django.core import signing
 from django.db.models import F, Q
+from django.utils.translation import gettext as _
 
 from publication.reader import RunReader
 from runs.events import TERMINAL_EVENT_TYPES
@@ -69,7 +70,7 @@ def decode_runs_cursor(cursor: str) -> tuple[datetime, str]:
         return datetime.fromisoformat(created_at), str(run_id)
     except (signing.BadSignature, ValueError, TypeError):
         raise SparkTideError(
-            ErrorCode.INVALID_REQUEST, 400, "cursor: not a cursor this API issued."
+            ErrorCode.INVALID_REQUEST, "cursor: " + _("不是本 API 签发的游标。")
         ) from None
 
 

@@ -84,9 +84,7 @@ def test_a_successful_managed_preview_costs_eight_queries(cited, alice, django_a
     assert response.status_code == 200
 
 
-def test_a_repeated_preview_re_reads_the_source_each_time(
-    cited, alice, django_assert_num_queries
-):
+def test_a_repeated_preview_re_reads_the_source_each_time(cited, alice, django_assert_num_queries):
     """Token, run, history permission, citation, lease, the chunk, the answer text: every
     click, nothing kept between clicks."""
     client = client_for(alice)
