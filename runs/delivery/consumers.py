@@ -11,320 +11,43 @@ once, in seq order, without gaps" hold however wake-ups overlap.
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
-import weakref
-from dataclasses import dataclass
-from urllib.parse import parse_qs, urlsplit
 
 from channels.consumer import get_handler_name
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
-from django.conf import settings
-from django.http.request import split_domain_port, validate_host
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from runs.delivery import fanout
+from runs.delivery.protocol import (
+    CLOSE_INTERNAL_ERROR,
+    CLOSE_NORMAL,
+    CLOSE_TOO_SLOW,
+    close_code,
+    error_frame,
+    parse_ack,
+    parse_query,
+)
+from runs.delivery.shared import (
+    Frame,
+    RunTail,
+    acquire_tail,
+    db_call,
+    encode_frames,
+    release_tail,
+    sent_recorder,
+)
 from runs.delivery.wakeups import run_group
 from runs.events import TERMINAL_EVENT_TYPES
 from sparktide import observability
-from sparktide.errors import ErrorCode, SparkTideError, not_found
+from sparktide.errors import SparkTideError, not_found
 
 logger = logging.getLogger(__name__)
 
-CLOSE_NORMAL = 1000
-CLOSE_INTERNAL_ERROR = 1011
-CLOSE_ORIGIN_REFUSED = 4403
-CLOSE_TOO_SLOW = 4408
-MAX_SEQ = 2**31 - 1
-MAX_CLIENT_ID_CHARS = 100
-# How often DeliveryLog.last_sent_seq is written while events flow (for all
-# sockets of the process in one statement); always when a connection ends.
-SENT_RECORD_SECONDS = 1.0
-# How long a wake-driven read of a run is kept for this process's other sockets
-# (each takes it only if the read began after its wake-up reached the process:
-# RunTail). It also bounds how late a socket can be sent a shared read.
-SHARED_READ_SECONDS = 0.5
-MAX_SHARED_EVENTS = 1000
 # After the terminal event, how long an acking client may take to acknowledge it.
 FINAL_ACK_GRACE_SECONDS = 2.0
 # A socket whose subscription failed polls at least this often until it succeeds.
 RESUBSCRIBE_SECONDS = 1.0
-ACK_KINDS = frozenset({"received", "rendered"})
-
-
-def _db(func):
-    # Not thread-sensitive: every call is self-contained (no transaction spans
-    # two calls), so hundreds of connections need not queue behind one thread.
-    return database_sync_to_async(func, thread_sensitive=False)
-
-
-def close_code(error: SparkTideError) -> int:
-    """401 → 4401, 404 → 4404, 410 → 4410, 400 → 4400 (docs/events.md)."""
-    return 4000 + error.status if 400 <= error.status <= 499 else CLOSE_INTERNAL_ERROR
-
-
-# -- origin ------------------------------------------------------------------------
-
-
-def _header(scope, name: bytes) -> str | None:
-    for key, value in scope.get("headers", []):
-        if key == name:
-            return value.decode("latin1")
-    return None
-
-
-def origin_allowed(origin: str | None, host: str | None) -> bool:
-    """May a page of ``origin`` open this socket (cross-site WebSocket hijacking)?
-
-    Browsers always send Origin on a WebSocket handshake, so a handshake
-    without one is not a page of another site and cannot ride on the console's
-    cookie; it is let through to authenticate like any other client. A page's
-    origin passes when it is this site (same host as the request, itself an
-    allowed host), a host in ALLOWED_HOSTS, or listed in CORS_ALLOWED_ORIGINS (SDK
-    pages on other origins) or CSRF_TRUSTED_ORIGINS (the console behind a proxy).
-    A wildcard ALLOWED_HOSTS entry never admits other sites' pages.
-    """
-    if origin is None:
-        return True
-    parts = urlsplit(origin.strip().lower())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return False  # includes the opaque "null" origin of sandboxed frames and files
-    listed = [*settings.CSRF_TRUSTED_ORIGINS, *settings.CORS_ALLOWED_ORIGINS]
-    if f"{parts.scheme}://{parts.netloc}" in {o.lower() for o in listed}:
-        return True
-    allowed = list(settings.ALLOWED_HOSTS)
-    if settings.DEBUG and not allowed:
-        allowed = [".localhost", "127.0.0.1", "[::1]"]
-    origin_domain, _ = split_domain_port(parts.netloc)  # keeps [::1] bracketed
-    if validate_host(origin_domain, [h for h in allowed if h != "*"]):
-        return True
-    if host is None:
-        return False
-    domain, _ = split_domain_port(host.lower())
-    return parts.netloc == host.lower() and bool(domain) and validate_host(domain, allowed)
-
-
-class OriginGuard:
-    """ASGI middleware refusing cross-site pages before any session or database work.
-
-    The handshake is accepted and at once closed with 4403 and no frame, so a
-    browser client can tell "refused" from a network failure and stop
-    retrying, while the refused page receives no data at all.
-    """
-
-    def __init__(self, application) -> None:
-        self.application = application
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] == "websocket" and not origin_allowed(
-            _header(scope, b"origin"), _header(scope, b"host")
-        ):
-            message = await receive()
-            if message["type"] == "websocket.connect":
-                await send({"type": "websocket.accept"})
-                await send({"type": "websocket.close", "code": CLOSE_ORIGIN_REFUSED})
-            return None
-        return await self.application(scope, receive, send)
-
-
-# -- query ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class EventsQuery:
-    after: int
-    ticket: str | None
-    client_id: str
-
-
-def _bad_query(detail: str) -> SparkTideError:
-    return SparkTideError(ErrorCode.INVALID_REQUEST, detail)
-
-
-def parse_query(raw: bytes) -> EventsQuery:
-    try:
-        params = parse_qs(raw.decode("utf-8"), keep_blank_values=True, strict_parsing=False)
-    except UnicodeDecodeError:
-        raise _bad_query("The query string is not UTF-8.")
-
-    def single(name: str) -> str | None:
-        values = params.get(name)
-        if values is None:
-            return None
-        if len(values) != 1:
-            raise _bad_query(f"{name} must be given once.")
-        return values[0]
-
-    after_raw = single("after")
-    if after_raw is None:
-        after = 0
-    elif after_raw.isascii() and after_raw.isdigit() and int(after_raw) <= MAX_SEQ:
-        after = int(after_raw)
-    else:
-        raise _bad_query("after must be a non-negative integer (the last seq you have).")
-    client_id = single("client") or ""
-    if len(client_id) > MAX_CLIENT_ID_CHARS or not client_id.isprintable():
-        raise _bad_query(f"client must be at most {MAX_CLIENT_ID_CHARS} printable characters.")
-    return EventsQuery(after=after, ticket=single("ticket"), client_id=client_id)
-
-
-def parse_ack(text: str | None) -> tuple[int, str] | None:
-    """``{"ack": SEQ, "kind": "received"|"rendered"}`` → (seq, kind); anything else → None."""
-    if not text or len(text) > 1000:
-        return None
-    try:
-        frame = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(frame, dict):
-        return None
-    seq, kind = frame.get("ack"), frame.get("kind", "received")
-    if type(seq) is not int or not 0 < seq <= MAX_SEQ or kind not in ACK_KINDS:
-        return None
-    return seq, kind
-
-
-# -- shared reads ---------------------------------------------------------------------
-
-
-# One event as sent: (seq, type, the frame's JSON text).
-Frame = tuple[int, str, str]
-
-
-def _frames(events: list[dict]) -> list[Frame]:
-    return [
-        (event["seq"], event["type"], json.dumps({"kind": "event", **event})) for event in events
-    ]
-
-
-class RunTail:
-    """The newest events of one run as read by this process, shared by its sockets.
-
-    A wake-up reaches every socket of the run at once; without sharing, each
-    would read and hydrate the same new events: one read per run per wake-up
-    per process serves them all, each socket still taking exactly the events
-    after its own cursor. Entries come only from database reads, each stamped
-    with the moment its read *began*, and a socket takes an entry only if that
-    read began after the wake-up that moved the socket first reached this
-    process: nothing a socket is sent was read before it was woken, so a
-    revocation committed before a wake-up is honoured by every socket it reaches — sharing changes how often
-    the log is read, never what a socket may be sent. The frame text is
-    encoded once per event, not once per socket.
-    """
-
-    def __init__(self) -> None:
-        # seq → (monotonic start of the read that produced it, (seq, type, frame text))
-        self.frames: dict[int, tuple[float, Frame]] = {}
-        # seq → when its wake-up first reached this process (any socket of the run)
-        self.woken: dict[int, float] = {}
-        self.lock = asyncio.Lock()
-        self.sockets = 0
-
-    def wake_time(self, seq: int) -> float:
-        """When the wake-up for ``seq`` first reached this process.
-
-        Every socket a wake-up reaches counts from its first arrival, so one
-        read that began after it serves them all — one read per run per wake-up
-        per process — and still none is sent what was read before the wake-up.
-        """
-        now = time.monotonic()
-        first = self.woken.setdefault(seq, now)
-        if len(self.woken) > MAX_SHARED_EVENTS:
-            oldest = now - SHARED_READ_SECONDS
-            self.woken = {k: at for k, at in self.woken.items() if at >= oldest}
-        return first
-
-    def cached(self, *, after: int, limit: int, want: int, since: float) -> list[Frame] | None:
-        """Frames after ``after`` read since ``since``, if they reach ``want`` (or fill ``limit``)."""
-        frames: list[Frame] = []
-        while len(frames) < limit:
-            hit = self.frames.get(after + len(frames) + 1)
-            if hit is None or hit[0] < since:
-                break
-            frames.append(hit[1])
-        if frames and (len(frames) == limit or after + len(frames) >= want):
-            return frames
-        return None
-
-    def store(self, frames: list[Frame], *, read_started: float) -> None:
-        for frame in frames:
-            self.frames[frame[0]] = (read_started, frame)
-        oldest = time.monotonic() - SHARED_READ_SECONDS
-        stale = [seq for seq, (at, _) in self.frames.items() if at < oldest]
-        for seq in stale:
-            del self.frames[seq]
-        overflow = len(self.frames) - MAX_SHARED_EVENTS
-        for seq in sorted(self.frames)[: max(0, overflow)]:
-            del self.frames[seq]
-
-
-# Per event loop (one in a daphne process; one per test in the test suite).
-_tails: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_recorders: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-# A tail is shared by the sockets of one run that pass the same gate on every
-# read (fanout.read_events): the owner's (a ticket) or a console admin's.
-TailKey = tuple[str, bool]
-
-
-def acquire_tail(key: TailKey) -> RunTail:
-    tails = _tails.setdefault(asyncio.get_running_loop(), {})
-    tail = tails.setdefault(key, RunTail())
-    tail.sockets += 1
-    return tail
-
-
-def release_tail(key: TailKey) -> None:
-    tails = _tails.get(asyncio.get_running_loop(), {})
-    tail = tails.get(key)
-    if tail is not None:
-        tail.sockets -= 1
-        if tail.sockets <= 0:
-            del tails[key]
-
-
-class SentRecorder:
-    """Writes DeliveryLog.last_sent_seq for all of this process's sockets at once.
-
-    A socket notes each send here; every ``SENT_RECORD_SECONDS`` one statement
-    records them all, instead of one write per socket per event. A socket
-    writes its own final value when it ends (terminal event, 4408, close).
-    """
-
-    def __init__(self) -> None:
-        self.pending: dict[str, int] = {}
-        self.task: asyncio.Task | None = None
-
-    def note(self, connection_id: str, seq: int) -> None:
-        self.pending[connection_id] = seq
-        if self.task is None or self.task.done():
-            self.task = asyncio.create_task(self._flush_periodically())
-
-    def forget(self, connection_id: str) -> None:
-        self.pending.pop(connection_id, None)
-
-    async def _flush_periodically(self) -> None:
-        while self.pending:
-            await asyncio.sleep(SENT_RECORD_SECONDS)
-            sent, self.pending = self.pending, {}
-            try:
-                await _db(fanout.record_sent_many)(sent)
-            except Exception:  # evidence of sending is best effort; delivery goes on
-                logger.warning("could not record what was sent", exc_info=True)
-
-
-def sent_recorder() -> SentRecorder:
-    return _recorders.setdefault(asyncio.get_running_loop(), SentRecorder())
-
-
-# -- consumers -----------------------------------------------------------------------
-
-
-def error_frame(code: str, detail: str) -> str:
-    return json.dumps({"kind": "error", "code": str(code), "detail": detail}, ensure_ascii=False)
 
 
 class RunEventsConsumer(AsyncWebsocketConsumer):
@@ -361,7 +84,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
     async def dispatch(self, message) -> None:
         # Channels closes stale connections before every handler with a hop
         # through its one thread-sensitive thread. These handlers hold no
-        # connection there (database work runs in _db threads, which close
+        # connection there (database work runs in db_call threads, which close
         # their own), and with hundreds of subscribers that hop per wake-up
         # would serialise the fan-out. websocket_disconnect still closes.
         handler = getattr(self, get_handler_name(message), None)
@@ -374,7 +97,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         self.run_id = kwargs["run_id"]
         try:
             query = parse_query(self.scope.get("query_string", b""))
-            run, user = await _db(fanout.access_run_for_watcher)(
+            run, user = await db_call(fanout.access_run_for_watcher)(
                 app_slug=kwargs["app"],
                 run_id=self.run_id,
                 ticket=query.ticket,
@@ -399,13 +122,13 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         # committed after that read wakes us, one committed before it is in it.
         self.subscribed = await self._subscribe()
         await self.accept()
-        log = await _db(fanout.open_delivery)(
+        log = await db_call(fanout.open_delivery)(
             run=run, user=user, client_id=query.client_id, after=query.after
         )
         self.log_id = log.connection_id
         observability.websocket_opened()
         self.tail = acquire_tail((self.run_id, self.staff))
-        ended = await _db(fanout.terminal_seq)(run)
+        ended = await db_call(fanout.terminal_seq)(run)
         if ended is not None and ended <= query.after:
             await self.close(CLOSE_NORMAL)  # the client already has the whole run
             return
@@ -475,7 +198,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             room = self._room()
             if room <= 0:
                 # At its window: the client is behind only if there is more to send.
-                if self.stalled_since is None and await _db(fanout.has_events_after)(
+                if self.stalled_since is None and await db_call(fanout.has_events_after)(
                     self.run_id, after=self.sent
                 ):
                     self.stalled_since = time.monotonic()
@@ -504,7 +227,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
     async def _read(self, limit: int) -> list[Frame]:
         """The next frames after the cursor: (seq, type, text)."""
         if self.tail is None or self.wanted <= self.sent:
-            return _frames(await self._read_log(limit))
+            return encode_frames(await self._read_log(limit))
         want = {"after": self.sent, "limit": limit, "want": self.wanted, "since": self.woken_at}
         frames = self.tail.cached(**want)
         if frames is None:
@@ -513,13 +236,13 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
                 frames = self.tail.cached(**want)
                 if frames is None:
                     started = time.monotonic()
-                    frames = _frames(await self._read_log(limit))
+                    frames = encode_frames(await self._read_log(limit))
                     self.tail.store(frames, read_started=started)
         return frames
 
     async def _read_log(self, limit: int) -> list[dict]:
         """One read of the log, which re-checks this socket's gate (raises SparkTideError)."""
-        return await _db(fanout.read_events)(
+        return await db_call(fanout.read_events)(
             self.run, after=self.sent, limit=limit, staff=self.staff
         )
 
@@ -542,7 +265,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
 
     async def _record_sent(self) -> None:
         sent_recorder().forget(self.log_id)
-        await _db(fanout.record_sent)(connection_id=self.log_id, seq=self.sent)
+        await db_call(fanout.record_sent)(connection_id=self.log_id, seq=self.sent)
 
     async def _wait(self) -> None:
         timeout = self.config.poll_seconds
@@ -595,7 +318,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
     async def _flush_acks(self) -> None:
         while self.pending_acks:
             acks, self.pending_acks = self.pending_acks, {}
-            await _db(fanout.record_acks)(
+            await db_call(fanout.record_acks)(
                 run_id=self.run_id,
                 connection_id=self.log_id,
                 client_id=self.client_id,
@@ -620,7 +343,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             await asyncio.gather(self.ack_task, return_exceptions=True)
         await self._flush_acks()
         sent_recorder().forget(self.log_id)
-        await _db(fanout.close_delivery)(connection_id=self.log_id, last_sent_seq=self.sent)
+        await db_call(fanout.close_delivery)(connection_id=self.log_id, last_sent_seq=self.sent)
 
 
 class NotFoundConsumer(AsyncWebsocketConsumer):

@@ -5,7 +5,8 @@ from channels.auth import AuthMiddlewareStack
 from channels.routing import URLRouter
 from django.urls import re_path
 
-from runs.delivery.consumers import NotFoundConsumer, OriginGuard, RunEventsConsumer
+from runs.delivery.consumers import NotFoundConsumer, RunEventsConsumer
+from runs.delivery.origin import OriginGuard
 
 websocket_urlpatterns: list = [
     # No NUL in a segment: PostgreSQL cannot compare text with it, so such a path

@@ -278,7 +278,7 @@ async def test_the_error_frame_comes_before_the_close(finished_run):
 )
 def test_origin_rules(settings, origin, host, allowed):
     """The origin table of docs/events.md, decided before any session or database work."""
-    from runs.delivery.consumers import origin_allowed
+    from runs.delivery.origin import origin_allowed
 
     settings.ALLOWED_HOSTS = ["testserver", "[::1]"]
     settings.CSRF_TRUSTED_ORIGINS = []

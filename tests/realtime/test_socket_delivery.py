@@ -274,7 +274,7 @@ async def test_a_shared_read_never_serves_a_source_revoked_before_the_wake_up(
     from runs.runtime.engine import execute_run
 
     settings.SPARKTIDE_WS_POLL_SECONDS = 60  # only the wake-ups below move the sockets
-    monkeypatch.setattr("runs.delivery.consumers.SHARED_READ_SECONDS", 60.0)
+    monkeypatch.setattr("runs.delivery.shared.SHARED_READ_SECONDS", 60.0)
     monkeypatch.setattr("runs.events.notify_run", lambda run_id, seq: None)
     consumers = []
     connect = RunEventsConsumer.connect

@@ -1,0 +1,160 @@
+"""What the sockets of one process share: one read of a run's log per wake-up
+(RunTail) and one writer of what was sent (SentRecorder)."""
+
+import asyncio
+import json
+import logging
+import time
+import weakref
+
+from channels.db import database_sync_to_async
+
+from runs.delivery import fanout
+
+logger = logging.getLogger(__name__)
+
+# How often DeliveryLog.last_sent_seq is written while events flow (for all
+# sockets of the process in one statement); always when a connection ends.
+SENT_RECORD_SECONDS = 1.0
+# How long a wake-driven read of a run is kept for this process's other sockets
+# (each takes it only if the read began after its wake-up reached the process:
+# RunTail). It also bounds how late a socket can be sent a shared read.
+SHARED_READ_SECONDS = 0.5
+MAX_SHARED_EVENTS = 1000
+
+
+def db_call(func):
+    # Not thread-sensitive: every call is self-contained (no transaction spans
+    # two calls), so hundreds of connections need not queue behind one thread.
+    return database_sync_to_async(func, thread_sensitive=False)
+
+
+# One event as sent: (seq, type, the frame's JSON text).
+Frame = tuple[int, str, str]
+
+
+def encode_frames(events: list[dict]) -> list[Frame]:
+    return [
+        (event["seq"], event["type"], json.dumps({"kind": "event", **event})) for event in events
+    ]
+
+
+class RunTail:
+    """The newest events of one run as read by this process, shared by its sockets.
+
+    A wake-up reaches every socket of the run at once; without sharing, each
+    would read and hydrate the same new events: one read per run per wake-up
+    per process serves them all, each socket still taking exactly the events
+    after its own cursor. Entries come only from database reads, each stamped
+    with the moment its read *began*, and a socket takes an entry only if that
+    read began after the wake-up that moved the socket first reached this
+    process: nothing a socket is sent was read before it was woken, so a
+    revocation committed before a wake-up is honoured by every socket it reaches — sharing changes how often
+    the log is read, never what a socket may be sent. The frame text is
+    encoded once per event, not once per socket.
+    """
+
+    def __init__(self) -> None:
+        # seq → (monotonic start of the read that produced it, (seq, type, frame text))
+        self.frames: dict[int, tuple[float, Frame]] = {}
+        # seq → when its wake-up first reached this process (any socket of the run)
+        self.woken: dict[int, float] = {}
+        self.lock = asyncio.Lock()
+        self.sockets = 0
+
+    def wake_time(self, seq: int) -> float:
+        """When the wake-up for ``seq`` first reached this process.
+
+        Every socket a wake-up reaches counts from its first arrival, so one
+        read that began after it serves them all — one read per run per wake-up
+        per process — and still none is sent what was read before the wake-up.
+        """
+        now = time.monotonic()
+        first = self.woken.setdefault(seq, now)
+        if len(self.woken) > MAX_SHARED_EVENTS:
+            oldest = now - SHARED_READ_SECONDS
+            self.woken = {k: at for k, at in self.woken.items() if at >= oldest}
+        return first
+
+    def cached(self, *, after: int, limit: int, want: int, since: float) -> list[Frame] | None:
+        """Frames after ``after`` read since ``since``, if they reach ``want`` (or fill ``limit``)."""
+        frames: list[Frame] = []
+        while len(frames) < limit:
+            hit = self.frames.get(after + len(frames) + 1)
+            if hit is None or hit[0] < since:
+                break
+            frames.append(hit[1])
+        if frames and (len(frames) == limit or after + len(frames) >= want):
+            return frames
+        return None
+
+    def store(self, frames: list[Frame], *, read_started: float) -> None:
+        for frame in frames:
+            self.frames[frame[0]] = (read_started, frame)
+        oldest = time.monotonic() - SHARED_READ_SECONDS
+        stale = [seq for seq, (at, _) in self.frames.items() if at < oldest]
+        for seq in stale:
+            del self.frames[seq]
+        overflow = len(self.frames) - MAX_SHARED_EVENTS
+        for seq in sorted(self.frames)[: max(0, overflow)]:
+            del self.frames[seq]
+
+
+# Per event loop (one in a daphne process; one per test in the test suite).
+_tails: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_recorders: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+# A tail is shared by the sockets of one run that pass the same gate on every
+# read (fanout.read_events): the owner's (a ticket) or a console admin's.
+TailKey = tuple[str, bool]
+
+
+def acquire_tail(key: TailKey) -> RunTail:
+    tails = _tails.setdefault(asyncio.get_running_loop(), {})
+    tail = tails.setdefault(key, RunTail())
+    tail.sockets += 1
+    return tail
+
+
+def release_tail(key: TailKey) -> None:
+    tails = _tails.get(asyncio.get_running_loop(), {})
+    tail = tails.get(key)
+    if tail is not None:
+        tail.sockets -= 1
+        if tail.sockets <= 0:
+            del tails[key]
+
+
+class SentRecorder:
+    """Writes DeliveryLog.last_sent_seq for all of this process's sockets at once.
+
+    A socket notes each send here; every ``SENT_RECORD_SECONDS`` one statement
+    records them all, instead of one write per socket per event. A socket
+    writes its own final value when it ends (terminal event, 4408, close).
+    """
+
+    def __init__(self) -> None:
+        self.pending: dict[str, int] = {}
+        self.task: asyncio.Task | None = None
+
+    def note(self, connection_id: str, seq: int) -> None:
+        self.pending[connection_id] = seq
+        if self.task is None or self.task.done():
+            self.task = asyncio.create_task(self._flush_periodically())
+
+    def forget(self, connection_id: str) -> None:
+        self.pending.pop(connection_id, None)
+
+    async def _flush_periodically(self) -> None:
+        while self.pending:
+            await asyncio.sleep(SENT_RECORD_SECONDS)
+            sent, self.pending = self.pending, {}
+            try:
+                await db_call(fanout.record_sent_many)(sent)
+            except Exception:  # evidence of sending is best effort; delivery goes on
+                logger.warning("could not record what was sent", exc_info=True)
+
+
+def sent_recorder() -> SentRecorder:
+    return _recorders.setdefault(asyncio.get_running_loop(), SentRecorder())
