@@ -108,7 +108,7 @@ def require_knowledge_access(run: Run, reference: CitationReference) -> None:
         and tenant_user is not None
         and tenant_user.tenant_id == tenant_id
     )
-    if allowed and reference.document_id is not None:
+    if allowed and reference.document is not None:
         allowed = reference.document.version_id == reference.version_id and (
             user_may_read_document(owner, reference.document)
         )

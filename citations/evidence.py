@@ -1,5 +1,8 @@
 """The evidence view of an agent call and the owner's current right to a source."""
 
+from collections.abc import Mapping
+from typing import Any
+
 from django.utils import timezone
 
 from citations.models import CitationReference, NumericHandle
@@ -17,7 +20,7 @@ def evidence_call_ids(agent_call: AgentCall) -> list[int]:
     calls = list(
         AgentCall.objects.filter(run_id=agent_call.run_id).values("id", "parent_id", "status")
     )
-    children: dict[int | None, list[dict]] = {}
+    children: dict[int | None, list[Mapping[str, Any]]] = {}
     for call in calls:
         children.setdefault(call["parent_id"], []).append(call)
     ids = [agent_call.pk]
@@ -82,7 +85,8 @@ class SourceAccess:
             from guardian.core import ObjectPermissionChecker
 
             checker = ObjectPermissionChecker(self.run.owner)
-            checker.prefetch_perms(restricted)
+            # guardian annotates a QuerySet; its docstring and code take any list of objects.
+            checker.prefetch_perms(restricted)  # type: ignore[arg-type]
             self._checker = checker
         for document in pending:
             self._documents[document.pk] = user_may_read_document(

@@ -1,6 +1,7 @@
 """Issuing platform citation IDs and numeric handles for retrieved items."""
 
 from dataclasses import dataclass
+from typing import cast
 
 from django.db import transaction
 
@@ -102,7 +103,7 @@ def _issue_handles(
     handles, new = [], []
     for fact in facts:
         handle = existing.get(fact.pk)
-        reference = by_chunk[fact.chunk_id]
+        reference = by_chunk[cast(int, fact.chunk_id)]  # the query took only facts of these chunks
         if handle is None:
             handle = NumericHandle(
                 run=run,

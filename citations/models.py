@@ -16,6 +16,9 @@ class CitationReference(models.Model):
     fields). Digest, retrieval parameters and the excerpt are cleared on archive.
     """
 
+    # Not a field: where the chunk begins on its page, set by a preview (citations/preview.py).
+    chunk_paragraph: int | None
+
     id = models.CharField(primary_key=True, max_length=40, default=new_citation_id, editable=False)
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="citations")
     agent_call = models.ForeignKey(AgentCall, on_delete=models.CASCADE, related_name="citations")
@@ -54,7 +57,7 @@ class CitationReference(models.Model):
             "agentCallId": f"call_{self.agent_call_id}",
             "knowledgeId": self.version.knowledge.key,
             "knowledgeVersion": self.version.version,
-            "documentId": self.document.key if self.document_id else self.remote_item_id,
+            "documentId": self.document.key if self.document is not None else self.remote_item_id,
             "chunkId": str(self.chunk_id) if self.chunk_id else self.remote_item_id,
             "title": self.title,
             "sourceRef": self.source_ref,
@@ -63,6 +66,9 @@ class CitationReference(models.Model):
 
 class NumericHandle(models.Model):
     """A num_ handle for one declared fact, scoped to a run and a knowledge version."""
+
+    # Not a field: the cite_ ID of the search that reported it (citations/issuance.py).
+    retrieved_with: str
 
     id = models.CharField(
         primary_key=True, max_length=40, default=new_numeric_handle, editable=False

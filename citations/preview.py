@@ -111,6 +111,8 @@ def refetch_managed(reference: CitationReference) -> str:
     cacheable = reference.version.status == KnowledgeVersion.Status.PUBLISHED
     entry = published_chunks.get(key) if cacheable else None
     if entry is None:
+        if reference.chunk_id is None or reference.document_id is None:
+            raise citation_not_available()  # what the query below finds for them: nothing
         row = (
             Chunk.objects.filter(
                 pk=reference.chunk_id,

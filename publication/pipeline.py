@@ -21,8 +21,10 @@ import hashlib
 import json
 import logging
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F
@@ -321,10 +323,10 @@ def _degrade(candidate: Candidate, access: SourceAccess) -> None:
             "citation__document__version__knowledge",
         )
     )
-    prefetch_references(access, (h.citation for h in handles if h.citation_id))
+    prefetch_references(access, (h.citation for h in handles if h.citation is not None))
     for handle in handles:
         ok = access.version_ok(handle.version)
-        if handle.citation_id is not None:
+        if handle.citation is not None:
             ok = ok and access.reference_ok(handle.citation)
         elif handle.fact.document_id is not None:
             ok = ok and access.document_ok(handle.fact.document)
@@ -431,7 +433,7 @@ def _find_duplicate(
     return None
 
 
-def _quota_refusal(locked_run: dict, block: AnswerBlock) -> Reason | None:
+def _quota_refusal(locked_run: Mapping[str, Any], block: AnswerBlock) -> Reason | None:
     """Quotas, read under the run's lock: 2 modifications per block, 8 per run.
 
     The attempt ledger counts every modification that consumed quota, including
@@ -507,7 +509,7 @@ def _target_if_any(candidate: Candidate) -> AnswerBlock | None:
     return _revision_target(candidate.run, candidate.replaces) if candidate.replaces else None
 
 
-def _lock_run(candidate: Candidate) -> dict:
+def _lock_run(candidate: Candidate) -> Mapping[str, Any]:
     """Lock the run row: it serializes the run's counters, quotas and event seq."""
     row = (
         Run.objects.select_for_update()
@@ -679,7 +681,7 @@ def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Re
                 # Recovery (or a cancel) ended the run: no commit may land after it.
                 return _reject(candidate, Reason.RUN_ENDED, target=target, locked=True, event=False)
             now = timezone.now()
-            written = None
+            written: tuple[AnswerBlock, BlockRevision] | None = None
             if target is None and connection.vendor == "postgresql":
                 written = _write_new_block(candidate, row, digest, now)
             if written is None:
@@ -687,9 +689,10 @@ def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Re
                 duplicate = _find_duplicate(candidate, target, digest)
                 if duplicate is not None:
                     return _unchanged(candidate, duplicate)
-                written = _write_with_the_orm(candidate, target, row, digest, now)
-                if isinstance(written, Receipt):
-                    return written
+                outcome = _write_with_the_orm(candidate, target, row, digest, now)
+                if isinstance(outcome, Receipt):
+                    return outcome
+                written = outcome
             block, revision = written
             # The outbox: written in this transaction, delivered after it (8.).
             append_event(
@@ -716,7 +719,7 @@ def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Re
 
 
 def _write_with_the_orm(
-    candidate: Candidate, target: AnswerBlock | None, row: dict, digest: str, now
+    candidate: Candidate, target: AnswerBlock | None, row: Mapping[str, Any], digest: str, now
 ) -> tuple[AnswerBlock, BlockRevision] | Receipt:
     """Block (or its next revision), counters, attempt, revision, bindings and
     dependencies, statement by statement (revisions, SQLite, a same-body block)."""
@@ -782,7 +785,7 @@ def _columns(instance, *, skip: tuple[str, ...] = ()) -> tuple[list[str], list]:
 
 
 def _write_new_block(
-    candidate: Candidate, row: dict, digest: str, now
+    candidate: Candidate, row: Mapping[str, Any], digest: str, now
 ) -> tuple[AnswerBlock, BlockRevision] | None:
     """A new block in one statement (PostgreSQL), under the run's lock.
 

@@ -15,6 +15,7 @@ fetched per run in a fixed number of queries and decided in memory.
 
 import logging
 from dataclasses import dataclass
+from typing import Any, TypeGuard
 
 from citations.evidence import SourceAccess
 from citations.markers import parse_markers
@@ -58,7 +59,7 @@ def _strings(value) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def valid_content(content) -> bool:
+def valid_content(content: object) -> TypeGuard[dict[str, Any]]:
     """A body the clients can render: {type: text, text} or {type: table, columns, rows}."""
     if not isinstance(content, dict):
         return False

@@ -65,9 +65,11 @@ class SourceGraph:
                     *(f"citation__{path}" for path in _REFERENCE_RELATED)
                 )
             )
-            prefetch_references(self.access, (b.citation for b in bindings if b.citation_id))
+            prefetch_references(
+                self.access, (b.citation for b in bindings if b.citation is not None)
+            )
             for binding in bindings:
-                if binding.citation_id is None:
+                if binding.citation is None:
                     # A binding that was verified but lost its reference can no
                     # longer be re-checked: unprovable, so not admitted.
                     # An unverified one never resolved: no source to check.

@@ -16,6 +16,7 @@ import logging
 import time
 import weakref
 from dataclasses import dataclass
+from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
 
 from channels.consumer import get_handler_name
@@ -484,7 +485,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
                 if type_ in TERMINAL_EVENT_TYPES:
                     await self._record_sent()
                     return True
-            sent_recorder().note(self.log_id, self.sent)
+            sent_recorder().note(cast(str, self.log_id), self.sent)  # set by connect
             if len(frames) < limit:
                 return False
 
@@ -492,7 +493,12 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         """The next frames after the cursor: (seq, type, text)."""
         if self.tail is None or self.wanted <= self.sent:
             return _frames(await _db(fanout.read_events)(self.run, after=self.sent, limit=limit))
-        want = {"after": self.sent, "limit": limit, "want": self.wanted, "since": self.woken_at}
+        want: dict[str, Any] = {
+            "after": self.sent,
+            "limit": limit,
+            "want": self.wanted,
+            "since": self.woken_at,
+        }
         frames = self.tail.cached(**want)
         if frames is None:
             # One socket reads for all of this run's sockets woken with it.
@@ -523,7 +529,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         )
 
     async def _record_sent(self) -> None:
-        sent_recorder().forget(self.log_id)
+        sent_recorder().forget(cast(str, self.log_id))  # set by connect
         await _db(fanout.record_sent)(connection_id=self.log_id, seq=self.sent)
 
     async def _wait(self) -> None:
