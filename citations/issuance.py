@@ -1,5 +1,6 @@
 """Issuing platform citation IDs and numeric handles for retrieved items."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -10,6 +11,7 @@ from runs.events import append_event
 from runs.models import AgentCall, Run
 from sparktide.errors import ErrorCode
 from sparktide.knowledge.models import Fact
+from sparktide.knowledge.retrieval import RetrievedItem
 
 
 @dataclass(frozen=True)
@@ -26,7 +28,9 @@ class Issued:
         return grouped
 
 
-def issue_citations(*, run: Run, agent_call: AgentCall, items, query: str, top_k: int) -> Issued:
+def issue_citations(
+    *, run: Run, agent_call: AgentCall, items: Sequence[RetrievedItem], query: str, top_k: int
+) -> Issued:
     """Turn retrieved items into CitationReferences (and handles for their facts).
 
     At most 256 per run: items past the limit are refused with a

@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -51,7 +53,7 @@ class CitationReference(models.Model):
     def __str__(self) -> str:
         return self.id
 
-    def public(self) -> dict:
+    def public(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "agentCallId": f"call_{self.agent_call_id}",

@@ -12,6 +12,10 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
+from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 
 from citations.access import PreviewTarget, access_citation_for_preview, citation_not_available
 from citations.highlights import highlights_and_location
@@ -27,13 +31,17 @@ from sparktide.knowledge.text import snippet_digest
 logger = logging.getLogger(__name__)
 
 SCOPE = "RETRIEVED_EXCERPT"
+# (chunk, document, version) of a local citation.
+_ChunkKey = tuple[int | None, int | None, int]
 
 
 def source_changed() -> SparkTideError:
     return SparkTideError(ErrorCode.CITATION_SOURCE_CHANGED)
 
 
-def preview_citation(*, user, app_slug: str, run_id: str, citation_id: str) -> dict:
+def preview_citation(
+    *, user: AbstractBaseUser | AnonymousUser | None, app_slug: str, run_id: str, citation_id: str
+) -> dict[str, Any]:
     """The preview body for the run's owner, or a ``SparkTideError``."""
     try:
         target = access_citation_for_preview(
@@ -76,17 +84,17 @@ class PublishedChunks:
     def __init__(self, size: int = 4096) -> None:
         self.size = size
         # key → (text, paragraph, digest)
-        self._texts: OrderedDict[tuple, tuple[str, int | None, str]] = OrderedDict()
+        self._texts: OrderedDict[_ChunkKey, tuple[str, int | None, str]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple) -> tuple[str, int | None, str] | None:
+    def get(self, key: _ChunkKey) -> tuple[str, int | None, str] | None:
         with self._lock:
             entry = self._texts.get(key)
             if entry is not None:
                 self._texts.move_to_end(key)
             return entry
 
-    def put(self, key: tuple, text: str, paragraph: int | None, digest: str) -> None:
+    def put(self, key: _ChunkKey, text: str, paragraph: int | None, digest: str) -> None:
         with self._lock:
             self._texts[key] = (text, paragraph, digest)
             self._texts.move_to_end(key)
@@ -174,7 +182,7 @@ def refetch_remote(run: Run, reference: CitationReference) -> str:
     return item.content
 
 
-def render_preview(reference: CitationReference, content: str) -> dict:
+def render_preview(reference: CitationReference, content: str) -> dict[str, Any]:
     public = reference.public()
     public.pop("agentCallId")
     return {**public, "content": content, "scope": SCOPE}
