@@ -23,11 +23,12 @@ import logging
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 from django.db import DatabaseError, IntegrityError, connection, transaction
-from django.db.models import F
+from django.db.models import F, Model
 from django.utils import timezone
 
 from citations.evidence import SourceAccess, evidence_call_ids
@@ -118,11 +119,11 @@ class Receipt:
     def saved(self) -> bool:
         return self.outcome in (Outcome.COMMITTED, Outcome.UNCHANGED)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v not in (None, "")}
 
 
-def body_digest(content: dict) -> str:
+def body_digest(content: dict[str, Any]) -> str:
     return hashlib.sha256(
         json.dumps(content, ensure_ascii=False, sort_keys=True).encode()
     ).hexdigest()
@@ -138,7 +139,7 @@ class Candidate:
     run: Run
     agent_call: AgentCall
     entry: str
-    content: dict
+    content: dict[str, Any]
     replaces: str = ""
     attempt: PublicationAttempt = field(default=None)  # type: ignore[assignment]
     # Source proof: every cited ID as written → its reference (None: resolves to nothing).
@@ -181,7 +182,7 @@ class Candidate:
         ids += [ref.pk for _, ref, _ in self.bindings if ref is not None]
         return list(dict.fromkeys(ids))
 
-    def binding_key(self) -> tuple:
+    def binding_key(self) -> tuple[frozenset[tuple[str, str | None, bool]], frozenset[str], str]:
         return (
             frozenset((cited, ref.pk if ref else None, ok) for cited, ref, ok in self.bindings),
             frozenset(b.pk for b in self.dependencies),
@@ -192,11 +193,11 @@ class Candidate:
 # --- 1. intake ------------------------------------------------------------------
 
 
-def _cell(value) -> str:
+def _cell(value: object) -> str:
     return "" if value is None else clean_text(str(value))
 
 
-def _extract(body) -> dict:
+def _extract(body: object) -> dict[str, Any]:
     """The readable body of a candidate, or an empty text when there is none.
 
     A text, a {type: text, text} or a {type: table, columns, rows}. Anything else
@@ -221,7 +222,9 @@ def _extract(body) -> dict:
     return {"type": "text", "text": ""}
 
 
-def _intake(run, agent_call, entry, body, replaces) -> Candidate:
+def _intake(
+    run: Run, agent_call: AgentCall, entry: str, body: object, replaces: object
+) -> Candidate:
     if entry not in PublicationAttempt.Entry.values:
         raise ValueError(f"unknown Publication entry {entry!r}")
     if replaces is None:
@@ -455,7 +458,7 @@ def publish_candidate(
     run: Run,
     agent_call: AgentCall,
     entry: str,
-    body: str | dict,
+    body: str | dict[str, Any],
     replaces: str | None = None,
     preview: bool = True,
 ) -> Receipt:
@@ -470,7 +473,14 @@ def publish_candidate(
     return receipt
 
 
-def _publish(run, agent_call, entry, body, replaces, preview) -> Receipt:
+def _publish(
+    run: Run,
+    agent_call: AgentCall,
+    entry: str,
+    body: str | dict[str, Any],
+    replaces: str | None,
+    preview: bool,
+) -> Receipt:
     access = SourceAccess(run)
     candidate = _intake(run, agent_call, entry, body, replaces)
     if not any(t.strip() for t in candidate.texts()):
@@ -520,7 +530,7 @@ def _lock_run(candidate: Candidate) -> Mapping[str, Any]:
     return row
 
 
-def _fill_attempt(candidate: Candidate, outcome: str, **fields) -> PublicationAttempt:
+def _fill_attempt(candidate: Candidate, outcome: str, **fields: Any) -> PublicationAttempt:
     attempt = candidate.attempt
     attempt.outcome = outcome
     attempt.effect = candidate.effect
@@ -541,7 +551,9 @@ def _save_attempt(attempt: PublicationAttempt) -> None:
         attempt.save(force_update=True)
 
 
-def _refusal_data(candidate, attempt, reason, target: AnswerBlock | None) -> dict:
+def _refusal_data(
+    candidate: Candidate, attempt: PublicationAttempt, reason: str, target: AnswerBlock | None
+) -> dict[str, Any]:
     """The public data of an event saying a candidate's effect did not happen."""
     data = {
         "candidateId": attempt.candidate_id,
@@ -719,12 +731,16 @@ def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Re
 
 
 def _write_with_the_orm(
-    candidate: Candidate, target: AnswerBlock | None, row: Mapping[str, Any], digest: str, now
+    candidate: Candidate,
+    target: AnswerBlock | None,
+    row: Mapping[str, Any],
+    digest: str,
+    now: datetime,
 ) -> tuple[AnswerBlock, BlockRevision] | Receipt:
     """Block (or its next revision), counters, attempt, revision, bindings and
     dependencies, statement by statement (revisions, SQLite, a same-body block)."""
     attempt = candidate.attempt
-    run_updates: dict = {}
+    run_updates: dict[str, Any] = {}
     if target is not None and not attempt.quota_consumed:
         refusal = _quota_refusal(row, target)
         if refusal:
@@ -773,19 +789,19 @@ def _write_with_the_orm(
     return block, revision
 
 
-def _columns(instance, *, skip: tuple[str, ...] = ()) -> tuple[list[str], list]:
+def _columns(instance: Model, *, skip: tuple[str, ...] = ()) -> tuple[list[str], list[Any]]:
     """The columns and database values of ``instance`` as the ORM would insert them."""
     columns, values = [], []
     for f in instance._meta.concrete_fields:
         if f.primary_key and f.db_returning or f.attname in skip:
             continue
-        columns.append(connection.ops.quote_name(f.column))
+        columns.append(connection.ops.quote_name(cast(str, f.column)))  # a concrete field's
         values.append(f.get_db_prep_save(f.pre_save(instance, True), connection))
     return columns, values
 
 
 def _write_new_block(
-    candidate: Candidate, row: Mapping[str, Any], digest: str, now
+    candidate: Candidate, row: Mapping[str, Any], digest: str, now: datetime
 ) -> tuple[AnswerBlock, BlockRevision] | None:
     """A new block in one statement (PostgreSQL), under the run's lock.
 
@@ -825,7 +841,7 @@ def _write_new_block(
     }
     tables["BlockDependency"] = q(BlockDependency._meta.db_table)
 
-    def marks(values: list) -> str:
+    def marks(values: list[Any]) -> str:
         return ", ".join(["%s"] * len(values))
 
     block_cols, block_vals = _columns(block)

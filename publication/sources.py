@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from citations.evidence import SourceAccess
 from citations.models import CitationReference
 from publication.models import AnswerBlock, BlockDependency, BlockRevision, SourceBinding
+from runs.models import Run
 
 _REFERENCE_RELATED = ("version__knowledge", "document__version__knowledge")
 
@@ -50,7 +51,7 @@ class SourceGraph:
         self._load_dependencies()
 
     @classmethod
-    def for_run(cls, run, access: SourceAccess | None = None) -> "SourceGraph":
+    def for_run(cls, run: Run, access: SourceAccess | None = None) -> "SourceGraph":
         blocks = {b.pk: b for b in AnswerBlock.objects.filter(run=run).order_by("delivery_ordinal")}
         revisions = BlockRevision.objects.filter(block__run=run)
         return cls(access or SourceAccess(run), blocks=blocks, revisions=revisions)
