@@ -43,6 +43,7 @@ lint: venv
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports --no-cache
 	DEBUG=1 $(PY) manage.py makemigrations --check --dry-run
+	DEBUG=1 $(VENV)/bin/mypy sparktide runs citations publication console
 
 jstest:
 	node --test tests/js/

@@ -12,6 +12,10 @@ excerpt itself: re-fetching and comparing it is ``citations/preview.py``'s job.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 
 from citations.models import CitationReference
 from runs.access import access_run_for_owner, require_run_history
@@ -37,7 +41,7 @@ def citation_not_available() -> SparkTideError:
     return SparkTideError(ErrorCode.CITATION_NOT_AVAILABLE)
 
 
-def access_caller(user):
+def access_caller(user: AbstractBaseUser | AnonymousUser | None) -> AbstractBaseUser:
     """1. Credentials: an authenticated, active user (the bearer token's owner)."""
     if user is None or not user.is_authenticated or not user.is_active:
         raise SparkTideError(ErrorCode.AUTHENTICATION_REQUIRED)
@@ -78,7 +82,9 @@ def access_reference(run: Run, citation_id: str) -> CitationReference:
     return reference
 
 
-def require_capability(run: Run, reference: CitationReference, *, now=None) -> None:
+def require_capability(
+    run: Run, reference: CitationReference, *, now: datetime | None = None
+) -> None:
     """8. The app may use the exact version now (``capability_refusal``, the rule
     retrieval and source proof share): still PUBLISHED (409), the app's lease on it
     current — expired, revoked or missing alike (503), and of the app's tenant (403,
@@ -108,7 +114,7 @@ def require_knowledge_access(run: Run, reference: CitationReference) -> None:
         and tenant_user is not None
         and tenant_user.tenant_id == tenant_id
     )
-    if allowed and reference.document_id is not None:
+    if allowed and reference.document is not None:
         allowed = reference.document.version_id == reference.version_id and (
             user_may_read_document(owner, reference.document)
         )
@@ -117,7 +123,7 @@ def require_knowledge_access(run: Run, reference: CitationReference) -> None:
 
 
 def access_citation_for_preview(
-    user, *, app_slug: str, run_id: str, citation_id: str
+    user: AbstractBaseUser | AnonymousUser | None, *, app_slug: str, run_id: str, citation_id: str
 ) -> PreviewTarget:
     """Every check of the preview except the re-fetch, in the documented order."""
     user = access_caller(user)

@@ -5,6 +5,8 @@ carries ``Cache-Control: no-store``: an excerpt is shown under the owner's
 authorization *now*, and no browser or proxy may keep it for later.
 """
 
+from typing import Any
+
 from django.utils.translation import override
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -15,6 +17,7 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import serializers
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -24,7 +27,7 @@ from sparktide.errors import PROBLEM_MEDIA_TYPE, ErrorCode, SparkTideError, wire
 NO_STORE = "no-store"
 
 
-class ProblemSerializer(serializers.Serializer):
+class ProblemSerializer(serializers.Serializer[Any]):
     """RFC 9457 problem details with SparkTide's ``code`` member."""
 
     type = serializers.CharField()
@@ -137,11 +140,11 @@ PREVIEW_ERRORS: list[tuple[ErrorCode, str]] = [
 ]
 
 
-def _error_responses() -> dict:
+def _error_responses() -> dict[tuple[int, str], OpenApiResponse]:
     by_status: dict[int, list[tuple[ErrorCode, str]]] = {}
     for code, when in PREVIEW_ERRORS:
         by_status.setdefault(code.status, []).append((code, when))
-    responses = {}
+    responses: dict[tuple[int, str], OpenApiResponse] = {}
     for status, entries in sorted(by_status.items()):
         responses[(status, PROBLEM_MEDIA_TYPE)] = OpenApiResponse(
             response=ProblemSerializer,
@@ -159,7 +162,7 @@ def _error_responses() -> dict:
     return responses
 
 
-def _english_problem(code: ErrorCode) -> dict:
+def _english_problem(code: ErrorCode) -> dict[str, Any]:
     # The schema is one document for every client: its examples are in English.
     with override("en"):
         return SparkTideError(code).problem()
@@ -168,7 +171,7 @@ def _english_problem(code: ErrorCode) -> dict:
 class CitationPreviewView(APIView):
     # Credentials are the first check of the chain in citations/access.py, so the
     # 401 comes from the same place as every other answer of this endpoint.
-    permission_classes: list = []
+    permission_classes: list[Any] = []
 
     @extend_schema(
         operation_id="previewCitation",
@@ -200,14 +203,16 @@ class CitationPreviewView(APIView):
         responses={200: PreviewOut, **_error_responses()},
         tags=["citations"],
     )
-    def get(self, request, app, run_id, citation_id):
+    def get(self, request: Request, app: str, run_id: str, citation_id: str) -> Response:
         return Response(
             preview_citation(
                 user=request.user, app_slug=app, run_id=run_id, citation_id=citation_id
             )
         )
 
-    def finalize_response(self, request, response, *args, **kwargs):
+    def finalize_response(
+        self, request: Request, response: Response, *args: Any, **kwargs: Any
+    ) -> Response:
         response = super().finalize_response(request, response, *args, **kwargs)
         response["Cache-Control"] = NO_STORE
         return response

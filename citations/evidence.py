@@ -1,10 +1,18 @@
 """The evidence view of an agent call and the owner's current right to a source."""
 
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 from django.utils import timezone
 
 from citations.models import CitationReference, NumericHandle
-from runs.models import AgentCall
-from sparktide.knowledge.models import KnowledgeVersion, capability_refusals, user_may_read_document
+from runs.models import AgentCall, Run
+from sparktide.knowledge.models import (
+    Document,
+    KnowledgeVersion,
+    capability_refusals,
+    user_may_read_document,
+)
 
 
 def evidence_call_ids(agent_call: AgentCall) -> list[int]:
@@ -17,7 +25,7 @@ def evidence_call_ids(agent_call: AgentCall) -> list[int]:
     calls = list(
         AgentCall.objects.filter(run_id=agent_call.run_id).values("id", "parent_id", "status")
     )
-    children: dict[int | None, list[dict]] = {}
+    children: dict[int | None, list[Mapping[str, Any]]] = {}
     for call in calls:
         children.setdefault(call["parent_id"], []).append(call)
     ids = [agent_call.pk]
@@ -55,13 +63,13 @@ class SourceAccess:
     may read the document now.
     """
 
-    def __init__(self, run) -> None:
+    def __init__(self, run: Run) -> None:
         self.run = run
         self.now = timezone.now()
         self._versions: dict[int, bool] = {}
         self._documents: dict[int, bool] = {}
 
-    def prefetch_versions(self, versions) -> None:
+    def prefetch_versions(self, versions: Iterable[KnowledgeVersion]) -> None:
         """Decide many versions with one query (the capability rule of knowledge)."""
         pending = [v.pk for v in versions if v.pk not in self._versions]
         if not pending:
@@ -74,7 +82,7 @@ class SourceAccess:
             self.prefetch_versions([version])
         return self._versions[version.pk]
 
-    def prefetch_documents(self, documents) -> None:
+    def prefetch_documents(self, documents: Iterable[Document | None]) -> None:
         """Decide many documents in a bounded number of queries (no N+1)."""
         pending = [d for d in documents if d is not None and d.pk not in self._documents]
         restricted = [d for d in pending if d.restricted]
@@ -82,14 +90,15 @@ class SourceAccess:
             from guardian.core import ObjectPermissionChecker
 
             checker = ObjectPermissionChecker(self.run.owner)
-            checker.prefetch_perms(restricted)
+            # guardian annotates a QuerySet; its docstring and code take any list of objects.
+            checker.prefetch_perms(restricted)  # type: ignore[arg-type]
             self._checker = checker
         for document in pending:
             self._documents[document.pk] = user_may_read_document(
                 self.run.owner, document, checker=getattr(self, "_checker", None)
             )
 
-    def document_ok(self, document) -> bool:
+    def document_ok(self, document: Document) -> bool:
         if document.pk not in self._documents:
             self.prefetch_documents([document])
         return self._documents[document.pk]
@@ -97,6 +106,6 @@ class SourceAccess:
     def reference_ok(self, ref: CitationReference) -> bool:
         if not self.version_ok(ref.version):
             return False
-        if ref.document_id is None:
+        if ref.document is None:
             return True
         return self.document_ok(ref.document)

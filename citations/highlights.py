@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from citations.models import CitationReference
 from sparktide.knowledge.figures import figures_in, spans_to_utf16
@@ -87,14 +88,14 @@ def _merge(content: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def highlights_and_location(
     reference: CitationReference, content: str, *, paragraph: int | None
-) -> dict:
+) -> dict[str, Any]:
     """``{"highlights": […], "location": {…}}`` — each only when known."""
     spans = highlight_spans(content, cited_passages(reference))
-    out: dict = {}
+    out: dict[str, Any] = {}
     if spans:
         out["highlights"] = spans_to_utf16(content, spans)
     page = (reference.source_ref or {}).get("page")
-    location: dict = {}
+    location: dict[str, Any] = {}
     if isinstance(page, int):
         location["page"] = page
     if paragraph is not None:

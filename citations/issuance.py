@@ -1,6 +1,8 @@
 """Issuing platform citation IDs and numeric handles for retrieved items."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from django.db import transaction
 
@@ -9,6 +11,7 @@ from runs.events import append_event
 from runs.models import AgentCall, Run
 from sparktide.errors import ErrorCode
 from sparktide.knowledge.models import Fact
+from sparktide.knowledge.retrieval import RetrievedItem
 
 
 @dataclass(frozen=True)
@@ -25,7 +28,9 @@ class Issued:
         return grouped
 
 
-def issue_citations(*, run: Run, agent_call: AgentCall, items, query: str, top_k: int) -> Issued:
+def issue_citations(
+    *, run: Run, agent_call: AgentCall, items: Sequence[RetrievedItem], query: str, top_k: int
+) -> Issued:
     """Turn retrieved items into CitationReferences (and handles for their facts).
 
     At most 256 per run: items past the limit are refused with a
@@ -102,7 +107,7 @@ def _issue_handles(
     handles, new = [], []
     for fact in facts:
         handle = existing.get(fact.pk)
-        reference = by_chunk[fact.chunk_id]
+        reference = by_chunk[cast(int, fact.chunk_id)]  # the query took only facts of these chunks
         if handle is None:
             handle = NumericHandle(
                 run=run,

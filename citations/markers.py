@@ -6,6 +6,7 @@ A marker is only a claim: whether it resolves is decided against the evidence vi
 """
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 CITE_MARKER = re.compile(r"\[\[cite:([^\[\]\s]{0,200})\]\]")
@@ -25,7 +26,7 @@ class Markers:
     block_ids: tuple[str, ...]
 
 
-def _distinct(values) -> tuple[str, ...]:
+def _distinct(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(values))
 
 

@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -15,6 +17,9 @@ class CitationReference(models.Model):
     Never serialized into the public run or events (they carry only the public
     fields). Digest, retrieval parameters and the excerpt are cleared on archive.
     """
+
+    # Not a field: where the chunk begins on its page, set by a preview (citations/preview.py).
+    chunk_paragraph: int | None
 
     id = models.CharField(primary_key=True, max_length=40, default=new_citation_id, editable=False)
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="citations")
@@ -48,13 +53,13 @@ class CitationReference(models.Model):
     def __str__(self) -> str:
         return self.id
 
-    def public(self) -> dict:
+    def public(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "agentCallId": f"call_{self.agent_call_id}",
             "knowledgeId": self.version.knowledge.key,
             "knowledgeVersion": self.version.version,
-            "documentId": self.document.key if self.document_id else self.remote_item_id,
+            "documentId": self.document.key if self.document is not None else self.remote_item_id,
             "chunkId": str(self.chunk_id) if self.chunk_id else self.remote_item_id,
             "title": self.title,
             "sourceRef": self.source_ref,
@@ -63,6 +68,9 @@ class CitationReference(models.Model):
 
 class NumericHandle(models.Model):
     """A num_ handle for one declared fact, scoped to a run and a knowledge version."""
+
+    # Not a field: the cite_ ID of the search that reported it (citations/issuance.py).
+    retrieved_with: str
 
     id = models.CharField(
         primary_key=True, max_length=40, default=new_numeric_handle, editable=False

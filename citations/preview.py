@@ -10,6 +10,10 @@ thing kept between clicks is a published (immutable) chunk's verified text.
 from __future__ import annotations
 
 import logging
+from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 
 from citations.access import PreviewTarget, access_citation_for_preview, citation_not_available
 from citations.highlights import highlights_and_location
@@ -31,7 +35,9 @@ def source_changed() -> SparkTideError:
     return SparkTideError(ErrorCode.CITATION_SOURCE_CHANGED)
 
 
-def preview_citation(*, user, app_slug: str, run_id: str, citation_id: str) -> dict:
+def preview_citation(
+    *, user: AbstractBaseUser | AnonymousUser | None, app_slug: str, run_id: str, citation_id: str
+) -> dict[str, Any]:
     """The preview body for the run's owner, or a ``SparkTideError``."""
     try:
         target = access_citation_for_preview(
@@ -63,6 +69,8 @@ def refetch_excerpt(target: PreviewTarget) -> str:
 def refetch_managed(reference: CitationReference) -> str:
     """MANAGED/INLINE: re-read the chunk from the exact (immutable) version, on every
     click: no cache. A chunk altered behind the platform's back is caught by its digest."""
+    if reference.chunk_id is None or reference.document_id is None:
+        raise citation_not_available()  # what the query below finds for them: nothing
     row = (
         Chunk.objects.filter(
             pk=reference.chunk_id,
@@ -121,7 +129,7 @@ def refetch_remote(run: Run, reference: CitationReference) -> str:
     return item.content
 
 
-def render_preview(reference: CitationReference, content: str) -> dict:
+def render_preview(reference: CitationReference, content: str) -> dict[str, Any]:
     public = reference.public()
     public.pop("agentCallId")
     return {**public, "content": content, "scope": SCOPE}

@@ -1,3 +1,5 @@
+from typing import Any, cast
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -23,18 +25,22 @@ class RunFilterForm(forms.Form):
         label=_("每页"),
         required=False,
         coerce=int,
-        empty_value=selectors.DEFAULT_PAGE_SIZE,
+        empty_value=selectors.DEFAULT_PAGE_SIZE,  # type: ignore[arg-type]  # any value; the stub says str
         choices=[(n, n) for n in selectors.PAGE_SIZES],
     )
 
     def __init__(self, *args, choices: dict[str, list[str]], **kwargs) -> None:
         super().__init__(*args, **kwargs)
         everything = [("", _("全部"))]
-        self.fields["status"].choices = everything + [
+        cast(forms.ChoiceField, self.fields["status"]).choices = everything + [
             (status, RUN_STATUS[status]) for status in Run.Status.values
         ]
-        self.fields["agent"].choices = everything + [(k, k) for k in choices["agents"]]
-        self.fields["owner"].choices = everything + [(u, u) for u in choices["owners"]]
+        cast(forms.ChoiceField, self.fields["agent"]).choices = everything + [
+            (k, k) for k in choices["agents"]
+        ]
+        cast(forms.ChoiceField, self.fields["owner"]).choices = everything + [
+            (u, u) for u in choices["owners"]
+        ]
 
     def _valid(self) -> dict:
         """The fields that are valid; an invalid one is dropped, never the whole filter."""
@@ -79,7 +85,7 @@ class TryVersionForm(forms.Form):
         return owner
 
     def clean(self):
-        data = super().clean()
+        data = cast(dict[str, Any], super().clean())  # Form.clean returns cleaned_data
         if "token" in data:
             data["owner_user"] = data.pop("token")
         return data

@@ -35,7 +35,7 @@ class AnswerBlockAdmin(ReadOnlyAdmin):
     inlines = [BlockRevisionInline]
 
     @admin.display(description=_("运行"))
-    def run_records(self, obj):
+    def run_records(self, obj: AnswerBlock) -> str:
         return run_links(obj.run_id)
 
 

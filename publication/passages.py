@@ -27,7 +27,7 @@ def cited_passages(reference: CitationReference) -> list[str]:
     return passages
 
 
-def _as_text(content) -> str:
+def _as_text(content: object) -> str:
     if not isinstance(content, dict):
         return ""
     if content.get("type") == "table":

@@ -21,11 +21,14 @@ import hashlib
 import json
 import logging
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from enum import StrEnum
+from typing import Any, cast
 
 from django.db import DatabaseError, IntegrityError, connection, transaction
-from django.db.models import F
+from django.db.models import F, Model
 from django.utils import timezone
 
 from citations.evidence import SourceAccess, evidence_call_ids
@@ -116,11 +119,11 @@ class Receipt:
     def saved(self) -> bool:
         return self.outcome in (Outcome.COMMITTED, Outcome.UNCHANGED)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v not in (None, "")}
 
 
-def body_digest(content: dict) -> str:
+def body_digest(content: dict[str, Any]) -> str:
     return hashlib.sha256(
         json.dumps(content, ensure_ascii=False, sort_keys=True).encode()
     ).hexdigest()
@@ -136,7 +139,7 @@ class Candidate:
     run: Run
     agent_call: AgentCall
     entry: str
-    content: dict
+    content: dict[str, Any]
     replaces: str = ""
     attempt: PublicationAttempt = field(default=None)  # type: ignore[assignment]
     # Source proof: every cited ID as written → its reference (None: resolves to nothing).
@@ -179,7 +182,7 @@ class Candidate:
         ids += [ref.pk for _, ref, _ in self.bindings if ref is not None]
         return list(dict.fromkeys(ids))
 
-    def binding_key(self) -> tuple:
+    def binding_key(self) -> tuple[frozenset[tuple[str, str | None, bool]], frozenset[str], str]:
         return (
             frozenset((cited, ref.pk if ref else None, ok) for cited, ref, ok in self.bindings),
             frozenset(b.pk for b in self.dependencies),
@@ -190,11 +193,11 @@ class Candidate:
 # --- 1. intake ------------------------------------------------------------------
 
 
-def _cell(value) -> str:
+def _cell(value: object) -> str:
     return "" if value is None else clean_text(str(value))
 
 
-def _extract(body) -> dict:
+def _extract(body: object) -> dict[str, Any]:
     """The readable body of a candidate, or an empty text when there is none.
 
     A text, a {type: text, text} or a {type: table, columns, rows}. Anything else
@@ -219,7 +222,9 @@ def _extract(body) -> dict:
     return {"type": "text", "text": ""}
 
 
-def _intake(run, agent_call, entry, body, replaces) -> Candidate:
+def _intake(
+    run: Run, agent_call: AgentCall, entry: str, body: object, replaces: object
+) -> Candidate:
     if entry not in PublicationAttempt.Entry.values:
         raise ValueError(f"unknown Publication entry {entry!r}")
     if replaces is None:
@@ -321,10 +326,10 @@ def _degrade(candidate: Candidate, access: SourceAccess) -> None:
             "citation__document__version__knowledge",
         )
     )
-    prefetch_references(access, (h.citation for h in handles if h.citation_id))
+    prefetch_references(access, (h.citation for h in handles if h.citation is not None))
     for handle in handles:
         ok = access.version_ok(handle.version)
-        if handle.citation_id is not None:
+        if handle.citation is not None:
             ok = ok and access.reference_ok(handle.citation)
         elif handle.fact.document_id is not None:
             ok = ok and access.document_ok(handle.fact.document)
@@ -431,7 +436,7 @@ def _find_duplicate(
     return None
 
 
-def _quota_refusal(locked_run: dict, block: AnswerBlock) -> Reason | None:
+def _quota_refusal(locked_run: Mapping[str, Any], block: AnswerBlock) -> Reason | None:
     """Quotas, read under the run's lock: 2 modifications per block, 8 per run.
 
     The attempt ledger counts every modification that consumed quota, including
@@ -453,7 +458,7 @@ def publish_candidate(
     run: Run,
     agent_call: AgentCall,
     entry: str,
-    body: str | dict,
+    body: str | dict[str, Any],
     replaces: str | None = None,
     preview: bool = True,
 ) -> Receipt:
@@ -468,7 +473,14 @@ def publish_candidate(
     return receipt
 
 
-def _publish(run, agent_call, entry, body, replaces, preview) -> Receipt:
+def _publish(
+    run: Run,
+    agent_call: AgentCall,
+    entry: str,
+    body: str | dict[str, Any],
+    replaces: str | None,
+    preview: bool,
+) -> Receipt:
     access = SourceAccess(run)
     candidate = _intake(run, agent_call, entry, body, replaces)
     if not any(t.strip() for t in candidate.texts()):
@@ -507,7 +519,7 @@ def _target_if_any(candidate: Candidate) -> AnswerBlock | None:
     return _revision_target(candidate.run, candidate.replaces) if candidate.replaces else None
 
 
-def _lock_run(candidate: Candidate) -> dict:
+def _lock_run(candidate: Candidate) -> Mapping[str, Any]:
     """Lock the run row: it serializes the run's counters, quotas and event seq."""
     row = (
         Run.objects.select_for_update()
@@ -518,7 +530,7 @@ def _lock_run(candidate: Candidate) -> dict:
     return row
 
 
-def _fill_attempt(candidate: Candidate, outcome: str, **fields) -> PublicationAttempt:
+def _fill_attempt(candidate: Candidate, outcome: str, **fields: Any) -> PublicationAttempt:
     attempt = candidate.attempt
     attempt.outcome = outcome
     attempt.effect = candidate.effect
@@ -539,7 +551,9 @@ def _save_attempt(attempt: PublicationAttempt) -> None:
         attempt.save(force_update=True)
 
 
-def _refusal_data(candidate, attempt, reason, target: AnswerBlock | None) -> dict:
+def _refusal_data(
+    candidate: Candidate, attempt: PublicationAttempt, reason: str, target: AnswerBlock | None
+) -> dict[str, Any]:
     """The public data of an event saying a candidate's effect did not happen."""
     data = {
         "candidateId": attempt.candidate_id,
@@ -679,7 +693,7 @@ def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Re
                 # Recovery (or a cancel) ended the run: no commit may land after it.
                 return _reject(candidate, Reason.RUN_ENDED, target=target, locked=True, event=False)
             now = timezone.now()
-            written = None
+            written: tuple[AnswerBlock, BlockRevision] | None = None
             if target is None and connection.vendor == "postgresql":
                 written = _write_new_block(candidate, row, digest, now)
             if written is None:
@@ -687,9 +701,10 @@ def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Re
                 duplicate = _find_duplicate(candidate, target, digest)
                 if duplicate is not None:
                     return _unchanged(candidate, duplicate)
-                written = _write_with_the_orm(candidate, target, row, digest, now)
-                if isinstance(written, Receipt):
-                    return written
+                outcome = _write_with_the_orm(candidate, target, row, digest, now)
+                if isinstance(outcome, Receipt):
+                    return outcome
+                written = outcome
             block, revision = written
             # The outbox: written in this transaction, delivered after it (8.).
             append_event(
@@ -716,12 +731,16 @@ def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Re
 
 
 def _write_with_the_orm(
-    candidate: Candidate, target: AnswerBlock | None, row: dict, digest: str, now
+    candidate: Candidate,
+    target: AnswerBlock | None,
+    row: Mapping[str, Any],
+    digest: str,
+    now: datetime,
 ) -> tuple[AnswerBlock, BlockRevision] | Receipt:
     """Block (or its next revision), counters, attempt, revision, bindings and
     dependencies, statement by statement (revisions, SQLite, a same-body block)."""
     attempt = candidate.attempt
-    run_updates: dict = {}
+    run_updates: dict[str, Any] = {}
     if target is not None and not attempt.quota_consumed:
         refusal = _quota_refusal(row, target)
         if refusal:
@@ -770,19 +789,19 @@ def _write_with_the_orm(
     return block, revision
 
 
-def _columns(instance, *, skip: tuple[str, ...] = ()) -> tuple[list[str], list]:
+def _columns(instance: Model, *, skip: tuple[str, ...] = ()) -> tuple[list[str], list[Any]]:
     """The columns and database values of ``instance`` as the ORM would insert them."""
     columns, values = [], []
     for f in instance._meta.concrete_fields:
         if f.primary_key and f.db_returning or f.attname in skip:
             continue
-        columns.append(connection.ops.quote_name(f.column))
+        columns.append(connection.ops.quote_name(cast(str, f.column)))  # a concrete field's
         values.append(f.get_db_prep_save(f.pre_save(instance, True), connection))
     return columns, values
 
 
 def _write_new_block(
-    candidate: Candidate, row: dict, digest: str, now
+    candidate: Candidate, row: Mapping[str, Any], digest: str, now: datetime
 ) -> tuple[AnswerBlock, BlockRevision] | None:
     """A new block in one statement (PostgreSQL), under the run's lock.
 
@@ -822,7 +841,7 @@ def _write_new_block(
     }
     tables["BlockDependency"] = q(BlockDependency._meta.db_table)
 
-    def marks(values: list) -> str:
+    def marks(values: list[Any]) -> str:
         return ", ".join(["%s"] * len(values))
 
     block_cols, block_vals = _columns(block)

@@ -304,7 +304,12 @@ def _text(text: str) -> dict[str, str]:
 
 
 def _preview(
-    revision: int, body: str | None = None, hint: str = "verified", *, cand: str = "", pub=_PUB
+    revision: int,
+    body: str | None = None,
+    hint: str = "verified",
+    *,
+    cand: str = "",
+    pub: str = _PUB,
 ) -> dict[str, Any]:
     data: dict[str, Any] = {"candidateId": cand or f"cand_r{revision}", "revision": revision}
     if pub:

@@ -14,14 +14,17 @@ fetched per run in a fixed number of queries and decided in memory.
 """
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any, TypeGuard
 
 from citations.evidence import SourceAccess
 from citations.markers import parse_markers
 from citations.models import CitationReference
-from publication.models import PublicationAttempt, SourceHint
+from publication.models import AnswerBlock, BlockRevision, PublicationAttempt, SourceHint
 from publication.pipeline import body_digest
 from publication.sources import SourceGraph, prefetch_references
+from runs.models import Run, RunEvent
 
 logger = logging.getLogger(__name__)
 
@@ -35,12 +38,12 @@ class BlockView:
     revision: int
     delivery_ordinal: int
     state: str
-    content: dict | None
+    content: dict[str, Any] | None
     source_hint: str
     truncated: bool
     origin: str = ""
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         data = {
             "id": self.id,
             "revision": self.revision,
@@ -54,11 +57,11 @@ class BlockView:
         return data
 
 
-def _strings(value) -> bool:
+def _strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def valid_content(content) -> bool:
+def valid_content(content: object) -> TypeGuard[dict[str, Any]]:
     """A body the clients can render: {type: text, text} or {type: table, columns, rows}."""
     if not isinstance(content, dict):
         return False
@@ -74,13 +77,13 @@ def valid_content(content) -> bool:
     return False
 
 
-def _texts(content: dict) -> list[str]:
+def _texts(content: dict[str, Any]) -> list[str]:
     if content["type"] == "text":
         return [content["text"]]
     return [*content["columns"], *(c for row in content["rows"] for c in row)]
 
 
-def _hint(value) -> str:
+def _hint(value: str | None) -> str:
     # NULL (legacy: written before source status existed) → unknown, never none.
     return value or SourceHint.UNKNOWN
 
@@ -88,7 +91,7 @@ def _hint(value) -> str:
 class RunReader:
     """Reads one run's answer for its owner, deciding visibility once per run."""
 
-    def __init__(self, run, access: SourceAccess | None = None) -> None:
+    def __init__(self, run: Run, access: SourceAccess | None = None) -> None:
         self.run = run
         self.access = access or SourceAccess(run)
         self._graph: SourceGraph | None = None
@@ -102,7 +105,7 @@ class RunReader:
 
     # -- decisions -------------------------------------------------------------
 
-    def _revision_intact(self, revision) -> bool:
+    def _revision_intact(self, revision: BlockRevision) -> bool:
         """Its content is a valid body and the very body its digest committed."""
         if revision.pk not in self._intact:
             intact = valid_content(revision.content)
@@ -123,7 +126,7 @@ class RunReader:
         graph = self.graph
         return block_id in graph.blocks and not graph.block_sources_ok(block_id)
 
-    def revision_visible(self, revision) -> bool:
+    def revision_visible(self, revision: BlockRevision) -> bool:
         return (
             self._revision_intact(revision)
             and self.graph.revision_sources_ok(revision)
@@ -168,7 +171,7 @@ class RunReader:
             views[block.pk].append(self._view(block, revision))
         return views
 
-    def _view(self, block, revision) -> BlockView:
+    def _view(self, block: AnswerBlock, revision: BlockRevision) -> BlockView:
         visible = self.revision_visible(revision)
         return BlockView(
             id=block.pk,
@@ -183,7 +186,7 @@ class RunReader:
 
     # -- events --------------------------------------------------------------
 
-    def hydrate(self, events) -> list[dict]:
+    def hydrate(self, events: Iterable[RunEvent]) -> list[dict[str, Any]]:
         """Public dicts of events, answer bodies filled in through this reader."""
         events = list(events)
         revisions = {}
@@ -210,7 +213,14 @@ class RunReader:
                 prefetch_references(self.access, refs.values())
         return [self._hydrate_one(e, revisions, attempts, refs) for e in events]
 
-    def _hydrate_one(self, event, revisions, attempts, refs) -> dict:
+    def _hydrate_one(
+        self,
+        event: RunEvent,
+        # Keyed as the event data names them: JSON values, looked up as they are.
+        revisions: dict[tuple[Any, Any], BlockRevision],
+        attempts: dict[Any, PublicationAttempt],
+        refs: dict[str, CitationReference],
+    ) -> dict[str, Any]:
         data = dict(event.data)
         if event.type == "answer.published":
             revision = revisions.get((data.get("publicationId"), data.get("revision")))
@@ -218,18 +228,20 @@ class RunReader:
             data["sourceHint"] = _hint(revision.source_hint if revision else None)
             data["truncated"] = revision.truncated if revision else False
             data["state"] = VISIBLE if visible else PROTECTED
-            if visible:
+            if visible and revision is not None:
                 data["content"] = revision.content
         elif event.type == "answer.preview":
             attempt = attempts.get(data.get("candidateId"))
             visible = attempt is not None and self._preview_visible(attempt, refs)
             data["sourceHint"] = _hint(attempt.source_hint if attempt else None)
             data["state"] = VISIBLE if visible else PROTECTED
-            if visible:
+            if visible and attempt is not None:
                 data["content"] = attempt.content
         return {"seq": event.seq, "type": event.type, "at": event.at.isoformat(), "data": data}
 
-    def _preview_visible(self, attempt: PublicationAttempt, refs) -> bool:
+    def _preview_visible(
+        self, attempt: PublicationAttempt, refs: dict[str, CitationReference]
+    ) -> bool:
         """A preview is re-checked like a commit: its sources and inherited blocks, now;
         and the preview of a block that is withheld now is withheld too."""
         if not valid_content(attempt.content):
@@ -251,9 +263,9 @@ class RunReader:
         return all(graph.block_sources_ok(b) for b in inherited if b in graph.blocks)
 
 
-def read_answer(run) -> list[BlockView]:
+def read_answer(run: Run) -> list[BlockView]:
     return RunReader(run).blocks()
 
 
-def hydrate_events(run, events) -> list[dict]:
+def hydrate_events(run: Run, events: Iterable[RunEvent]) -> list[dict[str, Any]]:
     return RunReader(run).hydrate(events)

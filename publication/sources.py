@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from citations.evidence import SourceAccess
 from citations.models import CitationReference
 from publication.models import AnswerBlock, BlockDependency, BlockRevision, SourceBinding
+from runs.models import Run
 
 _REFERENCE_RELATED = ("version__knowledge", "document__version__knowledge")
 
@@ -50,7 +51,7 @@ class SourceGraph:
         self._load_dependencies()
 
     @classmethod
-    def for_run(cls, run, access: SourceAccess | None = None) -> "SourceGraph":
+    def for_run(cls, run: Run, access: SourceAccess | None = None) -> "SourceGraph":
         blocks = {b.pk: b for b in AnswerBlock.objects.filter(run=run).order_by("delivery_ordinal")}
         revisions = BlockRevision.objects.filter(block__run=run)
         return cls(access or SourceAccess(run), blocks=blocks, revisions=revisions)
@@ -65,9 +66,11 @@ class SourceGraph:
                     *(f"citation__{path}" for path in _REFERENCE_RELATED)
                 )
             )
-            prefetch_references(self.access, (b.citation for b in bindings if b.citation_id))
+            prefetch_references(
+                self.access, (b.citation for b in bindings if b.citation is not None)
+            )
             for binding in bindings:
-                if binding.citation_id is None:
+                if binding.citation is None:
                     # A binding that was verified but lost its reference can no
                     # longer be re-checked: unprovable, so not admitted.
                     # An unverified one never resolved: no source to check.

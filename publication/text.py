@@ -13,6 +13,7 @@ Display characters are Unicode code points of the stored text after rendering
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from typing import Any
 
 from citations.markers import ANY_MARKER, NUM_MARKER
 
@@ -99,7 +100,7 @@ def _pieces(text: str, values: dict[str, str]) -> list[_Piece]:
 
 @dataclass
 class Rendered:
-    content: dict
+    content: dict[str, Any]
     truncated: bool = False
     # Handles whose rendering survived in the stored content, in order.
     handles: list[str] = field(default_factory=list)
@@ -144,7 +145,7 @@ def render_text(
 
 
 def render_content(
-    content: dict, values: dict[str, str], *, limit: int = MAX_DISPLAY_CHARS
+    content: dict[str, Any], values: dict[str, str], *, limit: int = MAX_DISPLAY_CHARS
 ) -> Rendered:
     if content["type"] == "text":
         text, truncated, handles = render_text(content["text"], values, limit=limit)

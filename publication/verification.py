@@ -1,16 +1,19 @@
 """Verification of the published answer's citations when the root agent finishes."""
 
+from typing import Any
+
 from citations.evidence import evidence_call_ids
 from citations.markers import cited_ids
 from citations.models import MAX_CITATIONS_PER_RUN, CitationReference
 from publication.models import BlockRevision
+from runs.models import AgentCall, Run
 from sparktide.errors import ErrorCode, SparkTideError
 
 VERIFIED = "VERIFIED"
 UNVERIFIED = "UNVERIFIED"
 
 
-def answer_cited_ids(run) -> list[str]:
+def answer_cited_ids(run: Run) -> list[str]:
     """Distinct cited IDs of the run's committed answer, in reading order."""
     texts = []
     revisions = (
@@ -30,7 +33,7 @@ def answer_cited_ids(run) -> list[str]:
     return list(cited_ids("\n".join(texts)))
 
 
-def verify_answer(run, root_call) -> dict:
+def verify_answer(run: Run, root_call: AgentCall) -> dict[str, Any]:
     """``citation.verified`` data: every distinct ID with VERIFIED or UNVERIFIED.
 
     VERIFIED only if the ID was issued to the root call's evidence view (its own

@@ -8,6 +8,7 @@ WebSocket passes ``require_run_history`` again on every read of the log
 (runs/delivery/fanout.py ``read_events``).
 """
 
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import Exists, F, Q
 from guardian.utils import get_group_obj_perms_model, get_user_obj_perms_model
@@ -24,7 +25,7 @@ def _lookup_value(value: str) -> str:
     return value if "\x00" not in value else ""
 
 
-def access_app_for_member(user, app_slug: str) -> App:
+def access_app_for_member(user: AbstractBaseUser, app_slug: str) -> App:
     """The app, if the user is a member; otherwise the same 404 as a missing app.
 
     One query decides it, so a missing app and an app the user is no member of
@@ -40,7 +41,7 @@ def access_app_for_member(user, app_slug: str) -> App:
     return app
 
 
-def access_run_for_owner(user, app_slug: str, run_id: str) -> Run:
+def access_run_for_owner(user: AbstractBaseUser, app_slug: str, run_id: str) -> Run:
     """The run, only for its active owner, in the named app, inside the owner's tenant.
 
     Everything is decided by this one query, so a missing app, a missing run,
@@ -92,8 +93,10 @@ def require_history_permission(run: Run) -> None:
             # guardian stores object_pk as text.
             "object_pk": str(run.app_id),
         }
-        by_user = get_user_obj_perms_model().objects.filter(user_id=owner.pk, **grant)
-        by_group = get_group_obj_perms_model().objects.filter(group__user=owner.pk, **grant)
+        by_user = get_user_obj_perms_model()._default_manager.filter(user_id=owner.pk, **grant)
+        by_group = get_group_obj_perms_model()._default_manager.filter(
+            group__user=owner.pk, **grant
+        )
         allowed = allowed.filter(Q(Exists(by_user)) | Q(Exists(by_group)))
     if not allowed.exists():
         raise SparkTideError(ErrorCode.BUSINESS_PERMISSION_DENIED)
@@ -108,7 +111,7 @@ def require_run_history(run: Run) -> None:
     require_history_permission(run)
 
 
-def access_run_history(user, app_slug: str, run_id: str) -> Run:
+def access_run_history(user: AbstractBaseUser, app_slug: str, run_id: str) -> Run:
     """The run whose history (events, answer, ticket, WebSocket, preview) ``user``
     may read now: ``access_run_for_owner`` (404), then ``require_run_history``."""
     run = access_run_for_owner(user, app_slug, run_id)

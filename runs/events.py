@@ -8,6 +8,8 @@ never imports its readers: the arrow points from delivery down to the log.
 
 import logging
 from collections.abc import Callable
+from datetime import datetime
+from typing import Any
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -42,7 +44,7 @@ def notify_run(run_id: str, seq: int) -> None:
 
 
 def append_event(
-    run: Run, type: str, data: dict | None = None, *, locked: bool = False
+    run: Run, type: str, data: dict[str, Any] | None = None, *, locked: bool = False
 ) -> RunEvent:
     """Append one event with the run's next seq.
 
@@ -72,11 +74,13 @@ def append_event(
     return event
 
 
-def _append_in_one_statement(run: Run, type: str, data: dict, at, *, locked: bool):
+def _append_in_one_statement(
+    run: Run, type: str, data: dict[str, Any], at: datetime, *, locked: bool
+) -> tuple[int, int] | None:
     """(event id, seq), or None when the run has ended (never under the caller's lock)."""
     run_table, event_table = Run._meta.db_table, RunEvent._meta.db_table
     guard = "" if locked else " AND status <> ALL(%s)"
-    params: list = [run.pk] if locked else [run.pk, list(Run.TERMINAL)]
+    params: list[Any] = [run.pk] if locked else [run.pk, list(Run.TERMINAL)]
     payload = RunEvent._meta.get_field("data").get_db_prep_value(data, connection)
     params += [run.pk, type, payload, at]
     with connection.cursor() as cursor:
@@ -87,10 +91,13 @@ def _append_in_one_statement(run: Run, type: str, data: dict, at, *, locked: boo
             " SELECT %s, advanced.last_seq, %s, %s, %s FROM advanced RETURNING id, seq",
             params,
         )
-        return cursor.fetchone()
+        row: tuple[int, int] | None = cursor.fetchone()
+        return row
 
 
-def _append_with_the_orm(run: Run, type: str, data: dict, at, *, locked: bool) -> RunEvent:
+def _append_with_the_orm(
+    run: Run, type: str, data: dict[str, Any], at: datetime, *, locked: bool
+) -> RunEvent:
     """SQLite (development, the demo): lock, advance, insert."""
     # Under the caller's lock we are already inside its transaction: no savepoint needed.
     with transaction.atomic(savepoint=not locked):

@@ -39,7 +39,7 @@ def claim_run(run_id: str) -> Run | None:
     return run
 
 
-def _labels(run: Run) -> dict:
+def _labels(run: Run) -> dict[str, str]:
     """The app's slug and the agent's key when loaded (no extra query), else their row IDs."""
     app = run.app.slug if Run.app.is_cached(run) else str(run.app_id)
     version = run.agent_version if Run.agent_version.is_cached(run) else None

@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -125,6 +127,10 @@ class JournalEntry(models.Model):
 
     It is not the source of truth for answers: Publication's store is.
     """
+
+    # Not fields: what a journal view shows of the entry, attached by its reader.
+    shown: dict[str, Any]
+    summary: str
 
     class Kind(models.TextChoices):
         STEP = "STEP"

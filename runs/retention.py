@@ -1,19 +1,20 @@
 """Retention: a run older than its app's retention window, or archived, is gone
 for event replay and source preview (410 EVENT_CURSOR_EXPIRED)."""
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.utils import timezone
 
 from runs.models import Run
 from sparktide.errors import ErrorCode, SparkTideError
+from sparktide.tenancy.models import App
 
 
-def retention_cutoff(app, now=None):
+def retention_cutoff(app: App, now: datetime | None = None) -> datetime:
     return (now or timezone.now()) - timedelta(days=app.retention_days)
 
 
-def is_expired(run: Run, now=None) -> bool:
+def is_expired(run: Run, now: datetime | None = None) -> bool:
     return run.archived_at is not None or run.created_at < retention_cutoff(run.app, now)
 
 

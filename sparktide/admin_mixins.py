@@ -11,12 +11,12 @@ class FrozenOnceOutOfDraftAdmin:
     def has_change_permission(self, request, obj=None):
         if obj is not None and obj.is_frozen:
             return False
-        return super().has_change_permission(request, obj)
+        return super().has_change_permission(request, obj)  # type: ignore[misc]  # a mixin: ModelAdmin follows it
 
     def has_delete_permission(self, request, obj=None):
         if obj is not None and obj.is_frozen:
             return False
-        return super().has_delete_permission(request, obj)
+        return super().has_delete_permission(request, obj)  # type: ignore[misc]  # a mixin: ModelAdmin follows it
 
 
 class ReadOnlyInline(admin.TabularInline):

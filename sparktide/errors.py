@@ -13,6 +13,7 @@ zh-hans by default; the catalog is locale/en); ``code`` is never translated.
 
 from enum import StrEnum
 from http import HTTPStatus
+from typing import cast
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, JsonResponse
@@ -230,7 +231,9 @@ def as_problem(exc: Exception) -> SparkTideError | None:
                 return SparkTideError(code)
             if code is ErrorCode.UNSUPPORTED_MEDIA_TYPE:
                 return SparkTideError(code)
-            return SparkTideError(code, _flatten(exc.detail))
+            # Every other foreign type above is a DRF APIException.
+            detail = cast(drf_exceptions.APIException, exc).detail
+            return SparkTideError(code, _flatten(detail))
     return None
 
 

@@ -2,6 +2,7 @@
 
 import re
 import secrets
+from typing import TypeGuard
 
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 SUFFIX_LENGTH = 24
@@ -39,7 +40,7 @@ def new_candidate_id() -> str:
 CITATION_ID_RE = re.compile(rf"cite_{ID_PATTERN}")
 
 
-def is_citation_id(value: object) -> bool:
+def is_citation_id(value: object) -> TypeGuard[str]:
     """The one grammar of a citation ID; tests/conformance/citation_ids.json pins every
     client's copy of it (Python, Java, the browser SDK) to this one."""
     # fullmatch, not ^…$: ``$`` also matches before a trailing newline.

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from typing import Any, cast
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -220,7 +221,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
                 if type_ in TERMINAL_EVENT_TYPES:
                     await self._record_sent()
                     return True
-            sent_recorder().note(self.log_id, self.sent)
+            sent_recorder().note(cast(str, self.log_id), self.sent)  # set by connect
             if len(frames) < limit:
                 return False
 
@@ -228,7 +229,12 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         """The next frames after the cursor: (seq, type, text)."""
         if self.tail is None or self.wanted <= self.sent:
             return encode_frames(await self._read_log(limit))
-        want = {"after": self.sent, "limit": limit, "want": self.wanted, "since": self.woken_at}
+        want: dict[str, Any] = {
+            "after": self.sent,
+            "limit": limit,
+            "want": self.wanted,
+            "since": self.woken_at,
+        }
         frames = self.tail.cached(**want)
         if frames is None:
             # One socket reads for all of this run's sockets woken with it.
@@ -264,7 +270,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         )
 
     async def _record_sent(self) -> None:
-        sent_recorder().forget(self.log_id)
+        sent_recorder().forget(cast(str, self.log_id))  # set by connect
         await db_call(fanout.record_sent)(connection_id=self.log_id, seq=self.sent)
 
     async def _wait(self) -> None:
@@ -342,7 +348,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         if self.ack_task is not None:
             await asyncio.gather(self.ack_task, return_exceptions=True)
         await self._flush_acks()
-        sent_recorder().forget(self.log_id)
+        sent_recorder().forget(cast(str, self.log_id))  # set by connect
         await db_call(fanout.close_delivery)(connection_id=self.log_id, last_sent_seq=self.sent)
 
 

@@ -75,6 +75,7 @@ def access_run_for_watcher(*, app_slug: str, run_id: str, ticket: str | None, se
     an active console admin's session may watch any run. Everything that is
     not the owner or an admin gets the 404 a missing run gets.
     """
+    run: Run | None
     if ticket is not None:
         user = redeem_ticket(ticket, run_id=run_id) if 0 < len(ticket) <= MAX_TICKET_CHARS else None
         if user is None or not user.is_active:

@@ -26,7 +26,7 @@ it is recovered (or re-enqueued) once.
 
 import logging
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.db import transaction
 from django.db.models import Q
@@ -192,7 +192,7 @@ def recover_runs(stale_after: timedelta = DEFAULT_STALE_AFTER) -> list[Recovered
 RUN_TASK_PATH = "runs.runtime.tasks.execute_run_task"
 # Written into heartbeat_at by a worker handing back runs it cannot finish, so
 # the next sweep of any worker recovers them without waiting for the bound.
-HANDED_BACK = timezone.datetime(2000, 1, 1, tzinfo=timezone.UTC)
+HANDED_BACK = datetime(2000, 1, 1, tzinfo=UTC)
 LIVE_TASK = (TaskResultStatus.READY, TaskResultStatus.RUNNING)
 
 

@@ -59,7 +59,7 @@ def runnable_version(app: App, agent_key: str, agent_version=None) -> AgentVersi
     )
     if pin is None:
         raise SparkTideError(ErrorCode.AGENT_NOT_AVAILABLE)
-    version = pin.version
+    version: AgentVersion | None = pin.version
     if agent_version is not None:
         version = (
             AgentVersion.objects.select_related("agent")

@@ -11,7 +11,7 @@ import logging
 
 from citations.issuance import issue_citations
 from publication.pipeline import publish_candidate
-from runs.models import AgentCall, JournalEntry
+from runs.models import AgentCall, JournalEntry, Run
 from runs.runtime.state import CallState, StepLimitReached, journal
 from runs.runtime.tool_errors import REMOTE_TOOL_ERRORS, ToolError
 from sparktide.agents.models import AgentPin
@@ -19,6 +19,7 @@ from sparktide.agents.providers import ProviderError
 from sparktide.agents.providers.base import TOOL_NAMES, ToolCall
 from sparktide.errors import SparkTideError
 from sparktide.faults import maybe_fault
+from sparktide.knowledge.context import TrustedContext
 from sparktide.knowledge.remote import RemoteKnowledgeError
 from sparktide.knowledge.retrieval import retrieve, select_versions
 from sparktide.text_boundary import storable_json
@@ -31,6 +32,13 @@ MAX_CALL_DEPTH = 4
 
 
 class Tools:
+    # Provided by the engine this is mixed into.
+    run: Run
+    context: TrustedContext
+
+    def run_call(self, call: AgentCall) -> str:
+        raise NotImplementedError
+
     def tool_entry(self, call: AgentCall, state: CallState, step: int, tool_call: ToolCall) -> dict:
         """The native tool entry: identity, argument sealing, transport cap. No content veto."""
         if tool_call.name not in TOOL_NAMES:

@@ -240,6 +240,7 @@ class RunWorker:
     def _execute(self, db_task: DBTaskResult) -> None:
         run_id, result = None, None
         try:
+            error: BaseException | None
             value, error, lost_database = None, None, False
             try:
                 task = db_task.task

@@ -1,6 +1,8 @@
 """Django admin for agents: versions are read-only once published; apps pin
 exact published versions (rolling back = pinning an older one)."""
 
+from typing import Any, cast
+
 from django import forms
 from django.contrib import admin, messages
 from django.utils import timezone
@@ -112,7 +114,7 @@ class AgentPinForm(forms.ModelForm):
         fields = ("app", "agent", "version")
 
     def clean(self):
-        cleaned = super().clean()
+        cleaned = cast(dict[str, Any], super().clean())  # ModelForm.clean returns cleaned_data
         agent, version, app = cleaned.get("agent"), cleaned.get("version"), cleaned.get("app")
         if agent and version and version.agent_id != agent.pk:
             self.add_error("version", f"{version} is not a version of {agent}.")

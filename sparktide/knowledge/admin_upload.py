@@ -5,8 +5,10 @@ the version through the same reader and ingestion as ``manage.py ingest``
 (sparktide/knowledge/files.py); publishing stays the version's publish action.
 """
 
+from typing import TYPE_CHECKING, Any, cast
+
 from django import forms
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect
@@ -41,7 +43,7 @@ class UploadDocumentForm(forms.Form):
         self.fields["file"].widget.attrs["accept"] = ",".join(sorted(KINDS))
 
     def clean(self):
-        data = super().clean()
+        data = cast(dict[str, Any], super().clean())  # Form.clean returns cleaned_data
         upload = data.get("file")
         if upload is None:
             return data
@@ -64,7 +66,13 @@ def can_upload(version: KnowledgeVersion) -> bool:
     )
 
 
-class UploadDocumentsMixin:
+if TYPE_CHECKING:
+    _AdminBase = admin.ModelAdmin[KnowledgeVersion]
+else:
+    _AdminBase = object  # a mixin: the ModelAdmin it is mixed into follows it
+
+
+class UploadDocumentsMixin(_AdminBase):
     """Adds ``<id>/upload/`` and the link to it on a DRAFT version's page."""
 
     def get_urls(self):
@@ -77,13 +85,12 @@ class UploadDocumentsMixin:
         ]
         return urls + super().get_urls()
 
+    @admin.display(description=_("上传文档"))
     def upload_link(self, obj):
         if obj is None or obj.pk is None or not can_upload(obj):
             return "—"
         url = reverse("admin:knowledge_knowledgeversion_upload", args=[obj.pk])
         return format_html('<a class="button" href="{}">{}</a>', url, _("上传文档"))
-
-    upload_link.short_description = _("上传文档")
 
     def upload_view(self, request, object_id):
         version = get_object_or_404(

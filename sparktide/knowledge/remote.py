@@ -24,7 +24,7 @@ import math
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import httpx
 from django.conf import settings
@@ -403,6 +403,6 @@ def _parse_item(entry: Any, where: str, bad) -> RemoteItem:
     )
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     # JSON true/false arrive as bool, a subclass of int; 3.0 is not a page number.
     return isinstance(value, int) and not isinstance(value, bool) and math.isfinite(value)

@@ -228,13 +228,13 @@ def readable_documents(owner, versions: Sequence[KnowledgeVersion]) -> QuerySet[
     # casting every document id.
     by_user = (
         get_user_obj_perms_model()
-        .objects.filter(user_id=owner.pk, **permission)
+        ._default_manager.filter(user_id=owner.pk, **permission)
         .annotate(document_id=Cast("object_pk", BigIntegerField()))
         .values("document_id")
     )
     by_group = (
         get_group_obj_perms_model()
-        .objects.filter(group__user=owner.pk, **permission)
+        ._default_manager.filter(group__user=owner.pk, **permission)
         .annotate(document_id=Cast("object_pk", BigIntegerField()))
         .values("document_id")
     )

@@ -105,7 +105,7 @@ def error_responses(result, generator, request, public):
 
 
 # The pages: local scripts only; the UIs' own run-time inline styles allowed.
-_DOCS_CSP = {
+_DOCS_CSP: dict[str, list[str]] = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF],
     "style-src": [CSP.SELF, CSP.UNSAFE_INLINE],

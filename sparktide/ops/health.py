@@ -65,7 +65,9 @@ def _worker() -> dict:
             "ok": waited <= limit and stale_runs == 0,
             "queueWaitSeconds": round(waited, 3),
             "lastTaskStartedSecondsAgo": (
-                round((now - newest.started_at).total_seconds(), 3) if newest else None
+                round((now - newest.started_at).total_seconds(), 3)
+                if newest and newest.started_at
+                else None
             ),
             "runsWithStaleHeartbeat": stale_runs,
             "thresholdSeconds": limit,

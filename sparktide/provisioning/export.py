@@ -18,6 +18,7 @@ pages (what ``apply_manifest`` checks before it accepts a published version).
 
 import re
 from decimal import Decimal
+from typing import Any
 
 from django.contrib.contenttypes.models import ContentType
 from guardian.models import UserObjectPermission
@@ -54,7 +55,7 @@ def _tenant(tenant: Tenant, include_secrets: bool) -> dict:
         tu.user_id: tu.user.get_username()
         for tu in tenant.users.select_related("user").order_by("user__username")
     }
-    data = {"key": tenant.key, "name": tenant.name}
+    data: dict[str, Any] = {"key": tenant.key, "name": tenant.name}
     data["users"] = [{"username": name} for name in users.values()]
     data["knowledge"] = [
         _knowledge(k, users, include_secrets) for k in tenant.knowledge.order_by("key")
@@ -65,12 +66,12 @@ def _tenant(tenant: Tenant, include_secrets: bool) -> dict:
 
 
 def _knowledge(knowledge: Knowledge, users: dict, include_secrets: bool) -> dict:
-    data = {"key": knowledge.key, "type": knowledge.type}
+    data: dict[str, Any] = {"key": knowledge.key, "type": knowledge.type}
     if knowledge.name:
         data["name"] = knowledge.name
     data["versions"] = []
     for version in knowledge.versions.order_by("created_at", "pk"):
-        item = {"version": version.version, "status": version.status}
+        item: dict[str, Any] = {"version": version.version, "status": version.status}
         if knowledge.type == Knowledge.Type.REMOTE:
             item["endpoint"] = version.endpoint
             if include_secrets:
@@ -85,7 +86,7 @@ def _knowledge(knowledge: Knowledge, users: dict, include_secrets: bool) -> dict
 
 
 def _document(document: Document, users: dict) -> dict:
-    data = {"key": document.key, "title": document.title}
+    data: dict[str, Any] = {"key": document.key, "title": document.title}
     if document.source_version:
         data["sourceVersion"] = document.source_version
     if document.restricted:
@@ -94,7 +95,7 @@ def _document(document: Document, users: dict) -> dict:
     data["pages"] = document_pages(document)
     facts = []
     for fact in document.facts.order_by("pk"):
-        item = {"key": fact.key, "value": _number(fact.value)}
+        item: dict[str, Any] = {"key": fact.key, "value": _number(fact.value)}
         if fact.unit:
             item["unit"] = fact.unit
         if fact.as_of:
@@ -152,12 +153,12 @@ def _utf16_to_code_points(text: str) -> dict[int, int]:
 
 
 def _agent(agent) -> dict:
-    data = {"key": agent.key}
+    data: dict[str, Any] = {"key": agent.key}
     if agent.name:
         data["name"] = agent.name
     data["versions"] = []
     for version in agent.versions.order_by("created_at", "pk"):
-        item = {"version": version.version, "status": version.status}
+        item: dict[str, Any] = {"version": version.version, "status": version.status}
         if version.instructions:
             item["instructions"] = version.instructions
         item["model"] = version.model
@@ -173,7 +174,7 @@ def _agent(agent) -> dict:
 
 def _app(app: App, users: dict) -> dict:
     history = _holders(app, "view_run_history")
-    data = {
+    data: dict[str, Any] = {
         "slug": app.slug,
         "name": app.name,
         "status": app.status,
@@ -187,7 +188,7 @@ def _app(app: App, users: dict) -> dict:
     ]
     leases = []
     for lease in app.leases.select_related("version__knowledge").order_by("pk"):
-        item = {
+        item: dict[str, Any] = {
             "knowledge": lease.version.label,
             "expiresAt": lease.expires_at.isoformat() if lease.expires_at else None,
         }

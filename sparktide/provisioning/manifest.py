@@ -322,7 +322,9 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 # An explicit !!timestamp stays text too; the field's own parser checks it.
-_StrictLoader.add_constructor(_TIMESTAMP_TAG, yaml.SafeLoader.construct_scalar)
+_StrictLoader.add_constructor(  # type: ignore[type-var]  # the stub's bound refuses a SafeLoader method
+    _TIMESTAMP_TAG, yaml.SafeLoader.construct_scalar
+)
 
 
 def load_yaml(text: str) -> Any:
@@ -983,14 +985,14 @@ def apply_manifest(manifest: Manifest, *, dry_run: bool = False) -> ApplyResult:
     return result
 
 
-KNOWLEDGE_TRANSITIONS = {
+KNOWLEDGE_TRANSITIONS: dict[str, set[str]] = {
     KnowledgeVersion.Status.DRAFT: {"DRAFT", "PUBLISHED", "REVOKED"},
     KnowledgeVersion.Status.PUBLISHED: {"PUBLISHED", "REVOKED"},
     KnowledgeVersion.Status.REVOKED: {"REVOKED"},
 }
 # The model would let a RETIRED agent version be published again; the manifest
 # does not, so that "retired" means the same thing as "revoked" for knowledge.
-AGENT_TRANSITIONS = {
+AGENT_TRANSITIONS: dict[str, set[str]] = {
     AgentVersion.Status.DRAFT: {"DRAFT", "PUBLISHED", "RETIRED"},
     AgentVersion.Status.PUBLISHED: {"PUBLISHED", "RETIRED"},
     AgentVersion.Status.RETIRED: {"RETIRED"},
@@ -1019,7 +1021,7 @@ class _Applier:
     def apply_staff(self, spec: StaffSpec) -> None:
         user = self.User.objects.filter(username=spec.username).first()
         created = user is None
-        if created:
+        if user is None:
             user = self.User(username=spec.username)
         try:
             validate_password(spec.password, user)
@@ -1254,9 +1256,9 @@ class _Applier:
         stored = {d.key: d for d in version.documents.all()}
         chunks = _chunk_bounds(version)
         wanted = {d.key for d in spec.documents}
-        for key, document in stored.items():
+        for key, stored_document in stored.items():
             if key not in wanted:
-                _delete_document(document)
+                _delete_document(stored_document)
                 self.change(f"- document {label}/{key}")
         for document_spec in spec.documents:
             document = stored.get(document_spec.key)
@@ -1654,8 +1656,8 @@ def _page_differences(
         length = utf16_len(page)
         ranges.append((start16, start16 + length))
         start16 += length + utf16_len(PAGE_SEPARATOR)
-    for page, start, end in chunks:
-        low, high = ranges[page - 1] if 0 < page <= len(ranges) else (0, -1)
+    for page_number, start, end in chunks:
+        low, high = ranges[page_number - 1] if 0 < page_number <= len(ranges) else (0, -1)
         if not low <= start <= end <= high:
             return None, "page boundaries differ"
     return None
@@ -1679,7 +1681,7 @@ def _document_differences(
     # A page the file gives must be the page of the stored fact's chunk; without one, the
     # stored anchor (found in the same text by the same rule) stands.
     stored_facts = {
-        key: (f.value, f.unit, f.as_of, f.label, f.chunk.page if f.chunk_id else None)
+        key: (f.value, f.unit, f.as_of, f.label, f.chunk.page if f.chunk is not None else None)
         for key, f in stored.items()
     }
     wanted_facts = {

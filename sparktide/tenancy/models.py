@@ -1,5 +1,6 @@
 import hashlib
 import secrets
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -28,6 +29,9 @@ class TenantUser(models.Model):
 
 
 class App(models.Model):
+    # Not a field: the app's agent pins, attached by the console's navigation.
+    pinned: list[Any]
+
     class Status(models.TextChoices):
         ACTIVE = "ACTIVE"
         SUSPENDED = "SUSPENDED"

@@ -7,12 +7,12 @@ turn says ``done`` or a limit is hit. A provider never touches the database.
 """
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 # Tools the model sees. Arguments are JSON objects; the engine's tool entry
 # checks only the tool's identity, that the arguments are a sealed (complete,
 # parseable) JSON object, and the transport byte cap.
-TOOL_SCHEMAS = [
+TOOL_SCHEMAS: list[dict[str, Any]] = [
     {
         "type": "function",
         "function": {

@@ -257,7 +257,7 @@ def _cite(source: _Source) -> str:
 
 
 def _dates(figures: list[tuple[float, _Source, dict]]) -> str:
-    dates = sorted({f[2].get("asOf") for f in figures if f[2].get("asOf")})
+    dates: list[str] = sorted({f[2]["asOf"] for f in figures if f[2].get("asOf")})
     if not dates:
         return ""
     return "\n\n数据日期：" + "、".join(dates) + "。"
@@ -464,7 +464,7 @@ class ExtractiveProvider:
     def _points(self, reading: _Reading) -> str:
         picks = _best_units(reading)
         direct = self._direct_pick
-        lines = []
+        lines: list[str] = []
         used = [(direct.source.id, direct.unit.text)] if direct else []
         answering = [f for f in _figures(reading) if _answers(f[2], reading)]
         if answering:

@@ -146,7 +146,8 @@ def _runs(question: str) -> tuple[list[str], list[str]]:
     text = _TIME.sub("|", text)
     for word in _QUESTION_WORDS:
         text = text.replace(word, "|")
-    runs, current = [], []
+    runs: list[str] = []
+    current: list[str] = []
     for char in text:
         if char in _PARTICLES or char == "|":
             if current:
