@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from console import labels, selectors
+from console import detail, labels, selectors
 from console.forms import RunFilterForm, TryVersionForm
 from runs.runtime.services import start_run
 from runs.selectors import public_run
@@ -120,14 +120,14 @@ def _problem(error: SparkTideError) -> JsonResponse:
 @require_GET
 @staff_only
 def run_detail(request, run_id: str):
-    run = selectors.console_run(run_id)
+    run = detail.console_run(run_id)
     if run is None:
         raise Http404
     return render(
         request,
         "console/run_detail.html",
         {
-            "detail": selectors.run_detail(run),
+            "detail": detail.run_detail(run),
             "run": run,
             "app": run.app,
             "tenant": run.app.tenant,

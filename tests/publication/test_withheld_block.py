@@ -6,7 +6,7 @@ import pytest
 from guardian.shortcuts import remove_perm
 
 from citations.models import CitationReference
-from console.selectors import run_detail
+from console.detail import run_detail
 from publication.models import SourceHint
 from publication.reader import PROTECTED, VISIBLE
 from runs.delivery.fanout import read_events

@@ -1,0 +1,335 @@
+"""运行详情: the run detail, its 回答来源区 and the runtime journal, as a platform admin sees them.
+
+Every answer body comes through Publication's reader, which decides for the run's
+owner *now* (a revoked source hides the block, in every revision); the console
+never reads a source excerpt itself — that is the preview endpoint's job, with the
+owner's credentials. Journal entries are redacted to their summaries here.
+"""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db.models import Count, Max
+
+from citations.markers import ANY_MARKER, CITE_MARKER, LEGACY_CITE_MARKER
+from citations.trusted import root_check, trusted_sources
+from publication.models import BlockRevision, PublicationAttempt
+from publication.reader import PROTECTED, VISIBLE, RunReader
+from runs.models import AgentCall, DeliveryAck, DeliveryLog, JournalEntry, Run, RunEvent
+
+EVENT_DISPLAY_LIMIT = 2000
+
+
+# --- answer segments (server-side twin of the SDK's answerSegments) -----------------
+
+
+@dataclass(frozen=True)
+class Segment:
+    type: str  # "text" | "citation" (a VERIFIED source entry) | "marker" (literal, untrusted)
+    text: str = ""
+    citation: dict | None = None
+    number: int = 0
+
+
+def answer_segments(text: str, verified: dict[str, tuple[int, dict]]) -> list[Segment]:
+    """Only IDs the root call's check VERIFIED (and the run announced with an exact version
+    and chunk) become entries; every other marker stays literal text, shown as such."""
+    segments: list[Segment] = []
+    position = 0
+    for match in ANY_MARKER.finditer(text):
+        if match.start() > position:
+            segments.append(Segment("text", text[position : match.start()]))
+        marker = match.group(0)
+        cite = CITE_MARKER.fullmatch(marker) or LEGACY_CITE_MARKER.fullmatch(marker)
+        entry = verified.get(cite.group(1)) if cite else None
+        if entry is not None:
+            number, citation = entry
+            segments.append(Segment("citation", marker, citation=citation, number=number))
+        else:
+            segments.append(Segment("marker", marker))
+        position = match.end()
+    if position < len(text):
+        segments.append(Segment("text", text[position:]))
+    return segments
+
+
+# --- run detail -------------------------------------------------------------------
+
+
+@dataclass
+class SourceEntry:
+    id: str
+    number: int = 0
+    citation: dict | None = None
+    note: str = ""
+
+
+@dataclass
+class Sources:
+    root_agent_call_id: str | None
+    checked: bool
+    verified: list[SourceEntry] = field(default_factory=list)
+    unverified: list[SourceEntry] = field(default_factory=list)
+    retrieved: int = 0
+
+    def verified_map(self) -> dict[str, tuple[int, dict]]:
+        return {s.id: (s.number, s.citation) for s in self.verified if s.citation}
+
+    def citations(self) -> list[dict]:
+        """The public citation.created data of the VERIFIED sources (for the page script)."""
+        return [s.citation for s in self.verified if s.citation]
+
+
+def answer_sources(events: list[dict]) -> Sources:
+    """回答来源区 from the run's own events, by the one trusted-source rule
+    (citations/trusted.py): the root call's own citation.verified, announced exactly."""
+    root = next(
+        (
+            e["data"].get("agentCallId")
+            for e in events
+            if e["type"] == "agent.started" and e["data"].get("depth") == 0
+        ),
+        None,
+    )
+    created = {e["data"]["id"]: e["data"] for e in events if e["type"] == "citation.created"}
+    checks = {
+        e["data"].get("agentCallId"): e["data"] for e in events if e["type"] == "citation.verified"
+    }
+    trusted = trusted_sources(root, checks, created)
+    sources = Sources(root_agent_call_id=root, checked=trusted.checked, retrieved=len(created))
+    for number, (ref_id, citation) in enumerate(trusted.verified, start=1):
+        sources.verified.append(SourceEntry(ref_id, number=number, citation=citation))
+    claimed = {
+        r.get("id")
+        for r in (root_check(root, checks) or {}).get("references", [])
+        if isinstance(r, dict) and r.get("status") == "VERIFIED"
+    }
+    for ref_id in trusted.unverified:
+        # Listed VERIFIED but never announced with an exact version and chunk.
+        note = "no-exact-version" if ref_id in claimed else ""
+        sources.unverified.append(SourceEntry(ref_id, citation=None, note=note))
+    return sources
+
+
+@dataclass
+class RevisionRow:
+    revision: int
+    committed_at: datetime
+    source_hint: str
+    truncated: bool
+    body_digest: str
+    current: bool
+    state: str  # visible | protected
+    content: dict | None
+    segments: list[Segment] | None = None
+
+
+@dataclass
+class BlockDetail:
+    id: str
+    delivery_ordinal: int
+    origin: str
+    state: str
+    revision: int
+    source_hint: str
+    truncated: bool
+    content: dict | None
+    segments: list[Segment] | None
+    revisions: list[RevisionRow]
+    attempts: list[PublicationAttempt]
+
+
+@dataclass
+class ConnectionEvidence:
+    connection_id: str
+    client_id: str
+    user: str
+    opened_at: datetime | None
+    closed_at: datetime | None
+    sent: int | None
+    received: int | None = None
+    rendered: int | None = None
+    ack_count: int = 0
+
+
+@dataclass
+class RunDetail:
+    run: Run
+    events: list[dict]
+    events_truncated: bool
+    blocks: list[BlockDetail]
+    loose_attempts: list[PublicationAttempt]
+    sources: Sources
+    agent_calls: list[AgentCall]
+    journal: list[JournalEntry]
+    deliveries: list[ConnectionEvidence]
+    quota_used: int
+
+
+def console_run(run_id: str) -> Run | None:
+    return (
+        Run.objects.select_related("app__tenant", "owner", "agent_version__agent")
+        .filter(pk=run_id)
+        .first()
+    )
+
+
+def _segments_of(content: dict | None, verified) -> list[Segment] | None:
+    if isinstance(content, dict) and content.get("type") == "text":
+        return answer_segments(str(content.get("text", "")), verified)
+    return None
+
+
+def run_detail(run: Run) -> RunDetail:
+    """Everything 运行详情 shows, in a fixed number of queries (independent of the number
+    of blocks, revisions, events and connections)."""
+    reader = RunReader(run)
+    shown = list(RunEvent.objects.filter(run=run).order_by("seq")[: EVENT_DISPLAY_LIMIT + 1])
+    truncated = len(shown) > EVENT_DISPLAY_LIMIT
+    shown = shown[:EVENT_DISPLAY_LIMIT]
+    if truncated:
+        # The 回答来源区 is decided from the run's citation events: read all of them.
+        extra = RunEvent.objects.filter(
+            run=run, type__in=["citation.verified", "citation.created"]
+        ).exclude(seq__lte=shown[-1].seq)
+        shown_all = shown + list(extra.order_by("seq"))
+    else:
+        shown_all = shown
+    hydrated_all = reader.hydrate(shown_all)
+    events = hydrated_all[: len(shown)]
+    sources = answer_sources(hydrated_all)
+    verified = sources.verified_map()
+
+    # Every revision's visibility and body as the reader decides them (a block withheld
+    # now is withheld in every revision); the console never rebuilds a body itself.
+    revision_views = reader.revisions()
+    revisions: dict[str, list[BlockRevision]] = defaultdict(list)
+    for revision in (
+        BlockRevision.objects.filter(block__run=run)
+        .defer("content")
+        .order_by("block_id", "revision")
+    ):
+        revisions[revision.block_id].append(revision)
+    attempts: dict[str | None, list[PublicationAttempt]] = defaultdict(list)
+    for attempt in PublicationAttempt.objects.filter(run=run).defer("content").order_by("id"):
+        attempts[attempt.block_id].append(attempt)
+
+    blocks = []
+    for view in reader.blocks():
+        decided = {v.revision: v for v in revision_views.get(view.id, [])}
+        rows = []
+        for revision in revisions[view.id]:
+            seen = decided.get(revision.revision)
+            state = seen.state if seen is not None else PROTECTED
+            content = seen.content if seen is not None and state == VISIBLE else None
+            rows.append(
+                RevisionRow(
+                    revision=revision.revision,
+                    committed_at=revision.committed_at,
+                    source_hint=revision.source_hint or "unknown",
+                    truncated=revision.truncated,
+                    body_digest=revision.body_digest,
+                    current=revision.revision == view.revision,
+                    state=state,
+                    content=content,
+                    segments=_segments_of(content, verified),
+                )
+            )
+        rows.reverse()  # newest first
+        blocks.append(
+            BlockDetail(
+                id=view.id,
+                delivery_ordinal=view.delivery_ordinal,
+                origin=view.origin,
+                state=view.state,
+                revision=view.revision,
+                source_hint=view.source_hint,
+                truncated=view.truncated,
+                content=view.content,
+                segments=_segments_of(view.content, verified),
+                revisions=rows,
+                attempts=attempts.get(view.id, []),
+            )
+        )
+
+    return RunDetail(
+        run=run,
+        events=events,
+        events_truncated=truncated,
+        blocks=blocks,
+        loose_attempts=attempts.get(None, []),
+        sources=sources,
+        agent_calls=list(
+            AgentCall.objects.filter(run=run).select_related("agent_version__agent").order_by("id")
+        ),
+        journal=[_journal_row(e) for e in JournalEntry.objects.filter(run=run).order_by("id")],
+        deliveries=delivery_evidence(run),
+        quota_used=sum(a.quota_consumed for group in attempts.values() for a in group),
+    )
+
+
+def delivery_evidence(run: Run) -> list[ConnectionEvidence]:
+    """Per connection: how far the server sent (DeliveryLog) next to what the client itself
+    acknowledged (DeliveryAck). The two are separate facts and shown side by side."""
+    rows: dict[str, ConnectionEvidence] = {}
+    for log in DeliveryLog.objects.filter(run=run).select_related("user").order_by("opened_at"):
+        rows[log.connection_id] = ConnectionEvidence(
+            connection_id=log.connection_id,
+            client_id=log.client_id,
+            user=log.user.get_username() if log.user else "",
+            opened_at=log.opened_at,
+            closed_at=log.closed_at,
+            sent=log.last_sent_seq,
+        )
+    for ack in (
+        DeliveryAck.objects.filter(run=run)
+        .values("connection_id", "client_id", "kind")
+        .annotate(last=Max("seq"), count=Count("id"))
+        .order_by("connection_id")
+    ):
+        row = rows.get(ack["connection_id"])
+        if row is None:
+            row = rows[ack["connection_id"]] = ConnectionEvidence(
+                connection_id=ack["connection_id"],
+                client_id=ack["client_id"],
+                user="",
+                opened_at=None,
+                closed_at=None,
+                sent=None,
+            )
+        if ack["kind"] == DeliveryAck.Kind.RECEIVED:
+            row.received = max(row.received or 0, ack["last"])
+        else:
+            row.rendered = max(row.rendered or 0, ack["last"])
+        row.ack_count += ack["count"]
+    return list(rows.values())
+
+
+def _journal_row(entry: JournalEntry) -> JournalEntry:
+    """Attach what the journal table may show. The runtime records the model's text and
+    send_answer_part arguments, i.e. candidate answer bodies; those leave the store only
+    through the reader, so the journal shows their size, never their text."""
+    data = dict(entry.data or {})
+    if entry.kind == JournalEntry.Kind.STEP and isinstance(data.get("text"), str):
+        data["text"] = {"redactedChars": len(data["text"])}
+    if entry.kind == JournalEntry.Kind.TOOL_CALL and entry.tool == "send_answer_part":
+        arguments = dict(data.get("arguments") or {})
+        if "markdown" in arguments:
+            body = arguments["markdown"]
+            arguments["markdown"] = {"redactedChars": len(body) if isinstance(body, str) else None}
+        data["arguments"] = arguments
+    entry.shown = data
+    if entry.kind == JournalEntry.Kind.STEP:
+        tools = data.get("toolCalls") or []
+        entry.summary = ", ".join(tools) if tools else ("text" if data.get("text") else "—")
+    elif entry.kind == JournalEntry.Kind.TOOL_RECEIPT:
+        receipt = data.get("receipt") or {}
+        entry.summary = str(
+            receipt.get("outcome") or receipt.get("error") or (receipt and "ok") or "—"
+        )
+    elif entry.kind == JournalEntry.Kind.NOTE:
+        entry.summary = str((data.get("receipt") or {}).get("outcome", "—"))
+    else:
+        entry.summary = str(data.get("toolCallId", "—"))
+    return entry
