@@ -252,3 +252,20 @@ def test_run_detail_hands_the_display_time_zone_to_its_script(staff_client, run,
     assert 'data-time-zone="Asia/Shanghai"' in html(staff_client.get(f"/console/runs/{run.pk}/"))
     settings.SPARKTIDE_DISPLAY_TIME_ZONE = "Europe/Berlin"
     assert 'data-time-zone="Europe/Berlin"' in html(staff_client.get(f"/console/runs/{run.pk}/"))
+
+
+def test_the_source_dialog_has_a_label_for_every_code_the_preview_can_return():
+    """The console renders preview failures through their codes, one label each, in both
+    languages; a code the endpoint documents but the dialog cannot name would show raw."""
+    from django.utils import translation
+
+    from citations.api import PREVIEW_ERRORS
+    from console.labels import PREVIEW_ERROR
+
+    codes = {str(code) for code, _ in PREVIEW_ERRORS}
+    assert codes <= set(PREVIEW_ERROR), codes - set(PREVIEW_ERROR)
+    with translation.override("en"):
+        english = {code: str(PREVIEW_ERROR[code]) for code in codes}
+    with translation.override("zh-hans"):
+        chinese = {code: str(PREVIEW_ERROR[code]) for code in codes}
+    assert [code for code in codes if english[code] == chinese[code]] == []
