@@ -6,6 +6,7 @@ from django.db.models import F
 from citations.markers import ANY_MARKER
 from citations.models import CitationReference
 from publication.models import SourceBinding
+from publication.text import body_texts
 
 
 def cited_passages(reference: CitationReference) -> list[str]:
@@ -18,19 +19,10 @@ def cited_passages(reference: CitationReference) -> list[str]:
     ).values_list("revision__content", flat=True)
     markers = {f"[[cite:{reference.pk}]]", f"[{reference.pk}]"}
     passages = []
-    for content in dict.fromkeys(_as_text(c) for c in rows):
+    for content in dict.fromkeys("\n".join(body_texts(c)) for c in rows):
         position = 0
         for marker in ANY_MARKER.finditer(content):
             if marker.group(0) in markers:
                 passages.append(content[position : marker.start()])
             position = marker.end()
     return passages
-
-
-def _as_text(content: object) -> str:
-    if not isinstance(content, dict):
-        return ""
-    if content.get("type") == "table":
-        cells = [*content.get("columns", []), *(c for r in content.get("rows", []) for c in r)]
-        return "\n".join(str(c) for c in cells)
-    return str(content.get("text", ""))

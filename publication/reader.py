@@ -24,6 +24,7 @@ from citations.models import CitationReference
 from publication.models import AnswerBlock, BlockRevision, PublicationAttempt, SourceHint
 from publication.pipeline import body_digest
 from publication.sources import SourceGraph, prefetch_references
+from publication.text import body_texts
 from runs.models import Run, RunEvent
 
 logger = logging.getLogger(__name__)
@@ -75,12 +76,6 @@ def valid_content(content: object) -> TypeGuard[dict[str, Any]]:
             and all(_strings(r) for r in rows)
         )
     return False
-
-
-def _texts(content: dict[str, Any]) -> list[str]:
-    if content["type"] == "text":
-        return [content["text"]]
-    return [*content["columns"], *(c for row in content["rows"] for c in row)]
 
 
 def _hint(value: str | None) -> str:
@@ -254,7 +249,7 @@ class RunReader:
                 return False
         inherited = [
             b
-            for b in parse_markers("\n".join(_texts(attempt.content))).block_ids
+            for b in parse_markers("\n".join(body_texts(attempt.content))).block_ids
             if b != attempt.replaces
         ]
         if not inherited:

@@ -179,3 +179,15 @@ def render_content(
     return Rendered(
         {"type": "table", "columns": kept_columns, "rows": kept_rows}, True, budget.handles
     )
+
+
+def body_texts(content: object) -> list[str]:
+    """The strings of a block body in reading order: its text, or a table's columns then
+    cells. Anything else reads as no text (markers in it are never found)."""
+    if not isinstance(content, dict):
+        return []
+    if content.get("type") == "table":
+        columns = content.get("columns") or []
+        rows = content.get("rows") or []
+        return [*(str(c) for c in columns), *(str(c) for row in rows for c in row)]
+    return [str(content.get("text", ""))]

@@ -6,6 +6,7 @@ from citations.evidence import evidence_call_ids
 from citations.markers import cited_ids
 from citations.models import MAX_CITATIONS_PER_RUN, CitationReference
 from publication.models import BlockRevision
+from publication.text import body_texts
 from runs.models import AgentCall, Run
 from sparktide.errors import ErrorCode, SparkTideError
 
@@ -24,12 +25,7 @@ def answer_cited_ids(run: Run) -> list[str]:
     for revision in revisions:
         if revision.revision != revision.block.current_revision:
             continue
-        content = revision.content if isinstance(revision.content, dict) else {}
-        if content.get("type") == "table":
-            texts.extend(content.get("columns", []))
-            texts.extend(cell for row in content.get("rows", []) for cell in row)
-        else:
-            texts.append(str(content.get("text", "")))
+        texts.extend(body_texts(revision.content))
     return list(cited_ids("\n".join(texts)))
 
 
