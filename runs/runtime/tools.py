@@ -21,13 +21,12 @@ from sparktide.errors import SparkTideError
 from sparktide.faults import maybe_fault
 from sparktide.knowledge.context import TrustedContext
 from sparktide.knowledge.remote import RemoteKnowledgeError
-from sparktide.knowledge.retrieval import retrieve, select_versions
+from sparktide.knowledge.retrieval import MAX_TOP_K, retrieve, select_versions
 from sparktide.text_boundary import storable_json
 
 logger = logging.getLogger(__name__)
 
 TRANSPORT_BYTE_CAP = 256 * 1024
-MAX_TOP_K = 20
 MAX_CALL_DEPTH = 4
 
 

@@ -50,6 +50,11 @@ class StoredSearchVector(Expression):
         return f"{alias}.{connection.ops.quote_name('search_vector')}", []
 
 
+# The most results one search may ask for: the tool, the providers' configs and steps
+# all take this bound from here.
+MAX_TOP_K = 20
+
+
 @dataclass(frozen=True)
 class RetrievedItem:
     version: KnowledgeVersion

@@ -15,6 +15,7 @@ from sparktide.agents.providers.base import (
     ToolCall,
     Turn,
 )
+from sparktide.knowledge.retrieval import MAX_TOP_K
 
 PROVIDERS = ("scripted", "extractive", "openai")
 
@@ -58,8 +59,8 @@ def validate_model_config(config: Any) -> None:
         if extra:
             raise ModelConfigError(extra[0], "is not a setting of the extractive provider")
         top_k = config.get("topK", 5)
-        if not isinstance(top_k, int) or isinstance(top_k, bool) or not 1 <= top_k <= 20:
-            raise ModelConfigError("topK", "must be an integer between 1 and 20")
+        if not isinstance(top_k, int) or isinstance(top_k, bool) or not 1 <= top_k <= MAX_TOP_K:
+            raise ModelConfigError("topK", f"must be an integer between 1 and {MAX_TOP_K}")
     else:
         from sparktide.agents.providers.openai import validate_config as validate_openai
 

@@ -19,6 +19,7 @@ from sparktide.agents.providers.base import (
     ToolCall,
     Turn,
 )
+from sparktide.knowledge.retrieval import MAX_TOP_K
 
 STEP_KEYS = {
     "search": {"topK"},
@@ -78,9 +79,9 @@ def validate_steps(steps) -> None:
         if "topK" in step and (
             not isinstance(step["topK"], int)
             or isinstance(step["topK"], bool)
-            or not 1 <= step["topK"] <= 20
+            or not 1 <= step["topK"] <= MAX_TOP_K
         ):
-            raise ModelConfigError(f"{where}.topK", "must be an integer between 1 and 20")
+            raise ModelConfigError(f"{where}.topK", f"must be an integer between 1 and {MAX_TOP_K}")
         if kind == "callAgent":
             if "task" not in step:
                 raise ModelConfigError(f"{where}.task", "is required for a callAgent step")
