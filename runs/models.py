@@ -204,3 +204,20 @@ class DeliveryLog(models.Model):
     opened_at = models.DateTimeField(default=timezone.now)
     closed_at = models.DateTimeField(null=True, blank=True)
     last_sent_seq = models.PositiveIntegerField(default=0)
+
+
+class WorkerHeartbeat(models.Model):
+    """One row per task worker, refreshed on each of its sweep ticks (runs/heartbeats.py);
+    /readyz is not ready when the newest beat is older than its threshold."""
+
+    worker_id = models.CharField(max_length=64, primary_key=True)
+    host = models.CharField(max_length=255)
+    pid = models.PositiveIntegerField()
+    beat_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        verbose_name = _("工作进程心跳")
+        verbose_name_plural = _("工作进程心跳")
+
+    def __str__(self) -> str:
+        return f"{self.worker_id} @ {self.host}:{self.pid}"

@@ -43,6 +43,7 @@ from django_tasks_db.compat import task_finished, task_started
 from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction
 
+from runs import heartbeats
 from runs.lifecycle import worker_identity
 from runs.runtime import recovery
 
@@ -192,6 +193,7 @@ class RunWorker:
         if now < self.next_sweep:
             return
         self.next_sweep = now + self.sweep_seconds
+        heartbeats.beat(self.worker_id)
         try:
             result = recovery.sweep(self.stale_after)
         except CONNECTION_ERRORS:

@@ -6,6 +6,7 @@ from typing import Any, cast
 from django import forms
 from django.contrib import admin, messages
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from sparktide.admin_mixins import FrozenOnceOutOfDraftAdmin, ReadOnlyInline
 from sparktide.agents.models import Agent, AgentPin, AgentVersion
@@ -78,7 +79,7 @@ class AgentVersionAdmin(FrozenOnceOutOfDraftAdmin, admin.ModelAdmin):
             ).select_related("knowledge__tenant")
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
-    @admin.action(description="Publish the selected DRAFT versions", permissions=["change"])
+    @admin.action(description=_("发布所选草稿版本"), permissions=["change"])
     def publish_versions(self, request, queryset):
         published = 0
         for version in queryset.filter(status=AgentVersion.Status.DRAFT):
@@ -91,7 +92,7 @@ class AgentVersionAdmin(FrozenOnceOutOfDraftAdmin, admin.ModelAdmin):
             published += 1
         self.message_user(request, f"{published} version(s) published.", messages.SUCCESS)
 
-    @admin.action(description="Retire the selected published versions", permissions=["change"])
+    @admin.action(description=_("停用所选已发布版本"), permissions=["change"])
     def retire_versions(self, request, queryset):
         retired = 0
         for version in queryset.filter(status=AgentVersion.Status.PUBLISHED):

@@ -1,5 +1,6 @@
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import pgettext_lazy
 
 from sparktide.knowledge.models import ImmutableVersionError, KnowledgeVersion
 from sparktide.tenancy.models import App, Tenant
@@ -11,6 +12,8 @@ class Agent(models.Model):
     name = models.CharField(max_length=200, blank=True)
 
     class Meta:
+        verbose_name = pgettext_lazy("model", "智能体")
+        verbose_name_plural = pgettext_lazy("models", "智能体")
         constraints = [
             models.UniqueConstraint(fields=["tenant", "key"], name="agent_unique_tenant_key")
         ]
@@ -44,6 +47,8 @@ class AgentVersion(models.Model):
     published_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = pgettext_lazy("model", "智能体版本")
+        verbose_name_plural = pgettext_lazy("models", "智能体版本")
         constraints = [
             models.UniqueConstraint(fields=["agent", "version"], name="agentversion_unique_version")
         ]
@@ -93,6 +98,8 @@ class AgentPin(models.Model):
     pinned_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = pgettext_lazy("model", "智能体固定")
+        verbose_name_plural = pgettext_lazy("models", "智能体固定")
         constraints = [
             models.UniqueConstraint(fields=["app", "agent"], name="agentpin_unique_app_agent")
         ]

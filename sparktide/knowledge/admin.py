@@ -11,6 +11,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db.models import Count
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from guardian.admin import GuardedModelAdmin
 
 from sparktide.admin_mixins import FrozenOnceOutOfDraftAdmin, ReadOnlyInline
@@ -76,11 +77,11 @@ class KnowledgeVersionAdmin(UploadDocumentsMixin, FrozenOnceOutOfDraftAdmin, adm
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(_documents=Count("documents"))
 
-    @admin.display(description="documents", ordering="_documents")
+    @admin.display(description=_("文档数"), ordering="_documents")
     def document_count(self, obj):
         return obj._documents
 
-    @admin.display(description="secret")
+    @admin.display(description=_("签名密钥"))
     def secret_display(self, obj):
         return "•••••• (set)" if obj.secret else "—"
 
@@ -100,7 +101,7 @@ class KnowledgeVersionAdmin(UploadDocumentsMixin, FrozenOnceOutOfDraftAdmin, adm
             readonly.append("knowledge")
         return readonly
 
-    @admin.action(description="Publish the selected DRAFT versions", permissions=["change"])
+    @admin.action(description=_("发布所选草稿版本"), permissions=["change"])
     def publish_versions(self, request, queryset):
         published = 0
         for version in queryset.select_related("knowledge"):
@@ -122,7 +123,7 @@ class KnowledgeVersionAdmin(UploadDocumentsMixin, FrozenOnceOutOfDraftAdmin, adm
         if published:
             self.message_user(request, f"{published} version(s) published.", messages.SUCCESS)
 
-    @admin.action(description="Revoke the selected versions", permissions=["change"])
+    @admin.action(description=_("撤销所选版本"), permissions=["change"])
     def revoke_versions(self, request, queryset):
         revoked = 0
         for version in queryset.exclude(status=KnowledgeVersion.Status.REVOKED):
@@ -197,7 +198,7 @@ class LeaseAdmin(admin.ModelAdmin):
     search_fields = ("app__slug", "version__knowledge__key", "version__version")
     actions = ["revoke_leases"]
 
-    @admin.display(boolean=True, description="current")
+    @admin.display(boolean=True, description=_("当前"))
     def is_current_now(self, obj):
         return obj.is_current()
 
@@ -208,7 +209,7 @@ class LeaseAdmin(admin.ModelAdmin):
             readonly += ["app", "version"]
         return readonly
 
-    @admin.action(description="Revoke the selected leases", permissions=["change"])
+    @admin.action(description=_("撤销所选租约"), permissions=["change"])
     def revoke_leases(self, request, queryset):
         count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
         self.message_user(request, f"{count} lease(s) revoked.", messages.SUCCESS)

@@ -5,6 +5,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
+from django.utils.translation import pgettext_lazy
 
 from sparktide.errors import ErrorCode, SparkTideError
 from sparktide.tenancy.models import App, Tenant
@@ -27,7 +28,8 @@ class Knowledge(models.Model):
     type = models.CharField(max_length=8, choices=Type.choices)
 
     class Meta:
-        verbose_name_plural = "knowledge"
+        verbose_name = pgettext_lazy("model", "知识库")
+        verbose_name_plural = pgettext_lazy("models", "知识库")
         constraints = [
             models.UniqueConstraint(fields=["tenant", "key"], name="knowledge_unique_tenant_key")
         ]
@@ -128,6 +130,8 @@ class KnowledgeVersion(models.Model):
     objects = KnowledgeVersionQuerySet.as_manager()
 
     class Meta:
+        verbose_name = pgettext_lazy("model", "知识库版本")
+        verbose_name_plural = pgettext_lazy("models", "知识库版本")
         constraints = [
             models.UniqueConstraint(
                 fields=["knowledge", "version"], name="knowledgeversion_unique_version"
@@ -264,6 +268,8 @@ class Document(FrozenContentModel):
     objects = FrozenContentQuerySet.as_manager()
 
     class Meta:
+        verbose_name = pgettext_lazy("model", "文档")
+        verbose_name_plural = pgettext_lazy("models", "文档")
         permissions = [("read_document", "May read the document's excerpts")]
         constraints = [
             models.UniqueConstraint(fields=["version", "key"], name="document_unique_version_key")
@@ -294,6 +300,8 @@ class Chunk(FrozenContentModel):
     objects = ChunkQuerySet.as_manager()
 
     class Meta:
+        verbose_name = pgettext_lazy("model", "文本片段")
+        verbose_name_plural = pgettext_lazy("models", "文本片段")
         ordering = ["document_id", "ordinal"]
         constraints = [
             models.UniqueConstraint(fields=["document", "ordinal"], name="chunk_unique_ordinal")
@@ -329,6 +337,8 @@ class Fact(FrozenContentModel):
     objects = ChunkQuerySet.as_manager()
 
     class Meta:
+        verbose_name = pgettext_lazy("model", "事实")
+        verbose_name_plural = pgettext_lazy("models", "事实")
         constraints = [models.UniqueConstraint(fields=["document", "key"], name="fact_unique_key")]
 
     def owning_version(self) -> KnowledgeVersion:
@@ -359,6 +369,8 @@ class Lease(models.Model):
     objects = LeaseQuerySet.as_manager()
 
     class Meta:
+        verbose_name = pgettext_lazy("model", "访问租约")
+        verbose_name_plural = pgettext_lazy("models", "访问租约")
         constraints = [
             models.UniqueConstraint(fields=["app", "version"], name="lease_unique_app_version")
         ]

@@ -8,10 +8,10 @@ soon as one check fails (docs/operations.md):
 - ``database``: ``SELECT 1`` within a few seconds;
 - ``channelLayer``: a ``group_send`` to a probe group (Redis round trip, or the
   in-memory layer);
-- ``worker``: no task waits longer than ``SPARKTIDE_READY_WORKER_SECONDS``
-  (django-tasks-db's queue) and no RUNNING run's heartbeat is older than that —
-  the workers' heartbeat is the runs' own ``heartbeat_at`` plus the queue's
-  activity, so there is no separate heartbeat table.
+- ``worker``: the newest worker heartbeat (``runs.WorkerHeartbeat``, written by every
+  live task worker on each sweep tick, runs/heartbeats.py) is younger than
+  ``SPARKTIDE_READY_WORKER_SECONDS``, no task waits longer than that (django-tasks-db's
+  queue) and no RUNNING run's own ``heartbeat_at`` is older than that.
 """
 
 import asyncio
@@ -26,6 +26,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django_tasks_db.models import DBTaskResult
 
+from runs.heartbeats import newest_beat
 from runs.models import Run
 
 CHECK_TIMEOUT = 3.0  # seconds per check: readiness must answer quickly, not hang on a dead host
@@ -61,8 +62,14 @@ def _worker() -> dict:
         stale_runs = Run.objects.filter(
             status=Run.Status.RUNNING, heartbeat_at__lt=now - timedelta(seconds=limit)
         ).count()
+        beat_at = newest_beat()
+        beat_age = (now - beat_at).total_seconds() if beat_at else None
         return {
-            "ok": waited <= limit and stale_runs == 0,
+            "ok": beat_age is not None
+            and beat_age <= limit
+            and waited <= limit
+            and stale_runs == 0,
+            "lastHeartbeatSecondsAgo": round(beat_age, 3) if beat_age is not None else None,
             "queueWaitSeconds": round(waited, 3),
             "lastTaskStartedSecondsAgo": (
                 round((now - newest.started_at).total_seconds(), 3)

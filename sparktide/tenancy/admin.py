@@ -10,6 +10,7 @@ from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from guardian.admin import GuardedModelAdmin
 
 from sparktide.tenancy.models import ApiToken, App, Membership, Tenant, TenantUser
@@ -70,17 +71,17 @@ class AppAdmin(GuardedModelAdmin):
         "bump_knowledge_access_epoch",
     ]
 
-    @admin.action(description="Suspend the selected apps", permissions=["change"])
+    @admin.action(description=_("暂停所选应用"), permissions=["change"])
     def suspend_apps(self, request, queryset):
         count = queryset.exclude(status=App.Status.SUSPENDED).update(status=App.Status.SUSPENDED)
         self.message_user(request, f"{count} app(s) suspended.", messages.SUCCESS)
 
-    @admin.action(description="Activate the selected apps", permissions=["change"])
+    @admin.action(description=_("启用所选应用"), permissions=["change"])
     def activate_apps(self, request, queryset):
         count = queryset.exclude(status=App.Status.ACTIVE).update(status=App.Status.ACTIVE)
         self.message_user(request, f"{count} app(s) activated.", messages.SUCCESS)
 
-    @admin.action(description="Bump the security policy epoch", permissions=["change"])
+    @admin.action(description=_("提升安全策略版本号"), permissions=["change"])
     def bump_security_policy_epoch(self, request, queryset):
         count = queryset.update(security_policy_epoch=F("security_policy_epoch") + 1)
         self.message_user(
@@ -89,7 +90,7 @@ class AppAdmin(GuardedModelAdmin):
             messages.SUCCESS,
         )
 
-    @admin.action(description="Bump the knowledge access epoch", permissions=["change"])
+    @admin.action(description=_("提升知识访问版本号"), permissions=["change"])
     def bump_knowledge_access_epoch(self, request, queryset):
         count = queryset.update(knowledge_access_epoch=F("knowledge_access_epoch") + 1)
         self.message_user(
@@ -170,7 +171,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
             messages.WARNING,
         )
 
-    @admin.action(description="Revoke the selected tokens", permissions=["change"])
+    @admin.action(description=_("吊销所选令牌"), permissions=["change"])
     def revoke_tokens(self, request, queryset):
         count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
         self.message_user(request, f"{count} token(s) revoked.", messages.SUCCESS)

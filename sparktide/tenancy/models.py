@@ -5,12 +5,17 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import pgettext_lazy
 
 
 class Tenant(models.Model):
     key = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=200)
     created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = pgettext_lazy("model", "租户")
+        verbose_name_plural = pgettext_lazy("models", "租户")
 
     def __str__(self) -> str:
         return self.key
@@ -23,6 +28,10 @@ class TenantUser(models.Model):
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tenant_user"
     )
+
+    class Meta:
+        verbose_name = pgettext_lazy("model", "租户用户")
+        verbose_name_plural = pgettext_lazy("models", "租户用户")
 
     def __str__(self) -> str:
         return f"{self.user} @ {self.tenant}"
@@ -50,6 +59,8 @@ class App(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = pgettext_lazy("model", "应用")
+        verbose_name_plural = pgettext_lazy("models", "应用")
         permissions = [("view_run_history", "May read the app's run history and source excerpts")]
 
     def __str__(self) -> str:
@@ -68,6 +79,8 @@ class Membership(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = pgettext_lazy("model", "应用成员")
+        verbose_name_plural = pgettext_lazy("models", "应用成员")
         constraints = [
             models.UniqueConstraint(fields=["app", "user"], name="membership_unique_app_user")
         ]
@@ -108,6 +121,10 @@ class ApiToken(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
 
     objects = ApiTokenQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = pgettext_lazy("model", "API 令牌")
+        verbose_name_plural = pgettext_lazy("models", "API 令牌")
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.user})"

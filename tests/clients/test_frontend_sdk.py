@@ -1,7 +1,7 @@
 """The browser SDK as an npm package (@sparktide/frontend-sdk), and the guide's example page
 (docs/sdk.md, kept verbatim in tests/clients/sdk_example.html) running in Debian's Chromium
-against a live daphne: ChatSession, answerSegments, the React hook, previewCitation with an
-AbortController."""
+against a live daphne: ChatSession, answerSegments, the React hook and the Vue 3 composable,
+previewCitation with an AbortController."""
 
 import json
 import os
@@ -23,6 +23,8 @@ GUIDE = ROOT / "docs" / "sdk.md"
 CHROMIUM = os.environ.get("SPARKTIDE_CHROMIUM", "/usr/bin/chromium")
 REACT_UMD = Path("/usr/share/nodejs/react/umd/react.production.min.js")
 REACT_DOM_UMD = Path("/usr/share/nodejs/react-dom/umd/react-dom.production.min.js")
+# Vue 3 is not in Debian: scripts/ensure-sdk-tools installs it with npm (one exact version).
+VUE_GLOBAL = ROOT / "var" / "sdk-tools" / "node_modules" / "vue" / "dist" / "vue.global.prod.js"
 FORGED_ID = "cite_" + "q" * 24
 
 ANSWER_STEPS = (
@@ -193,6 +195,7 @@ def test_the_example_page_asks_shows_verified_sources_and_previews_them_in_chrom
 
     for path in (REACT_UMD, REACT_DOM_UMD):
         factories.require(path.exists(), f"{path} (Debian node-react, node-react-dom)")
+    factories.require(VUE_GLOBAL.exists(), f"{VUE_GLOBAL} (scripts/ensure-sdk-tools)")
     factories.require(Path(CHROMIUM).exists(), f"Chromium at {CHROMIUM}")
     desk = factories.make_app(tenant, "research-desk", members=[alice])
     knowledge = factories.fund_reports(tenant, desk, alice)
@@ -234,7 +237,7 @@ def test_the_example_page_asks_shows_verified_sources_and_previews_them_in_chrom
                     body=EXAMPLE.read_text(), content_type="text/html; charset=utf-8"
                 ),
             )
-            for path in (REACT_UMD, REACT_DOM_UMD):
+            for path in (REACT_UMD, REACT_DOM_UMD, VUE_GLOBAL):
                 page.route(f"{server.url}/vendor/{path.name}", serve_file(path))
             page.route(
                 f"{server.url}/app/sparktide-token",
@@ -255,6 +258,15 @@ def test_the_example_page_asks_shows_verified_sources_and_previews_them_in_chrom
             assert page.locator("#answer a").count() == 0
             buttons = page.locator("#answer button.cite")
             assert buttons.count() == len(verified_citations(run_id)) == 2
+            # Vue 3's rendering through useVueChatSession: the same answer, text kept as text.
+            page.wait_for_selector("#vue-answer section[data-status=completed]")
+            vue_answer = page.text_content("#vue-answer")
+            assert "北辰医药三季度营收增长 12%" in vue_answer
+            assert f"<b>传闻</b> [[cite:{FORGED_ID}]] 与 [链接](https://example.com)" in vue_answer
+            assert page.locator("#vue-answer b").count() == 0
+            assert page.locator("#vue-answer a").count() == 0
+            vue_buttons = page.locator("#vue-answer button.cite")
+            assert vue_buttons.count() == 2
 
             buttons.first.click()
             page.wait_for_function(
@@ -264,12 +276,24 @@ def test_the_example_page_asks_shows_verified_sources_and_previews_them_in_chrom
             assert "营收增长12%" in page.text_content("#source-text")
             assert page.text_content("#source-title") == "北辰医药 2026 年三季度报告"
             page.click("#source-close")
-            assert page.text_content("#source-text") == ""  # the excerpt is dropped on close
+            # The excerpt is dropped on close (the dialog's close event is queued as a task).
+            page.wait_for_function("() => !document.getElementById('source').open")
+            page.wait_for_function(
+                "() => document.getElementById('source-text').textContent === ''", timeout=2_000
+            )
             buttons.first.click()  # asked again, re-authorized again: no cache
             page.wait_for_function(
                 "() => document.getElementById('source-text').textContent.length > 0"
             )
             assert len(previews) == 2
+            page.click("#source-close")
+            vue_buttons.last.click()  # a preview opened from the Vue rendering
+            page.wait_for_function(
+                "() => document.getElementById('source-text').textContent.length > 0"
+            )
+            assert page.text_content("#source-title") == "北辰医药 2026 年三季度报告"
+            assert len(previews) == 3
+            assert f"/citations/{verified_citations(run_id)[1]}/preview" in previews[-1]
 
             # A preview that is refused shows the code's message, never an old excerpt.
             from sparktide.tenancy.models import App
@@ -293,6 +317,12 @@ def test_the_example_page_asks_shows_verified_sources_and_previews_them_in_chrom
             assert page.text_content("#source-error") == ""
             assert page.text_content("#source-text") == ""
             assert page.evaluate("() => document.getElementById('source').open") is False
+            # Unmounting the Vue component unsubscribes its composable; the session lives on.
+            listening = "() => window.exampleSession._listeners.size"
+            before = page.evaluate(listening)
+            page.evaluate("() => window.unmountVueAnswer()")
+            assert page.evaluate(listening) == before - 1
+            assert page.locator("#vue-answer section").count() == 0
             assert not problems, problems
             context.close()
             browser.close()

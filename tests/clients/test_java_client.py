@@ -4,6 +4,7 @@ against real local servers that count requests; the counts and the server's acce
 what reached whom. JDK 17, JUnit, Kotlin and kotlinx-coroutines come from Debian
 (scripts/ensure-java, run by `make test`)."""
 
+import math
 import os
 import re
 import shutil
@@ -13,9 +14,9 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from runs.models import Run
+from runs.models import Run, RunEvent
 from tests import factories
-from tests.clients.conftest import verified_citations
+from tests.clients.conftest import verified_citations, wait_for_terminal
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -126,6 +127,8 @@ def test_the_java_and_kotlin_clients_pass_their_junit_tests_against_a_live_serve
         timeout=240,
     )
     output = result.stdout + result.stderr
+    for unfinished in Run.objects.exclude(status__in=Run.TERMINAL):
+        assert wait_for_terminal(unfinished.pk).status == Run.Status.CANCELLED
     assert result.returncode == 0, output
     found = int(re.search(r"(\d+) tests found", output).group(1))
     successful = int(re.search(r"(\d+) tests successful", output).group(1))
@@ -139,6 +142,11 @@ def test_the_java_and_kotlin_clients_pass_their_junit_tests_against_a_live_serve
         "refuses: a URI",
         "kotlinAwaitsTheOwnersExcerptAsText",
         "cancellingTheCoroutineCancelsTheCall",
+        "listRunsPagesTheOwnersRunsNewestFirstWithItsFilters",
+        "eventsResumeFromTheirCursorWithoutAGapOrARepeat",
+        "theAnswerIsItsBlocksAsPlainData",
+        "cancellingARunningRunIsAcceptedAndAFinishedOneIsRunAlreadyFinished",
+        "aNegativeCursorIsRefusedBeforeAnyRequest",
     ):
         assert name in output, name
 
@@ -151,8 +159,22 @@ def test_the_java_and_kotlin_clients_pass_their_junit_tests_against_a_live_serve
         for run in ("run_cancel", "run_kotlin_cancel", "run_timeout")
     ]
     # The live server saw exactly the calls that were allowed out: 5 Java and 2 Kotlin previews,
-    # a getRun and a createRun — the URIs never left the JVM.
+    # a getRun and a createRun, then RunsAndEventsTest's — the URIs and the negative cursor
+    # never left the JVM, and nothing was sent twice.
     seen = sparktide_server.requests()[before:]
     assert len([line for line in seen if "/citations/" in line]) == 7, seen
     assert not [line for line in seen if "example.com" in line or "admin" in line], seen
-    assert len(seen) == 9, seen
+    assert not [line for line in seen if "after=-" in line], seen
+
+    def count(fragment: str) -> int:
+        return len([line for line in seen if fragment in line])
+
+    events = RunEvent.objects.filter(run_id=run["id"]).count()
+    assert count("/events?after=") == 3 + math.ceil(events / 2), (
+        seen
+    )  # whole, middle, other + pages of 2
+    assert count("/cancel") == 3, seen
+    assert count("/answer") == 2, seen
+    assert count('"GET /v1/apps/business/runs?') + count('"GET /v1/apps/business/runs" ') == 6, seen
+    assert count('"POST /v1/apps/business/runs" ') == 2, seen  # an unknown agent, the sleepy run
+    assert len(seen) == 9 + 3 + math.ceil(events / 2) + 3 + 2 + 6 + 1, seen

@@ -13,7 +13,9 @@ from django.urls import reverse
 from citations.models import CitationReference, NumericHandle
 from publication.models import AnswerBlock, BlockRevision, PublicationAttempt
 from runs.models import AgentCall, JournalEntry, Run, RunEvent
-from sparktide.knowledge.models import Knowledge, KnowledgeVersion
+from sparktide.agents.models import Agent, AgentVersion
+from sparktide.knowledge.models import Knowledge, KnowledgeVersion, Lease
+from sparktide.tenancy.models import ApiToken, App
 from tests.ops.pdfs import make_pdf
 from tests.ops.test_documents import write_docx
 
@@ -181,3 +183,49 @@ def test_no_answer_body_leaves_the_store_through_the_admin(staff, finished):
         response = staff.get(page)
         assert response.status_code == 200, page
         assert body not in response.content.decode(), page
+
+
+@pytest.mark.parametrize(
+    ("model", "chinese", "singular", "plural"),
+    [
+        (Agent, "智能体", "agent", "Agents"),
+        (AgentVersion, "智能体版本", "agent version", "Agent versions"),
+        (Knowledge, "知识库", "knowledge base", "Knowledge bases"),
+        (KnowledgeVersion, "知识库版本", "knowledge version", "Knowledge versions"),
+        (Lease, "访问租约", "lease", "Leases"),
+        (App, "应用", "app", "Apps"),
+        (ApiToken, "API 令牌", "API token", "API tokens"),
+    ],
+)
+def test_operator_model_names_are_chinese_with_an_english_catalog(
+    staff, model, chinese, singular, plural
+):
+    def title(response) -> str:
+        return re.search(r"<title>(.*?)</title>", response.content.decode(), re.S).group(1)
+
+    assert title(staff.get(url(model, "changelist"))).startswith(f"选择 {chinese} 来修改")
+    # Django's "Select %s to change" takes the singular; the index lists the plural.
+    english_page = staff.get(url(model, "changelist"), headers={"Accept-Language": "en"})
+    assert title(english_page).startswith(f"Select {singular} to change")
+    index = staff.get(reverse("admin:index"), headers={"Accept-Language": "en"}).content.decode()
+    assert f">{plural}</a>" in index
+
+
+def test_admin_action_labels_are_chinese_with_an_english_catalog(staff, app):
+    labels = ("暂停所选应用", "启用所选应用", "提升安全策略版本号", "提升知识访问版本号")
+    english = (
+        "Suspend the selected apps",
+        "Activate the selected apps",
+        "Bump the security policy epoch",
+        "Bump the knowledge access epoch",
+    )
+    page = staff.get(url(App, "changelist")).content.decode()
+    for label in labels:
+        assert f">{label}</option>" in page, label
+    for label in english:
+        assert label not in page
+    english_page = staff.get(url(App, "changelist"), headers={"Accept-Language": "en"})
+    for label in english:
+        assert f">{label}</option>" in english_page.content.decode(), label
+    for label in labels:
+        assert label not in english_page.content.decode()

@@ -2,6 +2,7 @@
 and the workers, answers 503 when one fails, and never shows a secret."""
 
 import json
+import os
 from datetime import timedelta
 
 import httpx
@@ -9,6 +10,7 @@ import pytest
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult, get_date_max
 
+from runs.models import WorkerHeartbeat
 from tests.realtime.processes import free_port, process_env, start_daphne
 
 
@@ -20,8 +22,18 @@ def test_healthz_answers_ok_without_credentials(client, db):
     assert "no-store" in response["Cache-Control"]
 
 
+def beating(worker_id: str = "worker-a", age_seconds: float = 0.0) -> WorkerHeartbeat:
+    return WorkerHeartbeat.objects.create(
+        worker_id=worker_id,
+        host="host-a",
+        pid=4242,
+        beat_at=timezone.now() - timedelta(seconds=age_seconds),
+    )
+
+
 @pytest.mark.django_db(transaction=True)
 def test_readyz_is_ready_with_the_database_the_channel_layer_and_an_idle_queue(client):
+    beating()
     response = client.get("/readyz")
     body = response.json()
     assert response.status_code == 200, body
@@ -29,6 +41,50 @@ def test_readyz_is_ready_with_the_database_the_channel_layer_and_an_idle_queue(c
     assert set(body["checks"]) == {"database", "channelLayer", "worker"}
     assert all(check["ok"] for check in body["checks"].values())
     assert body["checks"]["worker"]["queueWaitSeconds"] == 0
+    assert 0 <= body["checks"]["worker"]["lastHeartbeatSecondsAgo"] < 5
+    assert "host-a" not in response.content.decode()  # no host or pid shown
+
+
+@pytest.mark.django_db(transaction=True)
+def test_readyz_fails_with_no_worker_heartbeat(client):
+    response = client.get("/readyz")
+    body = response.json()
+    assert response.status_code == 503, body
+    assert body["checks"]["worker"]["ok"] is False
+    assert body["checks"]["worker"]["lastHeartbeatSecondsAgo"] is None
+    assert body["checks"]["database"]["ok"] is True
+
+
+@pytest.mark.django_db(transaction=True)
+def test_readyz_fails_when_the_newest_heartbeat_is_older_than_the_threshold(client, settings):
+    settings.SPARKTIDE_READY_WORKER_SECONDS = 30
+    beating("worker-a", age_seconds=31)
+    beating("worker-b", age_seconds=45)
+    response = client.get("/readyz")
+    body = response.json()
+    assert response.status_code == 503, body
+    assert body["checks"]["worker"]["ok"] is False
+    assert 31 <= body["checks"]["worker"]["lastHeartbeatSecondsAgo"] < 40
+    beating("worker-c", age_seconds=29)  # one live worker is enough
+    assert client.get("/readyz").status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_workers_sweep_tick_writes_its_heartbeat(client):
+    from runs.runtime.workers import RunWorker
+
+    worker = RunWorker(worker_id="sweeper-1", sweep_seconds=60)
+    try:
+        worker._maybe_sweep()
+        first = WorkerHeartbeat.objects.get(pk="sweeper-1")
+        assert first.pid == os.getpid() and first.host
+        worker.next_sweep = 0.0  # the next tick is due
+        worker._maybe_sweep()
+        assert WorkerHeartbeat.objects.get(pk="sweeper-1").beat_at > first.beat_at
+        assert WorkerHeartbeat.objects.count() == 1
+        assert client.get("/readyz").status_code == 200
+    finally:
+        worker.executor.shutdown()
 
 
 def waiting_task(age_seconds: float) -> DBTaskResult:
@@ -47,6 +103,7 @@ def waiting_task(age_seconds: float) -> DBTaskResult:
 @pytest.mark.django_db(transaction=True)
 def test_readyz_fails_when_a_task_waits_longer_than_the_threshold(client, settings):
     settings.SPARKTIDE_READY_WORKER_SECONDS = 30
+    beating()
     waiting_task(5)
     assert client.get("/readyz").status_code == 200  # waiting, but not for long
     waiting_task(31)

@@ -101,6 +101,61 @@ public final class SparkTideClient {
                         .POST(HttpRequest.BodyPublishers.ofString(Json.write(body))));
     }
 
+    /**
+     * {@code GET …/runs}: one page {@code {runs, nextCursor}} of the caller's own runs, newest
+     * first. {@code query} holds the documented filters, each optional: {@code status},
+     * {@code sessionId}, {@code createdAfter}, {@code createdBefore} (ISO 8601 with an offset),
+     * {@code limit}, {@code cursor} (the previous page's {@code nextCursor}). Null means none.
+     */
+    public CompletionStage<Map<String, Object>> listRuns(Map<String, String> query) {
+        return send(request("/v1/apps/" + app + "/runs" + queryString(query)).GET());
+    }
+
+    /** {@code GET …/runs/{runId}/answer}: {@code {blocks}}, the committed answer as shown to this caller now. */
+    public CompletionStage<Map<String, Object>> answer(String runId) {
+        try {
+            return send(request(runPath(runId) + "/answer").GET());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * {@code POST …/runs/{runId}/cancel}: asks the server to cancel (202, an empty map). A run
+     * that already ended completes exceptionally with RUN_ALREADY_FINISHED (409).
+     */
+    public CompletionStage<Map<String, Object>> cancel(String runId) {
+        try {
+            return send(request(runPath(runId) + "/cancel").POST(HttpRequest.BodyPublishers.noBody()));
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * {@code GET …/runs/{runId}/events?after=…}: one page {@code {events, nextAfter, terminal}} of
+     * the events after seq {@code after}. Pass the page's {@code nextAfter} (or the seq of the
+     * last event handled) as {@code after} to resume without a gap or a repeat.
+     */
+    public CompletionStage<Map<String, Object>> events(String runId, long after) {
+        return events(runId, after, 0);
+    }
+
+    /** {@link #events(String, long)} with a page size ({@code limit} ≤ 0: the server's default). */
+    public CompletionStage<Map<String, Object>> events(String runId, long after, int limit) {
+        if (after < 0) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("after must be >= 0"));
+        }
+        Map<String, String> query = new LinkedHashMap<>();
+        query.put("after", Long.toString(after));
+        if (limit > 0) query.put("limit", Integer.toString(limit));
+        try {
+            return send(request(runPath(runId) + "/events" + queryString(query)).GET());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
     // --- internals --------------------------------------------------------------------
 
     private String runPath(String runId) {
@@ -183,6 +238,20 @@ public final class SparkTideClient {
                     (String) problem.get("code"), status, detail instanceof String ? (String) detail : "", problem);
         }
         throw new SparkTideException("HTTP_ERROR", status, "HTTP " + status, null);
+    }
+
+    /** {@code ?k=v&…}, each name and value percent-encoded; "" for no (or only null) values. */
+    static String queryString(Map<String, String> query) {
+        if (query == null) return "";
+        StringBuilder out = new StringBuilder();
+        for (Map.Entry<String, String> entry : query.entrySet()) {
+            if (entry.getValue() == null) continue;
+            out.append(out.length() == 0 ? '?' : '&')
+                    .append(segment(entry.getKey(), "query name"))
+                    .append('=')
+                    .append(entry.getValue().isEmpty() ? "" : segment(entry.getValue(), entry.getKey()));
+        }
+        return out.toString();
     }
 
     /** One path segment, fully percent-encoded (RFC 3986 unreserved kept): an ID is data. */

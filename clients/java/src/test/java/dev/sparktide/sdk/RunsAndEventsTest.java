@@ -1,0 +1,140 @@
+package dev.sparktide.sdk;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** listRuns, events (resumed from its cursor), answer and cancel against the live SparkTide. */
+class RunsAndEventsTest {
+    private final String runId = Env.get("SPARKTIDE_RUN_ID");
+
+    private SparkTideClient clientOf(String tokenVariable) {
+        return new SparkTideClient(Env.uri("SPARKTIDE_URL"), "business", Env.get(tokenVariable));
+    }
+
+    private static <T> T await(CompletionStage<T> stage) throws Exception {
+        return stage.toCompletableFuture().get(20, TimeUnit.SECONDS);
+    }
+
+    private static SparkTideException refused(CompletionStage<?> stage, String code, int status) {
+        SparkTideException error = assertInstanceOf(SparkTideException.class, Env.failure(stage));
+        assertEquals(code, error.code());
+        assertEquals(status, error.status());
+        assertEquals(code, error.problem().get("code"));
+        return error;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> listOf(Object value) {
+        return (List<Map<String, Object>>) assertInstanceOf(List.class, value);
+    }
+
+    private static List<String> ids(Map<String, Object> page) {
+        List<String> ids = new ArrayList<>();
+        for (Map<String, Object> run : listOf(page.get("runs"))) ids.add((String) run.get("id"));
+        return ids;
+    }
+
+    @Test
+    void listRunsPagesTheOwnersRunsNewestFirstWithItsFilters() throws Exception {
+        SparkTideClient client = clientOf("SPARKTIDE_TOKEN");
+        Map<String, String> query = new LinkedHashMap<>();
+        query.put("limit", "1");
+        Map<String, Object> first = await(client.listRuns(query));
+        assertEquals(1, ids(first).size());
+        String cursor = assertInstanceOf(String.class, first.get("nextCursor"));
+        query.put("cursor", cursor);
+        Map<String, Object> second = await(client.listRuns(query));
+        assertEquals(1, ids(second).size());
+        assertFalse(ids(first).equals(ids(second)), "the second page repeats the first");
+
+        Map<String, String> completed = new LinkedHashMap<>();
+        completed.put("status", "COMPLETED");
+        completed.put("sessionId", null); // a null value is left out
+        List<String> all = ids(await(client.listRuns(completed)));
+        assertTrue(all.contains(runId), all.toString());
+        assertTrue(ids(await(client.listRuns(null))).contains(runId));
+
+        List<String> others = ids(await(clientOf("SPARKTIDE_OTHER_TOKEN").listRuns(Map.of())));
+        assertFalse(others.contains(runId), "another member lists the owner's run");
+    }
+
+    @Test
+    void aBadFilterIsTheServersValidationError() {
+        SparkTideException error = assertInstanceOf(SparkTideException.class,
+                Env.failure(clientOf("SPARKTIDE_TOKEN").listRuns(Map.of("status", "SLEEPING"))));
+        assertEquals(400, error.status());
+        assertEquals(error.code(), error.problem().get("code"));
+    }
+
+    @Test
+    void eventsResumeFromTheirCursorWithoutAGapOrARepeat() throws Exception {
+        SparkTideClient client = clientOf("SPARKTIDE_TOKEN");
+        Map<String, Object> whole = await(client.events(runId, 0));
+        List<Map<String, Object>> all = listOf(whole.get("events"));
+        assertTrue(all.size() >= 4, all.toString());
+        assertEquals(Boolean.TRUE, whole.get("terminal"));
+
+        // Page by two, each page resumed from the one before's nextAfter.
+        List<Object> seqs = new ArrayList<>();
+        long after = 0;
+        boolean terminal = false;
+        for (int pages = 0; !terminal; pages++) {
+            assertTrue(pages < 100, "the pages never ended");
+            Map<String, Object> page = await(client.events(runId, after, 2));
+            for (Map<String, Object> event : listOf(page.get("events"))) seqs.add(event.get("seq"));
+            after = (Long) page.get("nextAfter");
+            terminal = Boolean.TRUE.equals(page.get("terminal"));
+        }
+        List<Object> expected = new ArrayList<>();
+        for (Map<String, Object> event : all) expected.add(event.get("seq"));
+        assertEquals(expected, seqs);
+
+        // Resumed from the middle: exactly what followed.
+        long middle = (Long) all.get(1).get("seq");
+        List<Map<String, Object>> rest = listOf(await(client.events(runId, middle)).get("events"));
+        assertEquals(all.subList(2, all.size()), rest);
+        assertEquals("run.completed", all.get(all.size() - 1).get("type"));
+    }
+
+    @Test
+    void eventsOfAnotherMembersRunAreResourceNotFound() {
+        refused(clientOf("SPARKTIDE_OTHER_TOKEN").events(runId, 0), "RESOURCE_NOT_FOUND", 404);
+    }
+
+    @Test
+    void aNegativeCursorIsRefusedBeforeAnyRequest() {
+        assertInstanceOf(IllegalArgumentException.class,
+                Env.failure(clientOf("SPARKTIDE_TOKEN").events(runId, -1)));
+    }
+
+    @Test
+    void theAnswerIsItsBlocksAsPlainData() throws Exception {
+        Map<String, Object> answer = await(clientOf("SPARKTIDE_TOKEN").answer(runId));
+        List<Map<String, Object>> blocks = listOf(answer.get("blocks"));
+        assertFalse(blocks.isEmpty());
+        refused(clientOf("SPARKTIDE_OTHER_TOKEN").answer(runId), "RESOURCE_NOT_FOUND", 404);
+    }
+
+    @Test
+    void cancellingARunningRunIsAcceptedAndAFinishedOneIsRunAlreadyFinished() throws Exception {
+        SparkTideClient client = clientOf("SPARKTIDE_TOKEN");
+        Map<String, Object> sleepy = await(client.createRun("sleepy", "慢慢想"));
+        String id = (String) sleepy.get("id");
+        Map<String, Object> accepted = await(client.cancel(id));
+        assertTrue(accepted.isEmpty(), accepted.toString());
+        assertNull(accepted.get("status"));
+        refused(client.cancel(runId), "RUN_ALREADY_FINISHED", 409);
+        refused(clientOf("SPARKTIDE_OTHER_TOKEN").cancel(id), "RESOURCE_NOT_FOUND", 404);
+    }
+}
