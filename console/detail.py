@@ -26,15 +26,26 @@ EVENT_DISPLAY_LIMIT = 2000
 
 @dataclass(frozen=True)
 class Segment:
-    type: str  # "text" | "citation" (a VERIFIED source entry) | "marker" (literal, untrusted)
+    """One piece of an answer as the page without scripts shows it. A marker is never shown as
+    written: a citation is a text chip with its state (``[1]`` 来源已核验 / 待核验 / 来源未核验),
+    a numeric or block marker a labelled chip; the body's Markdown stays escaped text."""
+
+    type: str  # "text" | "citation" (a VERIFIED source entry) | "marker" (no source entry)
     text: str = ""
     citation: dict | None = None
     number: int = 0
+    # citation: "verified"; marker: "pending" | "unverified" (a cite marker), "num" | "block"
+    state: str = ""
+    citation_id: str = ""
 
 
-def answer_segments(text: str, verified: dict[str, tuple[int, dict]]) -> list[Segment]:
+def answer_segments(
+    text: str, verified: dict[str, tuple[int, dict]], *, settled: bool = True
+) -> list[Segment]:
     """Only IDs the root call's check VERIFIED (and the run announced with an exact version
-    and chunk) become entries; every other marker stays literal text, shown as such."""
+    and chunk) become entries. Every other cite marker is *pending* while the run can still
+    verify it (no final check, run not terminal: the SDK's ``citationState``) and *unverified*
+    once it cannot; its text is kept only for the segment, never shown."""
     segments: list[Segment] = []
     position = 0
     for match in ANY_MARKER.finditer(text):
@@ -45,9 +56,21 @@ def answer_segments(text: str, verified: dict[str, tuple[int, dict]]) -> list[Se
         entry = verified.get(cite.group(1)) if cite else None
         if entry is not None:
             number, citation = entry
-            segments.append(Segment("citation", marker, citation=citation, number=number))
+            segments.append(
+                Segment(
+                    "citation",
+                    marker,
+                    citation=citation,
+                    number=number,
+                    state="verified",
+                    citation_id=cite.group(1) if cite else "",
+                )
+            )
+        elif cite:
+            state = "unverified" if settled else "pending"
+            segments.append(Segment("marker", marker, state=state, citation_id=cite.group(1)))
         else:
-            segments.append(Segment("marker", marker))
+            segments.append(Segment("marker", marker, state=marker[2 : marker.index(":")]))
         position = match.end()
     if position < len(text):
         segments.append(Segment("text", text[position:]))
@@ -175,9 +198,9 @@ def console_run(run_id: str) -> Run | None:
     )
 
 
-def _segments_of(content: dict | None, verified) -> list[Segment] | None:
+def _segments_of(content: dict | None, verified, *, settled: bool) -> list[Segment] | None:
     if isinstance(content, dict) and content.get("type") == "text":
-        return answer_segments(str(content.get("text", "")), verified)
+        return answer_segments(str(content.get("text", "")), verified, settled=settled)
     return None
 
 
@@ -200,6 +223,8 @@ def run_detail(run: Run) -> RunDetail:
     events = hydrated_all[: len(shown)]
     sources = answer_sources(hydrated_all)
     verified = sources.verified_map()
+    # A marker not VERIFIED can still become so only while the run may still check it.
+    settled = sources.checked or run.is_terminal
 
     # Every revision's visibility and body as the reader decides them (a block withheld
     # now is withheld in every revision); the console never rebuilds a body itself.
@@ -233,7 +258,7 @@ def run_detail(run: Run) -> RunDetail:
                     current=revision.revision == view.revision,
                     state=state,
                     content=content,
-                    segments=_segments_of(content, verified),
+                    segments=_segments_of(content, verified, settled=settled),
                 )
             )
         rows.reverse()  # newest first
@@ -247,7 +272,7 @@ def run_detail(run: Run) -> RunDetail:
                 source_hint=view.source_hint,
                 truncated=view.truncated,
                 content=view.content,
-                segments=_segments_of(view.content, verified),
+                segments=_segments_of(view.content, verified, settled=settled),
                 revisions=rows,
                 attempts=attempts.get(view.id, []),
             )
