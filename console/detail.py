@@ -17,6 +17,7 @@ from citations.trusted import root_check, trusted_sources
 from publication.models import BlockRevision, PublicationAttempt
 from publication.reader import PROTECTED, VISIBLE, RunReader
 from runs.models import AgentCall, DeliveryAck, DeliveryLog, JournalEntry, Run, RunEvent
+from sparktide.knowledge.models import Chunk
 
 EVENT_DISPLAY_LIMIT = 2000
 
@@ -75,6 +76,40 @@ def answer_segments(
     if position < len(text):
         segments.append(Segment("text", text[position:]))
     return segments
+
+
+# --- event log ----------------------------------------------------------------------
+
+
+def annotate_events(events: list[dict], all_events: list[dict], root: str | None) -> None:
+    """What the event log's summaries need beyond an event's own data, under ``console``:
+    ``checked`` — the root call's final check came before this event (a receipt's claim of
+    verified sources is only pending until then); ``paragraph`` — for citation.created, the
+    paragraph of its page where the cited chunk begins. One query whatever the number of events."""
+    check_seq = next(
+        (
+            e["seq"]
+            for e in all_events
+            if e["type"] == "citation.verified" and root and e["data"].get("agentCallId") == root
+        ),
+        None,
+    )
+    chunk_ids = {
+        int(e["data"]["chunkId"])
+        for e in events
+        if e["type"] == "citation.created" and str(e["data"].get("chunkId", "")).isdigit()
+    }
+    paragraphs = (
+        dict(Chunk.objects.filter(pk__in=chunk_ids).values_list("pk", "paragraph"))
+        if chunk_ids
+        else {}
+    )
+    for event in events:
+        chunk = str(event["data"].get("chunkId", ""))
+        event["console"] = {
+            "checked": check_seq is not None and event["seq"] > check_seq,
+            "paragraph": paragraphs.get(int(chunk)) if chunk.isdigit() else None,
+        }
 
 
 # --- run detail -------------------------------------------------------------------
@@ -222,6 +257,7 @@ def run_detail(run: Run) -> RunDetail:
     hydrated_all = reader.hydrate(shown_all)
     events = hydrated_all[: len(shown)]
     sources = answer_sources(hydrated_all)
+    annotate_events(events, hydrated_all, sources.root_agent_call_id)
     verified = sources.verified_map()
     # A marker not VERIFIED can still become so only while the run may still check it.
     settled = sources.checked or run.is_terminal

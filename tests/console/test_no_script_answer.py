@@ -37,6 +37,11 @@ def markdown_run(app, knowledge, make_run):
     return make_run(agent_key="writer")
 
 
+@pytest.fixture
+def run_with_steps(researcher, make_run):
+    return make_run()
+
+
 def _answer_text(page: str) -> str:
     """The server-rendered answer bodies, without the JSON the page script re-renders from."""
     answer = page.split('id="answer"')[1].split('class="detail-side"')[0]
@@ -84,3 +89,40 @@ def test_markers_before_the_final_check_are_pending_and_others_are_labelled() ->
         },
     )
     assert ended.split("<script")[0].count("[来源未核验]</span>") == 2
+
+
+# --- the event log's summaries --------------------------------------------------------
+
+
+def _event_rows(page: str) -> list[tuple[str, str]]:
+    """(type, summary cell) of each event-log row, in seq order."""
+    table = page.split('id="events"')[1].split("</table>")[0]
+    rows = re.findall(
+        r'<span class="pill pill-\w+">([\w.]+)</span>.*?<td class="summary">(.*?)</td>', table, re.S
+    )
+    assert rows, "no event rows found"
+    return rows
+
+
+def test_the_event_log_locates_citations_by_page_and_paragraph(staff_client, run_with_steps):
+    page = html(staff_client.get(f"/console/runs/{run_with_steps.pk}/"))
+    created = [summary for kind, summary in _event_rows(page) if kind == "citation.created"]
+    assert len(created) == 2
+    for summary in created:
+        line, details = summary.split('<div class="muted small event-details">')
+        assert re.search(r"第 [12] 页 · 第 \d+ 段", line), line
+        assert "位置" not in line
+        assert re.search(r"UTF-16 位置 \d+–\d+ · 片段 \d+", details)
+
+
+def test_no_verified_claim_in_the_log_before_the_final_check(staff_client, run_with_steps):
+    rows = _event_rows(html(staff_client.get(f"/console/runs/{run_with_steps.pk}/")))
+    kinds = [kind for kind, _ in rows]
+    check = kinds.index("citation.verified")
+    before = [
+        summary for kind, summary in rows[:check] if kind in ("answer.published", "answer.preview")
+    ]
+    assert len(before) >= 3
+    for summary in before:
+        assert "已核验" not in summary, summary
+    assert any("来源待核验 (回执来源提示 " in summary for summary in before)
