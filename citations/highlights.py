@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from citations.models import CitationReference
-from sparktide.knowledge.figures import figures_in, spans_to_utf16
+from sparktide.knowledge.figures import figures_in, same_figure, spans_to_utf16
 
 MAX_HIGHLIGHTS = 20
 # Pieces of a quoted passage: cut at clause and sentence punctuation and at quotes/labels.
@@ -48,13 +48,6 @@ def cited_passages(reference: CitationReference) -> list[str]:
     return _passage_source(reference) if _passage_source is not None else []
 
 
-def _compatible(written: str, stated: str) -> bool:
-    percent = ("%", "‰", "个百分点")
-    if written.startswith(percent) or stated.startswith(percent):
-        return written[:1] == stated[:1]
-    return not written or not stated or written[0] == stated[0]
-
-
 def highlight_spans(content: str, passages: list[str]) -> list[tuple[int, int]]:
     """Code point ranges of ``content`` that the passages quote or whose figures they write."""
     spans: list[tuple[int, int]] = []
@@ -71,7 +64,7 @@ def highlight_spans(content: str, passages: list[str]) -> list[tuple[int, int]]:
             spans += [
                 (f.start, f.end)
                 for f in stated
-                if f.value == figure.value and _compatible(figure.unit, f.unit)
+                if same_figure(figure.value, figure.unit, f.value, f.unit)
             ]
     return _merge(content, spans)[:MAX_HIGHLIGHTS]
 

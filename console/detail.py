@@ -17,6 +17,7 @@ from citations.trusted import root_check, trusted_sources
 from publication.models import BlockRevision, PublicationAttempt
 from publication.reader import PROTECTED, VISIBLE, RunReader
 from runs.models import AgentCall, DeliveryAck, DeliveryLog, JournalEntry, Run, RunEvent
+from sparktide.knowledge.models import Chunk
 
 EVENT_DISPLAY_LIMIT = 2000
 
@@ -26,15 +27,26 @@ EVENT_DISPLAY_LIMIT = 2000
 
 @dataclass(frozen=True)
 class Segment:
-    type: str  # "text" | "citation" (a VERIFIED source entry) | "marker" (literal, untrusted)
+    """One piece of an answer as the page without scripts shows it. A marker is never shown as
+    written: a citation is a text chip with its state (``[1]`` 来源已核验 / 待核验 / 来源未核验),
+    a numeric or block marker a labelled chip; the body's Markdown stays escaped text."""
+
+    type: str  # "text" | "citation" (a VERIFIED source entry) | "marker" (no source entry)
     text: str = ""
     citation: dict | None = None
     number: int = 0
+    # citation: "verified"; marker: "pending" | "unverified" (a cite marker), "num" | "block"
+    state: str = ""
+    citation_id: str = ""
 
 
-def answer_segments(text: str, verified: dict[str, tuple[int, dict]]) -> list[Segment]:
+def answer_segments(
+    text: str, verified: dict[str, tuple[int, dict]], *, settled: bool = True
+) -> list[Segment]:
     """Only IDs the root call's check VERIFIED (and the run announced with an exact version
-    and chunk) become entries; every other marker stays literal text, shown as such."""
+    and chunk) become entries. Every other cite marker is *pending* while the run can still
+    verify it (no final check, run not terminal: the SDK's ``citationState``) and *unverified*
+    once it cannot; its text is kept only for the segment, never shown."""
     segments: list[Segment] = []
     position = 0
     for match in ANY_MARKER.finditer(text):
@@ -45,13 +57,59 @@ def answer_segments(text: str, verified: dict[str, tuple[int, dict]]) -> list[Se
         entry = verified.get(cite.group(1)) if cite else None
         if entry is not None:
             number, citation = entry
-            segments.append(Segment("citation", marker, citation=citation, number=number))
+            segments.append(
+                Segment(
+                    "citation",
+                    marker,
+                    citation=citation,
+                    number=number,
+                    state="verified",
+                    citation_id=cite.group(1) if cite else "",
+                )
+            )
+        elif cite:
+            state = "unverified" if settled else "pending"
+            segments.append(Segment("marker", marker, state=state, citation_id=cite.group(1)))
         else:
-            segments.append(Segment("marker", marker))
+            segments.append(Segment("marker", marker, state=marker[2 : marker.index(":")]))
         position = match.end()
     if position < len(text):
         segments.append(Segment("text", text[position:]))
     return segments
+
+
+# --- event log ----------------------------------------------------------------------
+
+
+def annotate_events(events: list[dict], all_events: list[dict], root: str | None) -> None:
+    """What the event log's summaries need beyond an event's own data, under ``console``:
+    ``checked`` — the root call's final check came before this event (a receipt's claim of
+    verified sources is only pending until then); ``paragraph`` — for citation.created, the
+    paragraph of its page where the cited chunk begins. One query whatever the number of events."""
+    check_seq = next(
+        (
+            e["seq"]
+            for e in all_events
+            if e["type"] == "citation.verified" and root and e["data"].get("agentCallId") == root
+        ),
+        None,
+    )
+    chunk_ids = {
+        int(e["data"]["chunkId"])
+        for e in events
+        if e["type"] == "citation.created" and str(e["data"].get("chunkId", "")).isdigit()
+    }
+    paragraphs = (
+        dict(Chunk.objects.filter(pk__in=chunk_ids).values_list("pk", "paragraph"))
+        if chunk_ids
+        else {}
+    )
+    for event in events:
+        chunk = str(event["data"].get("chunkId", ""))
+        event["console"] = {
+            "checked": check_seq is not None and event["seq"] > check_seq,
+            "paragraph": paragraphs.get(int(chunk)) if chunk.isdigit() else None,
+        }
 
 
 # --- run detail -------------------------------------------------------------------
@@ -175,9 +233,9 @@ def console_run(run_id: str) -> Run | None:
     )
 
 
-def _segments_of(content: dict | None, verified) -> list[Segment] | None:
+def _segments_of(content: dict | None, verified, *, settled: bool) -> list[Segment] | None:
     if isinstance(content, dict) and content.get("type") == "text":
-        return answer_segments(str(content.get("text", "")), verified)
+        return answer_segments(str(content.get("text", "")), verified, settled=settled)
     return None
 
 
@@ -199,7 +257,10 @@ def run_detail(run: Run) -> RunDetail:
     hydrated_all = reader.hydrate(shown_all)
     events = hydrated_all[: len(shown)]
     sources = answer_sources(hydrated_all)
+    annotate_events(events, hydrated_all, sources.root_agent_call_id)
     verified = sources.verified_map()
+    # A marker not VERIFIED can still become so only while the run may still check it.
+    settled = sources.checked or run.is_terminal
 
     # Every revision's visibility and body as the reader decides them (a block withheld
     # now is withheld in every revision); the console never rebuilds a body itself.
@@ -233,7 +294,7 @@ def run_detail(run: Run) -> RunDetail:
                     current=revision.revision == view.revision,
                     state=state,
                     content=content,
-                    segments=_segments_of(content, verified),
+                    segments=_segments_of(content, verified, settled=settled),
                 )
             )
         rows.reverse()  # newest first
@@ -247,7 +308,7 @@ def run_detail(run: Run) -> RunDetail:
                 source_hint=view.source_hint,
                 truncated=view.truncated,
                 content=view.content,
-                segments=_segments_of(view.content, verified),
+                segments=_segments_of(view.content, verified, settled=settled),
                 revisions=rows,
                 attempts=attempts.get(view.id, []),
             )

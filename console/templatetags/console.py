@@ -69,17 +69,51 @@ def pretty_json(value) -> str:
 
 
 @register.filter
-def source_location(source_ref) -> str:
-    """ "第 2 页 · 位置 120–380" from a public sourceRef."""
+def source_location(source_ref, paragraph=None) -> str:
+    """ "第 2 页 · 第 3 段" from a public sourceRef (and the chunk's paragraph, when known):
+    where a reader finds it. Offsets are for :func:`source_offsets`' details line."""
     if not isinstance(source_ref, dict):
         return ""
     parts = []
     if source_ref.get("page") is not None:
         parts.append(_("第 %(page)s 页") % {"page": source_ref["page"]})
-    locator = source_ref.get("locator")
-    if isinstance(locator, dict) and "start" in locator and "end" in locator:
-        parts.append(_("位置 %(start)s–%(end)s") % locator)
+    if paragraph is not None:
+        parts.append(_("第 %(paragraph)s 段") % {"paragraph": paragraph})
     return " · ".join(parts)
+
+
+@register.filter
+def source_offsets(source_ref) -> str:
+    """ "UTF-16 位置 120–380": the locator of a public sourceRef, for a details line."""
+    locator = source_ref.get("locator") if isinstance(source_ref, dict) else None
+    if isinstance(locator, dict) and "start" in locator and "end" in locator:
+        return _("UTF-16 位置 %(start)s–%(end)s") % {
+            "start": locator["start"],
+            "end": locator["end"],
+        }
+    return ""
+
+
+@register.filter
+def event_details(event: dict) -> str:
+    """The event log's details line under a summary: a citation's offsets and chunk."""
+    data = event.get("data") or {}
+    if event.get("type") != "citation.created":
+        return ""
+    parts = [source_offsets(data.get("sourceRef"))]
+    if data.get("chunkId"):
+        parts.append(_("片段 %(chunk)s") % {"chunk": data["chunkId"]})
+    return " · ".join(p for p in parts if p)
+
+
+def _receipt_hint(event: dict, data: dict) -> str:
+    """A receipt's source hint as the log may state it: a claim of verified sources is
+    *pending* (来源待核验) until the root call's final check, which comes later in the log."""
+    hint = data.get("sourceHint")
+    checked = (event.get("console") or {}).get("checked", False)
+    if hint in ("verified", "sources_partial") and not checked:
+        return f"{_('来源待核验')} ({_('回执来源提示 %(hint)s') % {'hint': hint}})"
+    return hint_label(hint)
 
 
 @register.filter
@@ -94,7 +128,9 @@ def event_summary(event: dict) -> str:
         parts = [name, data.get("agentCallId", ""), f"depth {data.get('depth', '')}"]
         return " · ".join(str(p) for p in [*parts, data.get("status", "")] if p)
     if kind == "citation.created":
-        location = source_location(data.get("sourceRef"))
+        location = source_location(
+            data.get("sourceRef"), (event.get("console") or {}).get("paragraph")
+        )
         return " · ".join(
             p
             for p in (
@@ -106,11 +142,12 @@ def event_summary(event: dict) -> str:
         )
     if kind == "answer.preview":
         target = data.get("publicationId") or data.get("candidateId", "")
-        return f"{target} r{data.get('revision', '')} · {_('未保存')}"
-    if kind == "answer.published":
-        state = (
-            _("受保护") if data.get("state") == "protected" else hint_label(data.get("sourceHint"))
+        hint = _receipt_hint(event, data) if data.get("sourceHint") else ""
+        return " · ".join(
+            p for p in (f"{target} r{data.get('revision', '')}", _("未保存"), hint) if p
         )
+    if kind == "answer.published":
+        state = _("受保护") if data.get("state") == "protected" else _receipt_hint(event, data)
         return (
             f"{data.get('publicationId', '')} r{data.get('revision', '')} · "
             f"#{data.get('deliveryOrdinal', '')} · {data.get('outcome', '')} · {state}"

@@ -7,8 +7,12 @@ extractive provider (which sentence carries a figure).
 A value is *stated* where a number equal to it is written — compared as decimals, so
 ``61.2`` matches ``61.20`` and ``16.0`` matches ``16`` — followed by the fact's unit
 (spaces between them allowed, full-width forms folded: ``６.２ 亿元``, ``18.4％``). A number
-glued to other digits (``2061.2``, ``61.25``) is not that value. Units are compared as
-written: ``6.2亿元`` is not found in ``62,000 万元`` (no scale conversion).
+glued to other digits (``2061.2``, ``61.25``) is not that value.
+
+Scales are converted, here and nowhere else (:func:`in_base_unit`): a unit is an optional
+scale — 万亿 (10¹²), 亿 (10⁸), 万 (10⁴), 千 (10³) — and a base unit (元, 股, …), so
+``6.2亿元`` is stated by ``62,000万元`` and by ``620,000,000元``. The base unit must be the
+same (``6.2亿元`` is not ``6.2亿股``), and a percentage is never scaled.
 """
 
 from __future__ import annotations
@@ -26,6 +30,15 @@ _NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+)(?:[.．](\d+))?(?![\d
 _SPACES = " \t\u00a0\u3000"
 # A unit written right after a number: a percent sign or a short run of CJK unit characters.
 _UNIT = re.compile(r"[%％‰]|个百分点|[\u4e00-\u9fff]{1,2}")
+# A unit's scale prefix, longest first (万亿 before 万 and 亿).
+SCALES: dict[str, Decimal] = {
+    "万亿": Decimal("1e12"),
+    "亿": Decimal("1e8"),
+    "万": Decimal("1e4"),
+    "千": Decimal("1e3"),
+}
+_SCALE = re.compile("|".join(SCALES))
+_PERCENT = ("%", "‰", "个百分点")
 # What ends a sentence or clause for context scoring.
 _SENTENCE_END = "。！？!?；;\n"
 
@@ -49,6 +62,34 @@ def parse_decimal(text: str) -> Decimal | None:
         return None
 
 
+def in_base_unit(value: Decimal, unit: str) -> tuple[Decimal, str]:
+    """``value`` in ``unit`` as (value in the base unit, base unit): ``(6.2, "亿元")`` is
+    ``(620000000, "元")``. A unit without a scale prefix is its own base."""
+    unit = _fold(unit.strip())
+    prefix = _SCALE.match(unit)
+    if prefix is None:
+        return value, unit
+    return value * SCALES[prefix.group(0)], unit[prefix.end() :]
+
+
+def same_figure(value: Decimal, unit: str, other_value: Decimal, other_unit: str) -> bool:
+    """Whether two written figures are the same quantity, as loosely as text writes units
+    (:func:`figures_in` reads up to two characters after a number): a percentage only
+    equals a percentage of the same sign; a figure without a unit equals the same number;
+    otherwise the values in their base unit are equal and the base units agree (one is
+    empty, or both begin alike: ``元`` and ``元的``)."""
+    unit, other_unit = _fold(unit), _fold(other_unit)
+    if unit.startswith(_PERCENT) or other_unit.startswith(_PERCENT):
+        return value == other_value and unit[:1] == other_unit[:1]
+    if not unit or not other_unit:
+        return value == other_value
+    base_value, base = in_base_unit(value, unit)
+    other_base_value, other_base = in_base_unit(other_value, other_unit)
+    return base_value == other_base_value and (
+        not base or not other_base or base[0] == other_base[0]
+    )
+
+
 def figures_in(text: str) -> list[Figure]:
     """Every number written in ``text`` with the unit written after it."""
     found = []
@@ -70,22 +111,34 @@ def figures_in(text: str) -> list[Figure]:
 
 
 def value_spans(text: str, value: Decimal, unit: str = "") -> list[tuple[int, int]]:
-    """Where ``text`` states ``value`` in ``unit`` (code point offsets, number and unit)."""
+    """Where ``text`` states ``value`` in ``unit`` (code point offsets, number and unit),
+    in any scale of the same base unit (:func:`in_base_unit`). Without a unit, where the
+    number is written, whatever follows it."""
     unit = _fold(unit.strip())
+    wanted, base = in_base_unit(value, unit)
+    percent = unit.startswith(_PERCENT)
     spans = []
     for match in _NUMBER.finditer(text):
         number = match.group(1) + ("." + match.group(2) if match.group(2) else "")
-        if parse_decimal(number) != value:
+        written = parse_decimal(number)
+        if written is None:
             continue
         end = match.end()
-        if unit:
-            after = end
-            while after < len(text) and text[after] in _SPACES:
-                after += 1
-            if _fold(text[after : after + len(unit)]) != unit:
-                continue
-            end = after + len(unit)
-        spans.append((match.start(), end))
+        if not unit:
+            if written == value:
+                spans.append((match.start(), end))
+            continue
+        after = end
+        while after < len(text) and text[after] in _SPACES:
+            after += 1
+        prefix = None if percent else _SCALE.match(_fold(text[after : after + 2]))
+        scale = Decimal(1)
+        if prefix is not None:
+            scale = SCALES[prefix.group(0)]
+            after += prefix.end()
+        if written * scale != wanted or _fold(text[after : after + len(base)]) != base:
+            continue
+        spans.append((match.start(), after + len(base)))
     return spans
 
 

@@ -138,7 +138,7 @@ def test_run_detail_shows_status_blocks_revisions_attempts_and_sources(staff_cli
     # the revised block: current body with a chip for the verified source, and r1 in its history
     assert "北辰医药三季度营收同比增长 12%" in page
     assert "北辰医药三季度营收增长 " in page  # r1's body, through the reader
-    assert page.count('class="cite-chip"') >= 2
+    assert page.count('class="cite-chip is-verified" href="#source-') >= 2
     assert "修订历史 2" in page
     assert "已保存" in page and "已消耗" in page  # outcome and quota of the revision
     # 回答来源区: two verified sources with knowledge@version and page/locator, the forged one apart
