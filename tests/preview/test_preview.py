@@ -353,3 +353,28 @@ def test_a_restricted_document_adds_only_the_acl_check_queries(
 def test_other_methods_are_refused_and_not_stored_either(cited, alice, method):
     response = getattr(client_for(alice), method)(cited.url)
     assert_problem(response, 405, "METHOD_NOT_ALLOWED")
+
+
+# --- the checks read inside the run and citation queries are decided on every click ---
+
+
+def test_a_permission_revoked_between_two_clicks_refuses_the_second(cited, alice, app):
+    client = client_for(alice)
+    assert client.get(cited.url).status_code == 200
+    remove_perm("tenancy.view_run_history", alice, app)
+    assert_problem(client.get(cited.url), 403, "BUSINESS_PERMISSION_DENIED")
+
+
+def test_a_lease_revoked_between_two_clicks_refuses_the_second(cited, alice, app, knowledge):
+    client = client_for(alice)
+    assert client.get(cited.url).status_code == 200
+    Lease.objects.filter(app=app, version=knowledge).update(revoked_at=timezone.now())
+    assert_problem(client.get(cited.url), 503, "CAPABILITY_UNAVAILABLE")
+
+
+def test_an_active_superuser_owner_needs_membership_but_not_the_permission_row(cited, alice, app):
+    type(alice).objects.filter(pk=alice.pk).update(is_superuser=True)
+    remove_perm("tenancy.view_run_history", alice, app)
+    assert client_for(alice).get(cited.url).status_code == 200
+    Membership.objects.filter(app=app, user=alice).delete()
+    assert_problem(client_for(alice).get(cited.url), 403, "BUSINESS_PERMISSION_DENIED")
