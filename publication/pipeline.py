@@ -265,12 +265,17 @@ def _prove_sources(
     if lookup:
         # One statement: the references, their version's capability (the lease) and
         # whether each is in this call's evidence view.
+        # A document's version is the reference's own (read once, not joined twice);
+        # the document's full text is never needed for the proof.
         query = access.with_capability(
-            CitationReference.objects.filter(pk__in=lookup).select_related(
-                "version__knowledge", "document__version__knowledge"
-            )
+            CitationReference.objects.filter(pk__in=lookup)
+            .select_related("version__knowledge", "document")
+            .defer("document__text")
         ).annotate(in_view=in_evidence_view(candidate.agent_call))
         refs = {ref.pk: ref for ref in query}
+        for ref in refs.values():
+            if ref.document is not None and ref.document.version_id == ref.version_id:
+                ref.document.version = ref.version
         access.learn(refs.values())
         prefetch_references(access, refs.values())
     for cited_id in cited:
