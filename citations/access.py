@@ -17,6 +17,7 @@ from datetime import datetime
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 
+from citations.evidence import SourceAccess
 from citations.models import CitationReference
 from runs.access import access_run_for_owner, require_run_history
 from runs.models import Run
@@ -65,14 +66,19 @@ def access_reference(run: Run, citation_id: str) -> CitationReference:
     """
     if not is_citation_id(citation_id):
         raise citation_not_available()
+    # The version's capability (step 8) is read in the same query, decided there
+    # by knowledge's rule (``SourceAccess.refusal``): one round trip, same order.
     reference = (
-        CitationReference.objects.select_related(
-            "version__knowledge", "document__version__knowledge"
+        SourceAccess(run)
+        .with_capability(
+            CitationReference.objects.select_related(
+                "version__knowledge", "document__version__knowledge"
+            )
+            # The document's full text is never needed here; the chunk is re-read
+            # (not loaded here) by the re-fetch.
+            .defer("document__text")
+            .filter(pk=citation_id, run_id=run.pk)
         )
-        # The document's full text is never needed here; the chunk is re-read
-        # (not loaded here) by the re-fetch.
-        .defer("document__text")
-        .filter(pk=citation_id, run_id=run.pk)
         .first()
     )
     if reference is None or not reference.digest:
@@ -89,7 +95,10 @@ def require_capability(
     retrieval and source proof share): still PUBLISHED (409), the app's lease on it
     current — expired, revoked or missing alike (503), and of the app's tenant (403,
     as step 9 would answer)."""
-    refusal = capability_refusal(run.app, reference.version_id, now)
+    if now is None and hasattr(reference, "app_lease_current"):
+        refusal = SourceAccess(run).refusal(reference)  # read with the reference (step 7)
+    else:
+        refusal = capability_refusal(run.app, reference.version_id, now)
     if refusal == CapabilityRefusal.NOT_PUBLISHED:
         raise SparkTideError(ErrorCode.CAPABILITY_REVOKED)
     if refusal == CapabilityRefusal.NO_CURRENT_LEASE:
@@ -130,7 +139,8 @@ def access_citation_for_preview(
     # 2–5: the one gate of a run's history, shared with events, answer, ticket and
     # WebSocket: owner (404), app ACTIVE (403), retention (410), membership and
     # view_run_history now (403).
-    run = access_run_for_owner(user, app_slug, run_id)
+    # The run query also reads membership + view_run_history (step 5), consumed there.
+    run = access_run_for_owner(user, app_slug, run_id, history_permission=True)
     require_run_history(run)
     require_same_policy(run)
     reference = access_reference(run, citation_id)

@@ -31,7 +31,7 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F, Model
 from django.utils import timezone
 
-from citations.evidence import SourceAccess, evidence_call_ids
+from citations.evidence import SourceAccess, evidence_call_ids, in_evidence_view
 from citations.markers import Markers, parse_markers
 from citations.models import CitationReference, NumericHandle
 from publication.models import (
@@ -263,12 +263,20 @@ def _prove_sources(
     lookup = [c for c in cited if _shaped("cite", c)]
     refs = {}
     if lookup:
-        refs = {
-            ref.pk: ref
-            for ref in CitationReference.objects.filter(pk__in=lookup).select_related(
-                "version__knowledge", "document__version__knowledge"
-            )
-        }
+        # One statement: the references, their version's capability (the lease) and
+        # whether each is in this call's evidence view.
+        # A document's version is the reference's own (read once, not joined twice);
+        # the document's full text is never needed for the proof.
+        query = access.with_capability(
+            CitationReference.objects.filter(pk__in=lookup)
+            .select_related("version__knowledge", "document")
+            .defer("document__text")
+        ).annotate(in_view=in_evidence_view(candidate.agent_call))
+        refs = {ref.pk: ref for ref in query}
+        for ref in refs.values():
+            if ref.document is not None and ref.document.version_id == ref.version_id:
+                ref.document.version = ref.version
+        access.learn(refs.values())
         prefetch_references(access, refs.values())
     for cited_id in cited:
         ref = refs.get(cited_id)
@@ -278,7 +286,7 @@ def _prove_sources(
         if not access.reference_ok(ref):
             candidate.rejection = (Reason.SOURCE_NOT_AUTHORIZED, cited_id)
             return
-        if ref.run_id == candidate.run.pk and ref.agent_call_id in candidate.view():
+        if ref.run_id == candidate.run.pk and ref.in_view:  # type: ignore[attr-defined]
             candidate.in_view.add(cited_id)
 
     # A reference to the block being revised is no dependency: the revision replaces it.

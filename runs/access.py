@@ -9,8 +9,10 @@ WebSocket passes ``require_run_history`` again on every read of the log
 """
 
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.contrib.contenttypes.models import ContentType
-from django.db.models import Exists, F, Q
+from django.db.models import CharField, Exists, F, OuterRef, Q, QuerySet
+from django.db.models.functions import Cast
 from guardian.utils import get_group_obj_perms_model, get_user_obj_perms_model
 
 from runs.models import Run
@@ -41,26 +43,31 @@ def access_app_for_member(user: AbstractBaseUser, app_slug: str) -> App:
     return app
 
 
-def access_run_for_owner(user: AbstractBaseUser, app_slug: str, run_id: str) -> Run:
+def access_run_for_owner(
+    user: AbstractBaseUser, app_slug: str, run_id: str, *, history_permission: bool = False
+) -> Run:
     """The run, only for its active owner, in the named app, inside the owner's tenant.
 
     Everything is decided by this one query, so a missing app, a missing run,
     another member, a platform admin and another tenant all cost the same single
     query and get the identical 404 — nothing, not even the number of queries,
     tells them apart. A platform admin is not the owner.
+
+    ``history_permission=True`` also reads the owner's current membership and
+    ``view_run_history`` in the same query, for the next ``require_history_permission``
+    of this request only (it consumes the answer; a later check queries again).
     """
-    run = (
-        Run.objects.select_related("app", "tenant", "owner__tenant_user", "agent_version__agent")
-        .filter(
-            pk=_lookup_value(run_id),
-            app__slug=_lookup_value(app_slug),
-            owner_id=user.pk,
-            owner__is_active=True,
-            owner__tenant_user__tenant_id=F("tenant_id"),
-            app__tenant_id=F("tenant_id"),
-        )
-        .first()
-    )
+    runs = Run.objects.select_related("app", "tenant", "owner__tenant_user", "agent_version__agent")
+    if history_permission:
+        runs = runs.annotate(**{_PERMISSION_NOW: Exists(_history_grant(OuterRef("app_id")))})
+    run = runs.filter(
+        pk=_lookup_value(run_id),
+        app__slug=_lookup_value(app_slug),
+        owner_id=user.pk,
+        owner__is_active=True,
+        owner__tenant_user__tenant_id=F("tenant_id"),
+        app__tenant_id=F("tenant_id"),
+    ).first()
     if run is None:
         raise not_found()
     return run
@@ -80,26 +87,50 @@ def require_history_permission(run: Run) -> None:
     history read. It mirrors ``ObjectPermissionBackend``: an active superuser holds
     every permission, anyone else needs the object permission row.
     """
-    owner = run.owner
-    allowed = Membership.objects.filter(app_id=run.app_id, user_id=owner.pk)
-    if not owner.is_superuser:
-        # ContentType ids come from Django's per-process content type cache (a
-        # query only the first time); the permission row itself is always read.
-        app_type = ContentType.objects.get_for_model(App)
-        grant = {
-            "permission__codename": "view_run_history",
-            "permission__content_type_id": app_type.pk,
-            "content_type_id": app_type.pk,
-            # guardian stores object_pk as text.
-            "object_pk": str(run.app_id),
-        }
-        by_user = get_user_obj_perms_model()._default_manager.filter(user_id=owner.pk, **grant)
-        by_group = get_group_obj_perms_model()._default_manager.filter(
-            group__user=owner.pk, **grant
-        )
-        allowed = allowed.filter(Q(Exists(by_user)) | Q(Exists(by_group)))
-    if not allowed.exists():
+    read_with_run = run.__dict__.pop(_PERMISSION_NOW, None)
+    if read_with_run is not None:
+        if not read_with_run:
+            raise SparkTideError(ErrorCode.BUSINESS_PERMISSION_DENIED)
+        return
+    if not _history_grant(run.app_id, owner=run.owner).exists():
         raise SparkTideError(ErrorCode.BUSINESS_PERMISSION_DENIED)
+
+
+# Where ``access_run_for_owner(history_permission=True)`` leaves the answer of its query.
+_PERMISSION_NOW = "_history_permission_now"
+
+
+def _history_grant(app_id: int | OuterRef, *, owner: User | None = None) -> QuerySet[Membership]:
+    """The membership rows of the run's owner in ``app_id`` (a pk, or ``OuterRef`` in
+    the run query) that carry ``view_run_history`` now. With ``owner`` given (a loaded
+    user) the superuser case is decided in Python; inside the run query (``owner``
+    None) it is read from the owner's row, and the owner is the run's."""
+    if owner is None:
+        allowed = Membership.objects.filter(app_id=app_id, user_id=OuterRef("owner_id"))
+    else:
+        allowed = Membership.objects.filter(app_id=app_id, user_id=owner.pk)
+        if owner.is_superuser:
+            return allowed
+    # ContentType ids come from Django's per-process content type cache (a
+    # query only the first time); the permission row itself is always read.
+    app_type = ContentType.objects.get_for_model(App)
+    grant = {
+        "permission__codename": "view_run_history",
+        "permission__content_type_id": app_type.pk,
+        "content_type_id": app_type.pk,
+        # guardian stores object_pk as text; the membership row names user and app.
+        "object_pk": Cast(OuterRef("app_id"), CharField()),
+    }
+    by_user = get_user_obj_perms_model()._default_manager.filter(
+        user_id=OuterRef("user_id"), **grant
+    )
+    by_group = get_group_obj_perms_model()._default_manager.filter(
+        group__user=OuterRef("user_id"), **grant
+    )
+    permitted = Q(Exists(by_user)) | Q(Exists(by_group))
+    if owner is None:
+        permitted |= Q(user__is_superuser=True)
+    return allowed.filter(permitted)
 
 
 def require_run_history(run: Run) -> None:

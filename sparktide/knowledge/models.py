@@ -57,8 +57,7 @@ class KnowledgeVersionQuerySet(models.QuerySet):
     """
 
     def with_capability(self, app, now=None):
-        leases = Lease.objects.current(now).filter(app_id=app.pk, version_id=OuterRef("pk"))
-        return self.annotate(app_lease_current=Exists(leases))
+        return self.annotate(app_lease_current=app_lease_current(app, OuterRef("pk"), now))
 
     def usable_by(self, app, now=None):
         return self.with_capability(app, now).filter(
@@ -83,18 +82,25 @@ def capability_refusals(app, versions: Iterable, now=None) -> dict[int, Capabili
         .with_capability(app, now)
         .values_list("pk", "status", "knowledge__tenant_id", "app_lease_current")
     }
-    refusals: dict[int, CapabilityRefusal | None] = {}
-    for pk in pks:
-        status, tenant_id, leased = rows.get(pk, (None, None, False))
-        if status != KnowledgeVersion.Status.PUBLISHED:
-            refusals[pk] = CapabilityRefusal.NOT_PUBLISHED
-        elif not leased:
-            refusals[pk] = CapabilityRefusal.NO_CURRENT_LEASE
-        elif tenant_id != app.tenant_id:
-            refusals[pk] = CapabilityRefusal.OTHER_TENANT
-        else:
-            refusals[pk] = None
-    return refusals
+    return {pk: refusal_of(app, *rows.get(pk, (None, None, False))) for pk in pks}
+
+
+def app_lease_current(app, version, now=None) -> Exists:
+    """``Exists`` of the app's current lease on ``version`` (a pk or an ``OuterRef``),
+    so a query of references can read the capability in the same statement."""
+    return Exists(Lease.objects.current(now).filter(app_id=app.pk, version_id=version))
+
+
+def refusal_of(app, status, tenant_id, leased: bool) -> CapabilityRefusal | None:
+    """The capability rule on what one query read: the version's status, its
+    knowledge's tenant and ``app_lease_current`` (first failing check wins)."""
+    if status != KnowledgeVersion.Status.PUBLISHED:
+        return CapabilityRefusal.NOT_PUBLISHED
+    if not leased:
+        return CapabilityRefusal.NO_CURRENT_LEASE
+    if tenant_id != app.tenant_id:
+        return CapabilityRefusal.OTHER_TENANT
+    return None
 
 
 def capability_refusal(app, version, now=None) -> CapabilityRefusal | None:

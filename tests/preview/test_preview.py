@@ -72,25 +72,25 @@ def test_the_preview_body_matches_the_public_citation_event(cited, alice):
     }
 
 
-def test_a_successful_managed_preview_costs_eight_queries(cited, alice, django_assert_num_queries):
+def test_a_successful_managed_preview_costs_six_queries(cited, alice, django_assert_num_queries):
     """Counted honestly, from the first request of a fresh token: 1 token lookup,
-    1 last_used_at refresh, 1 run (app, tenant, owner, tenant membership joined),
-    1 membership + view_run_history, 1 citation (version, knowledge, document),
-    1 lease, 1 chunk re-read (with its paragraph), 1 read of the current answer text
-    that cites it (highlights). Target: at most 8."""
+    1 last_used_at refresh, 1 run (app, tenant, owner, tenant membership joined, with
+    the owner's membership + view_run_history now), 1 citation (version, knowledge,
+    document, with the app's lease on the version now), 1 chunk re-read (with its
+    paragraph), 1 read of the current answer text that cites it (highlights)."""
     client = client_for(alice)
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(6):
         response = client.get(cited.url)
     assert response.status_code == 200
 
 
 def test_a_repeated_preview_re_reads_the_source_each_time(cited, alice, django_assert_num_queries):
-    """Token, run, history permission, citation, lease, the chunk, the answer text: every
-    click, nothing kept between clicks."""
+    """Token, run with the history permission, citation with the lease, the chunk, the
+    answer text: every click, nothing kept between clicks."""
     client = client_for(alice)
     client.get(cited.url)  # the token's last_used_at is now fresh
     for _ in range(2):
-        with django_assert_num_queries(7):
+        with django_assert_num_queries(5):
             assert client.get(cited.url).status_code == 200
 
 
@@ -341,10 +341,11 @@ def test_the_checks_run_in_the_documented_order(cited_memo, alice, bob, app, kno
 def test_a_restricted_document_adds_only_the_acl_check_queries(
     cited_memo, alice, django_assert_num_queries
 ):
-    """guardian's checker: the user's and the groups' object permissions."""
+    """guardian's checker: the user's and the groups' object permissions (two more
+    than the five of a public document)."""
     client = client_for(alice)
     client.get(cited_memo.url)
-    with django_assert_num_queries(9):
+    with django_assert_num_queries(7):
         assert client.get(cited_memo.url).status_code == 200
 
 
@@ -352,3 +353,28 @@ def test_a_restricted_document_adds_only_the_acl_check_queries(
 def test_other_methods_are_refused_and_not_stored_either(cited, alice, method):
     response = getattr(client_for(alice), method)(cited.url)
     assert_problem(response, 405, "METHOD_NOT_ALLOWED")
+
+
+# --- the checks read inside the run and citation queries are decided on every click ---
+
+
+def test_a_permission_revoked_between_two_clicks_refuses_the_second(cited, alice, app):
+    client = client_for(alice)
+    assert client.get(cited.url).status_code == 200
+    remove_perm("tenancy.view_run_history", alice, app)
+    assert_problem(client.get(cited.url), 403, "BUSINESS_PERMISSION_DENIED")
+
+
+def test_a_lease_revoked_between_two_clicks_refuses_the_second(cited, alice, app, knowledge):
+    client = client_for(alice)
+    assert client.get(cited.url).status_code == 200
+    Lease.objects.filter(app=app, version=knowledge).update(revoked_at=timezone.now())
+    assert_problem(client.get(cited.url), 503, "CAPABILITY_UNAVAILABLE")
+
+
+def test_an_active_superuser_owner_needs_membership_but_not_the_permission_row(cited, alice, app):
+    type(alice).objects.filter(pk=alice.pk).update(is_superuser=True)
+    remove_perm("tenancy.view_run_history", alice, app)
+    assert client_for(alice).get(cited.url).status_code == 200
+    Membership.objects.filter(app=app, user=alice).delete()
+    assert_problem(client_for(alice).get(cited.url), 403, "BUSINESS_PERMISSION_DENIED")
