@@ -227,6 +227,12 @@ def test_a_slow_source_is_asked_only_once(crm, context, remote_knowledge):
 
     with pytest.raises(RemoteTimeout):
         call(crm, context, timeout=0.2)
+    # On a loaded machine the deadline can pass before the server's thread has recorded the
+    # request it is reading: wait for the first, then long enough for a retry to show.
+    deadline = time.monotonic() + 5
+    while not remote_knowledge.requests and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.5)
     assert len(remote_knowledge.requests) == 1
 
 
