@@ -73,6 +73,10 @@ QUESTIONS: list[tuple[str, str, str | None, str | None, int | None]] = [
     ("", "星河医疗健康混合基金报告期末基金资产净值是多少？", "31.8", HEALTH, 1),
     ("", "内部投研纪要中北辰医药的目标仓位上限是多少？", "10", MEMO, 2),
     ("", "北辰替尼四季度排产较三季度增加多少？", "30", MEMO, 1),
+    # comparisons: the direct answer names both funds, each figure cited to its own report
+    ("", "对比星河稳健收益债券基金和星河医疗健康混合基金的三季度净值增长率", "1.12", BOND, 1),
+    ("", "对比星河稳健收益债券基金和星河医疗健康混合基金的三季度净值增长率", "7.85", HEALTH, 1),
+    ("", "星河医疗健康混合基金与星河稳健收益债券基金的股票资产占比分别是多少？", "61.2", HEALTH, 1),
     ("", "贵州茅台2025年营业收入是多少？", None, None, None),
     ("", "宁德时代的股票仓位是多少？", None, None, None),
     ("", "北辰医药2024年营业收入是多少？", None, None, None),

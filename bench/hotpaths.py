@@ -67,6 +67,9 @@ def print_profile(title: str, profile: cProfile.Profile, calls: int) -> None:
     out = io.StringIO()
     stats = pstats.Stats(profile, stream=out)
     stats.sort_stats("tottime").print_stats(12)
+    if os.environ.get("BENCH_PROFILE_DIR"):  # keep the raw profile for pstats
+        name = "".join(c if c.isalnum() else "_" for c in title)
+        stats.dump_stats(os.path.join(os.environ["BENCH_PROFILE_DIR"], f"{name}.prof"))
     print(f"\n-- {title}: top own time over {calls} calls")
     lines = out.getvalue().splitlines()
     start = next(i for i, line in enumerate(lines) if "ncalls" in line)

@@ -3,8 +3,8 @@
 ``preview_citation`` runs the access checks of ``citations/access.py`` in order,
 then re-fetches the excerpt from its source and compares it with the digest
 stored when the run retrieved it. No cached decision, no fallback to stored text
-(there is none to fall back to), never a visit to ``uri``, no retry. The only
-thing kept between clicks is a published (immutable) chunk's verified text.
+(there is none to fall back to), never a visit to ``uri``, no retry. Nothing is
+kept between clicks.
 """
 
 from __future__ import annotations

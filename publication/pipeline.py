@@ -261,11 +261,10 @@ def _prove_sources(
     """
     cited = [c for c in cited if c not in candidate.refs]
     lookup = [c for c in cited if _shaped("cite", c)]
-    refs = {}
+    refs: dict[str, CitationReference] = {}
     if lookup:
         # One statement: the references, their version's capability (the lease) and
-        # whether each is in this call's evidence view.
-        # A document's version is the reference's own (read once, not joined twice);
+        # whether each is in this call's evidence view. A document's version is the reference's own (read once, not joined twice);
         # the document's full text is never needed for the proof.
         query = access.with_capability(
             CitationReference.objects.filter(pk__in=lookup)
@@ -273,9 +272,9 @@ def _prove_sources(
             .defer("document__text")
         ).annotate(in_view=in_evidence_view(candidate.agent_call))
         refs = {ref.pk: ref for ref in query}
-        for ref in refs.values():
-            if ref.document is not None and ref.document.version_id == ref.version_id:
-                ref.document.version = ref.version
+        for found in refs.values():
+            if found.document is not None and found.document.version_id == found.version_id:
+                found.document.version = found.version
         access.learn(refs.values())
         prefetch_references(access, refs.values())
     for cited_id in cited:

@@ -31,6 +31,19 @@ DEMO_TABLE = [
     ("星河医疗健康混合基金三季度净值增长率是多少？", "7.85", HEALTH, 1),
     ("星河医疗健康混合基金持有北辰医药的比例是多少？", "8.9", HEALTH, 2),
     ("内部投研纪要中北辰医药的目标仓位上限是多少？", "10", MEMO, 2),
+    # comparisons: both entities named, each figure cited to its own document's excerpt
+    ("对比星河稳健收益债券基金和星河医疗健康混合基金的三季度净值增长率", "1.12", BOND, 1),
+    ("对比星河稳健收益债券基金和星河医疗健康混合基金的三季度净值增长率", "7.85", HEALTH, 1),
+]
+COMPARISONS = [
+    (
+        "对比星河稳健收益债券基金和星河医疗健康混合基金的三季度净值增长率",
+        [("星河稳健收益", "1.12", BOND), ("星河医疗健康", "7.85", HEALTH)],
+    ),
+    (
+        "星河医疗健康混合基金与星河稳健收益债券基金的三季度净值增长率分别是多少？",
+        [("星河医疗健康", "7.85", HEALTH), ("星河稳健收益", "1.12", BOND)],
+    ),
 ]
 SECOND_TABLE = [
     ("青松新能源上半年营业收入是多少？", "1286.4", "qingsong-energy-2026h1", 1),
@@ -215,3 +228,20 @@ def test_quoted_sentences_are_whole_sentences_of_their_excerpt(demo):
     assert sentence in excerpt
     at = excerpt.index(sentence)
     assert excerpt[at - 1] in "。\n" and sentence.endswith("。")
+
+
+@pytest.mark.parametrize(("question", "entities"), COMPARISONS)
+def test_a_comparison_names_both_entities_each_figure_cited_to_its_own_excerpt(
+    demo, question, entities
+):
+    answer = demo.ask(question)
+    first = answer.texts[0]
+    lines = [line for line in first.splitlines() if line.startswith("- ")]
+    assert len(lines) == len(entities), first
+    for line, (name, figure, document) in zip(lines, entities, strict=True):
+        assert name in line and holds(line, figure), line
+        (cite,) = cited_ids(line)
+        preview = answer.preview(cite)
+        assert preview["documentId"] == document
+        assert Decimal(figure) in numbers(preview["content"])
+    assert first.startswith("**回答**（") and "对比" in first.splitlines()[0]

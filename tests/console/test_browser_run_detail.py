@@ -161,3 +161,33 @@ def test_run_detail_shows_times_in_the_display_time_zone_with_its_label(signed_i
     # Every time on the page (events, journal, revisions, attempts) is in the same zone.
     assert page.locator("time[data-time]").count() > 10
     assert page.locator("time[data-time]:not([title^='Asia/Shanghai'])").count() == 0
+
+
+def test_run_detail_dialog_highlights_what_the_block_cited_at_its_page_and_paragraph(
+    signed_in, run, alice
+):
+    """The answer's chip opens the excerpt with the cited figure and clause marked, the page
+    and paragraph up front and the UTF-16 offsets only in the details line."""
+    page = signed_in
+    page.goto(f"/console/runs/{run.pk}/")
+    page.locator("#answer .cite-chip[data-state=verified]").first.click()
+    dialog = page.locator("#source-dialog")
+    dialog.locator("[data-role=token-input]").fill(alice.raw_token)
+    dialog.locator("[data-role=token-form] button[type=submit]").click()
+    excerpt = dialog.locator("[data-role=excerpt]")
+    expect(excerpt).to_contain_text("北辰医药2026年三季度营收增长12%")
+    marks = excerpt.locator("mark.cited")
+    expect(marks.first).to_be_visible()
+    marked = " ".join(marks.all_inner_texts())
+    # block #1 wrote "同比增长 12%，主要来自创新药 [[cite:…]]": its figure and clause are marked
+    assert "12%" in marked and "主要来自创新药" in marked, marked
+    assert "研发投入" not in marked  # the excerpt's other sentence was not what it cited
+    expect(dialog.locator("[data-role=excerpt-caption]")).to_contain_text(
+        "高亮部分为回答引用的内容"
+    )
+    expect(dialog.locator("[data-role=location]")).to_have_text("第 1 页 · 第 1 段")
+    expect(dialog.locator("[data-role=location]")).not_to_contain_text("位置")
+    expect(dialog.locator("[data-role=details]")).to_contain_text(
+        re.compile(r"UTF-16 位置 \d+–\d+")
+    )
+    screenshot(page, "run-detail-dialog-highlight", full_page=False)

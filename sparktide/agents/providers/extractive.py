@@ -20,6 +20,7 @@ handles (a handle's citation is the chunk that states its value).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from sparktide.agents.providers.base import AgentState, ToolCall, Turn
@@ -252,6 +253,33 @@ def _quote(unit: Unit) -> str:
     return unit.text.rstrip("；;，,") if unit.kind == "clause" else unit.text
 
 
+# Two named entities joined as one subject (A基金和B基金, A与B, A、B): a comparison.
+_COORDINATED = re.compile(r"\s*(?:和|与|及|跟|同|、|以及)\s*")
+
+
+def _compared(reading: _Reading) -> list[tuple[str, list[_Source]]]:
+    """The entities a comparison question names, each with its own retrieved sources, in
+    the question's order — or [] when the question is not a comparison of two or more.
+    Entities must be coordinated in the text (A和B的…): 星河医疗健康混合基金持有北辰医药
+    names two entities but asks about one."""
+    text = fold(reading.question.text)
+    placed = sorted(
+        (text.find(fold(t)), t) for t in reading.entity_terms if text.find(fold(t)) >= 0
+    )
+    groups: list[tuple[str, list[_Source]]] = []
+    for i, (at, term) in enumerate(placed):
+        if i > 0:
+            previous_at, previous = placed[i - 1]
+            between = text[previous_at + len(fold(previous)) : at]
+            if not _COORDINATED.fullmatch(between):
+                return []
+        named = [s for s in reading.sources if _names(s, term)]
+        if not named or any({s.entity for s in named} & {s.entity for s in g} for _, g in groups):
+            return []
+        groups.append((term, named))
+    return groups if len(groups) >= 2 else []
+
+
 def _cite(source: _Source) -> str:
     return f"[[cite:{source.id}]]"
 
@@ -275,6 +303,7 @@ class ExtractiveProvider:
         self._pending_resolution: tuple[str, str] | None = None
         self._first_count: int | None = None  # results of the first search (a follow-up)
         self._direct_pick: _Pick | None = None
+        self._comparing = False  # a comparison's direct answer is not revised to one entity
 
     # -- turns -------------------------------------------------------------------
 
@@ -333,7 +362,7 @@ class ExtractiveProvider:
                 return self._publish(figures)
         if self.stage == "revise":
             self.stage = "done"
-            revised = self._revised(reading)
+            revised = "" if self._comparing else self._revised(reading)
             if revised and self.direct_id:
                 return self._publish(revised, replaces=self.direct_id)
         return Turn(done=True)
@@ -445,7 +474,36 @@ class ExtractiveProvider:
             return f"\n\n（接上一问「{reading.resolved_from.strip()}」，按{about}理解。）"
         return ""
 
+    def _comparison(self, reading: _Reading, groups: list[tuple[str, list[_Source]]]) -> str:
+        """One line per compared entity, each figure cited to its own entity's excerpt."""
+        lines = []
+        for term, sources in groups:
+            own = _Reading(reading.question, [term], reading.topic, sources, "")
+            figures = _figures(own)
+            answering = [f for f in figures if _answers(f[2], own)] or figures
+            picks = _best_units(own)
+            if answering:
+                _, source, handle = answering[0]
+                label = handle.get("label") or handle["key"]
+                lines.append(f"- {source.name}{label}：[[num:{handle['id']}]] {_cite(source)}")
+            elif picks:
+                lines.append(
+                    f"- {picks[0].source.name}：{_quote(picks[0].unit)} {_cite(picks[0].source)}"
+                )
+            else:
+                lines.append(f"- {sources[0].name}：检索到的摘录没有写明。")
+                continue
+            self._cited.setdefault("direct", []).append(
+                (answering[0][1] if answering else picks[0].source).id
+            )
+        names = "与".join(sources[0].name for _, sources in groups)
+        return f"**回答**（{names}对比）：\n" + "\n".join(lines) + self._context_note(reading)
+
     def _direct(self, reading: _Reading) -> str:
+        groups = _compared(reading)
+        if groups:
+            self._comparing = True
+            return self._comparison(reading, groups)
         picks = _best_units(reading)
         if not picks:
             score, source, handle = _figures(reading)[0]
