@@ -47,6 +47,14 @@ def _heartbeat(run: Run) -> None:
     raise RunEnded
 
 
+def _release_connection() -> None:
+    """The step boundary: give the run's connection back (to the pool) while the
+    model thinks, so a session cut during the wait costs the next step a fresh
+    connection, not the run (docs/reliability.md). Never inside a transaction."""
+    if not connection.in_atomic_block:
+        connection.close()
+
+
 class HeartbeatThread(threading.Thread):
     """Beats every SPARKTIDE_HEARTBEAT_SECONDS while the run executes, so a slow
     model call (minutes) is not mistaken for a dead worker by recovery. Stops
@@ -110,6 +118,7 @@ class Engine(Tools):
             provider = get_provider(version.model)
             for step in range(1, version.max_steps + 1):
                 _heartbeat(run)
+                _release_connection()
                 turn = _storable_turn(provider.next_turn(state))
                 journal(
                     run,

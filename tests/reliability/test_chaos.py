@@ -193,3 +193,115 @@ def _get(url: str, token: str) -> int:
             return response.status
     except urllib.error.HTTPError as error:
         return error.code
+
+
+# --- 16 threads racing revisions of one block ------------------------------------------
+
+RACERS = 16
+# 1,000 trials take ~15 min on this machine (~0.9 s each): the full suite runs 250.
+REVISION_TRIALS = 250 if FULL else 20
+
+
+def _reopen(run: Run) -> Run:
+    """Let the race's direct publish_candidate calls continue a run the engine ran."""
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING, completed_at=None, reason="")
+    return Run.objects.select_related("tenant", "app", "owner").get(pk=run.pk)
+
+
+@pytest.mark.timeout(900 if FULL else 300)
+def test_sixteen_threads_racing_revisions_of_one_block_never_break_its_quota(postgres, make_run):
+    """Each trial: a fresh block, then 16 threads (each on its own connection)
+    revise it at once. Exactly REVISIONS_PER_BLOCK of them may commit, the rest
+    are refused BLOCK_REVISION_QUOTA_EXCEEDED; revision numbers never repeat.
+    A run holds REVISIONS_PER_RUN // REVISIONS_PER_BLOCK trials (its own quota)."""
+    from django.db import connections
+
+    from publication.models import (
+        REVISIONS_PER_BLOCK,
+        REVISIONS_PER_RUN,
+        BlockRevision,
+        PublicationAttempt,
+    )
+    from publication.pipeline import publish_candidate
+
+    per_run = REVISIONS_PER_RUN // REVISIONS_PER_BLOCK
+    start = threading.Barrier(RACERS + 1)
+    done = threading.Barrier(RACERS + 1)
+    job: dict = {}
+    receipts: list = []
+    errors: list = []
+
+    def racer(index: int) -> None:
+        while True:
+            start.wait(timeout=60)
+            if job.get("stop"):
+                return
+            try:
+                receipts.append(
+                    publish_candidate(
+                        run=job["run"],
+                        agent_call=job["root"],
+                        entry="B",
+                        body=f"修订 {job['trial']}-{index}",
+                        replaces=job["block"],
+                        preview=index % 2 == 0,
+                    )
+                )
+            except Exception as exc:  # counted as a violation below
+                errors.append(exc)
+            finally:
+                connections.close_all()
+            done.wait(timeout=60)
+
+    threads = [threading.Thread(target=racer, args=(i,), daemon=True) for i in range(RACERS)]
+    for thread in threads:
+        thread.start()
+    over_quota = duplicate_numbers = wrong_refusals = committed_total = 0
+    run = None
+    started = time.monotonic()
+    try:
+        for trial in range(REVISION_TRIALS):
+            if trial % per_run == 0:
+                run = _reopen(make_run({"search": "营收"}, execute=True))
+                root = run.agent_calls.get(depth=0)
+            block = publish_candidate(
+                run=run, agent_call=root, entry="B", body=f"原文 {trial}", preview=False
+            ).publication_id
+            receipts.clear()
+            job.update(run=run, root=root, block=block, trial=trial)
+            start.wait(timeout=60)
+            done.wait(timeout=120)
+            committed = [r for r in receipts if r.outcome == PublicationAttempt.Outcome.COMMITTED]
+            committed_total += len(committed)
+            numbers = list(
+                BlockRevision.objects.filter(block_id=block).values_list("revision", flat=True)
+            )
+            consumed = PublicationAttempt.objects.filter(
+                block_id=block, quota_consumed=True
+            ).count()
+            if len(numbers) > 1 + REVISIONS_PER_BLOCK or consumed > REVISIONS_PER_BLOCK:
+                over_quota += 1
+            if len(numbers) != len(set(numbers)) or sorted(numbers) != list(
+                range(1, len(numbers) + 1)
+            ):
+                duplicate_numbers += 1
+            refused = {r.reason for r in receipts if r.outcome != "COMMITTED"}
+            if len(committed) != REVISIONS_PER_BLOCK or refused != {
+                "BLOCK_REVISION_QUOTA_EXCEEDED"
+            }:
+                wrong_refusals += 1
+    finally:
+        job["stop"] = True
+        start.wait(timeout=60)
+        for thread in threads:
+            thread.join(10)
+    elapsed = time.monotonic() - started
+    report(
+        f"revision-race: {REVISION_TRIALS} trials × {RACERS} threads, "
+        f"{committed_total} revisions committed, over quota {over_quota}, "
+        f"duplicate revision numbers {duplicate_numbers}, "
+        f"other outcomes {wrong_refusals}, errors {len(errors)}, {elapsed:.1f} s"
+    )
+    assert not errors, errors[:3]
+    assert (over_quota, duplicate_numbers, wrong_refusals) == (0, 0, 0)
+    assert committed_total == REVISION_TRIALS * REVISIONS_PER_BLOCK
