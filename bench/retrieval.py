@@ -105,7 +105,17 @@ def ingest_floor(bench_url: str, tenant, version, label: str) -> float:
         ).pk
         for d in Document.objects.filter(version=version)
     }
-    columns = ["document_id", "ordinal", "page", "start", "end", "text", "digest", "search_text"]
+    columns = [
+        "document_id",
+        "ordinal",
+        "page",
+        "paragraph",
+        "start",
+        "end",
+        "text",
+        "digest",
+        "search_text",
+    ]
     rows = [
         (documents[r[0]], *r[1:])
         for r in Chunk.objects.filter(document__version=version).values_list(*columns)
