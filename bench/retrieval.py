@@ -17,9 +17,6 @@ then publishes it. It prints:
            the bare indexed tsvector query (the stored, GIN-indexed vector; same tsquery,
            same rank, same version, top 8 ids, no ACL, no ORM) sent with psycopg.
 
-  all      p50/p99 of the same search with every token matched (``CANDIDATE_BUDGET``
-           unbounded): the search before the rarest-token candidate cut.
-
 ``--explain`` prints EXPLAIN (ANALYZE, BUFFERS) of the managed query for the slowest
 question at the largest size. It drops the bench database at the end unless --keep-db.
 """
@@ -150,18 +147,6 @@ def search(version, owner, searches: int) -> tuple[list[float], dict[str, float]
     return samples, by_question
 
 
-def every_token(version, owner, searches: int) -> list[float]:
-    """The search as it was before the candidate cut: every token matched and ranked."""
-    from sparktide.knowledge import retrieval
-
-    budget = retrieval.CANDIDATE_BUDGET
-    retrieval.CANDIDATE_BUDGET = sys.maxsize
-    try:
-        return search(version, owner, max(searches // 4, len(QUESTIONS)))[0]
-    finally:
-        retrieval.CANDIDATE_BUDGET = budget
-
-
 def search_floor(bench_url: str, version, searches: int) -> list[float]:
     import psycopg
 
@@ -234,8 +219,7 @@ def main() -> None:
                 cursor.execute("ANALYZE knowledge_document")
             samples, by_question = search(version, owner, args.searches)
             floor = search_floor(bench_url, version, args.searches)
-            every = every_token(version, owner, args.searches)
-            rows.append((size, ingest_s, floor_s, samples, floor, every))
+            rows.append((size, ingest_s, floor_s, samples, floor))
             if args.explain and size == sizes[-1]:
                 explain(version, owner, max(by_question, key=by_question.get))
         from django.db import connections
@@ -252,20 +236,18 @@ def main() -> None:
     header = (
         f"{'chunks':>8} | {'ingest ch/s':>11} {'floor ch/s':>11} {'ratio':>6} | "
         f"{'p50 ms':>7} {'p99 ms':>7} | {'floor p50':>9} {'floor p99':>9} | {'p99 ratio':>9}"
-        f" | {'all p50':>7} {'all p99':>7}"
     )
     print(header)
     print("-" * len(header))
-    for size, ingest_s, floor_s, samples, floor, every in rows:
+    for size, ingest_s, floor_s, samples, floor in rows:
         p50, p99 = statistics.median(samples), _percentile(samples, 0.99)
         f50, f99 = statistics.median(floor), _percentile(floor, 0.99)
         print(
             f"{size:>8} | {size / ingest_s:>11.0f} {size / floor_s:>11.0f} "
             f"{floor_s / ingest_s:>6.2f} | {p50:>7.2f} {p99:>7.2f} | {f50:>9.2f} {f99:>9.2f} | "
-            f"{f99 / p99:>9.2f} | {statistics.median(every):>7.2f} {_percentile(every, 0.99):>7.2f}"
+            f"{f99 / p99:>9.2f}"
         )
     print("ratio: floor time / SparkTide time (1.00 = at the floor)")
-    print("all: p50/p99 ms of the same search with every token matched (no candidate cut)")
 
 
 if __name__ == "__main__":
