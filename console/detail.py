@@ -81,6 +81,49 @@ def answer_segments(
 # --- event log ----------------------------------------------------------------------
 
 
+# The block badge of the page without scripts: the SDK's blockSourceStatus
+# (static/sparktide/segments.js), pinned with it by tests/conformance/block_badges.json.
+_HINT_RANK = {"verified": 3, "sources_partial": 2, "sources_unverified": 1}
+
+
+def block_badge(
+    state: str, source_hint: str | None, cited: list[bool], *, checked: bool, settled: bool
+) -> str:
+    """The source badge a block may show now: its receipt's hint, never more than the root
+    call's final check says of the IDs it cites (``cited``: one entry per distinct cited ID,
+    VERIFIED or not). Before that check a claim of verified sources is *pending* — or
+    ``sources_unverified`` once the run can no longer check it."""
+    if state == PROTECTED:
+        return "protected"
+    hint = source_hint or "unknown"
+    if hint not in _HINT_RANK:
+        return "none" if hint == "none" else "unknown"
+    if hint == "sources_unverified":
+        return hint
+    if not checked:
+        return "sources_unverified" if settled else "pending"
+    if not cited:
+        return hint  # its sources are numeric or block references: the receipt says
+    verified = sum(cited)
+    from_check = (
+        "verified"
+        if verified == len(cited)
+        else "sources_partial"
+        if verified
+        else "sources_unverified"
+    )
+    return from_check if _HINT_RANK[from_check] < _HINT_RANK[hint] else hint
+
+
+def _cited(segments: list[Segment] | None) -> list[bool]:
+    """One entry per distinct cited ID of a body's segments: VERIFIED or not."""
+    seen: dict[str, bool] = {}
+    for seg in segments or []:
+        if seg.type == "citation" or seg.state in ("pending", "unverified"):
+            seen.setdefault(seg.citation_id, seg.type == "citation")
+    return list(seen.values())
+
+
 def annotate_events(events: list[dict], all_events: list[dict], root: str | None) -> None:
     """What the event log's summaries need beyond an event's own data, under ``console``:
     ``checked`` — the root call's final check came before this event (a receipt's claim of
@@ -181,6 +224,7 @@ class RevisionRow:
     state: str  # visible | protected
     content: dict | None
     segments: list[Segment] | None = None
+    badge: str = "unknown"  # block_badge: what the page without scripts shows
 
 
 @dataclass
@@ -196,6 +240,7 @@ class BlockDetail:
     segments: list[Segment] | None
     revisions: list[RevisionRow]
     attempts: list[PublicationAttempt]
+    badge: str = "unknown"  # block_badge: what the page without scripts shows
 
 
 @dataclass
@@ -284,6 +329,7 @@ def run_detail(run: Run) -> RunDetail:
             seen = decided.get(revision.revision)
             state = seen.state if seen is not None else PROTECTED
             content = seen.content if seen is not None and state == VISIBLE else None
+            segments = _segments_of(content, verified, settled=settled)
             rows.append(
                 RevisionRow(
                     revision=revision.revision,
@@ -294,10 +340,18 @@ def run_detail(run: Run) -> RunDetail:
                     current=revision.revision == view.revision,
                     state=state,
                     content=content,
-                    segments=_segments_of(content, verified, settled=settled),
+                    segments=segments,
+                    badge=block_badge(
+                        state,
+                        revision.source_hint,
+                        _cited(segments),
+                        checked=sources.checked,
+                        settled=settled,
+                    ),
                 )
             )
         rows.reverse()  # newest first
+        segments = _segments_of(view.content, verified, settled=settled)
         blocks.append(
             BlockDetail(
                 id=view.id,
@@ -308,9 +362,16 @@ def run_detail(run: Run) -> RunDetail:
                 source_hint=view.source_hint,
                 truncated=view.truncated,
                 content=view.content,
-                segments=_segments_of(view.content, verified, settled=settled),
+                segments=segments,
                 revisions=rows,
                 attempts=attempts.get(view.id, []),
+                badge=block_badge(
+                    view.state,
+                    view.source_hint,
+                    _cited(segments),
+                    checked=sources.checked,
+                    settled=settled,
+                ),
             )
         )
 

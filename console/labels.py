@@ -30,6 +30,8 @@ SOURCE_HINT = {
     "verified": _("来源已核验"),
     "sources_partial": _("部分来源已核验"),
     "sources_unverified": _("来源未核验"),
+    "pending": _("来源待核验"),
+    "protected": _("受保护"),
     "unknown": _("来源状态未知"),
     "none": _("无引用"),
 }

@@ -10,6 +10,7 @@ import pytest
 from django.template.loader import render_to_string
 
 from console.detail import answer_segments
+from runs.models import Run, RunEvent
 from tests import factories
 from tests.console.conftest import FORGED_ID
 from tests.console.test_pages import html
@@ -126,3 +127,29 @@ def test_no_verified_claim_in_the_log_before_the_final_check(staff_client, run_w
     for summary in before:
         assert "已核验" not in summary, summary
     assert any("来源待核验 (回执来源提示 " in summary for summary in before)
+
+
+def test_the_block_badge_without_scripts_follows_the_final_check(staff_client, markdown_run):
+    """Two cited IDs VERIFIED and a forged one UNVERIFIED: the block's badge may not say more
+    than the check (block_badge, the SDK's blockSourceStatus), whatever its receipt claimed."""
+    page = html(staff_client.get(f"/console/runs/{markdown_run.pk}/"))
+    article = page.split('<article class="block')[1].split("</header>")[0]
+    badges = re.findall(
+        r'<span class="badge hint-([\w]+)" data-role="hint">([^<]*)</span>', article
+    )
+    assert badges == [("sources_partial", "部分来源已核验")]
+
+
+def test_the_block_badge_without_scripts_is_pending_before_the_final_check(
+    staff_client, markdown_run
+):
+    """The same run seen as it was before its final check (the check's event not yet written,
+    the run still running): no block may claim verified sources yet."""
+    RunEvent.objects.filter(run=markdown_run, type="citation.verified").delete()
+    Run.objects.filter(pk=markdown_run.pk).update(status=Run.Status.RUNNING)
+    page = html(staff_client.get(f"/console/runs/{markdown_run.pk}/"))
+    article = page.split('<article class="block')[1].split("</header>")[0]
+    badges = re.findall(
+        r'<span class="badge hint-([\w]+)" data-role="hint">([^<]*)</span>', article
+    )
+    assert badges == [("pending", "来源待核验")]
