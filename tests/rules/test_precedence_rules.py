@@ -15,6 +15,7 @@ from publication.precedence import (
     DisplayState,
     Kind,
     _conflicts,
+    _names_shown_preview,
     content_digest,
     decide_display,
     facts_of,
@@ -54,7 +55,7 @@ def _rejected(rev: int, pub: str = PUB) -> DisplayEvent:
     ],
 )
 def test_facts_about_two_blocks_are_a_callers_bug(current):
-    with pytest.raises(ValueError, match="two different blocks"):
+    with pytest.raises(ValueError, match="^facts about two different blocks$"):
         decide_display(current, _preview(2))
 
 
@@ -459,3 +460,34 @@ def test_a_shown_fact_without_a_body_has_no_content():
     body = json.dumps({"text": "x"})
     shown = DisplayEvent(Kind.COMMITTED, PUB, 2, body, "verified")
     assert BlockDisplay(DisplayState(shown=shown)).as_dict()["content"] == {"text": "x"}
+
+
+def test_no_events_display_nothing():
+    display = fold_events([])
+    assert display == BlockDisplay(DisplayState(shown=None))
+    assert display.as_dict() == {"display": "none", "conflict": False}
+
+
+def test_a_never_saved_event_with_nothing_shown_changes_nothing():
+    display = fold_events([{"type": "answer.save_unknown", "data": {"candidateId": "cand_1"}}])
+    assert display.as_dict() == {"display": "none", "conflict": False}
+
+
+def test_only_a_shown_preview_can_be_named_as_never_saved():
+    named = {"candidateId": "cand_1"}
+    receipt = DisplayEvent(Kind.COMMITTED, PUB, 1, "c", "verified", "cand_1")
+    assert not _names_shown_preview(DisplayState(shown=receipt, committed=receipt), named)
+    assert not _names_shown_preview(DisplayState(shown=None, committed=receipt), named)
+    assert _names_shown_preview(DisplayState(shown=_preview(2, cand="cand_1")), named)
+
+
+@pytest.mark.parametrize(
+    "between",
+    [{"type": "run.completed"}, {"type": "answer.rejected", "data": {"candidateId": "cand_x"}}],
+)
+def test_events_after_a_run_end_or_a_never_saved_event_are_still_folded(between):
+    display = fold_events(
+        [_event("preview", 1, "a", cand="cand_1"), between, _event("published", 2, "b")]
+    )
+    assert display.as_dict()["revision"] == 2
+    assert display.as_dict()["temporary"] is False
