@@ -3,6 +3,7 @@
 the short version of each scenario. Any loss, duplicate, phantom receipt,
 stuck run or 5xx fails it."""
 
+import logging
 import os
 import sys
 import threading
@@ -305,3 +306,138 @@ def test_sixteen_threads_racing_revisions_of_one_block_never_break_its_quota(pos
     assert not errors, errors[:3]
     assert (over_quota, duplicate_numbers, wrong_refusals) == (0, 0, 0)
     assert committed_total == REVISION_TRIALS * REVISIONS_PER_BLOCK
+
+
+# --- hostile input: schema-generated requests and the hostile manifest corpus ----------
+
+# Short: ~100 generated requests; full: as many as fit in 4 minutes (target 10,000).
+HOSTILE_CASES = 10_000 if FULL else 100
+HOSTILE_BUDGET = 240.0 if FULL else 60.0
+
+
+class _Errors(logging.Handler):
+    """Every ERROR record or record carrying an exception, from any logger."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.mark.timeout(600 if FULL else 300)
+def test_hostile_requests_and_manifests_yield_no_5xx_no_traceback_and_apply_nothing(
+    postgres, make_run, alice, tmp_path, settings
+):
+    """Schemathesis cases (valid and schema-violating) against every operation of
+    /v1/schema with the owner's token, half of them on the owner's real app and run;
+    then every file of the hostile manifest corpus through apply_manifest. No 5xx,
+    no traceback in a response or a log record, and no row changes after a refused
+    manifest."""
+    import importlib.util
+    from io import StringIO
+
+    from tests import factories
+
+    factories.require(
+        importlib.util.find_spec("schemathesis") is not None, "needs schemathesis (.[test])"
+    )
+    import schemathesis
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+    from hypothesis import HealthCheck, Phase, given
+    from hypothesis import settings as hypothesis_settings
+    from schemathesis import GenerationMode
+
+    from tests.foundations.test_manifest import snapshot
+    from tests.foundations.test_manifest_hostile import CORPUS
+
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "localhost"]  # the WSGI client's host
+    run = make_run({"text": "已有"}, execute=True)
+    auth = {"Authorization": f"Bearer {alice.raw_token}"}
+    real = {"app": run.app.slug, "run_id": str(run.pk)}
+    schema = schemathesis.openapi.from_wsgi("/v1/schema?format=json", WSGIHandler())
+    operations = [result.ok() for result in schema.get_all_operations()]
+    variants = [
+        (operation, mode, pinned)
+        for operation in operations
+        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
+        for pinned in (False, True)
+    ]
+    # Short: one round, rounded up (send stops at the count). Full: rounds of 20 per
+    # variant until the count or the budget, so generation never runs far past it.
+    per_variant = 20 if FULL else -(-HOSTILE_CASES // len(variants))
+    errors = _Errors()
+    logging.getLogger().addHandler(errors)
+    cases = server_errors = tracebacks = 0
+    examples: list[str] = []
+    started = time.monotonic()
+
+    def send(case) -> None:
+        nonlocal cases, server_errors, tracebacks
+        if cases >= HOSTILE_CASES or time.monotonic() - started > HOSTILE_BUDGET:
+            return
+        cases += 1
+        response = case.call(headers=auth)
+        text = response.content.decode("utf-8", "replace")
+        if response.status_code >= 500:
+            server_errors += 1
+            examples.append(f"{response.status_code} {case.method} {case.formatted_path}")
+        if "Traceback" in text:
+            tracebacks += 1
+            examples.append(f"traceback {case.method} {case.formatted_path}")
+
+    try:
+        while cases < HOSTILE_CASES and time.monotonic() - started < HOSTILE_BUDGET:
+            before = cases
+            for operation, mode, pinned in variants:
+                path_parameters = {
+                    name: value
+                    for name, value in real.items()
+                    if pinned and f"{{{name}}}" in operation.path
+                }
+                strategy = operation.as_strategy(mode, path_parameters=path_parameters or None)
+                given(strategy)(
+                    hypothesis_settings(
+                        max_examples=per_variant,
+                        deadline=None,
+                        database=None,
+                        derandomize=not FULL,
+                        phases=[Phase.generate],
+                        suppress_health_check=list(HealthCheck),
+                    )(lambda case: send(case))  # a fresh function per variant
+                )()
+            if cases == before or not FULL:
+                break
+        elapsed = time.monotonic() - started
+
+        refused = applied = 0
+        for name, (text, _key_path, _reason) in CORPUS.items():
+            path = tmp_path / "hostile.yaml"
+            path.write_text(text, encoding="utf-8", errors="surrogatepass")
+            rows = snapshot()
+            try:
+                call_command("apply_manifest", str(path), stdout=StringIO())
+            except CommandError as error:
+                refused += 1
+                if "Traceback" in str(error):
+                    tracebacks += 1
+                    examples.append(f"traceback in manifest {name}")
+            if snapshot() != rows:
+                applied += 1
+                examples.append(f"applied from manifest {name}")
+    finally:
+        logging.getLogger().removeHandler(errors)
+    logged = [r for r in errors.records if r.exc_info or r.levelno >= logging.ERROR]
+    report(
+        f"hostile-input: {cases} generated requests over {len(operations)} operations, "
+        f"{server_errors} 5xx, {tracebacks} tracebacks in responses, {len(logged)} error "
+        f"records logged; {len(CORPUS)} hostile manifests, {refused} refused, "
+        f"{applied} applied anything, {elapsed:.1f} s of requests"
+    )
+    assert (server_errors, tracebacks, applied) == (0, 0, 0), examples[:10]
+    assert not logged, [r.getMessage() for r in logged[:5]]
+    assert refused == len(CORPUS)
+    assert cases >= 100  # the short count; the full run prints how many fit
