@@ -6,6 +6,7 @@ from django import template
 from django.utils.translation import gettext as _
 
 from console import labels
+from console.detail import block_badge
 
 register = template.Library()
 
@@ -111,7 +112,8 @@ def _receipt_hint(event: dict, data: dict) -> str:
     *pending* (来源待核验) until the root call's final check, which comes later in the log."""
     hint = data.get("sourceHint")
     checked = (event.get("console") or {}).get("checked", False)
-    if hint in ("verified", "sources_partial") and not checked:
+    # The block badge's rule (console/detail.py block_badge): pending until the check.
+    if block_badge("visible", hint, [], checked=checked, settled=False) == "pending":
         return f"{_('来源待核验')} ({_('回执来源提示 %(hint)s') % {'hint': hint}})"
     return hint_label(hint)
 
