@@ -7,7 +7,12 @@ SPARKTIDE_INPROCESS_WORKER is on, the demo). It
 * claims django_tasks_db task rows one at a time while it has a free slot
   (``SPARKTIDE_WORKER_CONCURRENCY`` threads) and runs each in a thread of its
   pool; each thread closes its database connections after each task, so a
-  worker holds at most concurrency + 2 connections (claim loop, heartbeats);
+  worker holds at most concurrency + 3 connections (claim loop, heartbeats,
+  the listener);
+* wakes at once when a run is enqueued on PostgreSQL: a listener thread holds one
+  dedicated connection LISTENing on ``tasks.RUNS_CHANNEL`` (one NOTIFY per enqueued
+  run, on commit) and cuts the poll's wait short; the poll stays, as the fallback
+  (a lost connection, SQLite, a NOTIFY missed while reconnecting);
 * sweeps every ``SPARKTIDE_SWEEP_SECONDS`` (runs/runtime/recovery.py ``sweep``):
   stale RUNNING runs recovered, their task rows settled, orphaned QUEUED runs
   re-enqueued;
@@ -136,6 +141,10 @@ class RunWorker:
         )
         self.next_sweep = 0.0
         self.unfinished = 0
+        # Set by the listener on a NOTIFY, and by stop(): the idle wait ends at once.
+        self.wake = threading.Event()
+        self.listener: threading.Thread | None = None
+        self.listening = threading.Event()  # set while the listener holds its LISTEN
 
     # -- the loop ----------------------------------------------------------------
 
@@ -152,6 +161,7 @@ class RunWorker:
         if self.startup_delay:
             time.sleep(random.random())  # noqa: S311 — spread a fleet's first polls
         backoff = 0.0
+        self._start_listener()
         try:
             while not self.stopping.is_set():
                 try:
@@ -174,7 +184,8 @@ class RunWorker:
                 elif not claimed:
                     if self.batch and self.in_flight == 0:
                         return "batch done"
-                    self.stopping.wait(self.interval)
+                    self.wake.wait(self.interval)
+                    self.wake.clear()
             return "stopped"
         finally:
             _close_connections()
@@ -183,8 +194,52 @@ class RunWorker:
     def stop(self) -> None:
         """Stop claiming; in-flight runs get the grace period (see _drain)."""
         self.stopping.set()
+        self.wake.set()
         with self.lock:
             self.idle.notify_all()
+
+    # -- waking on NOTIFY --------------------------------------------------------
+
+    def _start_listener(self) -> None:
+        if self.batch or connections[DBTaskResult.objects.db].vendor != "postgresql":
+            return
+        params = {
+            key: value
+            for key, value in connections[DBTaskResult.objects.db].get_connection_params().items()
+            if key not in ("cursor_factory", "context", "prepare_threshold")
+        }
+        self.listener = threading.Thread(
+            target=self._listen, args=(params,), name="sparktide-run-listener", daemon=True
+        )
+        self.listener.start()
+
+    def _listen(self, params: dict) -> None:
+        """LISTEN on a connection of its own (not Django's: autocommit, never pooled)
+        and set ``wake`` on each notification; reconnect with a back-off."""
+        import psycopg
+
+        from runs.runtime.tasks import RUNS_CHANNEL
+
+        backoff = 0.0
+        while not self.stopping.is_set():
+            try:
+                with psycopg.connect(**params, autocommit=True) as conn:
+                    conn.execute(f"LISTEN {RUNS_CHANNEL}")
+                    backoff = 0.0
+                    self.listening.set()
+                    self.wake.set()  # a run enqueued while not listening is claimed now
+                    while not self.stopping.is_set():
+                        for _ in conn.notifies(timeout=1.0, stop_after=1):
+                            self.wake.set()
+            except psycopg.Error as exc:
+                self.listening.clear()
+                backoff = min(max(backoff * 2, 0.5), MAX_BACKOFF)
+                logger.warning(
+                    "worker %s: run listener lost its connection (%s); polling meanwhile",
+                    self.worker_id,
+                    _one_line(exc),
+                )
+                self.stopping.wait(backoff)
 
     # -- claiming ----------------------------------------------------------------
 

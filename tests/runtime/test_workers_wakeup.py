@@ -1,0 +1,57 @@
+"""On PostgreSQL an idle worker wakes at once when a run is enqueued (NOTIFY on
+commit, LISTEN on the worker's own connection), long before its poll interval."""
+
+import threading
+import time
+
+import pytest
+from django.db import connection
+
+from runs.models import Run
+from runs.runtime.workers import RunWorker
+from tests import factories
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+POLL = 30.0
+
+
+@pytest.fixture
+def idle_worker():
+    factories.require(connection.vendor == "postgresql", "LISTEN/NOTIFY is PostgreSQL's")
+    worker = RunWorker(concurrency=1, interval=POLL, sweep_seconds=3600)
+    thread = threading.Thread(target=worker.run, daemon=True)
+    thread.start()
+    assert worker.listening.wait(10), "the listener never LISTENed"
+    time.sleep(0.3)  # the loop's first poll is done: it now waits POLL seconds
+    yield worker
+    worker.stop()
+    thread.join(15)
+    assert not thread.is_alive()
+
+
+def _wait_for(run_id, seconds: float) -> Run:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        run = Run.objects.get(pk=run_id)
+        if run.status == Run.Status.COMPLETED:
+            return run
+        time.sleep(0.05)
+    return Run.objects.get(pk=run_id)
+
+
+def test_a_worker_polling_every_30_s_picks_a_new_run_up_at_once(idle_worker, app, alice, knowledge):
+    started = time.monotonic()
+    run = factories.scripted_run(
+        app, alice, [{"text": "即刻"}], knowledge=[knowledge], execute=False
+    )
+
+    assert _wait_for(run.pk, 5.0).status == Run.Status.COMPLETED
+    assert time.monotonic() - started < POLL / 6
+
+
+def test_the_listener_ends_with_the_worker(idle_worker):
+    idle_worker.stop()
+    idle_worker.listener.join(5)
+
+    assert not idle_worker.listener.is_alive()
