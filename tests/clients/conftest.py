@@ -39,8 +39,12 @@ SLOW_STEPS = (
     {"sleep": 0.4},
     {"answerPart": "研发投入同比增加 [[cite:{{c2}}]]。"},
 )
-# Long enough to cancel while it runs.
-SLEEPY_STEPS = tuple({"sleep": 0.5} for _ in range(30)) + ({"answerPart": "迟到的回答"},)
+# Long enough to cancel while it runs: 15 s of model turns, each 1 s and empty. The engine
+# reads the cancel flag at every step boundary, so a cancel lands within a second; one long
+# sleep before a single final turn would be a turn the run finishes despite the cancel.
+SLEEPY_STEPS = tuple(step for _ in range(15) for step in ({"sleep": 1.0}, {"text": ""})) + (
+    {"answerPart": "迟到的回答"},
+)
 
 
 @dataclass
@@ -141,6 +145,16 @@ def wait_for_terminal(run_id: str, timeout: float = 30.0) -> Run:
         if time.monotonic() > deadline:
             raise AssertionError(f"{run_id} did not finish in {timeout} s ({run.status})")
         time.sleep(0.1)
+
+
+def wait_for_running(run_id: str, timeout: float = 30.0) -> None:
+    """Until the worker has started the run, so that a cancel lands while it runs."""
+    deadline = time.monotonic() + timeout
+    while (status := Run.objects.values_list("status", flat=True).get(pk=run_id)) == "QUEUED":
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{run_id} was not started in {timeout} s")
+        time.sleep(0.05)
+    assert status == Run.Status.RUNNING, status
 
 
 def verified_citations(run_id: str) -> list[str]:

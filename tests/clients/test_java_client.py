@@ -127,8 +127,11 @@ def test_the_java_and_kotlin_clients_pass_their_junit_tests_against_a_live_serve
         timeout=240,
     )
     output = result.stdout + result.stderr
-    for unfinished in Run.objects.exclude(status__in=Run.TERMINAL):
-        assert wait_for_terminal(unfinished.pk).status == Run.Status.CANCELLED
+    sleepy = Run.objects.get(agent_version__agent__key="sleepy")
+    assert wait_for_terminal(sleepy.pk).status == Run.Status.CANCELLED, output
+    assert sleepy.events.filter(type="run.started").exists()  # cancelled while it ran
+    assert not sleepy.events.filter(type="answer.published").exists()
+    assert not Run.objects.exclude(status__in=Run.TERMINAL).exists()
     assert result.returncode == 0, output
     found = int(re.search(r"(\d+) tests found", output).group(1))
     successful = int(re.search(r"(\d+) tests successful", output).group(1))
@@ -174,7 +177,10 @@ def test_the_java_and_kotlin_clients_pass_their_junit_tests_against_a_live_serve
         seen
     )  # whole, middle, other + pages of 2
     assert count("/cancel") == 3, seen
+    # RunsAndEventsTest reads the sleepy run until a worker has started it (at least once).
+    waits = count(f'"GET /v1/apps/business/runs/{sleepy.pk}" ')
+    assert waits >= 1, seen
     assert count("/answer") == 2, seen
     assert count('"GET /v1/apps/business/runs?') + count('"GET /v1/apps/business/runs" ') == 6, seen
     assert count('"POST /v1/apps/business/runs" ') == 2, seen  # an unknown agent, the sleepy run
-    assert len(seen) == 9 + 3 + math.ceil(events / 2) + 3 + 2 + 6 + 1, seen
+    assert len(seen) == 9 + 3 + math.ceil(events / 2) + 3 + 2 + 6 + 1 + waits, seen

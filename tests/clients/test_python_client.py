@@ -25,10 +25,16 @@ from sparktide_client import (
     UnprocessableError,
 )
 
+from publication.models import AnswerBlock
 from runs.models import DeliveryLog, Run
 from sparktide.knowledge.models import Chunk, KnowledgeVersion, Lease
 from sparktide.tenancy.models import App
-from tests.clients.conftest import start_live_server, verified_citations, wait_for_terminal
+from tests.clients.conftest import (
+    start_live_server,
+    verified_citations,
+    wait_for_running,
+    wait_for_terminal,
+)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -63,8 +69,10 @@ def test_runs_are_created_read_listed_answered_and_cancelled(sparktide_server, a
         assert "completedAt" in run
 
         sleepy = client.create_run("sleepy", "慢慢想")
+        wait_for_running(sleepy["id"])
         assert client.cancel(sleepy["id"]) is None  # 202, no body
         assert wait_for_terminal(sleepy["id"]).status == "CANCELLED"
+        assert not AnswerBlock.objects.filter(run_id=sleepy["id"]).exists()
         with pytest.raises(ConflictError) as finished:
             client.cancel(sleepy["id"])
         assert (finished.value.code, finished.value.status) == ("RUN_ALREADY_FINISHED", 409)

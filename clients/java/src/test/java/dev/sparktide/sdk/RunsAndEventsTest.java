@@ -131,6 +131,14 @@ class RunsAndEventsTest {
         SparkTideClient client = clientOf("SPARKTIDE_TOKEN");
         Map<String, Object> sleepy = await(client.createRun("sleepy", "慢慢想"));
         String id = (String) sleepy.get("id");
+        // A worker starts it at once, or within its poll interval: cancel it while it runs.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        Object status = sleepy.get("status");
+        while ("QUEUED".equals(status) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            status = await(client.getRun(id)).get("status");
+        }
+        assertEquals("RUNNING", status);
         Map<String, Object> accepted = await(client.cancel(id));
         assertTrue(accepted.isEmpty(), accepted.toString());
         assertNull(accepted.get("status"));
