@@ -1,33 +1,39 @@
-"""Benchmark: runs created at once through REST, one task worker, a model that waits.
+"""Benchmark: N runs created at once through REST, followed over WebSocket, M task workers.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/sparktide REDIS_URL=redis://127.0.0.1:6379/0 \
-        .venv/bin/python bench/load.py [--runs 50] [--wait 2.0] [--concurrency 1,16] [--keep-db]
+        .venv/bin/python bench/load.py [--runs 60] [--wait 0] [--workers 1,2] \
+        [--concurrency 16] [--interval 0.2] [--keep-db]
 
-It (re)creates the PostgreSQL database ``sparktide_bench_load``, migrates it, builds
-a tenant / app / owner and a scripted agent whose model waits ``--wait`` seconds on
-each of its two turns (``sleep`` steps: what a run spends its life doing), starts one
-daphne process, and for each worker concurrency:
+It (re)creates the PostgreSQL database ``sparktide_bench_load`` (suffix
+``BENCH_DB_SUFFIX``), migrates it, builds a tenant / app / owner and a scripted agent
+whose model waits ``--wait`` seconds on each of its two turns (``sleep`` steps: what a
+run spends its life doing; 0 = the scripted floor), starts one daphne process, and for
+each worker count M:
 
-* starts one ``manage.py run_worker --concurrency C``;
-* creates N runs at once with POST /v1/apps/{app}/runs (N client threads);
-* waits until every run ended and prints, from the log: time to the first block
-  (create → answer.published) and to terminal (create → completed_at), p50/p95,
-  runs/s, and the ratio of terminal p50 to the floor — one run alone's duration.
+* starts M ``manage.py run_worker --concurrency C --interval I`` processes;
+* warms them up (2 × M runs), then measures one run alone (the floor);
+* starts N clients at once, each as an SDK user would: POST /v1/apps/{app}/runs, POST
+  …/events/ticket, then the run's WebSocket from after=0, read until it closes;
+* prints create → first ``answer.published`` frame *at the client* p50/p95/p99, create
+  → terminal, runs/s (N / from the first create to the last terminal), and where the
+  time goes, from the log's own timestamps: create → the POST's answer, → ``run.started``
+  (queue wait + claim), → the first ``answer.published`` committed (the engine: first
+  model turns, retrieval, Publication), → the frame read by the client (delivery).
 
-The floor is measured first, one run through the same worker. Everything started
-is stopped; the bench database is dropped unless --keep-db.
+"Create" is the client's clock just before the POST; the workers, daphne and the
+clients share this host's clock. Everything started is stopped; the bench database is
+dropped unless --keep-db.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import sys
 import time
-import urllib.request
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -36,8 +42,10 @@ sys.path.insert(0, str(ROOT))
 
 from bench.delivery import percentile  # noqa: E402
 
-BENCH_DB = "sparktide_bench_load"
+BENCH_DB = "sparktide_bench_load" + os.environ.get("BENCH_DB_SUFFIX", "")  # parallel benches
 SECRET_KEY = "sparktide-bench-secret-key-not-for-production-0123456789"
+GOAL_P50, GOAL_P95 = 0.300, 1.0  # issue 12: create → first answer.published, 60 runs, 2 workers
+TIMEOUT = 600.0
 
 
 def _bench_database_url(url: str) -> tuple[str, str]:
@@ -70,14 +78,15 @@ def make_world(wait: float):
     knowledge = factories.fund_reports(
         tenant, app, owner, pages=[factories.REPORT_PAGES[0].split("\n")[0]], source_version=""
     )
+    waiting = ({"sleep": wait},) if wait > 0 else ()
     factories.make_agent(
         tenant,
         "waiting",
         model=factories.scripted(
             {"search": "营收"},
-            {"sleep": wait},
+            *waiting,
             {"answerPart": "营收增长 [[cite:{{c1}}]]"},
-            {"sleep": wait},
+            *waiting,
             {"text": "结论"},
         ),
         knowledge=[knowledge],
@@ -86,63 +95,140 @@ def make_world(wait: float):
     return app, owner
 
 
-def create_run(port: int, app_slug: str, token: str) -> tuple[str, float]:
-    body = json.dumps({"agent": "waiting", "input": "营收？"}).encode()
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/v1/apps/{app_slug}/runs",
-        data=body,
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-        method="POST",
-    )
-    sent = time.time()
-    with urllib.request.urlopen(request, timeout=60) as response:
-        return json.load(response)["id"], sent
+# --- one client: create, ticket, follow ---------------------------------------------
 
 
-def wait_terminal(run_ids: list[str], timeout: float = 900.0) -> None:
-    from django.db import close_old_connections
+class Follower:
+    """One SDK-style user: creates a run and follows its events until the socket closes."""
 
-    from runs.models import Run
+    def __init__(self, http, port: int, app_slug: str, token: str) -> None:
+        self.http, self.port, self.app_slug = http, port, app_slug
+        self.headers = {"Authorization": f"Bearer {token}"}
+        self.run_id = ""
+        self.sent = self.created = self.first_block = self.closed = 0.0
+        self.close_code: int | None = None
 
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        close_old_connections()
-        if not Run.objects.filter(
-            pk__in=run_ids, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]
-        ).exists():
-            return
-        time.sleep(0.1)
-    raise SystemExit(f"runs still unfinished after {timeout}s")
+    async def follow(self) -> None:
+        from tests.realtime.helpers import events_path
+        from tests.realtime.wsclient import Closed, WSClient
+
+        base = f"/v1/apps/{self.app_slug}/runs"
+        self.sent = time.time()
+        response = await self.http.post(
+            base, json={"agent": "waiting", "input": "营收？"}, headers=self.headers
+        )
+        response.raise_for_status()
+        self.created = time.time()
+        self.run_id = response.json()["id"]
+        response = await self.http.post(f"{base}/{self.run_id}/events/ticket", headers=self.headers)
+        response.raise_for_status()
+        path = events_path(self.app_slug, self.run_id, after=0, ticket=response.json()["ticket"])
+        client = await WSClient.connect(
+            "127.0.0.1", self.port, path, origin=f"http://127.0.0.1:{self.port}", timeout=60
+        )
+        try:
+            while True:
+                frame = json.loads(await client.recv(timeout=TIMEOUT))
+                if not self.first_block and frame.get("type") == "answer.published":
+                    self.first_block = time.time()
+        except Closed as closed:
+            self.close_code = closed.code
+            self.closed = time.time()
+        finally:
+            client.abort()
 
 
-def figures(created: dict[str, float]) -> dict:
+async def follow_runs(port: int, app_slug: str, token: str, count: int) -> list[Follower]:
+    import httpx
+
+    limits = httpx.Limits(max_connections=count, max_keepalive_connections=count)
+    async with httpx.AsyncClient(
+        base_url=f"http://127.0.0.1:{port}", limits=limits, timeout=120
+    ) as http:
+        followers = [Follower(http, port, app_slug, token) for _ in range(count)]
+        await asyncio.gather(*(f.follow() for f in followers))
+    return followers
+
+
+# --- figures ------------------------------------------------------------------------
+
+
+def figures(followers: list[Follower]) -> dict:
     from runs.models import Run, RunEvent
 
-    first_block, terminal, ends = [], [], []
-    published = {}
-    for run_id, at in (
-        RunEvent.objects.filter(run_id__in=list(created), type="answer.published")
+    by_id = {f.run_id: f for f in followers}
+    started, published = {}, {}
+    for run_id, kind, at in (
+        RunEvent.objects.filter(
+            run_id__in=list(by_id), type__in=["run.started", "answer.published"]
+        )
         .order_by("seq")
-        .values_list("run_id", "at")
+        .values_list("run_id", "type", "at")
     ):
-        published.setdefault(run_id, at)
-    for run_id, status, completed in Run.objects.filter(pk__in=list(created)).values_list(
-        "pk", "status", "completed_at"
-    ):
-        if status != Run.Status.COMPLETED:
-            raise SystemExit(f"{run_id} ended {status}")
-        terminal.append(completed.timestamp() - created[run_id])
+        (started if kind == "run.started" else published).setdefault(run_id, at.timestamp())
+    rows = Run.objects.filter(pk__in=list(by_id)).values_list("pk", "status", "completed_at")
+    out: dict[str, list[float]] = {
+        k: [] for k in ("first_block", "terminal", "answered", "claimed", "engine", "delivered")
+    }
+    ends = []
+    for run_id, status, completed in rows:
+        f = by_id[run_id]
+        if status != Run.Status.COMPLETED or f.close_code != 1000 or not f.first_block:
+            raise SystemExit(f"{run_id} ended {status}, socket closed {f.close_code}")
         ends.append(completed.timestamp())
-        first_block.append(published[run_id].timestamp() - created[run_id])
-    span = max(ends) - min(created.values())
-    return {"first_block": first_block, "terminal": terminal, "runs_per_s": len(created) / span}
+        out["first_block"].append(f.first_block - f.sent)
+        out["terminal"].append(completed.timestamp() - f.sent)
+        out["answered"].append(f.created - f.sent)
+        out["claimed"].append(started[run_id] - f.sent)
+        out["engine"].append(published[run_id] - started[run_id])
+        out["delivered"].append(f.first_block - published[run_id])
+    span = max(ends) - min(f.sent for f in followers)
+    return {**out, "runs_per_s": len(followers) / span}
+
+
+def ms(values: list[float], q: float) -> str:
+    return f"{percentile(values, q) * 1000:7.0f}"
+
+
+def print_figures(label: str, f: dict) -> None:
+    fb, term = f["first_block"], f["terminal"]
+    print(
+        f"{label}: create → first answer.published at the client "
+        f"p50 {ms(fb, 50)} ms  p95 {ms(fb, 95)} ms  p99 {ms(fb, 99)} ms | terminal "
+        f"p50 {ms(term, 50)} ms  p95 {ms(term, 95)} ms | {f['runs_per_s']:5.2f} runs/s"
+    )
+    print(
+        f"{'':>{len(label)}}  where it goes (p50 / p95 ms): POST answered "
+        f"{ms(f['answered'], 50)} / {ms(f['answered'], 95)} · run.started "
+        f"{ms(f['claimed'], 50)} / {ms(f['claimed'], 95)} · started → published "
+        f"{ms(f['engine'], 50)} / {ms(f['engine'], 95)} · published → client "
+        f"{ms(f['delivered'], 50)} / {ms(f['delivered'], 95)}"
+    )
+
+
+# --- the bench ----------------------------------------------------------------------
+
+
+def start_workers(env: dict, count: int, concurrency: int, interval: float) -> list:
+    from tests.realtime.processes import PYTHON, Process
+
+    args = ["manage.py", "run_worker", "--no-startup-delay"]
+    args += ["--concurrency", str(concurrency), "--interval", str(interval)]
+    worker_env = {
+        **env,
+        "SPARKTIDE_DB_POOL_SIZE": str(concurrency + 4),
+        "PYTHONUNBUFFERED": "1",
+    }
+    return [Process([PYTHON, *args], worker_env) for _ in range(count)]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", type=int, default=50)
-    parser.add_argument("--wait", type=float, default=2.0, help="seconds per model turn")
-    parser.add_argument("--concurrency", default="1,16", help="worker concurrencies to compare")
+    parser.add_argument("--runs", type=int, default=60)
+    parser.add_argument("--wait", type=float, default=0.0, help="seconds per model turn")
+    parser.add_argument("--workers", default="1,2", help="run_worker process counts to compare")
+    parser.add_argument("--concurrency", type=int, default=16, help="runs at once per worker")
+    parser.add_argument("--interval", type=float, default=0.2, help="the workers' poll interval")
     parser.add_argument("--keep-db", action="store_true")
     args = parser.parse_args()
 
@@ -158,59 +244,49 @@ def main() -> None:
         ALLOWED_HOSTS="127.0.0.1",
         SECURE_SSL_REDIRECT="0",
         SECURE_HSTS_SECONDS="0",
+        SPARKTIDE_CHANNEL_PREFIX=f"sparktide-load-{uuid.uuid4().hex[:8]}",
     )
     os.environ.update(common)
+    import logging
+
     import django
 
     django.setup()
     from django.core.management import call_command
+    from django.db import close_old_connections
 
     call_command("migrate", verbosity=0)
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     app, owner = make_world(args.wait)
 
     from tests.realtime.processes import free_port, process_env, start_daphne
-    from tests.reliability.support import Worker
 
     env = process_env(**common, **({"REDIS_URL": redis_url} if redis_url else {}))
     port = free_port()
-    server = start_daphne(port, env)
+    server = start_daphne(port, {**env, "SPARKTIDE_DB_POOL_SIZE": "8"})
     print(
-        f"{args.runs} runs at once via REST, scripted model waiting {args.wait:.1f} s × 2 "
-        f"turns, one worker; daphne on :{port}, {os.cpu_count()} CPUs"
+        f"{args.runs} runs at once via REST + WebSocket, scripted model waiting "
+        f"{args.wait:.1f} s × 2 turns; one daphne on :{port}; workers of {args.concurrency} "
+        f"runs at once polling every {args.interval:.1f} s; {os.cpu_count()} CPUs"
     )
+
+    def follow(count: int) -> list[Follower]:
+        close_old_connections()
+        return asyncio.run(follow_runs(port, app.slug, owner.raw_token, count))
+
+    results = {}
     try:
-        floor = None
-        for concurrency in [int(c) for c in args.concurrency.split(",")]:
-            worker = Worker(
-                {**env, "SPARKTIDE_DB_POOL_SIZE": str(concurrency * 2 + 4)},
-                args=("--concurrency", str(concurrency)),
-            )
+        for count in [int(m) for m in args.workers.split(",")]:
+            workers = start_workers(env, count, args.concurrency, args.interval)
             try:
-                # A first run warms the worker up (process start, imports, pool).
-                wait_terminal([create_run(port, app.slug, owner.raw_token)[0]])
-                if floor is None:
-                    run_id, sent = create_run(port, app.slug, owner.raw_token)
-                    wait_terminal([run_id])
-                    floor = figures({run_id: sent})["terminal"][0]
-                    print(f"floor: one run alone {floor:.2f} s")
-                with ThreadPoolExecutor(min(args.runs, 32)) as pool:
-                    made = list(
-                        pool.map(
-                            lambda _: create_run(port, app.slug, owner.raw_token), range(args.runs)
-                        )
-                    )
-                created = dict(made)
-                wait_terminal(list(created))
-                f = figures(created)
+                follow(2 * count)  # warm-up: process start, imports, pools, first claims
+                floor = figures(follow(1))
+                print_figures(f"M={count} one run alone", floor)
+                results[count] = figures(follow(args.runs))
+                print_figures(f"M={count} {args.runs} runs at once", results[count])
             finally:
-                worker.stop()
-            fb, term = f["first_block"], f["terminal"]
-            print(
-                f"concurrency {concurrency:>3}: first block p50 {percentile(fb, 50):6.2f} s "
-                f"p95 {percentile(fb, 95):6.2f} s | terminal p50 {percentile(term, 50):6.2f} s "
-                f"p95 {percentile(term, 95):6.2f} s | {f['runs_per_s']:5.2f} runs/s | "
-                f"terminal p50 / floor {percentile(term, 50) / floor:5.1f}×"
-            )
+                for worker in workers:
+                    worker.stop(timeout=30)
     finally:
         server.stop()
         from django.db import connections
@@ -218,6 +294,14 @@ def main() -> None:
         connections.close_all()
         if not args.keep_db:
             _recreate_database(admin_url, drop_only=True)
+    if args.wait == 0 and results:
+        best = results[max(results)]
+        p50, p95 = percentile(best["first_block"], 50), percentile(best["first_block"], 95)
+        print(
+            f"goal (M={max(results)}): p50 {p50 * 1000:.0f} / {GOAL_P50 * 1000:.0f} ms "
+            f"({p50 / GOAL_P50:.2f}×), p95 {p95 * 1000:.0f} / {GOAL_P95 * 1000:.0f} ms "
+            f"({p95 / GOAL_P95:.2f}×)"
+        )
 
 
 if __name__ == "__main__":
