@@ -4,8 +4,8 @@ One ``RunWorker`` is the body of ``manage.py run_worker`` and of the embedded
 in-process worker (a thread beside the ASGI server when
 SPARKTIDE_INPROCESS_WORKER is on, the demo). It
 
-* claims django_tasks_db task rows one at a time while it has a free slot
-  (``SPARKTIDE_WORKER_CONCURRENCY`` threads) and runs each in a thread of its
+* claims django_tasks_db task rows — as many as it has free slots, in one
+  transaction (``SPARKTIDE_WORKER_CONCURRENCY`` threads) — and runs each in a thread of its
   pool; each thread closes its database connections after each task, so a
   worker holds at most concurrency + 3 connections (claim loop, heartbeats,
   the listener);
@@ -262,30 +262,41 @@ class RunWorker:
             logger.warning("re-enqueued %s: its task was lost", run_id)
 
     def _claim_and_submit(self) -> bool | None:
-        """Claim one ready task and start it. None: no free slot; False: no task."""
-        if not self.slots.acquire(blocking=False):
+        """Claim as many ready tasks as there are free slots, in one transaction
+        (one SELECT … FOR UPDATE SKIP LOCKED, oldest first), and start them.
+        None: no free slot; False: no task."""
+        free = 0
+        while free < self.concurrency and self.slots.acquire(blocking=False):
+            free += 1
+        if not free:
             return None
+        claimed: list[DBTaskResult] = []
         try:
             tasks = DBTaskResult.objects.ready().filter(backend_name=self.backend_name)
             with exclusive_transaction(tasks.db):
-                task = tasks.get_locked()
-                if task is not None:
+                claimed = list(tasks.select_for_update(skip_locked=True)[:free])
+                for task in claimed:
                     task.claim(self.worker_id)
         except OperationalError as exc:
-            self.slots.release()
+            self._release_slots(free)
             if "is locked" in str(exc).lower():  # SQLite busy: try again next poll
                 return False
             raise
         except BaseException:
-            self.slots.release()
+            self._release_slots(free)
             raise
-        if task is None:
-            self.slots.release()
+        self._release_slots(free - len(claimed))
+        if not claimed:
             return False
         with self.lock:
-            self.in_flight += 1
-        self.executor.submit(self._execute, task)
+            self.in_flight += len(claimed)
+        for task in claimed:
+            self.executor.submit(self._execute, task)
         return True
+
+    def _release_slots(self, count: int) -> None:
+        for _ in range(count):
+            self.slots.release()
 
     def _wait_for_slot(self) -> None:
         with self.lock:

@@ -55,3 +55,25 @@ def test_the_listener_ends_with_the_worker(idle_worker):
     idle_worker.listener.join(5)
 
     assert not idle_worker.listener.is_alive()
+
+
+def test_a_worker_claims_as_many_ready_runs_as_it_has_free_slots_in_one_locking_query(
+    app, alice, knowledge
+):
+    from django.test.utils import CaptureQueriesContext
+
+    from runs.runtime.services import start_run
+
+    first = factories.scripted_run(
+        app, alice, [{"text": "批量"}], knowledge=[knowledge], execute=False
+    )
+    more = [start_run(user=alice, app=app, agent_key="researcher", input="再来") for _ in range(2)]
+    runs = [first, *more]
+    worker = RunWorker(concurrency=4, interval=0.05, sweep_seconds=3600, batch=True)
+    with CaptureQueriesContext(connection) as queries:
+        assert worker._claim_and_submit() is True
+    locking = [q["sql"] for q in queries.captured_queries if "FOR UPDATE" in q["sql"]]
+    assert len(locking) == 1, locking
+    assert worker.in_flight == 3
+    assert worker.run() == "batch done"  # the claimed three finish; nothing is left to claim
+    assert {_wait_for(run.pk, 10).status for run in runs} == {Run.Status.COMPLETED}
