@@ -107,10 +107,11 @@ class Follower:
         self.run_id = ""
         self.sent = self.created = self.first_block = self.closed = 0.0
         self.close_code: int | None = None
+        self.reconnects = 0
 
     async def follow(self) -> None:
         from tests.realtime.helpers import events_path
-        from tests.realtime.wsclient import Closed, WSClient
+        from tests.realtime.wsclient import Closed, HandshakeRefused, WSClient
 
         base = f"/v1/apps/{self.app_slug}/runs"
         self.sent = time.time()
@@ -123,9 +124,17 @@ class Follower:
         response = await self.http.post(f"{base}/{self.run_id}/events/ticket", headers=self.headers)
         response.raise_for_status()
         path = events_path(self.app_slug, self.run_id, after=0, ticket=response.json()["ticket"])
-        client = await WSClient.connect(
-            "127.0.0.1", self.port, path, origin=f"http://127.0.0.1:{self.port}", timeout=60
-        )
+        for attempt in range(3):  # as the SDK does, connect again after a refused handshake
+            try:
+                client = await WSClient.connect(
+                    "127.0.0.1", self.port, path, origin=f"http://127.0.0.1:{self.port}", timeout=60
+                )
+                break
+            except HandshakeRefused:
+                if attempt == 2:
+                    raise
+                self.reconnects += 1
+                await asyncio.sleep(0.25)
         try:
             while True:
                 frame = json.loads(await client.recv(timeout=TIMEOUT))
@@ -183,7 +192,8 @@ def figures(followers: list[Follower]) -> dict:
         out["engine"].append(published[run_id] - started[run_id])
         out["delivered"].append(f.first_block - published[run_id])
     span = max(ends) - min(f.sent for f in followers)
-    return {**out, "runs_per_s": len(followers) / span}
+    reconnects = sum(f.reconnects for f in followers)
+    return {**out, "runs_per_s": len(followers) / span, "reconnects": reconnects}
 
 
 def ms(values: list[float], q: float) -> str:
@@ -195,7 +205,8 @@ def print_figures(label: str, f: dict) -> None:
     print(
         f"{label}: create → first answer.published at the client "
         f"p50 {ms(fb, 50)} ms  p95 {ms(fb, 95)} ms  p99 {ms(fb, 99)} ms | terminal "
-        f"p50 {ms(term, 50)} ms  p95 {ms(term, 95)} ms | {f['runs_per_s']:5.2f} runs/s"
+        f"p50 {ms(term, 50)} ms  p95 {ms(term, 95)} ms | {f['runs_per_s']:5.2f} runs/s | "
+        f"{f['reconnects']} handshake(s) refused and retried"
     )
     print(
         f"{'':>{len(label)}}  where it goes (p50 / p95 ms): POST answered "
