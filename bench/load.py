@@ -2,13 +2,13 @@
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/sparktide REDIS_URL=redis://127.0.0.1:6379/0 \
         .venv/bin/python bench/load.py [--runs 60] [--wait 0] [--workers 1,2] \
-        [--concurrency 16] [--interval 0.2] [--keep-db]
+        [--daphnes 1] [--concurrency 16] [--interval 0.2] [--keep-db]
 
 It (re)creates the PostgreSQL database ``sparktide_bench_load`` (suffix
 ``BENCH_DB_SUFFIX``), migrates it, builds a tenant / app / owner and a scripted agent
 whose model waits ``--wait`` seconds on each of its two turns (``sleep`` steps: what a
-run spends its life doing; 0 = the scripted floor), starts one daphne process, and for
-each worker count M:
+run spends its life doing; 0 = the scripted floor), starts ``--daphnes`` daphne processes (the
+clients use them in turn), and for each worker count M:
 
 * starts M ``manage.py run_worker --concurrency C --interval I`` processes;
 * warms them up (2 × M runs), then measures one run alone (the floor);
@@ -103,6 +103,7 @@ class Follower:
 
     def __init__(self, http, port: int, app_slug: str, token: str) -> None:
         self.http, self.port, self.app_slug = http, port, app_slug
+        self.origin = f"http://127.0.0.1:{port}"
         self.headers = {"Authorization": f"Bearer {token}"}
         self.run_id = ""
         self.sent = self.created = self.first_block = self.closed = 0.0
@@ -116,12 +117,16 @@ class Follower:
         base = f"/v1/apps/{self.app_slug}/runs"
         self.sent = time.time()
         response = await self.http.post(
-            base, json={"agent": "waiting", "input": "营收？"}, headers=self.headers
+            f"{self.origin}{base}",
+            json={"agent": "waiting", "input": "营收？"},
+            headers=self.headers,
         )
         response.raise_for_status()
         self.created = time.time()
         self.run_id = response.json()["id"]
-        response = await self.http.post(f"{base}/{self.run_id}/events/ticket", headers=self.headers)
+        response = await self.http.post(
+            f"{self.origin}{base}/{self.run_id}/events/ticket", headers=self.headers
+        )
         response.raise_for_status()
         path = events_path(self.app_slug, self.run_id, after=0, ticket=response.json()["ticket"])
         for attempt in range(3):  # as the SDK does, connect again after a refused handshake
@@ -147,14 +152,13 @@ class Follower:
             client.abort()
 
 
-async def follow_runs(port: int, app_slug: str, token: str, count: int) -> list[Follower]:
+async def follow_runs(ports: list[int], app_slug: str, token: str, count: int) -> list[Follower]:
+    """``count`` followers at once, spread over the daphne processes in turn."""
     import httpx
 
     limits = httpx.Limits(max_connections=count, max_keepalive_connections=count)
-    async with httpx.AsyncClient(
-        base_url=f"http://127.0.0.1:{port}", limits=limits, timeout=120
-    ) as http:
-        followers = [Follower(http, port, app_slug, token) for _ in range(count)]
+    async with httpx.AsyncClient(limits=limits, timeout=120) as http:
+        followers = [Follower(http, ports[i % len(ports)], app_slug, token) for i in range(count)]
         await asyncio.gather(*(f.follow() for f in followers))
     return followers
 
@@ -194,6 +198,15 @@ def figures(followers: list[Follower]) -> dict:
     span = max(ends) - min(f.sent for f in followers)
     reconnects = sum(f.reconnects for f in followers)
     return {**out, "runs_per_s": len(followers) / span, "reconnects": reconnects}
+
+
+def cpu_seconds(processes) -> float:
+    """User + system CPU of these processes so far (Linux /proc)."""
+    total = 0
+    for process in processes:
+        fields = Path(f"/proc/{process.popen.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def ms(values: list[float], q: float) -> str:
@@ -238,6 +251,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=60)
     parser.add_argument("--wait", type=float, default=0.0, help="seconds per model turn")
     parser.add_argument("--workers", default="1,2", help="run_worker process counts to compare")
+    parser.add_argument("--daphnes", type=int, default=1, help="daphne processes (N)")
     parser.add_argument("--concurrency", type=int, default=16, help="runs at once per worker")
     parser.add_argument("--interval", type=float, default=0.2, help="the workers' poll interval")
     parser.add_argument("--keep-db", action="store_true")
@@ -273,17 +287,17 @@ def main() -> None:
     from tests.realtime.processes import free_port, process_env, start_daphne
 
     env = process_env(**common, **({"REDIS_URL": redis_url} if redis_url else {}))
-    port = free_port()
-    server = start_daphne(port, {**env, "SPARKTIDE_DB_POOL_SIZE": "8"})
+    ports = [free_port() for _ in range(args.daphnes)]
+    servers = [start_daphne(port, {**env, "SPARKTIDE_DB_POOL_SIZE": "8"}) for port in ports]
     print(
         f"{args.runs} runs at once via REST + WebSocket, scripted model waiting "
-        f"{args.wait:.1f} s × 2 turns; one daphne on :{port}; workers of {args.concurrency} "
+        f"{args.wait:.1f} s × 2 turns; {args.daphnes} daphne process(es); workers of {args.concurrency} "
         f"runs at once polling every {args.interval:.1f} s; {os.cpu_count()} CPUs"
     )
 
     def follow(count: int) -> list[Follower]:
         close_old_connections()
-        return asyncio.run(follow_runs(port, app.slug, owner.raw_token, count))
+        return asyncio.run(follow_runs(ports, app.slug, owner.raw_token, count))
 
     results = {}
     try:
@@ -293,13 +307,29 @@ def main() -> None:
                 follow(2 * count)  # warm-up: process start, imports, pools, first claims
                 floor = figures(follow(1))
                 print_figures(f"M={count} one run alone", floor)
+                before = cpu_seconds(workers), cpu_seconds(servers), os.times()
                 results[count] = figures(follow(args.runs))
                 print_figures(f"M={count} {args.runs} runs at once", results[count])
+                after = cpu_seconds(workers), cpu_seconds(servers), os.times()
+                client = (after[2].user + after[2].system) - (before[2].user + before[2].system)
+                per_run = [
+                    (after[0] - before[0]) / args.runs,
+                    (after[1] - before[1]) / args.runs,
+                    client / args.runs,
+                ]
+                print(
+                    f"{'':>{len(str(count)) + 2}}  CPU per run: workers {per_run[0] * 1000:.0f} ms, "
+                    f"daphne {per_run[1] * 1000:.0f} ms, this bench's clients "
+                    f"{per_run[2] * 1000:.0f} ms (PostgreSQL and Redis not counted); "
+                    f"{args.runs} runs × that / {os.cpu_count()} CPUs = "
+                    f"{args.runs * sum(per_run) / os.cpu_count():.2f} s of CPU at the least"
+                )
             finally:
                 for worker in workers:
                     worker.stop(timeout=30)
     finally:
-        server.stop()
+        for server in servers:
+            server.stop()
         from django.db import connections
 
         connections.close_all()
