@@ -17,7 +17,6 @@ from typing import Any, cast
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from runs.delivery import fanout
 from runs.delivery.protocol import (
@@ -32,13 +31,14 @@ from runs.delivery.protocol import (
 from runs.delivery.shared import (
     Frame,
     RunTail,
+    RunWakeups,
     acquire_tail,
     db_call,
     encode_frames,
     release_tail,
+    run_wakeups,
     sent_recorder,
 )
-from runs.delivery.wakeups import run_group
 from runs.events import TERMINAL_EVENT_TYPES
 from sparktide import observability
 from sparktide.errors import SparkTideError, not_found
@@ -51,10 +51,16 @@ FINAL_ACK_GRACE_SECONDS = 2.0
 RESUBSCRIBE_SECONDS = 1.0
 
 
+async def _receive_nothing() -> dict:
+    await asyncio.get_running_loop().create_future()  # never set
+    raise AssertionError("unreachable")
+
+
 class RunEventsConsumer(AsyncWebsocketConsumer):
     run_id: str
     log_id: str | None = None
     tail: RunTail | None = None
+    wakeups: RunWakeups | None = None
     task: asyncio.Task | None = None
     ack_task: asyncio.Task | None = None
 
@@ -64,23 +70,12 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
 
     @channel_receive.setter
     def channel_receive(self, receive) -> None:
-        # Channels sets this to the layer's receive and lets any error of it end
-        # the connection. A Redis read timeout under load would then cost the
-        # client a reconnect; it only costs wake-ups, which polling covers.
-        async def resilient_receive():
-            while True:
-                try:
-                    return await receive()
-                except asyncio.CancelledError:
-                    raise
-                except (TimeoutError, RedisTimeoutError):
-                    # An idle socket's read timing out is expected: listen again.
-                    logger.debug("wake-ups for %s: read timed out", self.scope["path"])
-                except Exception as exc:
-                    logger.warning("wake-ups for %s interrupted: %r", self.scope["path"], exc)
-                    await asyncio.sleep(RESUBSCRIBE_SECONDS)
-
-        self._channel_receive = resilient_receive
+        # Channels gives every consumer a channel of its own to receive on. This
+        # socket's wake-ups come through its run's one subscription in this
+        # process (RunWakeups, which calls wake_up), so its own channel is never
+        # in a group and nothing is ever received on it: wait forever instead of
+        # holding a receive of the layer open per socket.
+        self._channel_receive = _receive_nothing
 
     async def dispatch(self, message) -> None:
         # Channels closes stale connections before every handler with a hop
@@ -147,12 +142,9 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
     async def _subscribe(self) -> bool:
         if self.channel_layer is None:
             return False
-        try:
-            await self.channel_layer.group_add(run_group(self.run_id), self.channel_name)
-        except Exception:  # wake-ups are an optimisation: poll, and try again
-            logger.warning("could not subscribe to %s; polling", self.run_id, exc_info=True)
-            return False
-        return True
+        if self.wakeups is None:
+            self.wakeups = run_wakeups(self.run_id)
+        return await self.wakeups.join(self, self.channel_layer, retry_seconds=RESUBSCRIBE_SECONDS)
 
     # -- the single sender --------------------------------------------------------
 
@@ -296,6 +288,10 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
     # -- wake-ups and client frames -----------------------------------------------
 
     async def run_wakeup(self, message) -> None:
+        self.wake_up(message)
+
+    def wake_up(self, message: dict[str, Any]) -> None:
+        """A wake-up reached this socket: note how far the log is announced, nudge the sender."""
         seq = message.get("seq")
         if isinstance(seq, int) and seq > self.wanted:
             self.wanted = seq
@@ -335,16 +331,13 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         if self.task is not None and self.task is not asyncio.current_task():
             self.task.cancel()
             await asyncio.gather(self.task, return_exceptions=True)
+        if self.wakeups is not None:
+            await self.wakeups.leave(self, self.channel_layer)
         if self.log_id is None:
             return
         observability.websocket_closed()
         if self.tail is not None:
             release_tail((self.run_id, self.staff))
-        if self.subscribed:
-            try:
-                await self.channel_layer.group_discard(run_group(self.run_id), self.channel_name)
-            except Exception:  # the membership expires with the group (channels_redis)
-                logger.warning("could not unsubscribe from %s", self.run_id, exc_info=True)
         if self.ack_task is not None:
             await asyncio.gather(self.ack_task, return_exceptions=True)
         await self._flush_acks()

@@ -255,8 +255,15 @@ async def test_a_failing_channel_layer_costs_wake_ups_not_the_connection(
         await database_sync_to_async(append_event)(run, "agent.note", {"i": i})
         (frame,) = await read_events(comm, 1)
         assert frame["seq"] == i + 1
+    # The run's one listener in this process retries its receive on its own clock.
+    deadline = asyncio.get_running_loop().time() + 5
+    while failures != {"group_add": 0, "receive": 0}:
+        assert asyncio.get_running_loop().time() < deadline, failures
+        await asyncio.sleep(0.05)
+    await database_sync_to_async(append_event)(run, "agent.note", {"i": 3})
+    (frame,) = await read_events(comm, 1)
+    assert frame["seq"] == 4  # still open, still delivering
     await comm.disconnect()
-    assert failures == {"group_add": 0, "receive": 0}
 
 
 async def test_a_shared_read_never_serves_a_source_revoked_before_the_wake_up(
@@ -349,3 +356,36 @@ async def test_sockets_woken_together_share_one_read_of_the_log(
     assert 1 <= len(reads) <= 2, reads
     for comm in comms:
         await comm.disconnect()
+
+
+async def test_the_sockets_of_a_run_in_one_process_hold_one_subscription(
+    make_run, alice, monkeypatch
+):
+    """Eight sockets of one run join the run's group once, all woken by one message, and the
+    subscription is given up when the last one closes."""
+    layer = get_channel_layer()
+    calls = []
+    for name in ("group_add", "group_discard"):
+        real = getattr(layer, name)
+
+        def counting(group, channel, _name=name, _real=real):
+            calls.append((_name, group))
+            return _real(group, channel)
+
+        monkeypatch.setattr(layer, name, counting)
+    monkeypatch.setattr("runs.events.notify_run", lambda run_id, seq: None)
+    run = await database_sync_to_async(make_run)({"text": "x"}, execute=False)
+    comms = [socket(run, after=0, ticket=await ticket_for(run, alice)) for _ in range(8)]
+    for comm in comms:
+        assert (await comm.connect(timeout=5))[0]
+    assert calls == [("group_add", run_group(run.pk))]
+    event = await database_sync_to_async(append_event)(run, "agent.note", {"i": 1})
+    await layer.group_send(run_group(run.pk), {"type": "run.wakeup", "seq": event.seq})
+    for comm in comms:
+        (frame,) = await read_events(comm, 1)
+        assert frame["seq"] == event.seq
+    for comm in comms[:-1]:
+        await comm.disconnect()
+    assert calls == [("group_add", run_group(run.pk))]
+    await comms[-1].disconnect()
+    assert calls == [("group_add", run_group(run.pk)), ("group_discard", run_group(run.pk))]
