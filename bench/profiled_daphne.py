@@ -101,19 +101,19 @@ def _install_timeline() -> None:
 
     from runs.delivery import consumers
 
-    real_wakeup = consumers.RunEventsConsumer.run_wakeup
+    real_wakeup = consumers.RunEventsConsumer.wake_up
     real_read_log = consumers.RunEventsConsumer._read_log
     real_send = consumers.RunEventsConsumer.send
 
-    async def run_wakeup(self, message):
+    def wake_up(self, message):
         seq = message.get("seq")
         if isinstance(seq, int):
             _timeline[seq]["wake"].append(time.monotonic())
-        return await real_wakeup(self, message)
+        return real_wakeup(self, message)
 
-    async def read_log(self, limit):
+    async def read_log(self, limit, *, after):
         started = time.monotonic()
-        events = await real_read_log(self, limit)
+        events = await real_read_log(self, limit, after=after)
         for event in events:
             _timeline[event["seq"]]["read"].append((started, time.monotonic()))
         return events
@@ -126,7 +126,7 @@ def _install_timeline() -> None:
             return
         await real_send(self, text_data=text_data, bytes_data=bytes_data, close=close)
 
-    consumers.RunEventsConsumer.run_wakeup = run_wakeup
+    consumers.RunEventsConsumer.wake_up = wake_up
     consumers.RunEventsConsumer._read_log = read_log
     consumers.RunEventsConsumer.send = send
 

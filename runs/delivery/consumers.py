@@ -34,6 +34,7 @@ from runs.delivery.shared import (
     RunWakeups,
     acquire_tail,
     db_call,
+    delivery_writer,
     encode_frames,
     release_tail,
     run_wakeups,
@@ -186,41 +187,76 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             await asyncio.sleep(0.05)
 
     async def _drain(self) -> bool:
-        """Send everything after the cursor the window allows; True once the run has ended."""
-        while True:
-            room = self._room()
-            if room <= 0:
-                # At its window: the client is behind only if there is more to send.
-                if self.stalled_since is None and await db_call(fanout.has_events_after)(
-                    self.run_id, after=self.sent
-                ):
-                    self.stalled_since = time.monotonic()
-                return False
-            limit = min(room, self.config.page_size)
-            frames = await self._read(limit)
-            if not frames:
-                return False
-            for seq, type_, text in frames:
-                if seq != self.sent + 1:
-                    # The log has no holes (seq is assigned under the run's row
-                    # lock and committed with it); never send past one.
-                    logger.error("gap in %s after seq %s", self.run_id, self.sent)
+        """Send everything after the cursor the window allows; True once the run has ended.
+
+        While a full page is being sent, the next page is already being read
+        (replay of a long run: the database and the socket work at once). Each
+        page is still one read that re-checks this socket's gate.
+        """
+        ahead: asyncio.Task | None = None
+        ahead_since = 0.0
+        try:
+            while True:
+                room = self._room()
+                if room <= 0:
+                    # At its window: the client is behind only if there is more to send.
+                    if self.stalled_since is None and await db_call(fanout.has_events_after)(
+                        self.run_id, after=self.sent
+                    ):
+                        self.stalled_since = time.monotonic()
                     return False
-                # The cursor moves before the send so an ack racing the send
-                # is not taken for an ack of an unsent event.
-                self.sent = seq
-                await self.send(text_data=text)
-                if type_ in TERMINAL_EVENT_TYPES:
-                    await self._record_sent()
-                    return True
-            sent_recorder().note(cast(str, self.log_id), self.sent)  # set by connect
-            if len(frames) < limit:
-                return False
+                limit = min(room, self.config.page_size)
+                frames: list[Frame] | None = None
+                if ahead is not None:
+                    frames, ahead = (await ahead)[:limit], None
+                    if (frames and frames[0][0] != self.sent + 1) or self.woken_at > ahead_since:
+                        # Read for another cursor, or begun before a wake-up that came
+                        # since (as with shared reads, nothing read before a wake-up
+                        # is sent for it): read again.
+                        frames = None
+                if frames is None:
+                    frames = await self._read(limit)
+                if not frames:
+                    return False
+                last_seq, last_type, _ = frames[-1]
+                if (
+                    len(frames) == limit
+                    and last_type not in TERMINAL_EVENT_TYPES
+                    and self.wanted <= last_seq  # the next read is this socket's own
+                    and room - limit > 0
+                ):
+                    ahead_since = time.monotonic()
+                    ahead = asyncio.create_task(
+                        self._read_own(min(room - limit, self.config.page_size), after=last_seq)
+                    )
+                for seq, type_, text in frames:
+                    if seq != self.sent + 1:
+                        # The log has no holes (seq is assigned under the run's row
+                        # lock and committed with it); never send past one.
+                        logger.error("gap in %s after seq %s", self.run_id, self.sent)
+                        return False
+                    # The cursor moves before the send so an ack racing the send
+                    # is not taken for an ack of an unsent event.
+                    self.sent = seq
+                    await self.send(text_data=text)
+                    if type_ in TERMINAL_EVENT_TYPES:
+                        await self._record_sent()
+                        return True
+                sent_recorder().note(cast(str, self.log_id), self.sent)  # set by connect
+                if len(frames) < limit:
+                    return False
+        finally:
+            if ahead is not None:
+                ahead.cancel()
+                await asyncio.gather(ahead, return_exceptions=True)
+
+    async def _read_own(self, limit: int, *, after: int) -> list[Frame]:
+        return encode_frames(await self._read_log(limit, after=after))
 
     async def _read(self, limit: int) -> list[Frame]:
         """The next frames after the cursor: (seq, type, text)."""
         if self.tail is None or self.wanted <= self.sent:
-            return encode_frames(await self._read_log(limit))
+            return encode_frames(await self._read_log(limit, after=self.sent))
         want: dict[str, Any] = {
             "after": self.sent,
             "limit": limit,
@@ -234,14 +270,14 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
                 frames = self.tail.cached(**want)
                 if frames is None:
                     started = time.monotonic()
-                    frames = encode_frames(await self._read_log(limit))
+                    frames = encode_frames(await self._read_log(limit, after=self.sent))
                     self.tail.store(frames, read_started=started)
         return frames
 
-    async def _read_log(self, limit: int) -> list[dict]:
+    async def _read_log(self, limit: int, *, after: int) -> list[dict]:
         """One read of the log, which re-checks this socket's gate (raises SparkTideError)."""
         return await db_call(fanout.read_events)(
-            self.run, after=self.sent, limit=limit, staff=self.staff
+            self.run, after=after, limit=limit, staff=self.staff
         )
 
     def _room(self) -> int:
@@ -263,7 +299,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
 
     async def _record_sent(self) -> None:
         sent_recorder().forget(cast(str, self.log_id))  # set by connect
-        await db_call(fanout.record_sent)(connection_id=self.log_id, seq=self.sent)
+        await delivery_writer().write(cast(str, self.log_id), self.sent)
 
     async def _wait(self) -> None:
         timeout = self.config.poll_seconds
@@ -342,7 +378,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             await asyncio.gather(self.ack_task, return_exceptions=True)
         await self._flush_acks()
         sent_recorder().forget(cast(str, self.log_id))  # set by connect
-        await db_call(fanout.close_delivery)(connection_id=self.log_id, last_sent_seq=self.sent)
+        await delivery_writer().write(cast(str, self.log_id), self.sent, closed=True)
 
 
 class NotFoundConsumer(AsyncWebsocketConsumer):

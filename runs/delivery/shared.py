@@ -244,10 +244,59 @@ class SentRecorder:
             await asyncio.sleep(SENT_RECORD_SECONDS)
             sent, self.pending = self.pending, {}
             try:
-                await db_call(fanout.record_sent_many)(sent)
+                await db_call(fanout.record_deliveries)(sent)
             except Exception:  # evidence of sending is best effort; delivery goes on
                 logger.warning("could not record what was sent", exc_info=True)
 
 
 def sent_recorder() -> SentRecorder:
     return _recorders.setdefault(asyncio.get_running_loop(), SentRecorder())
+
+
+class DeliveryWriter:
+    """Group commit of the records a socket must have written before it goes on:
+    how far it was sent at its end (terminal event, 4408, a refused read) and its
+    close.
+
+    Each writer waits until its record is in the database, as it did with a
+    statement of its own; the writes of every socket that arrives while one
+    statement runs go into the next one. When a run ends, its hundreds of sockets
+    write in a few statements instead of three autocommitted statements each,
+    every one waiting for its own WAL flush.
+    """
+
+    def __init__(self) -> None:
+        self.sent: dict[str, int] = {}
+        self.closed: set[str] = set()
+        self.done: asyncio.Future | None = None
+        self.task: asyncio.Task | None = None
+
+    async def write(self, connection_id: str, seq: int, *, closed: bool = False) -> None:
+        self.sent[connection_id] = max(seq, self.sent.get(connection_id, 0))
+        if closed:
+            self.closed.add(connection_id)
+        if self.done is None:
+            self.done = asyncio.get_running_loop().create_future()
+        done = self.done
+        if self.task is None or self.task.done():
+            self.task = asyncio.create_task(self._flush())
+        await asyncio.shield(done)
+
+    async def _flush(self) -> None:
+        while self.done is not None:
+            await asyncio.sleep(0)  # the sockets ending in this turn of the loop join in
+            sent, closed, done = self.sent, frozenset(self.closed), self.done
+            self.sent, self.closed, self.done = {}, set(), None
+            try:
+                await db_call(fanout.record_deliveries)(sent, closed)
+            except Exception as exc:
+                done.set_exception(exc)
+            else:
+                done.set_result(None)
+
+
+_writers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def delivery_writer() -> DeliveryWriter:
+    return _writers.setdefault(asyncio.get_running_loop(), DeliveryWriter())

@@ -389,3 +389,40 @@ async def test_the_sockets_of_a_run_in_one_process_hold_one_subscription(
     assert calls == [("group_add", run_group(run.pk))]
     await comms[-1].disconnect()
     assert calls == [("group_add", run_group(run.pk)), ("group_discard", run_group(run.pk))]
+
+
+async def test_sockets_ending_together_are_each_recorded_sent_and_closed(
+    make_run, alice, monkeypatch
+):
+    """Eight sockets of a run that ends: every DeliveryLog row has the terminal seq and a close
+    time when its socket is gone, written together rather than three statements a socket."""
+    from runs.delivery import fanout
+    from runs.lifecycle import finish_run
+    from runs.models import DeliveryLog
+
+    writes = []
+    real = fanout.record_deliveries
+
+    def counting(sent, closed=frozenset()):
+        writes.append((dict(sent), set(closed)))
+        return real(sent, closed)
+
+    monkeypatch.setattr(fanout, "record_deliveries", counting)
+    run = await database_sync_to_async(make_run)({"text": "x"}, execute=False)
+    comms = [socket(run, after=0, ticket=await ticket_for(run, alice)) for _ in range(8)]
+    for comm in comms:
+        assert (await comm.connect(timeout=5))[0]
+    await database_sync_to_async(append_event)(run, "agent.note", {"i": 1})
+    await database_sync_to_async(finish_run)(run, Run.Status.COMPLETED, "")
+    end = await last_seq(run)
+    for comm in comms:
+        frames, code = await read_until_close(comm)
+        assert (frames[-1]["seq"], code) == (end, 1000)
+        await comm.disconnect()
+    logs = await database_sync_to_async(list)(
+        DeliveryLog.objects.filter(run=run).values_list("last_sent_seq", "closed_at")
+    )
+    assert len(logs) == 8
+    assert all(seq == end and closed is not None for seq, closed in logs)
+    assert sum(len(closed) for _, closed in writes) == 8  # each close written once
+    assert len(writes) < 2 * 8  # batched: not a sent record and a close per socket
