@@ -194,7 +194,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         page is still one read that re-checks this socket's gate.
         """
         ahead: asyncio.Task | None = None
-        ahead_since = 0.0
+        ahead_since, ahead_limit = 0.0, 0
         try:
             while True:
                 room = self._room()
@@ -207,28 +207,32 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
                     return False
                 limit = min(room, self.config.page_size)
                 frames: list[Frame] | None = None
+                # The log ends here if a read returned fewer than it asked for.
+                asked = limit
                 if ahead is not None:
-                    frames, ahead = (await ahead)[:limit], None
+                    frames, ahead = await ahead, None
+                    asked = ahead_limit
+                    if len(frames) > limit:
+                        frames, asked = frames[:limit], limit
                     if (frames and frames[0][0] != self.sent + 1) or self.woken_at > ahead_since:
                         # Read for another cursor, or begun before a wake-up that came
                         # since (as with shared reads, nothing read before a wake-up
                         # is sent for it): read again.
                         frames = None
                 if frames is None:
-                    frames = await self._read(limit)
+                    frames, asked = await self._read(limit), limit
                 if not frames:
                     return False
                 last_seq, last_type, _ = frames[-1]
                 if (
-                    len(frames) == limit
+                    len(frames) == asked
                     and last_type not in TERMINAL_EVENT_TYPES
                     and self.wanted <= last_seq  # the next read is this socket's own
                     and room - limit > 0
                 ):
                     ahead_since = time.monotonic()
-                    ahead = asyncio.create_task(
-                        self._read_own(min(room - limit, self.config.page_size), after=last_seq)
-                    )
+                    ahead_limit = min(room - limit, self.config.page_size)
+                    ahead = asyncio.create_task(self._read_own(ahead_limit, after=last_seq))
                 for seq, type_, text in frames:
                     if seq != self.sent + 1:
                         # The log has no holes (seq is assigned under the run's row
@@ -243,7 +247,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
                         await self._record_sent()
                         return True
                 sent_recorder().note(cast(str, self.log_id), self.sent)  # set by connect
-                if len(frames) < limit:
+                if len(frames) < asked:
                     return False
         finally:
             if ahead is not None:
