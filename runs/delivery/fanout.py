@@ -14,7 +14,7 @@ import secrets
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db.models import Case, F, PositiveIntegerField, Value, When
+from django.db.models import Case, Expression, F, PositiveIntegerField, Value, When
 from django.db.models.functions import Greatest
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -164,7 +164,7 @@ def record_deliveries(sent: dict[str, int], closed: frozenset[str] = frozenset()
             *(When(connection_id=cid, then=Value(seq)) for cid, seq in chunk.items()),
             output_field=PositiveIntegerField(),
         )
-        changes = {"last_sent_seq": Greatest(F("last_sent_seq"), newest)}
+        changes: dict[str, Expression] = {"last_sent_seq": Greatest(F("last_sent_seq"), newest)}
         ending = [cid for cid in chunk if cid in closed]
         if ending:
             changes["closed_at"] = Case(

@@ -1,6 +1,7 @@
 """What the sockets of one process share: one subscription to a run's wake-ups
-(RunWakeups), one read of a run's log per wake-up (RunTail) and one writer of
-what was sent (SentRecorder)."""
+(RunWakeups), one read of a run's log per wake-up (RunTail), one writer of what
+was sent while events flow (SentRecorder) and one group commit of what sockets
+that end were sent and that they closed (DeliveryWriter)."""
 
 import asyncio
 import json
