@@ -231,13 +231,16 @@ def client_process(port: int, paths: list[str], conn, connects: int) -> None:
     async def run() -> list[tuple[dict[int, float], int | None]]:
         subs = [Subscriber(port, path) for path in paths]
         gate = asyncio.Semaphore(connects)
+        listeners: list[asyncio.Task] = []
 
         async def connect(sub: Subscriber) -> None:
             async with gate:
                 await sub.connect()
+            # Read at once: a socket left unread while the others connect answers no
+            # ping, and daphne drops it (ping interval 20 s, timeout 30 s).
+            listeners.append(asyncio.create_task(sub.listen()))
 
         await asyncio.gather(*(connect(s) for s in subs))
-        listeners = [asyncio.create_task(s.listen()) for s in subs]
         conn.send("ready")
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
@@ -247,10 +250,10 @@ def client_process(port: int, paths: list[str], conn, connects: int) -> None:
         await asyncio.wait([waiting, listening], return_when=asyncio.FIRST_COMPLETED)
         waiting.cancel()
         loop.remove_reader(conn.fileno())
-        for sub, task in zip(subs, listeners, strict=True):
-            if not task.done():
-                sub.client.abort()
-                task.cancel()
+        for sub in subs:
+            sub.client.abort()  # those still open (idle mode); the rest are closed already
+        for task in listeners:
+            task.cancel()
         await listening
         return [(s.received, s.close_code) for s in subs]
 
@@ -593,6 +596,8 @@ def main() -> None:
         SPARKTIDE_CHANNEL_PREFIX=prefix,
         DJANGO_SETTINGS_MODULE="sparktide.settings",
         ALLOWED_HOSTS="127.0.0.1",
+        # Tickets of thousands of sockets are issued (here) before the first one connects.
+        SPARKTIDE_WS_TICKET_TTL="600",
     )
     import django
 
