@@ -133,6 +133,18 @@ def _history_grant(app_id: int | OuterRef, *, owner: User | None = None) -> Quer
     return allowed.filter(permitted)
 
 
+def run_for_history_read(run_id: str) -> Run:
+    """The run read afresh for ``require_run_history``, its owner's membership and
+    history permission read in the same query (consumed by the next check, as with
+    ``access_run_for_owner(history_permission=True)``): an open socket's re-check
+    of every read of the log costs one query instead of two."""
+    return (
+        Run.objects.select_related("app", "tenant", "owner")
+        .annotate(**{_PERMISSION_NOW: Exists(_history_grant(OuterRef("app_id")))})
+        .get(pk=run_id)
+    )
+
+
 def require_run_history(run: Run) -> None:
     """Everything but ownership, in the documented order: the app ACTIVE (403),
     within retention (410), the owner's current membership and history permission

@@ -17,7 +17,6 @@ from typing import Any, cast
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from runs.delivery import fanout
 from runs.delivery.protocol import (
@@ -32,13 +31,15 @@ from runs.delivery.protocol import (
 from runs.delivery.shared import (
     Frame,
     RunTail,
+    RunWakeups,
     acquire_tail,
     db_call,
+    delivery_writer,
     encode_frames,
     release_tail,
+    run_wakeups,
     sent_recorder,
 )
-from runs.delivery.wakeups import run_group
 from runs.events import TERMINAL_EVENT_TYPES
 from sparktide import observability
 from sparktide.errors import SparkTideError, not_found
@@ -51,10 +52,16 @@ FINAL_ACK_GRACE_SECONDS = 2.0
 RESUBSCRIBE_SECONDS = 1.0
 
 
+async def _receive_nothing() -> dict:
+    await asyncio.get_running_loop().create_future()  # never set
+    raise AssertionError("unreachable")
+
+
 class RunEventsConsumer(AsyncWebsocketConsumer):
     run_id: str
     log_id: str | None = None
     tail: RunTail | None = None
+    wakeups: RunWakeups | None = None
     task: asyncio.Task | None = None
     ack_task: asyncio.Task | None = None
 
@@ -64,23 +71,12 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
 
     @channel_receive.setter
     def channel_receive(self, receive) -> None:
-        # Channels sets this to the layer's receive and lets any error of it end
-        # the connection. A Redis read timeout under load would then cost the
-        # client a reconnect; it only costs wake-ups, which polling covers.
-        async def resilient_receive():
-            while True:
-                try:
-                    return await receive()
-                except asyncio.CancelledError:
-                    raise
-                except (TimeoutError, RedisTimeoutError):
-                    # An idle socket's read timing out is expected: listen again.
-                    logger.debug("wake-ups for %s: read timed out", self.scope["path"])
-                except Exception as exc:
-                    logger.warning("wake-ups for %s interrupted: %r", self.scope["path"], exc)
-                    await asyncio.sleep(RESUBSCRIBE_SECONDS)
-
-        self._channel_receive = resilient_receive
+        # Channels gives every consumer a channel of its own to receive on. This
+        # socket's wake-ups come through its run's one subscription in this
+        # process (RunWakeups, which calls wake_up), so its own channel is never
+        # in a group and nothing is ever received on it: wait forever instead of
+        # holding a receive of the layer open per socket.
+        self._channel_receive = _receive_nothing
 
     async def dispatch(self, message) -> None:
         # Channels closes stale connections before every handler with a hop
@@ -147,12 +143,9 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
     async def _subscribe(self) -> bool:
         if self.channel_layer is None:
             return False
-        try:
-            await self.channel_layer.group_add(run_group(self.run_id), self.channel_name)
-        except Exception:  # wake-ups are an optimisation: poll, and try again
-            logger.warning("could not subscribe to %s; polling", self.run_id, exc_info=True)
-            return False
-        return True
+        if self.wakeups is None:
+            self.wakeups = run_wakeups(self.run_id)
+        return await self.wakeups.join(self, self.channel_layer, retry_seconds=RESUBSCRIBE_SECONDS)
 
     # -- the single sender --------------------------------------------------------
 
@@ -194,41 +187,80 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             await asyncio.sleep(0.05)
 
     async def _drain(self) -> bool:
-        """Send everything after the cursor the window allows; True once the run has ended."""
-        while True:
-            room = self._room()
-            if room <= 0:
-                # At its window: the client is behind only if there is more to send.
-                if self.stalled_since is None and await db_call(fanout.has_events_after)(
-                    self.run_id, after=self.sent
-                ):
-                    self.stalled_since = time.monotonic()
-                return False
-            limit = min(room, self.config.page_size)
-            frames = await self._read(limit)
-            if not frames:
-                return False
-            for seq, type_, text in frames:
-                if seq != self.sent + 1:
-                    # The log has no holes (seq is assigned under the run's row
-                    # lock and committed with it); never send past one.
-                    logger.error("gap in %s after seq %s", self.run_id, self.sent)
+        """Send everything after the cursor the window allows; True once the run has ended.
+
+        While a full page is being sent, the next page is already being read
+        (replay of a long run: the database and the socket work at once). Each
+        page is still one read that re-checks this socket's gate.
+        """
+        ahead: asyncio.Task | None = None
+        ahead_since, ahead_limit = 0.0, 0
+        try:
+            while True:
+                room = self._room()
+                if room <= 0:
+                    # At its window: the client is behind only if there is more to send.
+                    if self.stalled_since is None and await db_call(fanout.has_events_after)(
+                        self.run_id, after=self.sent
+                    ):
+                        self.stalled_since = time.monotonic()
                     return False
-                # The cursor moves before the send so an ack racing the send
-                # is not taken for an ack of an unsent event.
-                self.sent = seq
-                await self.send(text_data=text)
-                if type_ in TERMINAL_EVENT_TYPES:
-                    await self._record_sent()
-                    return True
-            sent_recorder().note(cast(str, self.log_id), self.sent)  # set by connect
-            if len(frames) < limit:
-                return False
+                limit = min(room, self.config.page_size)
+                frames: list[Frame] | None = None
+                # The log ends here if a read returned fewer than it asked for.
+                asked = limit
+                if ahead is not None:
+                    frames, ahead = await ahead, None
+                    asked = ahead_limit
+                    if len(frames) > limit:
+                        frames, asked = frames[:limit], limit
+                    if (frames and frames[0][0] != self.sent + 1) or self.woken_at > ahead_since:
+                        # Read for another cursor, or begun before a wake-up that came
+                        # since (as with shared reads, nothing read before a wake-up
+                        # is sent for it): read again.
+                        frames = None
+                if frames is None:
+                    frames, asked = await self._read(limit), limit
+                if not frames:
+                    return False
+                last_seq, last_type, _ = frames[-1]
+                if (
+                    len(frames) == asked
+                    and last_type not in TERMINAL_EVENT_TYPES
+                    and self.wanted <= last_seq  # the next read is this socket's own
+                    and room - limit > 0
+                ):
+                    ahead_since = time.monotonic()
+                    ahead_limit = min(room - limit, self.config.page_size)
+                    ahead = asyncio.create_task(self._read_own(ahead_limit, after=last_seq))
+                for seq, type_, text in frames:
+                    if seq != self.sent + 1:
+                        # The log has no holes (seq is assigned under the run's row
+                        # lock and committed with it); never send past one.
+                        logger.error("gap in %s after seq %s", self.run_id, self.sent)
+                        return False
+                    # The cursor moves before the send so an ack racing the send
+                    # is not taken for an ack of an unsent event.
+                    self.sent = seq
+                    await self.send(text_data=text)
+                    if type_ in TERMINAL_EVENT_TYPES:
+                        await self._record_sent()
+                        return True
+                sent_recorder().note(cast(str, self.log_id), self.sent)  # set by connect
+                if len(frames) < asked:
+                    return False
+        finally:
+            if ahead is not None:
+                ahead.cancel()
+                await asyncio.gather(ahead, return_exceptions=True)
+
+    async def _read_own(self, limit: int, *, after: int) -> list[Frame]:
+        return encode_frames(await self._read_log(limit, after=after))
 
     async def _read(self, limit: int) -> list[Frame]:
         """The next frames after the cursor: (seq, type, text)."""
         if self.tail is None or self.wanted <= self.sent:
-            return encode_frames(await self._read_log(limit))
+            return encode_frames(await self._read_log(limit, after=self.sent))
         want: dict[str, Any] = {
             "after": self.sent,
             "limit": limit,
@@ -242,14 +274,14 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
                 frames = self.tail.cached(**want)
                 if frames is None:
                     started = time.monotonic()
-                    frames = encode_frames(await self._read_log(limit))
+                    frames = encode_frames(await self._read_log(limit, after=self.sent))
                     self.tail.store(frames, read_started=started)
         return frames
 
-    async def _read_log(self, limit: int) -> list[dict]:
+    async def _read_log(self, limit: int, *, after: int) -> list[dict]:
         """One read of the log, which re-checks this socket's gate (raises SparkTideError)."""
         return await db_call(fanout.read_events)(
-            self.run, after=self.sent, limit=limit, staff=self.staff
+            self.run, after=after, limit=limit, staff=self.staff
         )
 
     def _room(self) -> int:
@@ -271,7 +303,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
 
     async def _record_sent(self) -> None:
         sent_recorder().forget(cast(str, self.log_id))  # set by connect
-        await db_call(fanout.record_sent)(connection_id=self.log_id, seq=self.sent)
+        await delivery_writer().write(cast(str, self.log_id), self.sent)
 
     async def _wait(self) -> None:
         timeout = self.config.poll_seconds
@@ -296,6 +328,10 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
     # -- wake-ups and client frames -----------------------------------------------
 
     async def run_wakeup(self, message) -> None:
+        self.wake_up(message)
+
+    def wake_up(self, message: dict[str, Any]) -> None:
+        """A wake-up reached this socket: note how far the log is announced, nudge the sender."""
         seq = message.get("seq")
         if isinstance(seq, int) and seq > self.wanted:
             self.wanted = seq
@@ -335,21 +371,18 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         if self.task is not None and self.task is not asyncio.current_task():
             self.task.cancel()
             await asyncio.gather(self.task, return_exceptions=True)
+        if self.wakeups is not None:
+            await self.wakeups.leave(self, self.channel_layer)
         if self.log_id is None:
             return
         observability.websocket_closed()
         if self.tail is not None:
             release_tail((self.run_id, self.staff))
-        if self.subscribed:
-            try:
-                await self.channel_layer.group_discard(run_group(self.run_id), self.channel_name)
-            except Exception:  # the membership expires with the group (channels_redis)
-                logger.warning("could not unsubscribe from %s", self.run_id, exc_info=True)
         if self.ack_task is not None:
             await asyncio.gather(self.ack_task, return_exceptions=True)
         await self._flush_acks()
         sent_recorder().forget(cast(str, self.log_id))  # set by connect
-        await db_call(fanout.close_delivery)(connection_id=self.log_id, last_sent_seq=self.sent)
+        await delivery_writer().write(cast(str, self.log_id), self.sent, closed=True)
 
 
 class NotFoundConsumer(AsyncWebsocketConsumer):

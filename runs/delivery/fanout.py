@@ -14,13 +14,13 @@ import secrets
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db.models import Case, F, PositiveIntegerField, Value, When
+from django.db.models import Case, Expression, F, PositiveIntegerField, Value, When
 from django.db.models.functions import Greatest
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from publication.reader import RunReader
-from runs.access import access_run_history, require_run_history
+from runs.access import access_run_history, require_run_history, run_for_history_read
 from runs.delivery.tickets import redeem_ticket
 from runs.events import TERMINAL_EVENT_TYPES
 from runs.models import DeliveryAck, DeliveryLog, Run, RunEvent
@@ -123,16 +123,18 @@ def read_events(run: Run, *, after: int, limit: int, staff: bool = False) -> lis
     sends it and closes 4403 / 4410) and no event of the page is returned. A
     fresh reader per page: the owner's *current* authorization decides every
     body. A read that finds nothing returns nothing and checks nothing, so an
-    idle poll costs one query; a page costs the events, the run and (for the
-    owner) the permission query, plus the reader's queries for answer events.
+    idle poll costs one query; a page costs the events and the run (for the owner
+    with the permission read in the same query), plus the reader's queries for
+    answer events.
     """
     events = list(RunEvent.objects.filter(run_id=run.pk, seq__gt=after).order_by("seq")[:limit])
     if not events:
         return []
-    run = Run.objects.select_related("app", "tenant", "owner").get(pk=run.pk)
     if staff:
+        run = Run.objects.select_related("app", "tenant", "owner").get(pk=run.pk)
         require_within_retention(run)
     else:
+        run = run_for_history_read(run.pk)
         require_run_history(run)
     return RunReader(run).hydrate(events)
 
@@ -150,15 +152,11 @@ def open_delivery(*, run: Run, user, client_id: str, after: int) -> DeliveryLog:
     )
 
 
-def record_sent(*, connection_id: str, seq: int) -> None:
-    """Advance how far the connection was sent; never moves backwards."""
-    DeliveryLog.objects.filter(connection_id=connection_id, last_sent_seq__lt=seq).update(
-        last_sent_seq=seq
-    )
-
-
-def record_sent_many(sent: dict[str, int]) -> None:
-    """``record_sent`` for many connections in one statement per 500."""
+def record_deliveries(sent: dict[str, int], closed: frozenset[str] = frozenset()) -> None:
+    """How far each connection was sent (never moves backwards) and, for those in
+    ``closed``, that it has ended (the first close time is kept): one statement
+    per 500 connections, however many sockets write at once."""
+    now = timezone.now()
     items = list(sent.items())
     for start in range(0, len(items), 500):
         chunk = dict(items[start : start + 500])
@@ -166,9 +164,14 @@ def record_sent_many(sent: dict[str, int]) -> None:
             *(When(connection_id=cid, then=Value(seq)) for cid, seq in chunk.items()),
             output_field=PositiveIntegerField(),
         )
-        DeliveryLog.objects.filter(connection_id__in=chunk).update(
-            last_sent_seq=Greatest(F("last_sent_seq"), newest)
-        )
+        changes: dict[str, Expression] = {"last_sent_seq": Greatest(F("last_sent_seq"), newest)}
+        ending = [cid for cid in chunk if cid in closed]
+        if ending:
+            changes["closed_at"] = Case(
+                When(connection_id__in=ending, closed_at__isnull=True, then=Value(now)),
+                default=F("closed_at"),
+            )
+        DeliveryLog.objects.filter(connection_id__in=chunk).update(**changes)
 
 
 def record_acks(*, run_id: str, connection_id: str, client_id: str, acks: dict[str, int]) -> None:
@@ -185,13 +188,6 @@ def record_acks(*, run_id: str, connection_id: str, client_id: str, acks: dict[s
             for kind, seq in acks.items()
         ],
         ignore_conflicts=True,
-    )
-
-
-def close_delivery(*, connection_id: str, last_sent_seq: int) -> None:
-    record_sent(connection_id=connection_id, seq=last_sent_seq)
-    DeliveryLog.objects.filter(connection_id=connection_id, closed_at__isnull=True).update(
-        closed_at=timezone.now()
     )
 
 

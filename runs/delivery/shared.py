@@ -1,15 +1,20 @@
-"""What the sockets of one process share: one read of a run's log per wake-up
-(RunTail) and one writer of what was sent (SentRecorder)."""
+"""What the sockets of one process share: one subscription to a run's wake-ups
+(RunWakeups), one read of a run's log per wake-up (RunTail), one writer of what
+was sent while events flow (SentRecorder) and one group commit of what sockets
+that end were sent and that they closed (DeliveryWriter)."""
 
 import asyncio
 import json
 import logging
 import time
 import weakref
+from typing import Any, Protocol
 
 from channels.db import database_sync_to_async
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from runs.delivery import fanout
+from runs.delivery.wakeups import run_group
 
 logger = logging.getLogger(__name__)
 
@@ -126,6 +131,95 @@ def release_tail(key: TailKey) -> None:
             del tails[key]
 
 
+class Wakeable(Protocol):
+    def wake_up(self, message: dict[str, Any]) -> None: ...
+
+
+class RunWakeups:
+    """One subscription to a run's wake-ups per process, shared by all its sockets.
+
+    Every socket of a run used to join the run's channel-layer group itself, so
+    one wake-up became one message per socket: with Redis, a list of hundreds of
+    channel names in the message and, in this process, one buffered message, one
+    woken receive and a few tasks per socket before any of them could read. Here
+    one channel of the process is in the group and one task receives: a wake-up
+    is one message, handed to every socket of the run by a plain call (each only
+    records the seq and sets its event; its own sender task reads and sends).
+    Wake-ups stay best effort: a failed subscription is retried by the sockets
+    (they poll meanwhile), a failing receive is retried after ``retry_seconds``.
+    """
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        self.sockets: set[Wakeable] = set()
+        self.channel: str | None = None
+        self.listener: asyncio.Task | None = None
+        self.lock = asyncio.Lock()
+
+    async def join(self, socket: Wakeable, layer, *, retry_seconds: float) -> bool:
+        """Add ``socket``; True once this process is subscribed to the run's group."""
+        self.sockets.add(socket)
+        if self.channel is not None:
+            return True
+        async with self.lock:
+            if self.channel is None:
+                channel = await layer.new_channel()
+                try:
+                    await layer.group_add(run_group(self.run_id), channel)
+                except Exception:  # wake-ups are an optimisation: the sockets poll and retry
+                    logger.warning("could not subscribe to %s; polling", self.run_id, exc_info=True)
+                    return False
+                self.channel = channel
+                self.listener = asyncio.create_task(self._listen(layer, channel, retry_seconds))
+        return True
+
+    async def _listen(self, layer, channel: str, retry_seconds: float) -> None:
+        while True:
+            try:
+                message = await layer.receive(channel)
+            except asyncio.CancelledError:
+                raise
+            except (TimeoutError, RedisTimeoutError):
+                # An idle run's read timing out is expected: listen again.
+                logger.debug("wake-ups for %s: read timed out", self.run_id)
+                continue
+            except Exception as exc:
+                logger.warning("wake-ups for %s interrupted: %r", self.run_id, exc)
+                await asyncio.sleep(retry_seconds)
+                continue
+            if message.get("type") == "run.wakeup":
+                for socket in list(self.sockets):
+                    socket.wake_up(message)
+
+    async def leave(self, socket: Wakeable, layer) -> None:
+        self.sockets.discard(socket)
+        if self.sockets:
+            return
+        registry = _wakeups.get(asyncio.get_running_loop(), {})
+        if registry.get(self.run_id) is self:
+            del registry[self.run_id]
+        if self.listener is not None:
+            self.listener.cancel()
+            await asyncio.gather(self.listener, return_exceptions=True)
+        if self.channel is not None:
+            try:
+                await layer.group_discard(run_group(self.run_id), self.channel)
+            except Exception:  # the membership expires with the group (channels_redis)
+                logger.warning("could not unsubscribe from %s", self.run_id, exc_info=True)
+
+
+_wakeups: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def run_wakeups(run_id: str) -> RunWakeups:
+    """This process's (this event loop's) subscription to ``run_id``'s wake-ups."""
+    registry = _wakeups.setdefault(asyncio.get_running_loop(), {})
+    hub = registry.get(run_id)
+    if hub is None:
+        hub = registry[run_id] = RunWakeups(run_id)
+    return hub
+
+
 class SentRecorder:
     """Writes DeliveryLog.last_sent_seq for all of this process's sockets at once.
 
@@ -151,10 +245,59 @@ class SentRecorder:
             await asyncio.sleep(SENT_RECORD_SECONDS)
             sent, self.pending = self.pending, {}
             try:
-                await db_call(fanout.record_sent_many)(sent)
+                await db_call(fanout.record_deliveries)(sent)
             except Exception:  # evidence of sending is best effort; delivery goes on
                 logger.warning("could not record what was sent", exc_info=True)
 
 
 def sent_recorder() -> SentRecorder:
     return _recorders.setdefault(asyncio.get_running_loop(), SentRecorder())
+
+
+class DeliveryWriter:
+    """Group commit of the records a socket must have written before it goes on:
+    how far it was sent at its end (terminal event, 4408, a refused read) and its
+    close.
+
+    Each writer waits until its record is in the database, as it did with a
+    statement of its own; the writes of every socket that arrives while one
+    statement runs go into the next one. When a run ends, its hundreds of sockets
+    write in a few statements instead of three autocommitted statements each,
+    every one waiting for its own WAL flush.
+    """
+
+    def __init__(self) -> None:
+        self.sent: dict[str, int] = {}
+        self.closed: set[str] = set()
+        self.done: asyncio.Future | None = None
+        self.task: asyncio.Task | None = None
+
+    async def write(self, connection_id: str, seq: int, *, closed: bool = False) -> None:
+        self.sent[connection_id] = max(seq, self.sent.get(connection_id, 0))
+        if closed:
+            self.closed.add(connection_id)
+        if self.done is None:
+            self.done = asyncio.get_running_loop().create_future()
+        done = self.done
+        if self.task is None or self.task.done():
+            self.task = asyncio.create_task(self._flush())
+        await asyncio.shield(done)
+
+    async def _flush(self) -> None:
+        while self.done is not None:
+            await asyncio.sleep(0)  # the sockets ending in this turn of the loop join in
+            sent, closed, done = self.sent, frozenset(self.closed), self.done
+            self.sent, self.closed, self.done = {}, set(), None
+            try:
+                await db_call(fanout.record_deliveries)(sent, closed)
+            except Exception as exc:
+                done.set_exception(exc)
+            else:
+                done.set_result(None)
+
+
+_writers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def delivery_writer() -> DeliveryWriter:
+    return _writers.setdefault(asyncio.get_running_loop(), DeliveryWriter())

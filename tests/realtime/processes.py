@@ -85,9 +85,13 @@ class Process:
         Path(self.log.name).unlink(missing_ok=True)
 
 
-def start_daphne(port: int, env: dict, *, timeout: float = 30.0) -> Process:
+def start_daphne(
+    port: int, env: dict, *, timeout: float = 30.0, command: list[str] | None = None
+) -> Process:
+    """``command``: what runs daphne's command line (bench/delivery.py --profile), else daphne."""
     server = Process(
-        [DAPHNE, "-b", "127.0.0.1", "-p", str(port), "sparktide.asgi:application"], env
+        [*(command or [DAPHNE]), "-b", "127.0.0.1", "-p", str(port), "sparktide.asgi:application"],
+        env,
     )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

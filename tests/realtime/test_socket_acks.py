@@ -195,3 +195,30 @@ async def test_an_acking_client_may_acknowledge_the_terminal_event_before_the_cl
     assert (await comm.receive_output(timeout=5))["type"] == "websocket.close"
     await comm.wait()
     assert ("rendered", 11, "") in await acks()
+
+
+async def test_an_acking_client_replays_a_log_longer_than_its_window_without_waiting_for_a_poll(
+    make_run, alice, settings
+):
+    """Pages read ahead while the window is partly used are shorter than a page: that is not
+    the end of the log, the replay goes on at once (no poll, no wake-up needed)."""
+    settings.SPARKTIDE_WS_POLL_SECONDS = 60
+    settings.SPARKTIDE_WS_PAGE_SIZE = 5
+    settings.SPARKTIDE_WS_ACK_WINDOW = 8
+
+    def long_run():
+        run = make_run({"text": "x"}, execute=False)
+        for i in range(60):
+            append_event(run, "agent.note", {"i": i})
+        return run
+
+    run = await database_sync_to_async(long_run)()
+    comm = socket(run, after=0, ticket=await ticket_for(run, alice))
+    assert (await comm.connect(timeout=5))[0]
+    seqs = []
+    while len(seqs) < 60:
+        (frame,) = await read_events(comm, 1, timeout=10)  # far below the 60 s poll
+        seqs.append(frame["seq"])
+        await comm.send_json_to({"ack": frame["seq"], "kind": "received"})
+    await comm.disconnect()
+    assert seqs == list(range(1, 61))

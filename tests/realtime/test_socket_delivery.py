@@ -255,8 +255,15 @@ async def test_a_failing_channel_layer_costs_wake_ups_not_the_connection(
         await database_sync_to_async(append_event)(run, "agent.note", {"i": i})
         (frame,) = await read_events(comm, 1)
         assert frame["seq"] == i + 1
+    # The run's one listener in this process retries its receive on its own clock.
+    deadline = asyncio.get_running_loop().time() + 5
+    while failures != {"group_add": 0, "receive": 0}:
+        assert asyncio.get_running_loop().time() < deadline, failures
+        await asyncio.sleep(0.05)
+    await database_sync_to_async(append_event)(run, "agent.note", {"i": 3})
+    (frame,) = await read_events(comm, 1)
+    assert frame["seq"] == 4  # still open, still delivering
     await comm.disconnect()
-    assert failures == {"group_add": 0, "receive": 0}
 
 
 async def test_a_shared_read_never_serves_a_source_revoked_before_the_wake_up(
@@ -349,3 +356,73 @@ async def test_sockets_woken_together_share_one_read_of_the_log(
     assert 1 <= len(reads) <= 2, reads
     for comm in comms:
         await comm.disconnect()
+
+
+async def test_the_sockets_of_a_run_in_one_process_hold_one_subscription(
+    make_run, alice, monkeypatch
+):
+    """Eight sockets of one run join the run's group once, all woken by one message, and the
+    subscription is given up when the last one closes."""
+    layer = get_channel_layer()
+    calls = []
+    for name in ("group_add", "group_discard"):
+        real = getattr(layer, name)
+
+        def counting(group, channel, _name=name, _real=real):
+            calls.append((_name, group))
+            return _real(group, channel)
+
+        monkeypatch.setattr(layer, name, counting)
+    monkeypatch.setattr("runs.events.notify_run", lambda run_id, seq: None)
+    run = await database_sync_to_async(make_run)({"text": "x"}, execute=False)
+    comms = [socket(run, after=0, ticket=await ticket_for(run, alice)) for _ in range(8)]
+    for comm in comms:
+        assert (await comm.connect(timeout=5))[0]
+    assert calls == [("group_add", run_group(run.pk))]
+    event = await database_sync_to_async(append_event)(run, "agent.note", {"i": 1})
+    await layer.group_send(run_group(run.pk), {"type": "run.wakeup", "seq": event.seq})
+    for comm in comms:
+        (frame,) = await read_events(comm, 1)
+        assert frame["seq"] == event.seq
+    for comm in comms[:-1]:
+        await comm.disconnect()
+    assert calls == [("group_add", run_group(run.pk))]
+    await comms[-1].disconnect()
+    assert calls == [("group_add", run_group(run.pk)), ("group_discard", run_group(run.pk))]
+
+
+async def test_sockets_ending_together_are_each_recorded_sent_and_closed(
+    make_run, alice, monkeypatch
+):
+    """Eight sockets of a run that ends: every DeliveryLog row has the terminal seq and a close
+    time when its socket is gone, written together rather than three statements a socket."""
+    from runs.delivery import fanout
+    from runs.lifecycle import finish_run
+    from runs.models import DeliveryLog
+
+    writes = []
+    real = fanout.record_deliveries
+
+    def counting(sent, closed=frozenset()):
+        writes.append((dict(sent), set(closed)))
+        return real(sent, closed)
+
+    monkeypatch.setattr(fanout, "record_deliveries", counting)
+    run = await database_sync_to_async(make_run)({"text": "x"}, execute=False)
+    comms = [socket(run, after=0, ticket=await ticket_for(run, alice)) for _ in range(8)]
+    for comm in comms:
+        assert (await comm.connect(timeout=5))[0]
+    await database_sync_to_async(append_event)(run, "agent.note", {"i": 1})
+    await database_sync_to_async(finish_run)(run, Run.Status.COMPLETED, "")
+    end = await last_seq(run)
+    for comm in comms:
+        frames, code = await read_until_close(comm)
+        assert (frames[-1]["seq"], code) == (end, 1000)
+        await comm.disconnect()
+    logs = await database_sync_to_async(list)(
+        DeliveryLog.objects.filter(run=run).values_list("last_sent_seq", "closed_at")
+    )
+    assert len(logs) == 8
+    assert all(seq == end and closed is not None for seq, closed in logs)
+    assert sum(len(closed) for _, closed in writes) == 8  # each close written once
+    assert len(writes) < 2 * 8  # batched: not a sent record and a close per socket

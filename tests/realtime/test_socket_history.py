@@ -144,17 +144,18 @@ async def test_a_console_admins_socket_keeps_streaming_when_the_owner_loses_the_
     await comm.disconnect()
 
 
-def test_a_read_that_finds_events_costs_the_events_the_run_and_the_permission_query(
+def test_a_read_that_finds_events_costs_the_events_and_the_run_with_its_permission(
     make_run, django_assert_num_queries
 ):
-    """The re-check adds the run and the permission query to a page; an idle read adds nothing."""
+    """The re-check adds one query to a page (the run, the permission read with it); an idle
+    read adds nothing."""
     from runs.delivery.fanout import read_events
 
     run = make_run({"text": "x"}, execute=False)
     append_event(run, "agent.note", {"i": 1})
     with django_assert_num_queries(1):  # the events: none new, nothing checked
         assert read_events(run, after=1, limit=10) == []
-    with django_assert_num_queries(3):  # the events, the run (owner, app), the permission
+    with django_assert_num_queries(2):  # the events, the run (owner, app) with the permission
         assert [e["seq"] for e in read_events(run, after=0, limit=10)] == [1]
     with django_assert_num_queries(2):  # a console admin's gate is retention: no permission
         assert [e["seq"] for e in read_events(run, after=0, limit=10, staff=True)] == [1]
