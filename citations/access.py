@@ -11,8 +11,10 @@ excerpt itself: re-fetching and comparing it is ``citations/preview.py``'s job.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
@@ -58,11 +60,15 @@ def require_same_policy(run: Run) -> None:
         raise SparkTideError(ErrorCode.KNOWLEDGE_ACCESS_CHANGED)
 
 
-def access_reference(run: Run, citation_id: str) -> CitationReference:
+def access_reference(
+    run: Run, citation_id: str, *, read_with: Mapping[str, Any] | None = None
+) -> CitationReference:
     """7. A well-formed ``cite_`` ID this run issued, still stored with its digest.
 
     A URI, a Markdown link or anything else that is not a platform ID is refused
     before any lookup; a reference of another run is as unknown as a forged one.
+    ``read_with``: annotations the caller reads in the same statement (the preview's
+    re-fetch of the chunk and the answer text); nothing here looks at them.
     """
     if not is_citation_id(citation_id):
         raise citation_not_available()
@@ -79,6 +85,7 @@ def access_reference(run: Run, citation_id: str) -> CitationReference:
             .defer("document__text")
             .filter(pk=citation_id, run_id=run.pk)
         )
+        .annotate(**(read_with or {}))
         .first()
     )
     if reference is None or not reference.digest:
@@ -132,9 +139,17 @@ def require_knowledge_access(run: Run, reference: CitationReference) -> None:
 
 
 def access_citation_for_preview(
-    user: AbstractBaseUser | AnonymousUser | None, *, app_slug: str, run_id: str, citation_id: str
+    user: AbstractBaseUser | AnonymousUser | None,
+    *,
+    app_slug: str,
+    run_id: str,
+    citation_id: str,
+    read_with: Mapping[str, Any] | None = None,
 ) -> PreviewTarget:
-    """Every check of the preview except the re-fetch, in the documented order."""
+    """Every check of the preview except the re-fetch, in the documented order.
+
+    ``read_with`` (annotations) is read with the reference in step 7's statement and
+    only used by the caller after every check passed."""
     user = access_caller(user)
     # 2–5: the one gate of a run's history, shared with events, answer, ticket and
     # WebSocket: owner (404), app ACTIVE (403), retention (410), membership and
@@ -143,7 +158,7 @@ def access_citation_for_preview(
     run = access_run_for_owner(user, app_slug, run_id, history_permission=True)
     require_run_history(run)
     require_same_policy(run)
-    reference = access_reference(run, citation_id)
+    reference = access_reference(run, citation_id, read_with=read_with)
     require_capability(run, reference)
     require_knowledge_access(run, reference)
     return PreviewTarget(run=run, reference=reference)

@@ -173,18 +173,18 @@ def _public_reference(run: Run) -> CitationReference:
     )
 
 
-def test_a_managed_preview_takes_five_queries_on_every_click(
+def test_a_managed_preview_takes_three_queries_on_every_click(
     live_run, alice, django_assert_num_queries
 ):
-    """Token, the run with the owner's membership + permission now, the citation with
-    its version's lease now, the chunk re-read (no cache: every click re-fetches the
-    source) and the answer text that cites it (highlights)."""
+    """Token, the run with the owner's membership + permission now, and the citation
+    with its version's lease now, the chunk re-read (no cache: every click re-fetches
+    the source) and the answer text that cites it (highlights) in the same statement."""
     run = live_run()
     url = _preview_url(run, _public_reference(run))
     client = client_for(alice)
     assert client.get(url).status_code == 200  # the token's last_used_at is now fresh
     for _ in range(2):
-        with django_assert_num_queries(5):
+        with django_assert_num_queries(3):
             response = client.get(url)
         assert response.status_code == 200
         assert response.json()["content"]
