@@ -1,7 +1,7 @@
 """Benchmark: what Publication costs per committed text block, against a raw-insert floor.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/sparktide .venv/bin/python bench/publication.py \
-        [--commits 300] [--keep-db]
+        [--commits 300] [--rounds 1] [--keep-db]
 
 It (re)creates the PostgreSQL database ``sparktide_bench_pub`` on the server of DATABASE_URL
 (default postgres://postgres@127.0.0.1:5432/), migrates it, and builds a tenant, an app, a
@@ -245,6 +245,13 @@ def _bench_raw(bench_url: str, run, call, cites, n: int, commits: int, offset: i
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--commits", type=int, default=300, help="commits per measurement")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="measure every cell this many times, interleaved, and keep each cell's best"
+        " rate (on a shared machine the best of several is the least disturbed)",
+    )
     parser.add_argument("--keep-db", action="store_true")
     args = parser.parse_args()
 
@@ -253,16 +260,27 @@ def main() -> None:
     try:
         _setup_django(bench_url)
         run, call, cites = _build_run()
-        rows = []
+        best: dict[tuple[int, str], tuple[float, float]] = {}
+
+        def keep(cell: tuple[int, str], measured: tuple[float, float]) -> None:
+            if cell not in best or measured[0] > best[cell][0]:
+                best[cell] = measured
+
         offset = 0
-        for n in CITATION_COUNTS:
-            row = [n]
-            for preview in (True, False):
+        for _ in range(args.rounds):
+            for n in CITATION_COUNTS:
+                for preview in (True, False):
+                    offset += args.commits + 100
+                    keep(
+                        (n, "preview" if preview else "pipeline"),
+                        _bench_pipeline(run, call, cites, n, args.commits, preview, offset),
+                    )
                 offset += args.commits + 100
-                row += _bench_pipeline(run, call, cites, n, args.commits, preview, offset)
-            offset += args.commits + 100
-            row += _bench_raw(bench_url, run, call, cites, n, args.commits, offset)
-            rows.append(row)
+                keep((n, "raw"), _bench_raw(bench_url, run, call, cites, n, args.commits, offset))
+        rows = [
+            [n, *best[(n, "preview")], *best[(n, "pipeline")], *best[(n, "raw")]]
+            for n in CITATION_COUNTS
+        ]
         from django.db import connections
 
         connections.close_all()
@@ -270,7 +288,10 @@ def main() -> None:
         if not args.keep_db:
             _drop(admin_url)
 
-    print(f"Publication commits, text blocks, {args.commits} commits per cell (PostgreSQL)")
+    print(
+        f"Publication commits, text blocks, {args.commits} commits per cell, best of"
+        f" {args.rounds} round(s) (PostgreSQL)"
+    )
     print()
     header = f"{'citations':>9} | {'pipeline+preview':>22} | {'pipeline':>22} | {'raw psycopg floor':>22}"
     print(header)
