@@ -18,8 +18,15 @@ from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
+from django.db.models import QuerySet
 
-from citations.evidence import SourceAccess
+from citations.compiled import (
+    PLACEHOLDER_INT,
+    PLACEHOLDER_TIME,
+    compiled_once,
+    placeholder_text,
+)
+from citations.evidence import SourceAccess, lease_of_version
 from citations.models import CitationReference
 from runs.access import access_run_for_owner, require_run_history
 from runs.models import Run
@@ -72,27 +79,52 @@ def access_reference(
     """
     if not is_citation_id(citation_id):
         raise citation_not_available()
-    # The version's capability (step 8) is read in the same query, decided there
-    # by knowledge's rule (``SourceAccess.refusal``): one round trip, same order.
-    reference = (
-        SourceAccess(run)
-        .with_capability(
-            CitationReference.objects.select_related(
-                "version__knowledge", "document__version__knowledge"
-            )
-            # The document's full text is never needed here; the chunk is re-read
-            # (not loaded here) by the re-fetch.
-            .defer("document__text")
-            .filter(pk=citation_id, run_id=run.pk)
-        )
-        .annotate(**(read_with or {}))
-        .first()
+    read_with = read_with or {}
+    access = SourceAccess(run)
+    # Compiled once per process for each set of ``read_with`` names (their
+    # expressions are fixed by name); every click still runs the statement.
+    compiled = compiled_once(
+        ("access_reference", *sorted(read_with)),
+        _reference_query,
+        {
+            "citation_id": placeholder_text("citation"),
+            "run_id": placeholder_text("run"),
+            "app_id": PLACEHOLDER_INT,
+            "now": PLACEHOLDER_TIME,
+            "read_with": read_with,
+        },
+        fixed=("read_with",),
     )
+    values = {"citation_id": citation_id, "run_id": run.pk, "app_id": run.app.pk, "now": access.now}
+    if compiled is None:
+        found = list(_reference_query(**values, read_with=read_with))
+    else:
+        found = compiled.instances(values)
+    reference = found[0] if found else None
     if reference is None or not reference.digest:
         # No digest: a legacy reference, or one cleared by archive — nothing to
         # compare a re-fetch against, so nothing may be shown.
         raise citation_not_available()
     return reference
+
+
+def _reference_query(
+    *, citation_id: str, run_id: str, app_id: int, now: datetime, read_with: Mapping[str, Any]
+) -> QuerySet[CitationReference]:
+    """Step 7's read. The version's capability (step 8) is read in the same query,
+    decided there by knowledge's rule (``SourceAccess.refusal``): one round trip, same
+    order. The document's full text is never needed here."""
+    references = CitationReference.objects.select_related(
+        "version__knowledge", "document__version__knowledge"
+    ).defer("document__text")
+    return (
+        references.filter(pk=citation_id, run_id=run_id)
+        .annotate(
+            app_lease_current=lease_of_version(app_id, now),
+            **read_with,
+        )
+        .order_by()[:1]
+    )
 
 
 def require_capability(

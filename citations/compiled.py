@@ -20,6 +20,8 @@ from typing import Any
 
 from django.db import connection
 from django.db.models import QuerySet
+from django.db.models.query import get_related_populators  # ModelIterable's own helper
+from django.db.models.sql.compiler import SQLCompiler
 
 # Values no caller ever asks about, each of the type its column expects: a compiled
 # parameter equal to one of them is that placeholder's position.
@@ -38,6 +40,10 @@ class Compiled:
     sql: str
     params: tuple[Any, ...]
     slots: tuple[tuple[int, str], ...]
+    # The compiler that made the SQL: it knows the columns' converters and how the
+    # rows of a model query (select_related, annotations) become instances.
+    compiler: SQLCompiler
+    fetch_mode: Any
 
     def bind(self, values: Mapping[str, Any]) -> list[Any]:
         params = list(self.params)
@@ -50,8 +56,36 @@ class Compiled:
             cursor.execute(self.sql, self.bind(values))
             return cursor.fetchall()
 
+    def instances(self, values: Mapping[str, Any]) -> list[Any]:
+        """The rows of a model query as Django's ``ModelIterable`` makes them (the
+        model, its ``select_related`` relations, its annotations)."""
+        compiler = self.compiler
+        select, klass_info = compiler.select, compiler.klass_info
+        annotation_col_map = compiler.annotation_col_map or {}
+        assert klass_info is not None  # a model query, not values()
+        model_cls = klass_info["model"]
+        fields = klass_info["select_fields"]
+        start, end = fields[0], fields[-1] + 1
+        init_list = [f[0].target.attname for f in select[start:end]]
+        db = connection.alias
+        populators = get_related_populators(klass_info, select, db, self.fetch_mode)
+        found = []
+        for row in compiler.results_iter([self.rows(values)]):
+            obj = model_cls.from_db(db, init_list, row[start:end], fetch_mode=self.fetch_mode)
+            for populator in populators:
+                populator.populate(row, obj)
+            for name, position in annotation_col_map.items():
+                setattr(obj, name, row[position])
+            found.append(obj)
+        return found
+
 
 _compiled: dict[Hashable, Compiled | None] = {}
+
+
+def cache() -> list[tuple[Hashable, Compiled | None]]:
+    """What this process compiled so far (key, or None where it fell back)."""
+    return list(_compiled.items())
 
 
 def _matches(param: Any, placeholder: Any) -> bool:
@@ -61,7 +95,11 @@ def _matches(param: Any, placeholder: Any) -> bool:
 
 
 def compiled_once(
-    key: Hashable, build: Callable[..., QuerySet[Any]], placeholders: Mapping[str, Any]
+    key: Hashable,
+    build: Callable[..., QuerySet[Any]],
+    placeholders: Mapping[str, Any],
+    *,
+    fixed: tuple[str, ...] = (),
 ) -> Compiled | None:
     """The compilation of ``build(**placeholders)``, made once per process and key.
 
@@ -70,13 +108,23 @@ def compiled_once(
     """
     key = (connection.vendor, key)
     if key not in _compiled:
-        sql, params = build(**placeholders).query.get_compiler(connection.alias).as_sql()
+        queryset = build(**placeholders)
+        compiler = queryset.query.get_compiler(connection.alias)
+        sql, params = compiler.as_sql()
         slots: list[tuple[int, str]] = []
         for name, placeholder in placeholders.items():
+            if name in fixed:  # part of the shape (named by the key), not a value
+                continue
             found = [i for i, param in enumerate(params) if _matches(param, placeholder)]
             if not found:
                 _compiled[key] = None
                 return None
             slots += [(i, name) for i in found]
-        _compiled[key] = Compiled(sql=sql, params=tuple(params), slots=tuple(sorted(slots)))
+        _compiled[key] = Compiled(
+            sql=sql,
+            params=tuple(params),
+            slots=tuple(sorted(slots)),
+            compiler=compiler,
+            fetch_mode=queryset._fetch_mode,  # type: ignore[attr-defined]
+        )
     return _compiled[key]

@@ -5,7 +5,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection
-from django.db.models import BooleanField, OuterRef, QuerySet
+from django.db.models import BooleanField, Exists, OuterRef, QuerySet
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -82,6 +82,12 @@ def evidence_handles(agent_call: AgentCall) -> list[NumericHandle]:
     )
 
 
+def lease_of_version(app_id: int, now: datetime) -> Exists:
+    """Knowledge's ``app_lease_current`` of the app on a reference's version, as the
+    ``app_lease_current`` annotation of a reference query (``SourceAccess.refusal``)."""
+    return app_lease_current(App(pk=app_id), OuterRef("version_id"), now)
+
+
 class SourceAccess:
     """Answers "may the run's owner use this reference now?" with per-request caching.
 
@@ -102,9 +108,7 @@ class SourceAccess:
         """The references with their version's capability read in the same query
         (``app_lease_current``); ``learn`` then decides them without another one.
         The query must select_related ``version__knowledge``."""
-        return references.annotate(
-            app_lease_current=app_lease_current(self.run.app, OuterRef("version_id"), self.now)
-        )
+        return references.annotate(app_lease_current=lease_of_version(self.run.app.pk, self.now))
 
     def proof_references(
         self, ids: list[str], agent_call: AgentCall
@@ -234,7 +238,7 @@ def _proof_query(
     query = (
         CitationReference.objects.filter(picked)
         .annotate(
-            app_lease_current=app_lease_current(App(pk=app_id), OuterRef("version_id"), now),
+            app_lease_current=lease_of_version(app_id, now),
             in_view=in_evidence_view(AgentCall(pk=call_id, run_id=run_id)),
         )
         .order_by()

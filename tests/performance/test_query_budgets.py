@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from citations.models import CitationReference
-from publication.models import AnswerBlock, BlockRevision, SourceBinding
+from publication.models import AnswerBlock, BlockRevision, SourceBinding, SourceHint
 from publication.pipeline import Outcome, publish_candidate
 from publication.reader import RunReader
 from runs.events import RunEnded, append_event
@@ -274,3 +274,43 @@ def test_issuing_an_event_ticket_takes_a_fixed_number_of_queries(
 
 
 TICKET_BUDGET = 4
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_compiled_statements_take_each_calls_own_values(live_run, alice):
+    """The source proof and the preview's reference read run a statement compiled once
+    per process (citations/compiled.py): every value of a call is re-bound, so a second
+    run gets its own references, and another run's citation stays unknown."""
+    from citations import compiled
+
+    first, second = live_run(), live_run()
+    root = second.agent_calls.get(depth=0)
+    for run in (first, second):
+        cite = _cites(run, 1)[0]
+        receipt = publish_candidate(
+            run=run,
+            agent_call=run.agent_calls.get(depth=0),
+            entry="B",
+            body=_body("北辰医药营收增长。", [cite]),
+            preview=False,
+        )
+        assert (receipt.outcome, receipt.source_hint) == (Outcome.COMMITTED, SourceHint.VERIFIED)
+        client = client_for(alice)
+        assert (
+            client.get(_preview_url(run, CitationReference.objects.get(pk=cite))).json()["id"]
+            == cite
+        )
+    # The first run's citation cited from the second run's call: not its own, unverified.
+    foreign = _cites(first, 1)[0]
+    receipt = publish_candidate(
+        run=second, agent_call=root, entry="B", body=_body("营收。", [foreign]), preview=False
+    )
+    assert (receipt.outcome, receipt.source_hint) == (Outcome.COMMITTED, SourceHint.UNVERIFIED)
+    response = client_for(alice).get(
+        f"/v1/apps/{second.app.slug}/runs/{second.pk}/citations/{foreign}/preview"
+    )
+    assert response.json()["code"] == "CITATION_NOT_AVAILABLE"
+    # Both statements were compiled (no placeholder fell back to the QuerySet as written).
+    built = {key[1] if isinstance(key[1], str) else key[1][0]: c for key, c in compiled.cache()}
+    assert built["proof_references"] is not None
+    assert built["access_reference"] is not None
