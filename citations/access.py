@@ -20,16 +20,16 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import QuerySet
 
-from citations.compiled import (
+from citations.evidence import SourceAccess, lease_of_version
+from citations.models import CitationReference
+from runs.access import access_run_for_owner, require_run_history
+from runs.models import Run
+from sparktide.compiled import (
     PLACEHOLDER_INT,
     PLACEHOLDER_TIME,
     compiled_once,
     placeholder_text,
 )
-from citations.evidence import SourceAccess, lease_of_version
-from citations.models import CitationReference
-from runs.access import access_run_for_owner, require_run_history
-from runs.models import Run
 from sparktide.errors import ErrorCode, SparkTideError
 from sparktide.ids import is_citation_id
 from sparktide.knowledge.models import (

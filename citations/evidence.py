@@ -9,14 +9,14 @@ from django.db.models import BooleanField, Exists, OuterRef, QuerySet
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from citations.compiled import (
+from citations.models import CitationReference, NumericHandle
+from runs.models import AgentCall, Run
+from sparktide.compiled import (
     PLACEHOLDER_INT,
     PLACEHOLDER_TIME,
     compiled_once,
     placeholder_text,
 )
-from citations.models import CitationReference, NumericHandle
-from runs.models import AgentCall, Run
 from sparktide.knowledge.models import (
     CapabilityRefusal,
     Document,
@@ -117,7 +117,7 @@ class SourceAccess:
         statement: each with its version (status, knowledge tenant), its document
         (ACL fields; never its text), the capability (``with_capability``) and
         whether it is in the call's evidence view (``in_view``). Decided with
-        ``learn``. The statement is compiled once per process (citations/compiled.py)
+        ``learn``. The statement is compiled once per process (sparktide/compiled.py)
         and the instances carry only these fields."""
         compiled = compiled_once(
             "proof_references",

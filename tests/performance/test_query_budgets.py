@@ -279,9 +279,9 @@ TICKET_BUDGET = 4
 @pytest.mark.django_db(transaction=True)
 def test_the_compiled_statements_take_each_calls_own_values(live_run, alice):
     """The source proof and the preview's reference read run a statement compiled once
-    per process (citations/compiled.py): every value of a call is re-bound, so a second
+    per process (sparktide/compiled.py): every value of a call is re-bound, so a second
     run gets its own references, and another run's citation stays unknown."""
-    from citations import compiled
+    from sparktide import compiled
 
     first, second = live_run(), live_run()
     root = second.agent_calls.get(depth=0)
