@@ -95,7 +95,12 @@ def access_reference(
         },
         fixed=("read_with",),
     )
-    values = {"citation_id": citation_id, "run_id": run.pk, "app_id": run.app.pk, "now": access.now}
+    values: dict[str, Any] = {
+        "citation_id": citation_id,
+        "run_id": run.pk,
+        "app_id": run.app.pk,
+        "now": access.now,
+    }
     if compiled is None:
         found = list(_reference_query(**values, read_with=read_with))
     else:

@@ -9,6 +9,7 @@ kept between clicks.
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Any
 
@@ -48,7 +49,7 @@ def preview_citation(
             app_slug=app_slug,
             run_id=run_id,
             citation_id=citation_id,
-            read_with={**_managed_excerpt(), **passage_annotations()},
+            read_with=_read_with(),
         )
         content = refetch_excerpt(target)
     except SparkTideError as error:
@@ -90,6 +91,13 @@ def _managed_excerpt() -> dict[str, Any]:
         _CHUNK_TEXT: Subquery(chunk.values("text")[:1]),
         _CHUNK_PARAGRAPH: Subquery(chunk.values("paragraph")[:1]),
     }
+
+
+@functools.cache
+def _read_with() -> dict[str, Any]:
+    """The expressions read with the reference: built once per process (they hold no
+    value of a request, only ``OuterRef``s; the ORM copies them when it resolves them)."""
+    return {**_managed_excerpt(), **passage_annotations()}
 
 
 def refetch_managed(reference: CitationReference) -> str:

@@ -8,6 +8,8 @@ WebSocket passes ``require_run_history`` again on every read of the log
 (runs/delivery/fanout.py ``read_events``).
 """
 
+from typing import Any
+
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import User
 from django.contrib.contenttypes.models import ContentType
@@ -58,8 +60,11 @@ def access_run_for_owner(
     ``view_run_history`` in the same query, for the next ``require_history_permission``
     of this request only (it consumes the answer; a later check queries again).
     """
-    values = {"run_id": _lookup_value(run_id), "app_slug": _lookup_value(app_slug)}
-    values["owner_id"] = user.pk
+    values: dict[str, Any] = {
+        "run_id": _lookup_value(run_id),
+        "app_slug": _lookup_value(app_slug),
+        "owner_id": user.pk,
+    }
     # The statement is compiled once per process (sparktide/compiled.py) and re-bound
     # on every call; the content type id it holds is part of its key.
     compiled = compiled_once(

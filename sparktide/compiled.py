@@ -70,7 +70,8 @@ class Compiled:
         db = connection.alias
         populators = get_related_populators(klass_info, select, db, self.fetch_mode)
         found = []
-        for row in compiler.results_iter([self.rows(values)]):
+        rows: list[Any] = [self.rows(values)]  # one chunk, as execute_sql(MULTI) gives
+        for row in compiler.results_iter(rows):
             obj = model_cls.from_db(db, init_list, row[start:end], fetch_mode=self.fetch_mode)
             for populator in populators:
                 populator.populate(row, obj)
