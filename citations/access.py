@@ -11,16 +11,25 @@ excerpt itself: re-fetching and comparing it is ``citations/preview.py``'s job.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
+from django.db.models import QuerySet
 
-from citations.evidence import SourceAccess
+from citations.evidence import SourceAccess, lease_of_version
 from citations.models import CitationReference
 from runs.access import access_run_for_owner, require_run_history
 from runs.models import Run
+from sparktide.compiled import (
+    PLACEHOLDER_INT,
+    PLACEHOLDER_TIME,
+    compiled_once,
+    placeholder_text,
+)
 from sparktide.errors import ErrorCode, SparkTideError
 from sparktide.ids import is_citation_id
 from sparktide.knowledge.models import (
@@ -58,34 +67,69 @@ def require_same_policy(run: Run) -> None:
         raise SparkTideError(ErrorCode.KNOWLEDGE_ACCESS_CHANGED)
 
 
-def access_reference(run: Run, citation_id: str) -> CitationReference:
+def access_reference(
+    run: Run, citation_id: str, *, read_with: Mapping[str, Any] | None = None
+) -> CitationReference:
     """7. A well-formed ``cite_`` ID this run issued, still stored with its digest.
 
     A URI, a Markdown link or anything else that is not a platform ID is refused
     before any lookup; a reference of another run is as unknown as a forged one.
+    ``read_with``: annotations the caller reads in the same statement (the preview's
+    re-fetch of the chunk and the answer text); nothing here looks at them.
     """
     if not is_citation_id(citation_id):
         raise citation_not_available()
-    # The version's capability (step 8) is read in the same query, decided there
-    # by knowledge's rule (``SourceAccess.refusal``): one round trip, same order.
-    reference = (
-        SourceAccess(run)
-        .with_capability(
-            CitationReference.objects.select_related(
-                "version__knowledge", "document__version__knowledge"
-            )
-            # The document's full text is never needed here; the chunk is re-read
-            # (not loaded here) by the re-fetch.
-            .defer("document__text")
-            .filter(pk=citation_id, run_id=run.pk)
-        )
-        .first()
+    read_with = read_with or {}
+    access = SourceAccess(run)
+    # Compiled once per process for each set of ``read_with`` names (their
+    # expressions are fixed by name); every click still runs the statement.
+    compiled = compiled_once(
+        ("access_reference", *sorted(read_with)),
+        _reference_query,
+        {
+            "citation_id": placeholder_text("citation"),
+            "run_id": placeholder_text("run"),
+            "app_id": PLACEHOLDER_INT,
+            "now": PLACEHOLDER_TIME,
+            "read_with": read_with,
+        },
+        fixed=("read_with",),
     )
+    values: dict[str, Any] = {
+        "citation_id": citation_id,
+        "run_id": run.pk,
+        "app_id": run.app.pk,
+        "now": access.now,
+    }
+    if compiled is None:
+        found = list(_reference_query(**values, read_with=read_with))
+    else:
+        found = compiled.instances(values)
+    reference = found[0] if found else None
     if reference is None or not reference.digest:
         # No digest: a legacy reference, or one cleared by archive — nothing to
         # compare a re-fetch against, so nothing may be shown.
         raise citation_not_available()
     return reference
+
+
+def _reference_query(
+    *, citation_id: str, run_id: str, app_id: int, now: datetime, read_with: Mapping[str, Any]
+) -> QuerySet[CitationReference]:
+    """Step 7's read. The version's capability (step 8) is read in the same query,
+    decided there by knowledge's rule (``SourceAccess.refusal``): one round trip, same
+    order. The document's full text is never needed here."""
+    references = CitationReference.objects.select_related(
+        "version__knowledge", "document__version__knowledge"
+    ).defer("document__text")
+    return (
+        references.filter(pk=citation_id, run_id=run_id)
+        .annotate(
+            app_lease_current=lease_of_version(app_id, now),
+            **read_with,
+        )
+        .order_by()[:1]
+    )
 
 
 def require_capability(
@@ -132,9 +176,17 @@ def require_knowledge_access(run: Run, reference: CitationReference) -> None:
 
 
 def access_citation_for_preview(
-    user: AbstractBaseUser | AnonymousUser | None, *, app_slug: str, run_id: str, citation_id: str
+    user: AbstractBaseUser | AnonymousUser | None,
+    *,
+    app_slug: str,
+    run_id: str,
+    citation_id: str,
+    read_with: Mapping[str, Any] | None = None,
 ) -> PreviewTarget:
-    """Every check of the preview except the re-fetch, in the documented order."""
+    """Every check of the preview except the re-fetch, in the documented order.
+
+    ``read_with`` (annotations) is read with the reference in step 7's statement and
+    only used by the caller after every check passed."""
     user = access_caller(user)
     # 2–5: the one gate of a run's history, shared with events, answer, ticket and
     # WebSocket: owner (404), app ACTIVE (403), retention (410), membership and
@@ -143,7 +195,7 @@ def access_citation_for_preview(
     run = access_run_for_owner(user, app_slug, run_id, history_permission=True)
     require_run_history(run)
     require_same_policy(run)
-    reference = access_reference(run, citation_id)
+    reference = access_reference(run, citation_id, read_with=read_with)
     require_capability(run, reference)
     require_knowledge_access(run, reference)
     return PreviewTarget(run=run, reference=reference)

@@ -1,24 +1,33 @@
 """The evidence view of an agent call and the owner's current right to a source."""
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from django.db import connection
-from django.db.models import BooleanField, OuterRef, QuerySet
+from django.db.models import BooleanField, Exists, OuterRef, QuerySet
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from citations.models import CitationReference, NumericHandle
 from runs.models import AgentCall, Run
+from sparktide.compiled import (
+    PLACEHOLDER_INT,
+    PLACEHOLDER_TIME,
+    compiled_once,
+    placeholder_text,
+)
 from sparktide.knowledge.models import (
     CapabilityRefusal,
     Document,
+    Knowledge,
     KnowledgeVersion,
     app_lease_current,
     capability_refusals,
     refusal_of,
     user_may_read_document,
 )
+from sparktide.tenancy.models import App
 
 
 def _evidence_sql(agent_call: AgentCall) -> tuple[str, list[Any]]:
@@ -73,6 +82,12 @@ def evidence_handles(agent_call: AgentCall) -> list[NumericHandle]:
     )
 
 
+def lease_of_version(app_id: int, now: datetime) -> Exists:
+    """Knowledge's ``app_lease_current`` of the app on a reference's version, as the
+    ``app_lease_current`` annotation of a reference query (``SourceAccess.refusal``)."""
+    return app_lease_current(App(pk=app_id), OuterRef("version_id"), now)
+
+
 class SourceAccess:
     """Answers "may the run's owner use this reference now?" with per-request caching.
 
@@ -93,9 +108,50 @@ class SourceAccess:
         """The references with their version's capability read in the same query
         (``app_lease_current``); ``learn`` then decides them without another one.
         The query must select_related ``version__knowledge``."""
-        return references.annotate(
-            app_lease_current=app_lease_current(self.run.app, OuterRef("version_id"), self.now)
+        return references.annotate(app_lease_current=lease_of_version(self.run.app.pk, self.now))
+
+    def proof_references(
+        self, ids: list[str], agent_call: AgentCall
+    ) -> dict[str, CitationReference]:
+        """The references of ``ids`` for the source proof of ``agent_call``, in one
+        statement: each with its version (status, knowledge tenant), its document
+        (ACL fields; never its text), the capability (``with_capability``) and
+        whether it is in the call's evidence view (``in_view``). Decided with
+        ``learn``. The statement is compiled once per process (sparktide/compiled.py)
+        and the instances carry only these fields."""
+        compiled = compiled_once(
+            "proof_references",
+            _proof_query,
+            {
+                "ids": [placeholder_text("ids")],
+                "app_id": PLACEHOLDER_INT,
+                "now": PLACEHOLDER_TIME,
+                "call_id": PLACEHOLDER_INT - 1,
+                "run_id": placeholder_text("run"),
+            },
         )
+        if compiled is None:  # the ORM changed a placeholder: the QuerySet as written
+            query = _proof_query(
+                ids=ids,
+                app_id=self.run.app.pk,
+                now=self.now,
+                call_id=agent_call.pk,
+                run_id=agent_call.run_id,
+            )
+            rows: list[tuple[Any, ...]] = list(query)  # type: ignore[arg-type]
+        else:
+            rows = compiled.rows(
+                {
+                    "ids": list(ids),
+                    "app_id": self.run.app.pk,
+                    "now": self.now,
+                    "call_id": agent_call.pk,
+                    "run_id": agent_call.run_id,
+                }
+            )
+        refs = _references_from_rows(rows)
+        self.learn(refs.values())
+        return refs
 
     def learn(self, references: Iterable[CitationReference]) -> None:
         """Decide the versions of references read through ``with_capability``."""
@@ -150,3 +206,83 @@ class SourceAccess:
         if ref.document is None:
             return True
         return self.document_ok(ref.document)
+
+
+# What the source proof reads of a reference, in this order (``_proof_query``).
+_PROOF_COLUMNS = (
+    "id",
+    "run_id",
+    "agent_call_id",
+    "version_id",
+    "document_id",
+    "version__status",
+    "version__knowledge_id",
+    "version__knowledge__tenant_id",
+    "document__version_id",
+    "document__key",
+    "document__restricted",
+    "app_lease_current",
+    "in_view",
+)
+
+
+def _proof_query(
+    *, ids: list[str], app_id: int, now: datetime, call_id: int, run_id: str
+) -> QuerySet[CitationReference]:
+    """The source proof's read of references, written with the ORM: the lease rule is
+    knowledge's ``app_lease_current``, the evidence view ``in_evidence_view``."""
+    # Only the model's own quoted names are formatted in; the ids are one array parameter,
+    # so the statement's text is the same for any number of references.
+    column = connection.ops.quote_name(CitationReference._meta.db_table) + '."id"'
+    picked = RawSQL(f"{column} = ANY(%s)", [ids], output_field=BooleanField())  # noqa: S611
+    query = (
+        CitationReference.objects.filter(picked)
+        .annotate(
+            app_lease_current=lease_of_version(app_id, now),
+            in_view=in_evidence_view(AgentCall(pk=call_id, run_id=run_id)),
+        )
+        .order_by()
+        .values_list(*_PROOF_COLUMNS)
+    )
+    return query  # type: ignore[return-value]
+
+
+def _references_from_rows(rows: Iterable[tuple[Any, ...]]) -> dict[str, CitationReference]:
+    """Reference instances holding only what the proof reads; one version (and its
+    knowledge) instance per version, shared by its references and documents."""
+    db = connection.alias
+    versions: dict[int, KnowledgeVersion] = {}
+    refs: dict[str, CitationReference] = {}
+    for row in rows:
+        (pk, run_id, call_id, version_id, document_id, status, knowledge_id, tenant_id) = row[:8]
+        document_version_id, document_key, restricted, leased, in_view = row[8:]
+        version = versions.get(version_id)
+        if version is None:
+            version = KnowledgeVersion.from_db(
+                db, ["id", "knowledge_id", "status"], [version_id, knowledge_id, status]
+            )
+            version.knowledge = Knowledge.from_db(
+                db, ["id", "tenant_id"], [knowledge_id, tenant_id]
+            )
+            versions[version_id] = version
+        ref = CitationReference.from_db(
+            db,
+            ["id", "run_id", "agent_call_id", "version_id", "document_id"],
+            [pk, run_id, call_id, version_id, document_id],
+        )
+        ref.version = version
+        if document_id is None:
+            ref.document = None
+        else:
+            document = Document.from_db(
+                db,
+                ["id", "version_id", "key", "restricted"],
+                [document_id, document_version_id, document_key, restricted],
+            )
+            if document_version_id == version_id:
+                document.version = version
+            ref.document = document
+        ref.app_lease_current = leased  # type: ignore[attr-defined]
+        ref.in_view = in_view  # type: ignore[attr-defined]
+        refs[pk] = ref
+    return refs

@@ -35,12 +35,24 @@ _GAP = re.compile(r"^[\s，。；！？,;!?、]*$")
 # module. Publication registers its reader of cited passages when the app is ready
 # (publication/apps.py); until then nothing is highlighted.
 PassageSource = Callable[[CitationReference], list[str]]
+# Annotations that read the same passages in the reference's own query (one round
+# trip fewer); the source then uses what they read.
+PassageAnnotations = Callable[[], dict[str, Any]]
 _passage_source: PassageSource | None = None
+_passage_annotations: PassageAnnotations | None = None
 
 
-def register_passage_source(source: PassageSource) -> None:
-    global _passage_source
+def register_passage_source(
+    source: PassageSource, annotations: PassageAnnotations | None = None
+) -> None:
+    global _passage_source, _passage_annotations
     _passage_source = source
+    _passage_annotations = annotations
+
+
+def passage_annotations() -> dict[str, Any]:
+    """What to annotate on the reference's query so ``cited_passages`` needs no query."""
+    return _passage_annotations() if _passage_annotations is not None else {}
 
 
 def cited_passages(reference: CitationReference) -> list[str]:

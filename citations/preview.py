@@ -9,14 +9,16 @@ kept between clicks.
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
+from django.db.models import OuterRef, QuerySet, Subquery
 
 from citations.access import PreviewTarget, access_citation_for_preview, citation_not_available
-from citations.highlights import highlights_and_location
+from citations.highlights import highlights_and_location, passage_annotations
 from citations.models import CitationReference
 from runs.models import Run
 from sparktide import observability
@@ -40,8 +42,14 @@ def preview_citation(
 ) -> dict[str, Any]:
     """The preview body for the run's owner, or a ``SparkTideError``."""
     try:
+        # The chunk and the answer's text are read in the reference's statement (one
+        # query each fewer), on this click, and used only after every check passed.
         target = access_citation_for_preview(
-            user, app_slug=app_slug, run_id=run_id, citation_id=citation_id
+            user,
+            app_slug=app_slug,
+            run_id=run_id,
+            citation_id=citation_id,
+            read_with=_read_with(),
         )
         content = refetch_excerpt(target)
     except SparkTideError as error:
@@ -66,20 +74,48 @@ def refetch_excerpt(target: PreviewTarget) -> str:
     return refetch_managed(reference)
 
 
+def _chunk(chunk: Any, document: Any, version: Any) -> QuerySet[Chunk]:
+    """The reference's chunk, only inside its own document of its exact version."""
+    return Chunk.objects.filter(pk=chunk, document_id=document, document__version_id=version)
+
+
+# Where ``_managed_excerpt`` leaves the chunk read with the reference.
+_CHUNK_TEXT, _CHUNK_PARAGRAPH = "chunk_text_now", "chunk_paragraph_now"
+
+
+def _managed_excerpt() -> dict[str, Any]:
+    """The chunk's text and paragraph as annotations of the reference's query: the
+    same rows ``refetch_managed`` would read, read on this click in that statement."""
+    chunk = _chunk(OuterRef("chunk_id"), OuterRef("document_id"), OuterRef("version_id"))
+    return {
+        _CHUNK_TEXT: Subquery(chunk.values("text")[:1]),
+        _CHUNK_PARAGRAPH: Subquery(chunk.values("paragraph")[:1]),
+    }
+
+
+@functools.cache
+def _read_with() -> dict[str, Any]:
+    """The expressions read with the reference: built once per process (they hold no
+    value of a request, only ``OuterRef``s; the ORM copies them when it resolves them)."""
+    return {**_managed_excerpt(), **passage_annotations()}
+
+
 def refetch_managed(reference: CitationReference) -> str:
     """MANAGED/INLINE: re-read the chunk from the exact (immutable) version, on every
     click: no cache. A chunk altered behind the platform's back is caught by its digest."""
     if reference.chunk_id is None or reference.document_id is None:
         raise citation_not_available()  # what the query below finds for them: nothing
-    row = (
-        Chunk.objects.filter(
-            pk=reference.chunk_id,
-            document_id=reference.document_id,
-            document__version_id=reference.version_id,
+    row: tuple[str, int] | None
+    if _CHUNK_TEXT in reference.__dict__:  # read with the reference, this request
+        text_now = reference.__dict__.pop(_CHUNK_TEXT)
+        paragraph_now = reference.__dict__.pop(_CHUNK_PARAGRAPH)
+        row = None if text_now is None else (text_now, paragraph_now)
+    else:
+        row = (
+            _chunk(reference.chunk_id, reference.document_id, reference.version_id)
+            .values_list("text", "paragraph")
+            .first()
         )
-        .values_list("text", "paragraph")
-        .first()
-    )
     if row is None:
         raise citation_not_available()
     # Where the chunk begins on its page, read with its text (no extra query) for the

@@ -10,6 +10,6 @@ class PublicationConfig(AppConfig):
         # The composition root: the preview's highlights read cited passages from
         # Publication's store without citations importing publication.
         from citations.highlights import register_passage_source
-        from publication.passages import cited_passages
+        from publication.passages import cited_passages, passage_annotations
 
-        register_passage_source(cited_passages)
+        register_passage_source(cited_passages, passage_annotations)

@@ -31,7 +31,7 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F, Model
 from django.utils import timezone
 
-from citations.evidence import SourceAccess, evidence_call_ids, in_evidence_view
+from citations.evidence import SourceAccess, evidence_call_ids
 from citations.markers import Markers, parse_markers
 from citations.models import CitationReference, NumericHandle
 from publication.models import (
@@ -264,18 +264,8 @@ def _prove_sources(
     refs: dict[str, CitationReference] = {}
     if lookup:
         # One statement: the references, their version's capability (the lease) and
-        # whether each is in this call's evidence view. A document's version is the reference's own (read once, not joined twice);
-        # the document's full text is never needed for the proof.
-        query = access.with_capability(
-            CitationReference.objects.filter(pk__in=lookup)
-            .select_related("version__knowledge", "document")
-            .defer("document__text")
-        ).annotate(in_view=in_evidence_view(candidate.agent_call))
-        refs = {ref.pk: ref for ref in query}
-        for found in refs.values():
-            if found.document is not None and found.document.version_id == found.version_id:
-                found.document.version = found.version
-        access.learn(refs.values())
+        # whether each is in this call's evidence view (citations/evidence.py).
+        refs = access.proof_references(lookup, candidate.agent_call)
         prefetch_references(access, refs.values())
     for cited_id in cited:
         ref = refs.get(cited_id)
@@ -526,13 +516,26 @@ def _target_if_any(candidate: Candidate) -> AnswerBlock | None:
     return _revision_target(candidate.run, candidate.replaces) if candidate.replaces else None
 
 
+_LOCKED_COLUMNS = ("status", "last_seq", "block_count", "revision_quota_used")
+
+
 def _lock_run(candidate: Candidate) -> Mapping[str, Any]:
-    """Lock the run row: it serializes the run's counters, quotas and event seq."""
-    row = (
-        Run.objects.select_for_update()
-        .values("status", "last_seq", "block_count", "revision_quota_used")
-        .get(pk=candidate.run.pk)
-    )
+    """Lock the run row: it serializes the run's counters, quotas and event seq.
+
+    A fixed statement (no ORM compilation on every commit): the four plain columns
+    the commit decides on, read as they are stored."""
+    q = connection.ops.quote_name
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""  # not SQLite
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {', '.join(q(c) for c in _LOCKED_COLUMNS)} FROM"  # noqa: S608
+            f" {q(Run._meta.db_table)} WHERE {q('id')} = %s{lock}",
+            [candidate.run.pk],
+        )
+        found = cursor.fetchone()
+    if found is None:
+        raise Run.DoesNotExist(candidate.run.pk)
+    row = dict(zip(_LOCKED_COLUMNS, found, strict=True))
     candidate.run.last_seq = row["last_seq"]
     return row
 

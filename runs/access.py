@@ -8,6 +8,8 @@ WebSocket passes ``require_run_history`` again on every read of the log
 (runs/delivery/fanout.py ``read_events``).
 """
 
+from typing import Any
+
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import User
 from django.contrib.contenttypes.models import ContentType
@@ -17,6 +19,7 @@ from guardian.utils import get_group_obj_perms_model, get_user_obj_perms_model
 
 from runs.models import Run
 from runs.retention import require_within_retention
+from sparktide.compiled import PLACEHOLDER_INT, compiled_once, placeholder_text
 from sparktide.errors import ErrorCode, SparkTideError, not_found
 from sparktide.tenancy.models import App, Membership
 
@@ -57,20 +60,48 @@ def access_run_for_owner(
     ``view_run_history`` in the same query, for the next ``require_history_permission``
     of this request only (it consumes the answer; a later check queries again).
     """
+    values: dict[str, Any] = {
+        "run_id": _lookup_value(run_id),
+        "app_slug": _lookup_value(app_slug),
+        "owner_id": user.pk,
+    }
+    # The statement is compiled once per process (sparktide/compiled.py) and re-bound
+    # on every call; the content type id it holds is part of its key.
+    compiled = compiled_once(
+        ("run_for_owner", history_permission, ContentType.objects.get_for_model(App).pk),
+        _run_for_owner,
+        {
+            "run_id": placeholder_text("run"),
+            "app_slug": placeholder_text("app"),
+            "owner_id": PLACEHOLDER_INT,
+            "history_permission": history_permission,
+        },
+        fixed=("history_permission",),
+    )
+    if compiled is None:
+        found = list(_run_for_owner(**values, history_permission=history_permission))
+    else:
+        found = compiled.instances(values)
+    if not found:
+        raise not_found()
+    run: Run = found[0]
+    return run
+
+
+def _run_for_owner(
+    *, run_id: str, app_slug: str, owner_id: int, history_permission: bool
+) -> QuerySet[Run]:
     runs = Run.objects.select_related("app", "tenant", "owner__tenant_user", "agent_version__agent")
     if history_permission:
         runs = runs.annotate(**{_PERMISSION_NOW: Exists(_history_grant(OuterRef("app_id")))})
-    run = runs.filter(
-        pk=_lookup_value(run_id),
-        app__slug=_lookup_value(app_slug),
-        owner_id=user.pk,
+    return runs.filter(
+        pk=run_id,
+        app__slug=app_slug,
+        owner_id=owner_id,
         owner__is_active=True,
         owner__tenant_user__tenant_id=F("tenant_id"),
         app__tenant_id=F("tenant_id"),
-    ).first()
-    if run is None:
-        raise not_found()
-    return run
+    ).order_by()[:1]
 
 
 def require_active(app: App) -> None:

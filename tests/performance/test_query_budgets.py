@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from citations.models import CitationReference
-from publication.models import AnswerBlock, BlockRevision, SourceBinding
+from publication.models import AnswerBlock, BlockRevision, SourceBinding, SourceHint
 from publication.pipeline import Outcome, publish_candidate
 from publication.reader import RunReader
 from runs.events import RunEnded, append_event
@@ -173,18 +173,18 @@ def _public_reference(run: Run) -> CitationReference:
     )
 
 
-def test_a_managed_preview_takes_five_queries_on_every_click(
+def test_a_managed_preview_takes_three_queries_on_every_click(
     live_run, alice, django_assert_num_queries
 ):
-    """Token, the run with the owner's membership + permission now, the citation with
-    its version's lease now, the chunk re-read (no cache: every click re-fetches the
-    source) and the answer text that cites it (highlights)."""
+    """Token, the run with the owner's membership + permission now, and the citation
+    with its version's lease now, the chunk re-read (no cache: every click re-fetches
+    the source) and the answer text that cites it (highlights) in the same statement."""
     run = live_run()
     url = _preview_url(run, _public_reference(run))
     client = client_for(alice)
     assert client.get(url).status_code == 200  # the token's last_used_at is now fresh
     for _ in range(2):
-        with django_assert_num_queries(5):
+        with django_assert_num_queries(3):
             response = client.get(url)
         assert response.status_code == 200
         assert response.json()["content"]
@@ -274,3 +274,43 @@ def test_issuing_an_event_ticket_takes_a_fixed_number_of_queries(
 
 
 TICKET_BUDGET = 4
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_compiled_statements_take_each_calls_own_values(live_run, alice):
+    """The source proof and the preview's reference read run a statement compiled once
+    per process (sparktide/compiled.py): every value of a call is re-bound, so a second
+    run gets its own references, and another run's citation stays unknown."""
+    from sparktide import compiled
+
+    first, second = live_run(), live_run()
+    root = second.agent_calls.get(depth=0)
+    for run in (first, second):
+        cite = _cites(run, 1)[0]
+        receipt = publish_candidate(
+            run=run,
+            agent_call=run.agent_calls.get(depth=0),
+            entry="B",
+            body=_body("北辰医药营收增长。", [cite]),
+            preview=False,
+        )
+        assert (receipt.outcome, receipt.source_hint) == (Outcome.COMMITTED, SourceHint.VERIFIED)
+        client = client_for(alice)
+        assert (
+            client.get(_preview_url(run, CitationReference.objects.get(pk=cite))).json()["id"]
+            == cite
+        )
+    # The first run's citation cited from the second run's call: not its own, unverified.
+    foreign = _cites(first, 1)[0]
+    receipt = publish_candidate(
+        run=second, agent_call=root, entry="B", body=_body("营收。", [foreign]), preview=False
+    )
+    assert (receipt.outcome, receipt.source_hint) == (Outcome.COMMITTED, SourceHint.UNVERIFIED)
+    response = client_for(alice).get(
+        f"/v1/apps/{second.app.slug}/runs/{second.pk}/citations/{foreign}/preview"
+    )
+    assert response.json()["code"] == "CITATION_NOT_AVAILABLE"
+    # Both statements were compiled (no placeholder fell back to the QuerySet as written).
+    built = {key[1] if isinstance(key[1], str) else key[1][0]: c for key, c in compiled.cache()}
+    assert built["proof_references"] is not None
+    assert built["access_reference"] is not None

@@ -72,25 +72,26 @@ def test_the_preview_body_matches_the_public_citation_event(cited, alice):
     }
 
 
-def test_a_successful_managed_preview_costs_six_queries(cited, alice, django_assert_num_queries):
+def test_a_successful_managed_preview_costs_four_queries(cited, alice, django_assert_num_queries):
     """Counted honestly, from the first request of a fresh token: 1 token lookup,
     1 last_used_at refresh, 1 run (app, tenant, owner, tenant membership joined, with
     the owner's membership + view_run_history now), 1 citation (version, knowledge,
-    document, with the app's lease on the version now), 1 chunk re-read (with its
-    paragraph), 1 read of the current answer text that cites it (highlights)."""
+    document, with the app's lease on the version now, the chunk re-read with its
+    paragraph and the current answer text that cites it, for the highlights)."""
     client = client_for(alice)
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(4):
         response = client.get(cited.url)
     assert response.status_code == 200
+    assert response.json()["content"]
 
 
 def test_a_repeated_preview_re_reads_the_source_each_time(cited, alice, django_assert_num_queries):
-    """Token, run with the history permission, citation with the lease, the chunk, the
-    answer text: every click, nothing kept between clicks."""
+    """Token, run with the history permission, citation with the lease, the chunk and
+    the answer text: every click, nothing kept between clicks."""
     client = client_for(alice)
     client.get(cited.url)  # the token's last_used_at is now fresh
     for _ in range(2):
-        with django_assert_num_queries(5):
+        with django_assert_num_queries(3):
             assert client.get(cited.url).status_code == 200
 
 
@@ -342,10 +343,10 @@ def test_a_restricted_document_adds_only_the_acl_check_queries(
     cited_memo, alice, django_assert_num_queries
 ):
     """guardian's checker: the user's and the groups' object permissions (two more
-    than the five of a public document)."""
+    than the three of a public document)."""
     client = client_for(alice)
     client.get(cited_memo.url)
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(5):
         assert client.get(cited_memo.url).status_code == 200
 
 

@@ -1,0 +1,131 @@
+"""Hot-path queries compiled by the ORM once per process, then re-bound per call.
+
+Building and compiling a QuerySet (``add_q``, ``setup_joins``, ``as_sql``) costs more
+CPU than running it on the local PostgreSQL (docs/performance.md "Session 4"). The
+SQL text of a query whose *shape* is fixed depends only on the models, never on the
+values it is asked about, so it is compiled once with placeholder values and the
+real values are put in the placeholders' positions on every call.
+
+The query is still written with the ORM (its rule keeps its one home: the lease
+``Exists`` of knowledge, the evidence view's SQL of ``citations.evidence``); only its
+compilation is remembered. Nothing read by a query is kept: every call runs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from django.db import connection
+from django.db.models import QuerySet
+from django.db.models.query import get_related_populators  # ModelIterable's own helper
+from django.db.models.sql.compiler import SQLCompiler
+
+# Values no caller ever asks about, each of the type its column expects: a compiled
+# parameter equal to one of them is that placeholder's position.
+PLACEHOLDER_INT = -917_263_541
+PLACEHOLDER_TIME = datetime(1901, 2, 3, 4, 5, 6, 789_123, tzinfo=UTC)
+
+
+def placeholder_text(name: str) -> str:
+    return f"\x00placeholder:{name}\x00"
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A query's SQL and its parameters, with the positions that take call values."""
+
+    sql: str
+    params: tuple[Any, ...]
+    slots: tuple[tuple[int, str], ...]
+    # The compiler that made the SQL: it knows the columns' converters and how the
+    # rows of a model query (select_related, annotations) become instances.
+    compiler: SQLCompiler
+    fetch_mode: Any
+
+    def bind(self, values: Mapping[str, Any]) -> list[Any]:
+        params = list(self.params)
+        for position, name in self.slots:
+            params[position] = values[name]
+        return params
+
+    def rows(self, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        with connection.cursor() as cursor:
+            cursor.execute(self.sql, self.bind(values))
+            return cursor.fetchall()
+
+    def instances(self, values: Mapping[str, Any]) -> list[Any]:
+        """The rows of a model query as Django's ``ModelIterable`` makes them (the
+        model, its ``select_related`` relations, its annotations)."""
+        compiler = self.compiler
+        select, klass_info = compiler.select, compiler.klass_info
+        annotation_col_map = compiler.annotation_col_map or {}
+        assert klass_info is not None  # a model query, not values()
+        model_cls = klass_info["model"]
+        fields = klass_info["select_fields"]
+        start, end = fields[0], fields[-1] + 1
+        init_list = [f[0].target.attname for f in select[start:end]]
+        db = connection.alias
+        populators = get_related_populators(klass_info, select, db, self.fetch_mode)
+        found = []
+        rows: list[Any] = [self.rows(values)]  # one chunk, as execute_sql(MULTI) gives
+        for row in compiler.results_iter(rows):
+            obj = model_cls.from_db(db, init_list, row[start:end], fetch_mode=self.fetch_mode)
+            for populator in populators:
+                populator.populate(row, obj)
+            for name, position in annotation_col_map.items():
+                setattr(obj, name, row[position])
+            found.append(obj)
+        return found
+
+
+_compiled: dict[Hashable, Compiled | None] = {}
+
+
+def cache() -> list[tuple[Hashable, Compiled | None]]:
+    """What this process compiled so far (key, or None where it fell back)."""
+    return list(_compiled.items())
+
+
+def _matches(param: Any, placeholder: Any) -> bool:
+    if isinstance(placeholder, list):
+        return param is placeholder  # an array parameter is passed through as it is
+    return type(param) is type(placeholder) and bool(param == placeholder)
+
+
+def compiled_once(
+    key: Hashable,
+    build: Callable[..., QuerySet[Any]],
+    placeholders: Mapping[str, Any],
+    *,
+    fixed: tuple[str, ...] = (),
+) -> Compiled | None:
+    """The compilation of ``build(**placeholders)``, made once per process and key.
+
+    None when a placeholder is not found among the compiled parameters (the ORM
+    transformed it): the caller then runs its QuerySet as usual.
+    """
+    key = (connection.vendor, key)
+    if key not in _compiled:
+        queryset = build(**placeholders)
+        compiler = queryset.query.get_compiler(connection.alias)
+        sql, params = compiler.as_sql()
+        slots: list[tuple[int, str]] = []
+        for name, placeholder in placeholders.items():
+            if name in fixed:  # part of the shape (named by the key), not a value
+                continue
+            found = [i for i, param in enumerate(params) if _matches(param, placeholder)]
+            if not found:
+                _compiled[key] = None
+                return None
+            slots += [(i, name) for i in found]
+        _compiled[key] = Compiled(
+            sql=sql,
+            params=tuple(params),
+            slots=tuple(sorted(slots)),
+            compiler=compiler,
+            fetch_mode=queryset._fetch_mode,  # type: ignore[attr-defined]
+        )
+    return _compiled[key]
