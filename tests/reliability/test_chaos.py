@@ -3,8 +3,10 @@
 the short version of each scenario. Any loss, duplicate, phantom receipt,
 stuck run or 5xx fails it."""
 
+import asyncio
 import logging
 import os
+import random
 import sys
 import threading
 import time
@@ -14,10 +16,13 @@ from datetime import timedelta
 
 import pytest
 
+from runs.events import TERMINAL_EVENT_TYPES
 from runs.models import Run
 from runs.runtime import recovery
 from sparktide.faults import KILL_POINTS
+from tests.realtime.helpers import events_path, public_events, ticket_for, without_kind
 from tests.realtime.processes import free_port
+from tests.realtime.wsclient import Closed, WSClient
 from tests.reliability.support import (
     Worker,
     all_terminal,
@@ -441,3 +446,160 @@ def test_hostile_requests_and_manifests_yield_no_5xx_no_traceback_and_apply_noth
     assert not logged, [r.getMessage() for r in logged[:5]]
     assert refused == len(CORPUS)
     assert cases >= 100  # the short count; the full run prints how many fit
+
+
+# --- the event stream: half the wake-ups dropped, clients cut and resuming ---------------
+
+STREAM_EVENTS = 10_000 if FULL else 500
+STREAM_CLIENTS = 5 if FULL else 3
+# Each client breaks its connection at random points, about this many times over the run.
+CUTS_PER_CLIENT = 20 if FULL else 5
+SEED = int(os.environ.get("SPARKTIDE_CHAOS_SEED") or random.SystemRandom().randrange(10**6))
+
+
+def _append_stream(run: Run, count: int) -> None:
+    """The worker's append path: claim (run.started), count - 2 agent events through
+    runs.events.append_event, then finish_run (run.completed): seq 1..count."""
+    from django.db import connections
+
+    from runs.events import append_event
+    from runs.lifecycle import claim_run, finish_run
+
+    try:
+        claimed = claim_run(run.pk)
+        assert claimed is not None, "the run was not QUEUED"
+        for i in range(count - 2):
+            call = f"call_{i // 2 + 1}"
+            if i % 2 == 0:
+                data = {"agentCallId": call, "depth": 1, "agent": "chaos", "agentVersion": 1}
+                append_event(claimed, "agent.started", data)
+            else:
+                data = {"agentCallId": call, "depth": 1, "agent": "chaos", "status": "COMPLETED"}
+                append_event(claimed, "agent.completed", data)
+        finish_run(claimed, Run.Status.COMPLETED, "")
+    finally:
+        connections.close_all()
+
+
+async def _follow_with_cuts(run, user, port: int, rng: random.Random, cuts: list) -> list[dict]:
+    """Read the stream to its normal close, breaking the connection after a random
+    number of events (an abort without a close frame, or a polite 1000) and
+    resuming with ``after`` = the last seq received and a fresh ticket, as
+    docs/events.md tells a client to."""
+    frames: list[dict] = []
+    mean_gap = max(2, STREAM_EVENTS // CUTS_PER_CLIENT)
+    deadline = time.monotonic() + (600 if FULL else 90)
+    while time.monotonic() < deadline:
+        after = frames[-1]["seq"] if frames else 0
+        path = events_path(run.app.slug, run.pk, after=after, ticket=await ticket_for(run, user))
+        try:
+            client = await WSClient.connect(
+                "127.0.0.1", port, path, origin=f"http://127.0.0.1:{port}"
+            )
+        except OSError:
+            await asyncio.sleep(0.2)
+            continue
+        cut_after = rng.randint(1, 2 * mean_gap)
+        received = 0
+        try:
+            while True:
+                frame = await client.recv_json(timeout=60)
+                if frame.get("kind") != "event":
+                    raise AssertionError(f"unexpected frame {frame}")
+                frames.append(without_kind([frame])[0])
+                received += 1
+                if received >= cut_after and frame["type"] not in TERMINAL_EVENT_TYPES:
+                    cuts.append(1)
+                    if rng.random() < 0.5:
+                        client.abort()  # the network drops: no close frame
+                    else:
+                        await client.close(1000)
+                    break
+        except Closed as closed:
+            if closed.code == 1000:
+                return frames
+            raise AssertionError(f"closed {closed.code} {closed.reason}") from None
+        finally:
+            client.abort()
+        await asyncio.sleep(rng.uniform(0, 0.2))  # sometimes fall behind: a replay
+    raise AssertionError(f"stream of {run.pk} never closed normally")
+
+
+@pytest.mark.timeout(900 if FULL else 120)
+async def test_events_with_half_the_wakeups_dropped_reach_resuming_clients_once_in_order(
+    redis_and_postgres, make_run, alice, settings, monkeypatch
+):
+    """STREAM_EVENTS events appended through the event log while the wake-up of a
+    random half is dropped; STREAM_CLIENTS WebSocket clients on a real daphne break
+    their connections at random points and resume after their last seq. Every
+    client ends with seq 1..N exactly once each, in order, each frame equal to the
+    log's hydrated event."""
+    import uuid
+
+    from channels.db import database_sync_to_async
+
+    from runs import events
+    from runs.delivery.wakeups import wake_run
+
+    prefix = f"sparktide-chaos-{uuid.uuid4().hex[:12]}"
+    settings.CHANNEL_LAYERS = {  # this process's wake-ups reach the server's sockets
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [settings.REDIS_URL], "prefix": prefix},
+        }
+    }
+    rng = random.Random(SEED)
+    wakeups = {"sent": 0, "dropped": 0}
+
+    def half_the_wakeups(run_id: str, seq: int) -> None:
+        if rng.random() < 0.5:
+            wakeups["dropped"] += 1
+            return
+        wakeups["sent"] += 1
+        wake_run(run_id, seq)
+
+    monkeypatch.setattr(events, "_wakers", [half_the_wakeups])
+
+    run = await database_sync_to_async(make_run)({"text": "流"})
+    env = reliability_env(SPARKTIDE_CHANNEL_PREFIX=prefix, SPARKTIDE_DB_POOL_SIZE="8")
+    port = free_port()
+    server = await asyncio.to_thread(start_named_daphne, port, env, "sparktide-chaos-stream")
+    cuts: list = []
+    started = time.monotonic()
+    try:
+        followers = [
+            asyncio.create_task(
+                _follow_with_cuts(run, alice, port, random.Random(SEED + 1 + i), cuts)
+            )
+            for i in range(STREAM_CLIENTS)
+        ]
+        await asyncio.sleep(0.2)  # the clients connect before the first event
+        await asyncio.to_thread(_append_stream, run, STREAM_EVENTS)
+        streams = await asyncio.wait_for(asyncio.gather(*followers), 600 if FULL else 90)
+    finally:
+        await asyncio.to_thread(server.stop)
+    elapsed = time.monotonic() - started
+
+    expected = await public_events(run)
+    wanted = list(range(1, STREAM_EVENTS + 1))
+    by_seq = {e["seq"]: e for e in expected}
+    lost = duplicated = out_of_order = differing = 0
+    for frames in streams:
+        seqs = [f["seq"] for f in frames]
+        lost += len(set(wanted) - set(seqs))
+        duplicated += len(seqs) - len(set(seqs))
+        out_of_order += sum(1 for a, b in zip(seqs, seqs[1:], strict=False) if b <= a)
+        differing += sum(1 for f in frames if by_seq.get(f["seq"]) != f)
+    report(
+        f"event-stream: {STREAM_EVENTS} events, {STREAM_CLIENTS} clients, "
+        f"{wakeups['dropped']} of {wakeups['dropped'] + wakeups['sent']} wake-ups dropped, "
+        f"{len(cuts)} disconnects + resumes, lost {lost}, duplicated {duplicated}, "
+        f"out of order {out_of_order}, differing from the log {differing}, "
+        f"seed {SEED}, {elapsed:.1f} s"
+    )
+    assert [e["seq"] for e in expected] == wanted
+    assert (lost, duplicated, out_of_order, differing) == (0, 0, 0, 0)
+    for frames in streams:
+        assert [f["seq"] for f in frames] == wanted
+    assert len(cuts) >= STREAM_CLIENTS  # every client was cut at least once
+    assert wakeups["dropped"] and wakeups["sent"]
