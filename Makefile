@@ -68,7 +68,6 @@ mutation: venv services
 chaos: venv services
 	SPARKTIDE_CHAOS=full SPARKTIDE_TEST_STRICT=1 DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) \
 		$(PY) -m pytest tests/reliability/test_chaos.py -q -s -p no:cacheprovider
-	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/retrieval.py
 
 clean:
 	rm -rf $(VENV) var/*.sqlite3* var/staticfiles

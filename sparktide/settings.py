@@ -134,6 +134,11 @@ def _databases() -> dict:
                     "max_size": env_int("SPARKTIDE_DB_POOL_SIZE", 20, minimum=2),
                     # A connection whose backend died (failover, restart, idle
                     # timeout) is dropped when handed out, not given to a request.
+                    # psycopg_pool's defaults are kept on purpose (make chaos,
+                    # storm-of-cuts): timeout 30 s to wait for a connection,
+                    # reconnect_timeout 300 s of reconnect attempts (backing off
+                    # 1, 2, 4 … s) before a slot is given up and regrown on demand,
+                    # max_lifetime 1 h and max_idle 10 min.
                     "check": ConnectionPool.check_connection,
                 }
             }

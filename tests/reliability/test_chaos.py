@@ -3,21 +3,28 @@
 the short version of each scenario. Any loss, duplicate, phantom receipt,
 stuck run or 5xx fails it."""
 
+import asyncio
+import itertools
 import logging
 import os
+import random
 import sys
 import threading
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from datetime import timedelta
 
 import pytest
 
+from runs.events import TERMINAL_EVENT_TYPES
 from runs.models import Run
 from runs.runtime import recovery
 from sparktide.faults import KILL_POINTS
+from tests.realtime.helpers import events_path, public_events, ticket_for, without_kind
 from tests.realtime.processes import free_port
+from tests.realtime.wsclient import Closed, WSClient
 from tests.reliability.support import (
     Worker,
     all_terminal,
@@ -199,14 +206,28 @@ def _get(url: str, token: str) -> int:
 # --- 16 threads racing revisions of one block ------------------------------------------
 
 RACERS = 16
-# 1,000 trials take ~15 min on this machine (~0.9 s each): the full suite runs 250.
-REVISION_TRIALS = 250 if FULL else 20
+REVISION_TRIALS = 1_000 if FULL else 20
 
 
-def _reopen(run: Run) -> Run:
-    """Let the race's direct publish_candidate calls continue a run the engine ran."""
+def _race_run(first: Run | None, make_run) -> Run:
+    """A run the engine ran, reopened for the race's direct publish_candidate calls.
+
+    The first is made with its own agent; the rest start on the same agent (no
+    new agent, version or pin per run: a third of the queries) and run an empty
+    script — the race needs only the run and its root call."""
+    from runs.runtime.engine import execute_run
+    from runs.runtime.services import start_run
+
+    if first is None:
+        run = make_run(execute=True)
+    else:
+        agent_key = first.agent_version.agent.key
+        run = start_run(user=first.owner, app=first.app, agent_key=agent_key, input="竞态")
+        execute_run(run.pk)
     Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING, completed_at=None, reason="")
-    return Run.objects.select_related("tenant", "app", "owner").get(pk=run.pk)
+    return Run.objects.select_related("tenant", "app", "owner", "agent_version__agent").get(
+        pk=run.pk
+    )
 
 
 @pytest.mark.timeout(900 if FULL else 300)
@@ -214,7 +235,8 @@ def test_sixteen_threads_racing_revisions_of_one_block_never_break_its_quota(pos
     """Each trial: a fresh block, then 16 threads (each on its own connection)
     revise it at once. Exactly REVISIONS_PER_BLOCK of them may commit, the rest
     are refused BLOCK_REVISION_QUOTA_EXCEEDED; revision numbers never repeat.
-    A run holds REVISIONS_PER_RUN // REVISIONS_PER_BLOCK trials (its own quota)."""
+    A run holds REVISIONS_PER_RUN // REVISIONS_PER_BLOCK trials (its own quota).
+    Each racer keeps its own connection from trial to trial (closed when it stops)."""
     from django.db import connections
 
     from publication.models import (
@@ -236,6 +258,7 @@ def test_sixteen_threads_racing_revisions_of_one_block_never_break_its_quota(pos
         while True:
             start.wait(timeout=60)
             if job.get("stop"):
+                connections.close_all()
                 return
             try:
                 receipts.append(
@@ -250,8 +273,6 @@ def test_sixteen_threads_racing_revisions_of_one_block_never_break_its_quota(pos
                 )
             except Exception as exc:  # counted as a violation below
                 errors.append(exc)
-            finally:
-                connections.close_all()
             done.wait(timeout=60)
 
     threads = [threading.Thread(target=racer, args=(i,), daemon=True) for i in range(RACERS)]
@@ -263,7 +284,7 @@ def test_sixteen_threads_racing_revisions_of_one_block_never_break_its_quota(pos
     try:
         for trial in range(REVISION_TRIALS):
             if trial % per_run == 0:
-                run = _reopen(make_run({"search": "营收"}, execute=True))
+                run = _race_run(run, make_run)
                 root = run.agent_calls.get(depth=0)
             block = publish_candidate(
                 run=run, agent_call=root, entry="B", body=f"原文 {trial}", preview=False
@@ -441,3 +462,259 @@ def test_hostile_requests_and_manifests_yield_no_5xx_no_traceback_and_apply_noth
     assert not logged, [r.getMessage() for r in logged[:5]]
     assert refused == len(CORPUS)
     assert cases >= 100  # the short count; the full run prints how many fit
+
+
+# --- the event stream: half the wake-ups dropped, clients cut and resuming ---------------
+
+STREAM_EVENTS = 10_000 if FULL else 500
+STREAM_CLIENTS = 5 if FULL else 3
+# Each client breaks its connection at random points, about this many times over the run.
+CUTS_PER_CLIENT = 20 if FULL else 5
+SEED = int(os.environ.get("SPARKTIDE_CHAOS_SEED") or random.SystemRandom().randrange(10**6))
+
+
+def _append_stream(run: Run, count: int) -> None:
+    """The worker's append path: claim (run.started), count - 2 agent events through
+    runs.events.append_event, then finish_run (run.completed): seq 1..count."""
+    from django.db import connections
+
+    from runs.events import append_event
+    from runs.lifecycle import claim_run, finish_run
+
+    try:
+        claimed = claim_run(run.pk)
+        assert claimed is not None, "the run was not QUEUED"
+        for i in range(count - 2):
+            call = f"call_{i // 2 + 1}"
+            if i % 2 == 0:
+                data = {"agentCallId": call, "depth": 1, "agent": "chaos", "agentVersion": 1}
+                append_event(claimed, "agent.started", data)
+            else:
+                data = {"agentCallId": call, "depth": 1, "agent": "chaos", "status": "COMPLETED"}
+                append_event(claimed, "agent.completed", data)
+        finish_run(claimed, Run.Status.COMPLETED, "")
+    finally:
+        connections.close_all()
+
+
+async def _follow_with_cuts(run, user, port: int, rng: random.Random, cuts: list) -> list[dict]:
+    """Read the stream to its normal close, breaking the connection after a random
+    number of events (an abort without a close frame, or a polite 1000) and
+    resuming with ``after`` = the last seq received and a fresh ticket, as
+    docs/events.md tells a client to."""
+    frames: list[dict] = []
+    mean_gap = max(2, STREAM_EVENTS // CUTS_PER_CLIENT)
+    deadline = time.monotonic() + (600 if FULL else 90)
+    while time.monotonic() < deadline:
+        after = frames[-1]["seq"] if frames else 0
+        path = events_path(run.app.slug, run.pk, after=after, ticket=await ticket_for(run, user))
+        try:
+            client = await WSClient.connect(
+                "127.0.0.1", port, path, origin=f"http://127.0.0.1:{port}"
+            )
+        except OSError:
+            await asyncio.sleep(0.2)
+            continue
+        cut_after = rng.randint(1, 2 * mean_gap)
+        received = 0
+        try:
+            while True:
+                frame = await client.recv_json(timeout=60)
+                if frame.get("kind") != "event":
+                    raise AssertionError(f"unexpected frame {frame}")
+                frames.append(without_kind([frame])[0])
+                received += 1
+                if received >= cut_after and frame["type"] not in TERMINAL_EVENT_TYPES:
+                    cuts.append(1)
+                    if rng.random() < 0.5:
+                        client.abort()  # the network drops: no close frame
+                    else:
+                        await client.close(1000)
+                    break
+        except Closed as closed:
+            if closed.code == 1000:
+                return frames
+            raise AssertionError(f"closed {closed.code} {closed.reason}") from None
+        finally:
+            client.abort()
+        await asyncio.sleep(rng.uniform(0, 0.2))  # sometimes fall behind: a replay
+    raise AssertionError(f"stream of {run.pk} never closed normally")
+
+
+@pytest.mark.timeout(900 if FULL else 120)
+async def test_events_with_half_the_wakeups_dropped_reach_resuming_clients_once_in_order(
+    redis_and_postgres, make_run, alice, settings, monkeypatch
+):
+    """STREAM_EVENTS events appended through the event log while the wake-up of a
+    random half is dropped; STREAM_CLIENTS WebSocket clients on a real daphne break
+    their connections at random points and resume after their last seq. Every
+    client ends with seq 1..N exactly once each, in order, each frame equal to the
+    log's hydrated event."""
+    import uuid
+
+    from channels.db import database_sync_to_async
+
+    from runs import events
+    from runs.delivery.wakeups import wake_run
+
+    prefix = f"sparktide-chaos-{uuid.uuid4().hex[:12]}"
+    settings.CHANNEL_LAYERS = {  # this process's wake-ups reach the server's sockets
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [settings.REDIS_URL], "prefix": prefix},
+        }
+    }
+    rng = random.Random(SEED)
+    wakeups = {"sent": 0, "dropped": 0}
+
+    def half_the_wakeups(run_id: str, seq: int) -> None:
+        if rng.random() < 0.5:
+            wakeups["dropped"] += 1
+            return
+        wakeups["sent"] += 1
+        wake_run(run_id, seq)
+
+    monkeypatch.setattr(events, "_wakers", [half_the_wakeups])
+
+    run = await database_sync_to_async(make_run)({"text": "流"})
+    env = reliability_env(SPARKTIDE_CHANNEL_PREFIX=prefix, SPARKTIDE_DB_POOL_SIZE="8")
+    port = free_port()
+    server = await asyncio.to_thread(start_named_daphne, port, env, "sparktide-chaos-stream")
+    cuts: list = []
+    started = time.monotonic()
+    try:
+        followers = [
+            asyncio.create_task(
+                _follow_with_cuts(run, alice, port, random.Random(SEED + 1 + i), cuts)
+            )
+            for i in range(STREAM_CLIENTS)
+        ]
+        await asyncio.sleep(0.2)  # the clients connect before the first event
+        await asyncio.to_thread(_append_stream, run, STREAM_EVENTS)
+        streams = await asyncio.wait_for(asyncio.gather(*followers), 600 if FULL else 90)
+    finally:
+        await asyncio.to_thread(server.stop)
+    elapsed = time.monotonic() - started
+
+    expected = await public_events(run)
+    wanted = list(range(1, STREAM_EVENTS + 1))
+    by_seq = {e["seq"]: e for e in expected}
+    lost = duplicated = out_of_order = differing = 0
+    for frames in streams:
+        seqs = [f["seq"] for f in frames]
+        lost += len(set(wanted) - set(seqs))
+        duplicated += len(seqs) - len(set(seqs))
+        out_of_order += sum(1 for a, b in zip(seqs, seqs[1:], strict=False) if b <= a)
+        differing += sum(1 for f in frames if by_seq.get(f["seq"]) != f)
+    report(
+        f"event-stream: {STREAM_EVENTS} events, {STREAM_CLIENTS} clients, "
+        f"{wakeups['dropped']} of {wakeups['dropped'] + wakeups['sent']} wake-ups dropped, "
+        f"{len(cuts)} disconnects + resumes, lost {lost}, duplicated {duplicated}, "
+        f"out of order {out_of_order}, differing from the log {differing}, "
+        f"seed {SEED}, {elapsed:.1f} s"
+    )
+    assert [e["seq"] for e in expected] == wanted
+    assert (lost, duplicated, out_of_order, differing) == (0, 0, 0, 0)
+    for frames in streams:
+        assert [f["seq"] for f in frames] == wanted
+    assert len(cuts) >= STREAM_CLIENTS  # every client was cut at least once
+    assert wakeups["dropped"] and wakeups["sent"]
+
+
+# --- a storm of cuts: every session of a server terminated again and again -------------
+
+STORM_CUTS = 10 if FULL else 5
+STORM_GAP = 0.3  # seconds between two cuts: the pool is reconnecting when the next lands
+STORM_POLLERS = 4
+AFTER_STORM_SECONDS = 10.0 if FULL else 5.0
+
+
+def _poll(url: str, token: str) -> int:
+    """The status of one GET, 0 when no HTTP answer came at all."""
+    try:
+        return _get(url, token)
+    except (OSError, urllib.error.URLError):
+        return 0
+
+
+@pytest.mark.timeout(300)
+def test_a_storm_of_cuts_under_rest_polls_fails_only_requests_in_flight_and_heals(
+    postgres, make_run, alice
+):
+    """STORM_POLLERS threads poll a run's REST resources on a real daphne while
+    every database session of that server (reconnections included) is terminated
+    STORM_CUTS times, STORM_GAP apart. A cut may fail at most the requests holding
+    a connection at that moment; every request started after the last cut
+    succeeds, on the same process (no restart)."""
+    run = make_run({"text": "风暴"}, execute=True)
+    name = "sparktide-chaos-storm"
+    port = free_port()
+    server = start_named_daphne(port, reliability_env(SPARKTIDE_DB_POOL_SIZE="4"), name)
+    base = f"http://127.0.0.1:{port}/v1/apps/{run.app.slug}/runs/{run.pk}"
+    urls = [base, f"{base}/events?after=0"]
+    results: list[tuple[float, float, int]] = []  # (started, ended, status)
+    stop = threading.Event()
+
+    def poller(index: int) -> None:
+        for i in itertools.count(index):
+            if stop.is_set():
+                return
+            started = time.monotonic()
+            code = _poll(urls[i % len(urls)], alice.raw_token)
+            results.append((started, time.monotonic(), code))
+
+    threads = [
+        threading.Thread(target=poller, args=(i,), daemon=True) for i in range(STORM_POLLERS)
+    ]
+    for thread in threads:
+        thread.start()
+    cut = 0
+    try:
+        wait_for(
+            lambda: sum(1 for r in results if r[2] == 200) >= 20, timeout=30, what="polls before"
+        )
+        storm_started = time.monotonic()
+        for i in range(STORM_CUTS):
+            if i:
+                time.sleep(STORM_GAP)
+            cut += terminate_backends(name)
+        last_cut = time.monotonic()
+        time.sleep(AFTER_STORM_SECONDS)
+        alive = server.popen.poll() is None
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(15)
+        output = server.output()
+        server.stop()
+
+    before = [r for r in results if r[1] < storm_started]
+    during = [r for r in results if r[1] >= storm_started and r[0] <= last_cut]
+    after = [r for r in results if r[0] > last_cut]
+    failed_before = sum(1 for r in before if r[2] != 200)
+    failed_during = sum(1 for r in during if r[2] != 200)
+    failed_after = sum(1 for r in after if r[2] != 200)
+    # Seconds until all good: from the last cut to the end of the last failed request
+    # ending after it, else to the first good answer (a request that waited on the
+    # pool's reconnection ends late but well).
+    ended_after = [r for r in results if r[1] > last_cut]
+    bad = [r[1] for r in ended_after if r[2] != 200]
+    good = [r[1] for r in ended_after if r[2] == 200]
+    healed = (max(bad) if bad else min(good, default=float("inf"))) - last_cut
+    slowest = max((r[1] - r[0] for r in ended_after), default=0.0)
+    codes = Counter(r[2] for r in during if r[2] != 200)
+    report(
+        f"storm-of-cuts: {STORM_CUTS} cuts of every session of a server "
+        f"{STORM_GAP} s apart, {cut} sessions terminated, {STORM_POLLERS} pollers; "
+        f"{failed_during} of {len(during)} requests failed during it {dict(codes)}, "
+        f"5xx after the fault {failed_after}/{len(after)}, "
+        f"{healed:.1f} s until all good, slowest request ending after it {slowest:.1f} s, "
+        f"restarts 0"
+    )
+    assert alive, output
+    assert failed_before == 0
+    assert failed_after == 0, output
+    assert len(after) >= STORM_POLLERS  # every poller was answered after the storm
+    # A cut fails at most the requests holding a connection at that moment.
+    assert failed_during <= STORM_CUTS * STORM_POLLERS
+    assert cut >= STORM_CUTS
