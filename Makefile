@@ -58,6 +58,7 @@ bench: venv services
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/preview.py
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) bench/delivery.py
 	$(PY) bench/answers.py
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/retrieval.py
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) bench/load.py
 
 mutation: venv services
