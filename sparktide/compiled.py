@@ -1,7 +1,7 @@
 """Hot-path queries compiled by the ORM once per process, then re-bound per call.
 
 Building and compiling a QuerySet (``add_q``, ``setup_joins``, ``as_sql``) costs more
-CPU than running it on the local PostgreSQL (docs/performance.md "Session 4"). The
+CPU than running it on the local PostgreSQL (docs/performance.md "Third round"). The
 SQL text of a query whose *shape* is fixed depends only on the models, never on the
 values it is asked about, so it is compiled once with placeholder values and the
 real values are put in the placeholders' positions on every call.
