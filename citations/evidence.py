@@ -233,11 +233,16 @@ def _proof_query(
     knowledge's ``app_lease_current``, the evidence view ``in_evidence_view``."""
     # Only the model's own quoted names are formatted in; the ids are one array parameter,
     # so the statement's text is the same for any number of references.
-    column = connection.ops.quote_name(CitationReference._meta.db_table) + '."id"'
-    picked = RawSQL(f"{column} = ANY(%s)", [ids], output_field=BooleanField())  # noqa: S611
+    if connection.vendor == "postgresql":
+        column = connection.ops.quote_name(CitationReference._meta.db_table) + '."id"'
+        picked = RawSQL(f"{column} = ANY(%s)", [ids], output_field=BooleanField())  # noqa: S611
+        references = CitationReference.objects.filter(picked)
+    else:
+        # SQLite (the embedded default) has no arrays: an IN list, whose text depends on the
+        # number of ids, so ``compiled_once`` finds no array slot and runs this as written.
+        references = CitationReference.objects.filter(pk__in=ids)
     query = (
-        CitationReference.objects.filter(picked)
-        .annotate(
+        references.annotate(
             app_lease_current=lease_of_version(app_id, now),
             in_view=in_evidence_view(AgentCall(pk=call_id, run_id=run_id)),
         )

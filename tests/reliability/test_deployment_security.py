@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from runs.delivery.consumers import RunEventsConsumer
+from runs.delivery.shared import RunWakeups
 from runs.delivery.tickets import redeem_ticket
 from sparktide.tenancy.models import ApiToken, hash_token
 from tests import factories
@@ -111,21 +111,41 @@ def test_a_ticket_from_another_token_of_the_same_user_survives_the_revocation(ap
 
 
 def test_an_idle_sockets_redis_read_timeout_logs_no_traceback_and_keeps_listening(caplog):
-    """The layer's receive timing out on an idle socket is expected: no traceback,
-    no warning, the next message is still received."""
-    outcomes = [RedisTimeoutError("Timeout reading from socket"), TimeoutError(), {"type": "x"}]
+    """The layer's receive timing out on an idle run's subscription is expected: no
+    traceback, no warning, and the next wake-up still reaches the run's sockets."""
+    outcomes = [RedisTimeoutError("Timeout reading from socket"), TimeoutError()]
+    woken: list[dict] = []
 
-    async def layer_receive():
-        outcome = outcomes.pop(0)
-        if isinstance(outcome, BaseException):
-            raise outcome
-        return outcome
+    class Layer:
+        async def new_channel(self):
+            return "process-channel"
 
-    consumer = RunEventsConsumer()
-    consumer.scope = {"path": "/ws/v1/apps/a/runs/r/events"}
-    consumer.channel_receive = layer_receive
-    with caplog.at_level(logging.DEBUG, logger="runs.delivery.consumers"):
-        message = asyncio.run(asyncio.wait_for(consumer.channel_receive(), 5))
+        async def group_add(self, group, channel):
+            pass
 
-    assert message == {"type": "x"}
+        async def group_discard(self, group, channel):
+            pass
+
+        async def receive(self, channel):
+            if outcomes:
+                raise outcomes.pop(0)
+            if woken:  # the wake-up was handed over: an idle run waits from here on
+                await asyncio.get_running_loop().create_future()
+            return {"type": "run.wakeup", "seq": 7}
+
+    class Socket:
+        def wake_up(self, message):
+            woken.append(message)
+
+    async def listen_until_woken():
+        wakeups, socket, layer = RunWakeups("run_idle"), Socket(), Layer()
+        assert await wakeups.join(socket, layer, retry_seconds=0.01)
+        while not woken:
+            await asyncio.sleep(0.01)
+        await wakeups.leave(socket, layer)
+
+    with caplog.at_level(logging.DEBUG, logger="runs.delivery.shared"):
+        asyncio.run(asyncio.wait_for(listen_until_woken(), 5))
+
+    assert woken == [{"type": "run.wakeup", "seq": 7}] and not outcomes
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.WARNING]
