@@ -72,6 +72,7 @@ class ErrorCode(StrEnum):
         _("不支持该 Content-Type，请发送 application/json。"),
     )
     INTERNAL_ERROR = "INTERNAL_ERROR", 500, _("服务器内部错误。")
+    DATABASE_UNAVAILABLE = "DATABASE_UNAVAILABLE", 503, _("数据库暂时不可用，请稍后重试。")
     APP_NOT_ACTIVE = "APP_NOT_ACTIVE", 403, _("应用未处于启用状态。")
     AGENT_NOT_AVAILABLE = "AGENT_NOT_AVAILABLE", 422, _("此应用中没有固定该智能体。")
     RUN_ALREADY_FINISHED = "RUN_ALREADY_FINISHED", 409, _("运行已经结束。")

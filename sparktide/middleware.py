@@ -11,6 +11,7 @@ and any other non-problem error response Django produces on its own.
 import logging
 
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 
 from sparktide.errors import PROBLEM_MEDIA_TYPE, ErrorCode, SparkTideError, problem_response
@@ -70,5 +71,13 @@ class ApiProblemMiddleware:
             return None
         if isinstance(exc, SparkTideError):
             return problem_response(exc)
+        if isinstance(exc, OperationalError | InterfaceError):
+            # The database went away under this request (a failover, a restart, a cut
+            # session): expected, so no traceback. The pool checks the connection it
+            # hands the next request, so the client may simply retry.
+            logger.warning("database unavailable on %s %s: %s", request.method, request.path, exc)
+            response = problem_response(SparkTideError(ErrorCode.DATABASE_UNAVAILABLE))
+            response["Retry-After"] = "1"
+            return response
         logger.error("unhandled error on %s %s", request.method, request.path, exc_info=exc)
         return problem_response(SparkTideError(ErrorCode.INTERNAL_ERROR))

@@ -717,4 +717,6 @@ def test_a_storm_of_cuts_under_rest_polls_fails_only_requests_in_flight_and_heal
     assert len(after) >= STORM_POLLERS  # every poller was answered after the storm
     # A cut fails at most the requests holding a connection at that moment.
     assert failed_during <= STORM_CUTS * STORM_POLLERS
+    # ... and each as a retryable 503 DATABASE_UNAVAILABLE, never a 500 (or no answer).
+    assert set(codes) <= {503}, codes
     assert cut >= STORM_CUTS

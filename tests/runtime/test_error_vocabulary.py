@@ -138,6 +138,26 @@ def test_an_unhandled_error_on_v1_is_internal_error_without_its_text(caplog):
     assert "10.0.0.7" in caplog.text
 
 
+def test_a_lost_database_connection_on_v1_is_a_retryable_503_without_a_traceback(caplog):
+    """A session cut under a request (failover, restart) is expected: 503
+    DATABASE_UNAVAILABLE with Retry-After, a warning in the log, no traceback anywhere.
+    (tests/reliability/test_chaos.py's storm cuts real sessions under a real daphne.)"""
+    from django.db import InterfaceError, OperationalError
+
+    middleware = ApiProblemMiddleware(lambda request: HttpResponse())
+    request = RequestFactory().get("/v1/apps/business/runs")
+    for exc in (OperationalError("the connection is closed"), InterfaceError("closed")):
+        caplog.clear()
+        response = middleware.process_exception(request, exc)
+        assert response.status_code == 503
+        assert response["Content-Type"] == PROBLEM
+        assert response["Retry-After"] == "1"
+        assert json.loads(response.content)["code"] == "DATABASE_UNAVAILABLE"
+        assert "connection is closed" not in response.content.decode()
+        assert [r.levelname for r in caplog.records] == ["WARNING"]
+        assert not any(r.exc_info for r in caplog.records)
+
+
 def test_a_django_html_error_response_on_v1_becomes_a_problem():
     middleware = ApiProblemMiddleware(lambda request: HttpResponse("<h1>Bad</h1>", status=400))
     response = middleware(RequestFactory().get("/v1/apps/business/runs"))
