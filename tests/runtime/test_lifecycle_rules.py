@@ -31,3 +31,19 @@ def test_cancelling_a_finished_run_is_run_already_finished(make_run):
         cancel_run(run)
 
     assert raised.value.code == ErrorCode.RUN_ALREADY_FINISHED
+
+
+def test_cancelling_a_running_run_records_the_request_its_engine_reads(make_run):
+    """A RUNNING run is not ended by the cancel itself: the request is recorded (with
+    its time) for the engine's next step boundary, and a second cancel keeps the first."""
+    run = claim_run(make_run({"text": "x"}, execute=False).pk)
+    assert run is not None
+
+    cancel_run(run)
+    first = Run.objects.get(pk=run.pk)
+    cancel_run(first)
+
+    again = Run.objects.get(pk=run.pk)
+    assert first.status == again.status == Run.Status.RUNNING
+    assert first.cancel_requested_at is not None
+    assert again.cancel_requested_at == first.cancel_requested_at
