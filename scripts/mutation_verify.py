@@ -48,7 +48,8 @@ def verify(mutant: str, stats: dict) -> tuple[bool, str]:
         capture_output=True,
         text=True,
     )
-    failed = re.findall(r"^FAILED (\S+)", done.stdout, re.MULTILINE)
+    # A test that fails, or errors in its fixtures (a fixture that runs the mutated code).
+    failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", done.stdout, re.MULTILINE)
     return done.returncode == 1 and bool(failed), failed[0] if failed else done.stdout[-300:]
 
 
