@@ -8,7 +8,9 @@ import uuid
 import psycopg
 from django.db import connection
 
+from tests.realtime.helpers import events_path, ticket_for
 from tests.realtime.processes import PYTHON, Process, database_url, process_env, start_daphne
+from tests.realtime.wsclient import WSClient
 
 # Fast clocks so a lost run is recovered within a test's patience:
 # heartbeat 0.5 s, stale after 3 s, sweep every 0.5 s (bound: 3.5 s).
@@ -156,3 +158,15 @@ def audit(run_ids) -> dict[str, int]:
             ):
                 figures["phantom"] += 1
     return figures
+
+
+async def resume_stream(run, user, port: int, frames: list[dict]) -> WSClient | None:
+    """A socket on the server at ``port`` resuming ``run``'s stream after the last seq in
+    ``frames`` with a fresh ticket, as docs/events.md tells a client to; None when the
+    connection was refused (the caller waits and tries again)."""
+    after = frames[-1]["seq"] if frames else 0
+    path = events_path(run.app.slug, run.pk, after=after, ticket=await ticket_for(run, user))
+    try:
+        return await WSClient.connect("127.0.0.1", port, path, origin=f"http://127.0.0.1:{port}")
+    except OSError:
+        return None

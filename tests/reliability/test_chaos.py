@@ -22,14 +22,15 @@ from runs.events import TERMINAL_EVENT_TYPES
 from runs.models import Run
 from runs.runtime import recovery
 from sparktide.faults import KILL_POINTS
-from tests.realtime.helpers import events_path, public_events, ticket_for, without_kind
+from tests.realtime.helpers import public_events, without_kind
 from tests.realtime.processes import free_port
-from tests.realtime.wsclient import Closed, WSClient
+from tests.realtime.wsclient import Closed
 from tests.reliability.support import (
     Worker,
     all_terminal,
     audit,
     reliability_env,
+    resume_stream,
     start_named_daphne,
     terminate_backends,
     wait_for,
@@ -506,13 +507,8 @@ async def _follow_with_cuts(run, user, port: int, rng: random.Random, cuts: list
     mean_gap = max(2, STREAM_EVENTS // CUTS_PER_CLIENT)
     deadline = time.monotonic() + (600 if FULL else 90)
     while time.monotonic() < deadline:
-        after = frames[-1]["seq"] if frames else 0
-        path = events_path(run.app.slug, run.pk, after=after, ticket=await ticket_for(run, user))
-        try:
-            client = await WSClient.connect(
-                "127.0.0.1", port, path, origin=f"http://127.0.0.1:{port}"
-            )
-        except OSError:
+        client = await resume_stream(run, user, port, frames)
+        if client is None:
             await asyncio.sleep(0.2)
             continue
         cut_after = rng.randint(1, 2 * mean_gap)

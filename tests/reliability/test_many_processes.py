@@ -13,14 +13,15 @@ import pytest
 from channels.db import database_sync_to_async
 
 from runs.models import Run
-from tests.realtime.helpers import events_path, public_events, ticket_for
+from tests.realtime.helpers import public_events
 from tests.realtime.processes import free_port
-from tests.realtime.wsclient import Closed, WSClient
+from tests.realtime.wsclient import Closed
 from tests.reliability.support import (
     Worker,
     all_terminal,
     audit,
     reliability_env,
+    resume_stream,
     start_named_daphne,
     terminate_backends,
 )
@@ -44,13 +45,8 @@ async def _follow(run, user, port: int) -> list[dict]:
     frames: list[dict] = []
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
-        after = frames[-1]["seq"] if frames else 0
-        path = events_path(run.app.slug, run.pk, after=after, ticket=await ticket_for(run, user))
-        try:
-            client = await WSClient.connect(
-                "127.0.0.1", port, path, origin=f"http://127.0.0.1:{port}"
-            )
-        except OSError:
+        client = await resume_stream(run, user, port, frames)
+        if client is None:
             await asyncio.sleep(0.5)
             continue
         try:
