@@ -103,7 +103,7 @@ def _install_timeline() -> None:
 
     real_wakeup = consumers.RunEventsConsumer.wake_up
     real_read_log = consumers.RunEventsConsumer._read_log
-    real_send = consumers.RunEventsConsumer.send
+    real_send_frames = consumers.RunEventsConsumer._send_frames
 
     def wake_up(self, message):
         seq = message.get("seq")
@@ -118,17 +118,17 @@ def _install_timeline() -> None:
             _timeline[event["seq"]]["read"].append((started, time.monotonic()))
         return events
 
-    async def send(self, text_data=None, bytes_data=None, close=False):
-        if text_data and text_data.startswith('{"kind": "event", "seq": '):
-            seq = int(text_data[25 : text_data.index(",", 25)])
-            await real_send(self, text_data=text_data)
-            _timeline[seq]["send"].append(time.monotonic())
-            return
-        await real_send(self, text_data=text_data, bytes_data=bytes_data, close=close)
+    async def send_frames(self, frames):
+        # Every event frame goes out here, on the fast path (runs/delivery/wire.py)
+        # or through the ASGI send.
+        await real_send_frames(self, frames)
+        now = time.monotonic()
+        for seq, _, _ in frames:
+            _timeline[seq]["send"].append(now)
 
     consumers.RunEventsConsumer.wake_up = wake_up
     consumers.RunEventsConsumer._read_log = read_log
-    consumers.RunEventsConsumer.send = send
+    consumers.RunEventsConsumer._send_frames = send_frames
 
 
 def _write(profile: cProfile.Profile | None) -> None:

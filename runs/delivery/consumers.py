@@ -40,6 +40,7 @@ from runs.delivery.shared import (
     run_wakeups,
     sent_recorder,
 )
+from runs.delivery.wire import DirectSocket, direct_socket, frame_text
 from runs.events import TERMINAL_EVENT_TYPES
 from sparktide import observability
 from sparktide.errors import SparkTideError, not_found
@@ -64,6 +65,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
     wakeups: RunWakeups | None = None
     task: asyncio.Task | None = None
     ack_task: asyncio.Task | None = None
+    direct: DirectSocket | None = None
 
     @property
     def channel_receive(self):
@@ -125,6 +127,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         self.log_id = log.connection_id
         observability.websocket_opened()
         self.tail = acquire_tail((self.run_id, self.staff))
+        self.direct = direct_socket(self.base_send)
         ended = await db_call(fanout.terminal_seq)(run)
         if ended is not None and ended <= query.after:
             await self.close(CLOSE_NORMAL)  # the client already has the whole run
@@ -233,19 +236,26 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
                     ahead_since = time.monotonic()
                     ahead_limit = min(room - limit, self.config.page_size)
                     ahead = asyncio.create_task(self._read_own(ahead_limit, after=last_seq))
-                for seq, type_, text in frames:
-                    if seq != self.sent + 1:
+                batch: list[Frame] = []
+                gap = ended = False
+                for frame in frames:
+                    if frame[0] != self.sent + len(batch) + 1:
                         # The log has no holes (seq is assigned under the run's row
                         # lock and committed with it); never send past one.
-                        logger.error("gap in %s after seq %s", self.run_id, self.sent)
-                        return False
-                    # The cursor moves before the send so an ack racing the send
-                    # is not taken for an ack of an unsent event.
-                    self.sent = seq
-                    await self.send(text_data=text)
-                    if type_ in TERMINAL_EVENT_TYPES:
-                        await self._record_sent()
-                        return True
+                        gap = True
+                        break
+                    batch.append(frame)
+                    if frame[1] in TERMINAL_EVENT_TYPES:
+                        ended = True
+                        break
+                if batch:
+                    await self._send_frames(batch)
+                if gap:
+                    logger.error("gap in %s after seq %s", self.run_id, self.sent)
+                    return False
+                if ended:
+                    await self._record_sent()
+                    return True
                 sent_recorder().note(cast(str, self.log_id), self.sent)  # set by connect
                 if len(frames) < asked:
                     return False
@@ -253,6 +263,26 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             if ahead is not None:
                 ahead.cancel()
                 await asyncio.gather(ahead, return_exceptions=True)
+
+    async def _send_frames(self, frames: list[Frame]) -> None:
+        """Send these frames, consecutive after the cursor, in order.
+
+        Through daphne each frame is framed once per process (a run's shared read
+        is framed once for all its sockets) and written straight to the socket's
+        transport (runs/delivery/wire.py); otherwise — another server, the test
+        communicator, a socket daphne would not send as one plain frame — each goes
+        through the ASGI send. Either way the cursor moves before the bytes go out,
+        so an ack racing the send is not taken for an ack of an unsent event.
+        """
+        if self.direct is not None:
+            tail = self.tail
+            wires = [tail.wire(f) if tail is not None else frame_text(f[2]) for f in frames]
+            if self.direct.write(wires):
+                self.sent = frames[-1][0]
+                return
+        for seq, _, text in frames:
+            self.sent = seq
+            await self.send(text_data=text)
 
     async def _read_own(self, limit: int, *, after: int) -> list[Frame]:
         return encode_frames(await self._read_log(limit, after=after))

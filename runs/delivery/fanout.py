@@ -14,8 +14,7 @@ import secrets
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db.models import Case, Expression, F, PositiveIntegerField, Value, When
-from django.db.models.functions import Greatest
+from django.db import connection
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -127,8 +126,12 @@ def read_events(run: Run, *, after: int, limit: int, staff: bool = False) -> lis
     with the permission read in the same query), plus the reader's queries for
     answer events.
     """
-    events = list(RunEvent.objects.filter(run_id=run.pk, seq__gt=after).order_by("seq")[:limit])
-    if not events:
+    rows = list(
+        RunEvent.objects.filter(run_id=run.pk, seq__gt=after)
+        .order_by("seq")
+        .values_list("seq", "type", "data", "at")[:limit]
+    )
+    if not rows:
         return []
     if staff:
         run = Run.objects.select_related("app", "tenant", "owner").get(pk=run.pk)
@@ -136,7 +139,20 @@ def read_events(run: Run, *, after: int, limit: int, staff: bool = False) -> lis
     else:
         run = run_for_history_read(run.pk)
         require_run_history(run)
-    return RunReader(run).hydrate(events)
+    # Read as tuples: only answer events, whose bodies the reader fills in, become
+    # RunEvent instances (a replay page is mostly other events, and building 10,000
+    # model instances was a large part of replaying a long run). Every other event
+    # is what the reader would return for it: its stored data as it is.
+    answers = [
+        RunEvent(run_id=run.pk, seq=seq, type=type_, data=data, at=at)
+        for seq, type_, data, at in rows
+        if type_ in ANSWER_EVENT_TYPES
+    ]
+    hydrated = {event["seq"]: event for event in RunReader(run).hydrate(answers)}
+    return [
+        hydrated.get(seq) or {"seq": seq, "type": type_, "at": at.isoformat(), "data": data}
+        for seq, type_, data, at in rows
+    ]
 
 
 # -- recording -----------------------------------------------------------------------
@@ -155,23 +171,39 @@ def open_delivery(*, run: Run, user, client_id: str, after: int) -> DeliveryLog:
 def record_deliveries(sent: dict[str, int], closed: frozenset[str] = frozenset()) -> None:
     """How far each connection was sent (never moves backwards) and, for those in
     ``closed``, that it has ended (the first close time is kept): one statement
-    per 500 connections, however many sockets write at once."""
-    now = timezone.now()
+    per 500 connections, however many sockets write at once.
+
+    The statement is written out directly: built through the ORM, its CASE of 500
+    ``When`` clauses cost tens of milliseconds of Python per flush in a database
+    thread, holding the GIL the event loop needs to send (docs/performance.md,
+    fourth round). The same UPDATE on PostgreSQL and SQLite (``GREATEST`` / ``MAX``).
+    """
+    table = connection.ops.quote_name(DeliveryLog._meta.db_table)
+    greatest = "GREATEST" if connection.vendor == "postgresql" else "MAX"
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
     items = list(sent.items())
-    for start in range(0, len(items), 500):
-        chunk = dict(items[start : start + 500])
-        newest = Case(
-            *(When(connection_id=cid, then=Value(seq)) for cid, seq in chunk.items()),
-            output_field=PositiveIntegerField(),
-        )
-        changes: dict[str, Expression] = {"last_sent_seq": Greatest(F("last_sent_seq"), newest)}
-        ending = [cid for cid in chunk if cid in closed]
-        if ending:
-            changes["closed_at"] = Case(
-                When(connection_id__in=ending, closed_at__isnull=True, then=Value(now)),
-                default=F("closed_at"),
-            )
-        DeliveryLog.objects.filter(connection_id__in=chunk).update(**changes)
+    with connection.cursor() as cursor:
+        for start in range(0, len(items), 500):
+            chunk = items[start : start + 500]
+            params: list[object] = []
+            whens = []
+            for cid, seq in chunk:
+                whens.append("WHEN %s THEN %s")
+                params += [cid, int(seq)]
+            # Only the quoted table name and placeholders are formatted in.
+            cases = " ".join(whens)
+            sql = f"UPDATE {table} SET last_sent_seq = {greatest}(last_sent_seq, CASE connection_id {cases} ELSE last_sent_seq END)"  # noqa: S608, E501
+            ending = [cid for cid, _ in chunk if cid in closed]
+            if ending:
+                marks = ", ".join(["%s"] * len(ending))
+                sql += (
+                    f", closed_at = CASE WHEN connection_id IN ({marks}) AND closed_at IS NULL "
+                    "THEN %s ELSE closed_at END"
+                )
+                params += [*ending, now]
+            sql += f" WHERE connection_id IN ({', '.join(['%s'] * len(chunk))})"
+            params += [cid for cid, _ in chunk]
+            cursor.execute(sql, params)
 
 
 def record_acks(*, run_id: str, connection_id: str, client_id: str, acks: dict[str, int]) -> None:

@@ -15,6 +15,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from runs.delivery import fanout
 from runs.delivery.wakeups import run_group
+from runs.delivery.wire import Wire, frame_text
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +67,9 @@ class RunTail:
         self.woken: dict[int, float] = {}
         self.lock = asyncio.Lock()
         self.sockets = 0
+        # seq → the shared frame's bytes on the wire (runs/delivery/wire.py), framed
+        # once for every socket the shared read serves.
+        self.wires: dict[int, Wire] = {}
 
     def wake_time(self, seq: int) -> float:
         """When the wake-up for ``seq`` first reached this process.
@@ -93,6 +97,16 @@ class RunTail:
             return frames
         return None
 
+    def wire(self, frame: Frame) -> Wire:
+        """``frame`` on the wire: framed once if it is this tail's shared frame."""
+        held = self.frames.get(frame[0])
+        if held is None or held[1] is not frame:
+            return frame_text(frame[2])  # a socket's own read: nobody else sends it
+        wire = self.wires.get(frame[0])
+        if wire is None:
+            wire = self.wires[frame[0]] = frame_text(frame[2])
+        return wire
+
     def store(self, frames: list[Frame], *, read_started: float) -> None:
         for frame in frames:
             self.frames[frame[0]] = (read_started, frame)
@@ -103,6 +117,10 @@ class RunTail:
         overflow = len(self.frames) - MAX_SHARED_EVENTS
         for seq in sorted(self.frames)[: max(0, overflow)]:
             del self.frames[seq]
+        for frame in frames:
+            self.wires.pop(frame[0], None)  # framed again from the frame now held
+        if len(self.wires) > len(self.frames):
+            self.wires = {seq: w for seq, w in self.wires.items() if seq in self.frames}
 
 
 # Per event loop (one in a daphne process; one per test in the test suite).
