@@ -76,7 +76,7 @@ class DirectSocket:
 
     def write(self, wires: list[Wire]) -> bool:
         """Write these frames in order, or nothing (False: the caller sends them itself)."""
-        if not wires or not all(self.writable(length) for length, _ in wires):
+        if not wires or not self.writable(max(length for length, _ in wires)):
             return False
         protocol = self.protocol
         data = wires[0][1] if len(wires) == 1 else b"".join(raw for _, raw in wires)
