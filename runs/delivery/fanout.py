@@ -12,6 +12,7 @@ separately because the server having sent an event proves only that it sent it.
 
 import secrets
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.db import connection
@@ -185,7 +186,7 @@ def record_deliveries(sent: dict[str, int], closed: frozenset[str] = frozenset()
     with connection.cursor() as cursor:
         for start in range(0, len(items), 500):
             chunk = items[start : start + 500]
-            params: list[object] = []
+            params: list[Any] = []
             whens = []
             for cid, seq in chunk:
                 whens.append("WHEN %s THEN %s")

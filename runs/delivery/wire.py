@@ -130,8 +130,8 @@ def direct_socket(send: Any) -> DirectSocket | None:
     for _ in range(4):
         if isinstance(send, functools.partial):
             if getattr(send.func, "__func__", None) is Server.handle_reply and len(send.args) == 1:
-                server, protocol = send.func.__self__, send.args[0]
-                if isinstance(protocol, WebSocketProtocol):
+                server, protocol = getattr(send.func, "__self__", None), send.args[0]
+                if server is not None and isinstance(protocol, WebSocketProtocol):
                     return DirectSocket(server, protocol)
             return None
         # channels' session middleware passes websocket.send on untouched (it saves
