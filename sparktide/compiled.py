@@ -14,13 +14,13 @@ compilation is remembered. Nothing read by a query is kept: every call runs it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import QuerySet
 from django.db.models.query import get_related_populators  # ModelIterable's own helper
 from django.db.models.sql.compiler import SQLCompiler
@@ -187,16 +187,17 @@ class Prepared(Compiled):
         if getattr(self.fetch_mode, "track_peers", False):
             # Populators that collect the peers of one query must not outlive it.
             return super().instances(values)
-        plan, compiler, db = self._plan, self.compiler, connection.alias
+        plan, compiler = self._plan, self.compiler
         if plan.composite:  # composite primary keys: the general path
             return super().instances(values)
-        rows: Iterable[Any] = self.rows(values)
+        db = connections[DEFAULT_DB_ALIAS]  # once: each ``connection.x`` looks it up
+        rows: Iterable[Any] = self._rows(db, values)
         if plan.converters:
             rows = compiler.apply_converters(rows, plan.converters)
         found = []
         for row in rows:
             obj = plan.model.from_db(
-                db, plan.init_list, row[plan.start : plan.end], fetch_mode=self.fetch_mode
+                db.alias, plan.init_list, row[plan.start : plan.end], fetch_mode=self.fetch_mode
             )
             for populator in plan.populators:
                 populator.populate(row, obj)
@@ -206,9 +207,13 @@ class Prepared(Compiled):
         return found
 
     def rows(self, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
-        if connection.vendor != "postgresql":
+        return self._rows(connections[DEFAULT_DB_ALIAS], values)
+
+    def _rows(self, db: BaseDatabaseWrapper, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        postgresql = _psycopg3_backend() if db.vendor == "postgresql" else None
+        if postgresql is None:  # SQLite, or psycopg2 (binds on the client only)
             return super().rows(values)
-        with _server_binding_cursor() as cursor:
+        with _server_binding_cursor(db, postgresql) as cursor:
             cursor.execute(self.sql, self.bind(values))
             return cursor.fetchall()
 
@@ -225,32 +230,31 @@ class _InstancePlan:
     annotations: tuple[tuple[str, int], ...]
 
 
-@contextmanager
-def _server_binding_cursor() -> Iterator[Any]:
-    """``connection.cursor()``, but over psycopg's server-binding ``Cursor`` (Django's
-    own ``ServerBindingCursor``, with the connection's time zone as Django sets it)."""
+@functools.cache
+def _psycopg3_backend() -> Any:
+    """Django's PostgreSQL backend module when it runs on psycopg 3, else None."""
     from django.db.backends.postgresql import base
 
-    postgresql: Any = base  # its psycopg 3 names are not in django-stubs
-    if not postgresql.is_psycopg3:  # psycopg2 binds on the client only
-        with connection.cursor() as cursor:
-            yield cursor
-        return
-    connection.close_if_health_check_failed()
-    connection.ensure_connection()
-    raw_connection = connection.connection
-    if "prepare_threshold" not in connection.settings_dict["OPTIONS"]:
+    return base if base.is_psycopg3 else None  # type: ignore[attr-defined]
+
+
+def _server_binding_cursor(db: BaseDatabaseWrapper, postgresql: Any) -> Any:
+    """``db.cursor()``, but over psycopg's server-binding ``Cursor`` (Django's own
+    ``ServerBindingCursor``, with the connection's time zone as Django sets it)."""
+    db.close_if_health_check_failed()
+    db.ensure_connection()
+    raw_connection = db.connection
+    if "prepare_threshold" not in db.settings_dict["OPTIONS"]:
         raw_connection.prepare_threshold = PREPARE_THRESHOLD
-    with connection.wrap_database_errors:
+    with db.wrap_database_errors:
         raw = postgresql.ServerBindingCursor(raw_connection)
         loader = raw_connection.adapters.get_loader(
             postgresql.TIMESTAMPTZ_OID, postgresql.Format.TEXT
         )
-        if connection.timezone != loader.timezone:
-            postgresql.register_tzloader(connection.timezone, raw)
-        cursor = connection._prepare_cursor(raw)  # type: ignore[attr-defined]
-    with cursor:
-        yield cursor
+        timezone = db.timezone  # type: ignore[attr-defined]
+        if timezone != loader.timezone:
+            postgresql.register_tzloader(timezone, raw)
+        return db._prepare_cursor(raw)  # type: ignore[attr-defined]
 
 
 _prepared: dict[Hashable, Prepared] = {}
