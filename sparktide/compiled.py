@@ -13,6 +13,7 @@ compilation is remembered. Nothing read by a query is kept: every call runs it.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
@@ -275,5 +276,7 @@ def prepared_once(
     cache_key = (connection.vendor, key)
     found = _prepared.get(cache_key)
     if found is None or found.sql != compiled.sql:
-        found = _prepared[cache_key] = Prepared(**vars(compiled))
+        found = _prepared[cache_key] = Prepared(
+            **{f.name: getattr(compiled, f.name) for f in dataclasses.fields(compiled)}
+        )
     return found
