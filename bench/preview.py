@@ -1,7 +1,7 @@
 """Benchmark: what re-authorizing every citation preview costs, through a real ASGI server.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/sparktide .venv/bin/python bench/preview.py \
-        [--requests 2000] [--concurrency 16] [--warmup 200] [--rounds 4] [--keep-db]
+        [--requests 3000] [--concurrency 16] [--warmup 200] [--rounds 12] [--keep-db]
 
 It (re)creates the PostgreSQL database ``sparktide_bench`` on the server of DATABASE_URL,
 migrates it, builds a tenant / app / owner / MANAGED knowledge version and a REAL scripted
@@ -231,9 +231,10 @@ async def drive(
 ) -> dict:
     """``requests`` GETs of each URL by ``concurrency`` clients; latencies in ms.
 
-    The endpoints take turns in ``rounds`` rounds (a, b, c, a, b, c, …) so that
-    background load on the machine drifts over all of them alike instead of
-    biasing whichever ran last.
+    The endpoints take turns in ``rounds`` rounds (a, b, c, b, c, a, c, a, b, …) so
+    that background load on the machine drifts over all of them alike instead of
+    biasing whichever ran last; each endpoint's requests/s is kept per round, so the
+    report gives the spread of the per-round ratios, not only the overall one.
     """
     import httpx
 
@@ -260,14 +261,18 @@ async def drive(
 
         for url in urls.values():
             await burst(url, warmup, [], [])
-        samples = {name: {"latencies": [], "failures": [], "elapsed": 0.0} for name in urls}
+        samples = {
+            name: {"latencies": [], "failures": [], "elapsed": 0.0, "rounds": []} for name in urls
+        }
         per_round = [requests // rounds + (i < requests % rounds) for i in range(rounds)]
-        for count in per_round:
-            for name, url in urls.items():
-                sample = samples[name]
-                sample["elapsed"] += await burst(
-                    url, count, sample["latencies"], sample["failures"]
-                )
+        names = list(urls)
+        for turn, count in enumerate(per_round):
+            # Each round starts with the next endpoint: none always runs first or last.
+            for name in names[turn % len(names) :] + names[: turn % len(names)]:
+                url, sample = urls[name], samples[name]
+                elapsed = await burst(url, count, sample["latencies"], sample["failures"])
+                sample["elapsed"] += elapsed
+                sample["rounds"].append(count / elapsed)  # this round's requests/s
     results = {}
     for name, sample in samples.items():
         latencies = sorted(sample["latencies"])
@@ -276,16 +281,33 @@ async def drive(
             "p50": statistics.median(latencies),
             "p99": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
             "failures": len(sample["failures"]),
+            "rounds": sample["rounds"],
         }
     return results
 
 
+def round_ratios(results: dict, of: str, to: str) -> list[float]:
+    """Throughput ratio ``of``/``to`` in each round: the endpoints ran back to back in
+    it, so each ratio saw about the same background load."""
+    return [a / b for a, b in zip(results[of]["rounds"], results[to]["rounds"], strict=True)]
+
+
+def spread(ratios: list[float]) -> str:
+    """Median and range of per-round ratios, and how many rounds reached each goal."""
+    quartiles = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
+    return (
+        f"median {statistics.median(ratios):.2f}x, quartiles {quartiles[0]:.2f}–"
+        f"{quartiles[2]:.2f}x, min {min(ratios):.2f}x, max {max(ratios):.2f}x "
+        f"over {len(ratios)} rounds"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--requests", type=int, default=3000)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--warmup", type=int, default=200)
-    parser.add_argument("--rounds", type=int, default=4, help="turns the endpoints take")
+    parser.add_argument("--rounds", type=int, default=12, help="turns the endpoints take")
     parser.add_argument("--keep-db", action="store_true")
     args = parser.parse_args()
     if not 1 <= args.concurrency <= 256 or not 1 <= args.requests <= 100_000:
@@ -380,6 +402,11 @@ def report(fixture: dict, results: dict, args, cpus: int | None) -> None:
         f"preview/snapshot: throughput {preview['rps'] / snapshot['rps']:.2f}x, "
         f"p50 latency {preview['p50'] / snapshot['p50']:.2f}x"
     )
+    # The spread across rounds says whether a difference of a few hundredths is noise.
+    for of, to, goal in (("preview", "floor", 0.85), ("preview", "snapshot", 0.8)):
+        ratios = round_ratios(results, of, to)
+        met = sum(r >= goal for r in ratios)
+        print(f"{of}/{to} per round: {spread(ratios)}; ≥ {goal}x in {met} of them")
 
 
 if __name__ == "__main__":

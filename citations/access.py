@@ -27,8 +27,8 @@ from runs.models import Run
 from sparktide.compiled import (
     PLACEHOLDER_INT,
     PLACEHOLDER_TIME,
-    compiled_once,
     placeholder_text,
+    prepared_once,
 )
 from sparktide.errors import ErrorCode, SparkTideError
 from sparktide.ids import is_citation_id
@@ -82,8 +82,9 @@ def access_reference(
     read_with = read_with or {}
     access = SourceAccess(run)
     # Compiled once per process for each set of ``read_with`` names (their
-    # expressions are fixed by name); every click still runs the statement.
-    compiled = compiled_once(
+    # expressions are fixed by name) and prepared on each connection (PostgreSQL
+    # plans it once there, not on every click); every click still runs it.
+    compiled = prepared_once(
         ("access_reference", *sorted(read_with)),
         _reference_query,
         {
@@ -118,10 +119,11 @@ def _reference_query(
 ) -> QuerySet[CitationReference]:
     """Step 7's read. The version's capability (step 8) is read in the same query,
     decided there by knowledge's rule (``SourceAccess.refusal``): one round trip, same
-    order. The document's full text is never needed here."""
-    references = CitationReference.objects.select_related(
-        "version__knowledge", "document__version__knowledge"
-    ).defer("document__text")
+    order. The document's full text is never needed here, nor its version read again:
+    it must be the reference's own (step 9), which this statement already reads."""
+    references = CitationReference.objects.select_related("version__knowledge", "document").defer(
+        "document__text"
+    )
     return (
         references.filter(pk=citation_id, run_id=run_id)
         .annotate(
@@ -168,9 +170,12 @@ def require_knowledge_access(run: Run, reference: CitationReference) -> None:
         and tenant_user.tenant_id == tenant_id
     )
     if allowed and reference.document is not None:
-        allowed = reference.document.version_id == reference.version_id and (
-            user_may_read_document(owner, reference.document)
-        )
+        document = reference.document
+        allowed = document.version_id == reference.version_id
+        if allowed:
+            # The same row: the document's version is the reference's, read with it.
+            document.version = reference.version
+            allowed = user_may_read_document(owner, document)
     if not allowed:
         raise knowledge_access_denied()
 

@@ -13,12 +13,15 @@ compilation is remembered. Nothing read by a query is kept: every call runs it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+import dataclasses
+import functools
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import QuerySet
 from django.db.models.query import get_related_populators  # ModelIterable's own helper
 from django.db.models.sql.compiler import SQLCompiler
@@ -129,3 +132,151 @@ def compiled_once(
             fetch_mode=queryset._fetch_mode,  # type: ignore[attr-defined]
         )
     return _compiled[key]
+
+
+# --- Prepared on the server (PostgreSQL) ----------------------------------------------
+#
+# The project's connections bind parameters on the client (psycopg's ClientCursor), so
+# PostgreSQL parses and plans every statement it is sent; for a statement of many joins
+# and subqueries planning costs more than running it (docs/performance.md "Fourth
+# round"). A statement compiled once here has a fixed text, so it can also be prepared
+# once per connection and PostgreSQL stops re-planning it. Every call still runs it with
+# its own values; only the plan is kept, per connection, and PostgreSQL re-plans by
+# itself when a table it reads changes (DDL, ANALYZE).
+#
+# Django turns psycopg's preparing off (``prepare_threshold`` None) unless
+# ``OPTIONS["prepare_threshold"]`` is set. Only server-binding cursors ever prepare
+# (psycopg's ClientCursor never does), and the only ones the project opens are these, so
+# without that option the connection's threshold is set to prepare them on first use;
+# an explicit ``OPTIONS["prepare_threshold"]`` (None behind PgBouncer in transaction
+# mode) is kept as it is.
+PREPARE_THRESHOLD = 0
+
+
+@dataclass(frozen=True)
+class Prepared(Compiled):
+    """A ``Compiled`` whose rows are read with server-side binding, so the fixed text is
+    prepared on each connection. Same SQL, same parameters, same instances; through
+    Django's cursor wrapper, so query logs and counts see it.
+
+    What turns its rows into instances depends only on the compiled select, so it is
+    worked out once too (``_plan``: the columns' converters, the related populators)
+    instead of on every call as ``Compiled.instances`` does through ``results_iter``."""
+
+    @functools.cached_property
+    def _plan(self) -> _InstancePlan:
+        compiler = self.compiler
+        select, klass_info = compiler.select, compiler.klass_info
+        assert klass_info is not None  # a model query, not values()
+        fields = klass_info["select_fields"]
+        start, end = fields[0], fields[-1] + 1
+        expressions = [s[0] for s in select[0 : compiler.col_count]]
+        return _InstancePlan(
+            model=klass_info["model"],
+            start=start,
+            end=end,
+            init_list=[f[0].target.attname for f in select[start:end]],
+            populators=get_related_populators(
+                klass_info, select, connection.alias, self.fetch_mode
+            ),
+            converters=compiler.get_converters(expressions),
+            composite=compiler.has_composite_fields(expressions),
+            annotations=tuple((compiler.annotation_col_map or {}).items()),
+        )
+
+    def instances(self, values: Mapping[str, Any]) -> list[Any]:
+        if getattr(self.fetch_mode, "track_peers", False):
+            # Populators that collect the peers of one query must not outlive it.
+            return super().instances(values)
+        plan, compiler = self._plan, self.compiler
+        if plan.composite:  # composite primary keys: the general path
+            return super().instances(values)
+        db = connections[DEFAULT_DB_ALIAS]  # once: each ``connection.x`` looks it up
+        rows: Iterable[Any] = self._rows(db, values)
+        if plan.converters:
+            rows = compiler.apply_converters(rows, plan.converters)
+        found = []
+        for row in rows:
+            obj = plan.model.from_db(
+                db.alias, plan.init_list, row[plan.start : plan.end], fetch_mode=self.fetch_mode
+            )
+            for populator in plan.populators:
+                populator.populate(row, obj)
+            for name, position in plan.annotations:
+                setattr(obj, name, row[position])
+            found.append(obj)
+        return found
+
+    def rows(self, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        return self._rows(connections[DEFAULT_DB_ALIAS], values)
+
+    def _rows(self, db: BaseDatabaseWrapper, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        postgresql = _psycopg3_backend() if db.vendor == "postgresql" else None
+        if postgresql is None:  # SQLite, or psycopg2 (binds on the client only)
+            return super().rows(values)
+        with _server_binding_cursor(db, postgresql) as cursor:
+            cursor.execute(self.sql, self.bind(values))
+            return cursor.fetchall()
+
+
+@dataclass(frozen=True)
+class _InstancePlan:
+    model: type[Any]
+    start: int
+    end: int
+    init_list: list[str]
+    populators: list[Any]
+    converters: dict[int, tuple[list[Any], Any]]
+    composite: bool
+    annotations: tuple[tuple[str, int], ...]
+
+
+@functools.cache
+def _psycopg3_backend() -> Any:
+    """Django's PostgreSQL backend module when it runs on psycopg 3, else None."""
+    from django.db.backends.postgresql import base
+
+    return base if base.is_psycopg3 else None  # type: ignore[attr-defined]
+
+
+def _server_binding_cursor(db: BaseDatabaseWrapper, postgresql: Any) -> Any:
+    """``db.cursor()``, but over psycopg's server-binding ``Cursor`` (Django's own
+    ``ServerBindingCursor``, with the connection's time zone as Django sets it)."""
+    db.close_if_health_check_failed()
+    db.ensure_connection()
+    raw_connection = db.connection
+    if "prepare_threshold" not in db.settings_dict["OPTIONS"]:
+        raw_connection.prepare_threshold = PREPARE_THRESHOLD
+    with db.wrap_database_errors:
+        raw = postgresql.ServerBindingCursor(raw_connection)
+        loader = raw_connection.adapters.get_loader(
+            postgresql.TIMESTAMPTZ_OID, postgresql.Format.TEXT
+        )
+        timezone = db.timezone  # type: ignore[attr-defined]
+        if timezone != loader.timezone:
+            postgresql.register_tzloader(timezone, raw)
+        return db._prepare_cursor(raw)  # type: ignore[attr-defined]
+
+
+_prepared: dict[Hashable, Prepared] = {}
+
+
+def prepared_once(
+    key: Hashable,
+    build: Callable[..., QuerySet[Any]],
+    placeholders: Mapping[str, Any],
+    *,
+    fixed: tuple[str, ...] = (),
+) -> Compiled | None:
+    """``compiled_once(...)``, read as a statement prepared on the server (``Prepared``).
+    None where ``compiled_once`` falls back."""
+    compiled = compiled_once(key, build, placeholders, fixed=fixed)
+    if compiled is None:
+        return None
+    cache_key = (connection.vendor, key)
+    found = _prepared.get(cache_key)
+    if found is None or found.sql != compiled.sql:
+        found = _prepared[cache_key] = Prepared(
+            **{f.name: getattr(compiled, f.name) for f in dataclasses.fields(compiled)}
+        )
+    return found
