@@ -1,7 +1,7 @@
 """Benchmark: what Publication costs per committed text block, against a raw-insert floor.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/sparktide .venv/bin/python bench/publication.py \
-        [--commits 300] [--rounds 1] [--keep-db] [--profile [N]]
+        [--commits 300] [--rounds 1] [--keep-db] [--profile [N]] [--caller-wake-up]
 
 It (re)creates the PostgreSQL database ``sparktide_bench_pub`` on the server of DATABASE_URL
 (default postgres://postgres@127.0.0.1:5432/), migrates it, and builds a tenant, an app, a
@@ -81,6 +81,33 @@ def _setup_django(bench_url: str) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+
+
+def _wake_up_as_deployed(caller: bool) -> str:
+    """Where each commit's wake-up goes, as in a deployment.
+
+    With Redis (REDIS_URL) it is submitted to the process's sender loop. With the
+    in-memory layer a deployment is the embedded server, whose loop takes the
+    wake-up (``RememberServerLoop``); a bare process has no server loop, so
+    without one each wake-up would run its own event loop through
+    ``async_to_sync`` — a cost of tests and commands, not of a server
+    (``--caller-wake-up`` measures it anyway)."""
+    import asyncio
+    import threading
+
+    from channels.layers import InMemoryChannelLayer, get_channel_layer
+
+    layer = get_channel_layer()
+    if not isinstance(layer, InMemoryChannelLayer):
+        return f"{type(layer).__name__}, submitted to the sender loop"
+    from runs.delivery import wakeups
+
+    if caller or not hasattr(wakeups, "server_loop"):
+        return "in-memory layer, sent by the caller (async_to_sync per commit)"
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, name="bench-server-loop", daemon=True).start()
+    wakeups.server_loop = loop
+    return "in-memory layer, handed to a server loop (the embedded server's path)"
 
 
 def _build_run():
@@ -168,7 +195,10 @@ def _bench_pipeline(
 # Own time grouped by where it is spent: the first group whose marker is in the
 # function's file (or, for built-ins, its name) takes it.
 _GROUPS = (
-    ("psycopg waiting on the server", ("psycopg/waiting.py", "psycopg/connection.py' 'wait'", "select.poll", "wait_c")),
+    (
+        "psycopg waiting on the server",
+        ("psycopg/waiting.py", "psycopg/connection.py' 'wait'", "select.poll", "wait_c"),
+    ),
     ("psycopg sending / quoting / converting", ("psycopg/", "psycopg_c", "psycopg_binary")),
     ("Django ORM and db backend", ("django/db/",)),
     ("channel layer / asgiref (wake-up)", ("channels/", "asgiref/", "asyncio/", "queue.py")),
@@ -193,7 +223,7 @@ def _print_profile(profiler, label: str, commits: int, top: int) -> None:
     for key in ("tottime", "cumulative"):
         print(f"  top {top} by {key}:")
         rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2 if key == "tottime" else 3])  # type: ignore[attr-defined]
-        for (filename, line, name), (cc, nc, tt, ct, _) in rows[:top]:
+        for (filename, line, name), (_, nc, tt, ct, _) in rows[:top]:
             short = "/".join(filename.split("/")[-2:])
             print(
                 f"    {tt * 1000 / commits:7.3f} own {ct * 1000 / commits:7.3f} cum ms/c"
@@ -301,6 +331,12 @@ def main() -> None:
     )
     parser.add_argument("--keep-db", action="store_true")
     parser.add_argument(
+        "--caller-wake-up",
+        action="store_true",
+        help="in-memory layer: send each wake-up from the committing thread (async_to_sync),"
+        " as tests do, instead of handing it to a server loop as the embedded server does",
+    )
+    parser.add_argument(
         "--profile",
         type=int,
         nargs="?",
@@ -315,6 +351,7 @@ def main() -> None:
     _recreate(admin_url)
     try:
         _setup_django(bench_url)
+        wake_up = _wake_up_as_deployed(args.caller_wake_up)
         run, call, cites = _build_run()
         best: dict[tuple[int, str], tuple[float, float, float]] = {}
         cpu: dict[tuple[int, str], list[float]] = {}
@@ -361,7 +398,7 @@ def main() -> None:
 
     print(
         f"Publication commits, text blocks, {args.commits} commits per cell, best of"
-        f" {args.rounds} round(s) (PostgreSQL)"
+        f" {args.rounds} round(s) (PostgreSQL); wake-ups: {wake_up}"
     )
     print()
     header = f"{'citations':>9} | {'pipeline+preview':>22} | {'pipeline':>22} | {'raw psycopg floor':>22}"

@@ -561,7 +561,9 @@ def _fill_attempt(candidate: Candidate, outcome: str, **fields: Any) -> Publicat
     return attempt
 
 
-def _save_attempt(attempt: PublicationAttempt, *, unless_same_digest: Candidate | None = None) -> bool:
+def _save_attempt(
+    attempt: PublicationAttempt, *, unless_same_digest: Candidate | None = None
+) -> bool:
     """One statement: an UPDATE of the previewed row, or the INSERT of a new one.
 
     On PostgreSQL a fixed statement made once per process (the ORM's ``save()``
@@ -746,12 +748,13 @@ def _preview_new_block(candidate: Candidate) -> Receipt | None:
     attempt = _fill_attempt(candidate, Outcome.PREVIEWED, block=None)
     try:
         with transaction.atomic():
-            if connection.vendor == "postgresql":
-                if not _save_attempt(attempt, unless_same_digest=candidate):
-                    duplicate = _find_duplicate(candidate, None, attempt.body_digest)
-                    if duplicate is not None:
-                        return _unchanged(candidate, duplicate)
-                    _save_attempt(attempt)
+            if connection.vendor == "postgresql" and not _save_attempt(
+                attempt, unless_same_digest=candidate
+            ):
+                duplicate = _find_duplicate(candidate, None, attempt.body_digest)
+                if duplicate is not None:
+                    return _unchanged(candidate, duplicate)
+                _save_attempt(attempt)
             append_event(
                 candidate.run,
                 "answer.preview",

@@ -683,3 +683,101 @@ def test_an_unknown_fault_point_in_the_code_is_an_error():
 
     with pytest.raises(ValueError):
         maybe_fault("after_publication_comit")
+
+
+# --- the preview's one statement before the append (docs/performance.md "Fourth round") -------
+
+
+def _stored_before_the_commit(monkeypatch) -> list[str]:
+    """The outcome stored for each candidate when its commit begins (after its preview)."""
+    from publication import pipeline
+
+    seen: list[str] = []
+    commit = pipeline._commit
+
+    def observed(candidate, target, digest):
+        seen.append(
+            PublicationAttempt.objects.get(candidate_id=candidate.attempt.candidate_id).outcome
+        )
+        return commit(candidate, target, digest)
+
+    monkeypatch.setattr(pipeline, "_commit", observed)
+    return seen
+
+
+def test_a_same_body_with_another_proof_is_previewed_and_committed_as_a_new_block(
+    live_run, publish, monkeypatch
+):
+    """The preview's attempt stands back when a current revision has the same body digest;
+    the full duplicate check then finds another proof, so the candidate is previewed and
+    committed like any other."""
+    run = live_run()
+    public = refs(run)[0][0]
+    body = f"营收增长 [[cite:{public.pk}]]"
+    first = publish(run, body)
+    BlockRevision.objects.filter(block_id=first.publication_id).update(
+        source_hint="sources_partial"
+    )
+    stored = _stored_before_the_commit(monkeypatch)
+
+    again = publish(run, body)
+
+    assert (again.outcome, again.body_digest) == (Outcome.COMMITTED, first.body_digest)
+    assert again.publication_id != first.publication_id
+    assert [e.data["candidateId"] for e in events(run, "answer.preview")][-1] == (
+        again.candidate_id
+    )
+    assert stored == [Outcome.PREVIEWED]
+    attempt = PublicationAttempt.objects.get(candidate_id=again.candidate_id)
+    assert (attempt.outcome, attempt.block_id) == (Outcome.COMMITTED, again.publication_id)
+
+
+def test_a_new_blocks_preview_stores_its_attempt_before_the_commit(live_run, publish, monkeypatch):
+    run = live_run()
+    stored = _stored_before_the_commit(monkeypatch)
+
+    receipt = publish(run, "先预览，再保存。")
+
+    assert receipt.outcome == Outcome.COMMITTED
+    assert stored == [Outcome.PREVIEWED]
+    preview = events(run, "answer.preview")[-1]
+    assert preview.data == {"candidateId": receipt.candidate_id, "revision": 1}
+
+
+def test_an_exact_duplicate_is_not_previewed_and_leaves_one_unchanged_attempt(live_run, publish):
+    run = live_run()
+    body = "营收增长，现金流充裕。"
+    first = publish(run, body)
+    previews = len(events(run, "answer.preview"))
+
+    again = publish(run, body)
+
+    assert (again.outcome, again.publication_id) == (Outcome.UNCHANGED, first.publication_id)
+    assert len(events(run, "answer.preview")) == previews
+    assert list(
+        PublicationAttempt.objects.filter(candidate_id=again.candidate_id).values_list(
+            "outcome", flat=True
+        )
+    ) == [Outcome.UNCHANGED]
+
+
+def test_a_preview_refused_by_an_ended_run_leaves_one_rejected_attempt_and_no_event(
+    live_run, publish
+):
+    """The preview's attempt is written before the append that refuses the ended run:
+    it is rolled back with it, and the rejection is recorded once."""
+    run = live_run()
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.CANCELLED)
+    seq = Run.objects.get(pk=run.pk).last_seq
+    previews = len(events(run, "answer.preview"))
+
+    receipt = publish(run, "迟到的预览")
+
+    assert (receipt.outcome, receipt.reason) == (Outcome.REJECTED, "RUN_ENDED")
+    assert list(
+        PublicationAttempt.objects.filter(candidate_id=receipt.candidate_id).values_list(
+            "outcome", flat=True
+        )
+    ) == [Outcome.REJECTED]
+    assert Run.objects.get(pk=run.pk).last_seq == seq
+    assert len(events(run, "answer.preview")) == previews
