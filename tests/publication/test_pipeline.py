@@ -781,3 +781,51 @@ def test_a_preview_refused_by_an_ended_run_leaves_one_rejected_attempt_and_no_ev
     ) == [Outcome.REJECTED]
     assert Run.objects.get(pk=run.pk).last_seq == seq
     assert len(events(run, "answer.preview")) == previews
+
+
+def test_the_one_write_stores_the_rows_the_orm_would(live_run, publish):
+    """The new block's statement is built from the models (sparktide's raw write, no
+    instances): every column holds what the ORM path stores for the same candidate."""
+    run = live_run()
+    public = refs(run)[0][0]
+    body = f"营收增长 [[cite:{public.pk}]] [[cite:cite_forged]]"
+
+    receipt = publish(run, body, preview=False)
+
+    revision = BlockRevision.objects.select_related("block", "attempt").get(
+        block_id=receipt.publication_id
+    )
+    block, attempt = revision.block, revision.attempt
+    assert (block.run_id, block.agent_call_id, block.origin) == (
+        run.pk,
+        run.agent_calls.get(depth=0).pk,
+        "B",
+    )
+    assert (block.delivery_ordinal, block.current_revision) == (receipt.delivery_ordinal, 1)
+    assert block.created_at == revision.committed_at
+    assert (revision.revision, revision.role, revision.truncated) == (1, "answer", False)
+    assert revision.content == {"type": "text", "text": body}
+    assert (revision.body_digest, revision.source_hint) == (receipt.body_digest, "sources_partial")
+    assert (attempt.candidate_id, attempt.outcome, attempt.effect) == (
+        receipt.candidate_id,
+        Outcome.COMMITTED,
+        "create",
+    )
+    assert (attempt.block_id, attempt.revision, attempt.body_digest) == (
+        block.pk,
+        1,
+        receipt.body_digest,
+    )
+    assert (attempt.content, attempt.source_hint) == (revision.content, "sources_partial")
+    assert attempt.cited_ids == [public.pk, "cite_forged"]
+    assert (attempt.entry, attempt.reason, attempt.replaces, attempt.quota_consumed) == (
+        "B",
+        "",
+        "",
+        False,
+    )
+    assert sorted(
+        SourceBinding.objects.filter(revision=revision).values_list(
+            "cited_id", "citation_id", "verified"
+        )
+    ) == sorted([(public.pk, public.pk, True), ("cite_forged", None, False)])
