@@ -584,6 +584,7 @@ def _save_attempt(
             cursor.execute(_statement("attempt:update", _attempt_update_sql), [*values, attempt.pk])
             if cursor.rowcount != 1:
                 raise DatabaseError("Forced update did not affect any rows.")  # as save()
+            _remember_stored(attempt)
             return True
         if unless_same_digest is None:
             cursor.execute(_statement("attempt:insert", _attempt_insert_sql), values)
@@ -598,7 +599,29 @@ def _save_attempt(
         return False
     attempt.pk = inserted[0]
     attempt._state.adding = False
+    _remember_stored(attempt)
     return True
+
+
+def _remember_stored(attempt: PublicationAttempt) -> None:
+    """What this candidate's attempt row holds now (this process just wrote it), so the
+    commit rewrites only the columns that changed since (``_write_new_block``). The
+    values are the attempt's own attributes, which the pipeline reassigns, never mutates."""
+    attempt.__dict__["_stored"] = {
+        attname: attempt.__dict__[attname] for attname, *_ in _inserted(PublicationAttempt)
+    }
+
+
+def _changed_since_stored(attempt: PublicationAttempt) -> tuple[str, ...] | None:
+    """The attnames whose value differs from the stored row; None when it is unknown."""
+    stored = attempt.__dict__.get("_stored")
+    if stored is None:
+        return None
+    return tuple(
+        attname
+        for attname, *_ in _inserted(PublicationAttempt)
+        if attempt.__dict__[attname] != stored[attname]
+    )
 
 
 def _attempt_insert_sql() -> str:
@@ -987,12 +1010,16 @@ def _same_digest_sql() -> str:
     )
 
 
-def _new_block_sql(previewed: bool) -> str:
-    """The one write of a new block (``_write_new_block``)."""
+def _new_block_sql(updated: tuple[str, ...] | None) -> str:
+    """The one write of a new block (``_write_new_block``): the attempt inserted
+    (``updated`` None) or the previewed row's ``updated`` columns set."""
     block_cols = _column_list(AnswerBlock)
     attempt_cols = _column_list(PublicationAttempt)
     revision_cols = _column_list(BlockRevision, ("attempt_id",))
-    if not previewed:
+    if updated is not None:
+        columns = {attname: column for attname, *_, column in _inserted(PublicationAttempt)}
+        attempt_cols = [columns[attname] for attname in updated] or ['"id"']
+    if updated is None:
         attempt_sql = (
             f"INSERT INTO {_table(PublicationAttempt)} ({', '.join(attempt_cols)})"  # noqa: S608
             f" SELECT {_marks(len(attempt_cols))} FROM blk RETURNING id"
@@ -1044,6 +1071,15 @@ def _write_new_block(
     ordinal = row["block_count"] + 1
     previewed = attempt.pk is not None
     _fill_attempt(candidate, Outcome.COMMITTED, block_id=block_id, revision=1)
+    updated: tuple[str, ...] | None = None
+    attempt_row = _row(PublicationAttempt, attempt.__dict__)
+    if previewed:
+        # The previewed row becomes the committed one: only what changed is sent.
+        updated = _changed_since_stored(attempt)
+        if updated is None:  # not written by this process: every column
+            updated = tuple(attname for attname, *_ in _inserted(PublicationAttempt))
+        positions = {attname: i for i, (attname, *_) in enumerate(_inserted(PublicationAttempt))}
+        attempt_row = [attempt_row[positions[attname]] for attname in updated] or [attempt.pk]
     run_id, call_id = candidate.run.pk, candidate.agent_call.pk
     bindings = candidate.bindings
     params = [
@@ -1062,7 +1098,7 @@ def _write_new_block(
         digest,
         run_id,
         call_id,
-        *_row(PublicationAttempt, attempt.__dict__),
+        *attempt_row,
         *([attempt.pk] if previewed else []),
         *_row(
             BlockRevision,
@@ -1084,7 +1120,7 @@ def _write_new_block(
         ordinal,
         run_id,
     ]
-    sql = _statement(f"new_block:{previewed}", lambda: _new_block_sql(previewed))
+    sql = _statement(f"new_block:{updated}", lambda: _new_block_sql(updated))
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         written = cursor.fetchone()
@@ -1093,6 +1129,7 @@ def _write_new_block(
         return None
     attempt.pk = written[0]
     attempt._state.adding = False
+    attempt.__dict__.pop("_stored", None)  # committed: no later write starts from it
     return _Written(
         block_id=block_id,
         delivery_ordinal=ordinal,

@@ -783,14 +783,16 @@ def test_a_preview_refused_by_an_ended_run_leaves_one_rejected_attempt_and_no_ev
     assert len(events(run, "answer.preview")) == previews
 
 
-def test_the_one_write_stores_the_rows_the_orm_would(live_run, publish):
-    """The new block's statement is built from the models (sparktide's raw write, no
-    instances): every column holds what the ORM path stores for the same candidate."""
+@pytest.mark.parametrize("preview", [False, True], ids=["inserted", "previewed row updated"])
+def test_the_one_write_stores_the_rows_the_orm_would(live_run, publish, preview):
+    """The new block's statement is built from the models (no instances; after a preview
+    only the attempt's changed columns are sent): every column holds what the ORM path
+    stores for the same candidate."""
     run = live_run()
     public = refs(run)[0][0]
     body = f"营收增长 [[cite:{public.pk}]] [[cite:cite_forged]]"
 
-    receipt = publish(run, body, preview=False)
+    receipt = publish(run, body, preview=preview)
 
     revision = BlockRevision.objects.select_related("block", "attempt").get(
         block_id=receipt.publication_id
@@ -829,3 +831,22 @@ def test_the_one_write_stores_the_rows_the_orm_would(live_run, publish):
             "cited_id", "citation_id", "verified"
         )
     ) == sorted([(public.pk, public.pk, True), ("cite_forged", None, False)])
+
+
+def test_after_a_preview_the_commit_sends_only_the_attempts_changed_columns(live_run, publish):
+    """The previewed row was written by this candidate a moment ago: the commit's one write
+    sets what the commit changes (outcome, block, revision), not the body again."""
+    import re
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    run = live_run()
+    with CaptureQueriesContext(connection) as log:
+        receipt = publish(run, "先预览，再只改三列。")
+
+    assert receipt.outcome == Outcome.COMMITTED
+    (write,) = [q["sql"] for q in log.captured_queries if q["sql"].startswith("WITH blk AS")]
+    update = re.search(r'UPDATE "publication_publicationattempt" SET (.*?) WHERE', write)
+    assert update is not None
+    assert re.findall(r'"(\w+)" = ', update.group(1)) == ["outcome", "block_id", "revision"]
