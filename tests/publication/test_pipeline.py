@@ -841,6 +841,8 @@ def test_after_a_preview_the_commit_sends_only_the_attempts_changed_columns(live
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
+    if connection.vendor != "postgresql":
+        pytest.skip("the one write is PostgreSQL's; SQLite writes statement by statement")
     run = live_run()
     with CaptureQueriesContext(connection) as log:
         receipt = publish(run, "先预览，再只改三列。")
