@@ -788,6 +788,7 @@ def _preview_new_block(candidate: Candidate) -> Receipt | None:
     except RunEnded:
         attempt.pk = None  # rolled back with the refused append
         attempt._state.adding = True
+        attempt.__dict__.pop("_stored", None)
         return _reject(candidate, Reason.RUN_ENDED, event=False)
     return None
 
