@@ -1,7 +1,7 @@
 """Benchmark: what Publication costs per committed text block, against a raw-insert floor.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/sparktide .venv/bin/python bench/publication.py \
-        [--commits 300] [--rounds 1] [--keep-db]
+        [--commits 300] [--rounds 1] [--keep-db] [--profile [N]] [--caller-wake-up]
 
 It (re)creates the PostgreSQL database ``sparktide_bench_pub`` on the server of DATABASE_URL
 (default postgres://postgres@127.0.0.1:5432/), migrates it, and builds a tenant, an app, a
@@ -21,6 +21,12 @@ Statements are counted without BEGIN/COMMIT for all three (Django does not log t
 pipeline's count includes the SAVEPOINT/RELEASE pairs of nested atomics. Every commit is a
 new block with a distinct body (no duplicate shortcut). It drops the bench database at the
 end unless --keep-db.
+
+``--profile N`` runs the pipeline cells under cProfile, timed by this process's CPU time
+(one extra pass per cell, after the timed rounds, so the timed figures are not slowed by
+the profiler) and prints, per cell, the
+N functions with the most own time and with the most cumulative time, then the own time
+grouped by where it is spent (psycopg, the ORM, the channel layer, the project's code).
 """
 
 from __future__ import annotations
@@ -78,6 +84,33 @@ def _setup_django(bench_url: str) -> None:
     call_command("migrate", verbosity=0)
 
 
+def _wake_up_as_deployed(caller: bool) -> str:
+    """Where each commit's wake-up goes, as in a deployment.
+
+    With Redis (REDIS_URL) it is submitted to the process's sender loop. With the
+    in-memory layer a deployment is the embedded server, whose loop takes the
+    wake-up (``RememberServerLoop``); a bare process has no server loop, so
+    without one each wake-up would run its own event loop through
+    ``async_to_sync`` — a cost of tests and commands, not of a server
+    (``--caller-wake-up`` measures it anyway)."""
+    import asyncio
+    import threading
+
+    from channels.layers import InMemoryChannelLayer, get_channel_layer
+
+    layer = get_channel_layer()
+    if not isinstance(layer, InMemoryChannelLayer):
+        return f"{type(layer).__name__}, submitted to the sender loop"
+    from runs.delivery import wakeups
+
+    if caller or not hasattr(wakeups, "server_loop"):
+        return "in-memory layer, sent by the caller (async_to_sync per commit)"
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, name="bench-server-loop", daemon=True).start()
+    wakeups.server_loop = loop
+    return "in-memory layer, handed to a server loop (the embedded server's path)"
+
+
 def _build_run():
     """A real run: the engine retrieves 20 chunks, issuing 20 citations to its root call."""
     from runs.models import Run
@@ -118,7 +151,9 @@ def _body(i: int, cites: list[str], n: int) -> str:
     return f"第{i}段：北辰医药三季度营收增长 12%，主要来自创新药销售。{marks}"
 
 
-def _bench_pipeline(run, call, cites, n: int, commits: int, preview: bool, offset: int):
+def _bench_pipeline(
+    run, call, cites, n: int, commits: int, preview: bool, offset: int, profiler=None
+):
     from django.db import connection
 
     from publication.pipeline import publish_candidate
@@ -140,6 +175,8 @@ def _bench_pipeline(run, call, cites, n: int, commits: int, preview: bool, offse
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(count):
+        if profiler is not None:
+            profiler.enable()
         start, cpu = time.perf_counter(), time.process_time()
         for i in range(commits):
             receipt = publish_candidate(
@@ -151,7 +188,65 @@ def _bench_pipeline(run, call, cites, n: int, commits: int, preview: bool, offse
             )
             assert receipt.outcome == "COMMITTED", receipt
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+        if profiler is not None:
+            profiler.disable()
     return commits / elapsed, executed / commits, cpu * 1000 / commits
+
+
+# Own time grouped by where it is spent: the first group whose marker is in the
+# function's file (or, for built-ins, its name) takes it.
+_GROUPS = (
+    (
+        "psycopg waiting on the server",
+        ("psycopg/waiting.py", "psycopg/connection.py' 'wait'", "poll"),
+    ),
+    (
+        "psycopg sending / quoting parameters / reading rows",
+        ("psycopg/", "psycopg_c", "psycopg_binary"),
+    ),
+    (
+        "ORM instances (Model.__init__, from_db, descriptors)",
+        ("models/base.py", "related_descriptors.py", "fields/mixins.py", "query_utils.py"),
+    ),
+    (
+        "ORM building / compiling queries",
+        ("db/models/sql/", "db/models/query.py", "expressions.py", "lookups.py"),
+    ),
+    ("Django db backend, transactions, fields", ("django/db/",)),
+    (
+        "wake-up (channel layer, asgiref, asyncio, threads)",
+        ("channels/", "asgiref/", "asyncio/", "threading.py", "futures/", "_thread", "queue"),
+    ),
+    ("logging (observability)", ("logging/", "observability.py", "TextIOWrapper")),
+    ("JSON, hashing, regex", ("/json/", "sha256", "/re/", "re.Pattern", "hashlib")),
+    ("Publication (publication/)", ("publication/",)),
+    ("source proof (citations/, knowledge, guardian)", ("citations/", "knowledge/", "guardian/")),
+    ("event log and the rest of the project", ("runs/", "sparktide/")),
+)
+
+
+def _print_profile(profiler, label: str, commits: int, top: int) -> None:
+    import pstats
+
+    stats = pstats.Stats(profiler)
+    total = sum(tt for _, _, tt, _, _ in stats.stats.values()) or 1e-9  # type: ignore[attr-defined]
+    print(f"\n--- profile: {label}, {commits} commits, {total * 1000 / commits:.2f} ms/commit ---")
+    grouped: dict[str, float] = {}
+    for (filename, _, name), (_, _, tt, _, _) in stats.stats.items():  # type: ignore[attr-defined]
+        where = f"{filename} '{name}'"
+        group = next((g for g, marks in _GROUPS if any(m in where for m in marks)), "other")
+        grouped[group] = grouped.get(group, 0.0) + tt
+    for group, tt in sorted(grouped.items(), key=lambda kv: -kv[1]):
+        print(f"  {tt / total:6.1%}  {tt * 1000 / commits:6.3f} ms/commit  {group}")
+    for key in ("tottime", "cumulative"):
+        print(f"  top {top} by {key}:")
+        rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2 if key == "tottime" else 3])  # type: ignore[attr-defined]
+        for (filename, line, name), (_, nc, tt, ct, _) in rows[:top]:
+            short = "/".join(filename.split("/")[-2:])
+            print(
+                f"    {tt * 1000 / commits:7.3f} own {ct * 1000 / commits:7.3f} cum ms/c"
+                f"  {nc / commits:6.1f} calls/c  {short}:{line}({name})"
+            )
 
 
 def _bench_raw(bench_url: str, run, call, cites, n: int, commits: int, offset: int):
@@ -253,12 +348,28 @@ def main() -> None:
         " rate (on a shared machine the best of several is the least disturbed)",
     )
     parser.add_argument("--keep-db", action="store_true")
+    parser.add_argument(
+        "--caller-wake-up",
+        action="store_true",
+        help="in-memory layer: send each wake-up from the committing thread (async_to_sync),"
+        " as tests do, instead of handing it to a server loop as the embedded server does",
+    )
+    parser.add_argument(
+        "--profile",
+        type=int,
+        nargs="?",
+        const=25,
+        default=0,
+        metavar="N",
+        help="after the timed rounds, profile each pipeline cell and print its top N functions",
+    )
     args = parser.parse_args()
 
     admin_url, bench_url = _urls()
     _recreate(admin_url)
     try:
         _setup_django(bench_url)
+        wake_up = _wake_up_as_deployed(args.caller_wake_up)
         run, call, cites = _build_run()
         best: dict[tuple[int, str], tuple[float, float, float]] = {}
         cpu: dict[tuple[int, str], list[float]] = {}
@@ -279,6 +390,20 @@ def main() -> None:
                     )
                 offset += args.commits + 100
                 keep((n, "raw"), _bench_raw(bench_url, run, call, cites, n, args.commits, offset))
+        profiles = []
+        if args.profile:
+            import cProfile
+
+            for n in CITATION_COUNTS:
+                for preview in (False, True):
+                    offset += args.commits + 100
+                    # CPU time, not wall time: what the client spends, not what it waits for.
+                    profiler = cProfile.Profile(time.process_time)
+                    _bench_pipeline(
+                        run, call, cites, n, args.commits, preview, offset, profiler=profiler
+                    )
+                    label = f"{n} citations, pipeline" + ("+preview" if preview else "")
+                    profiles.append((profiler, label))
         rows = [
             [n, *best[(n, "preview")][:2], *best[(n, "pipeline")][:2], *best[(n, "raw")][:2]]
             for n in CITATION_COUNTS
@@ -292,7 +417,7 @@ def main() -> None:
 
     print(
         f"Publication commits, text blocks, {args.commits} commits per cell, best of"
-        f" {args.rounds} round(s) (PostgreSQL)"
+        f" {args.rounds} round(s) (PostgreSQL); wake-ups: {wake_up}"
     )
     print()
     header = f"{'citations':>9} | {'pipeline+preview':>22} | {'pipeline':>22} | {'raw psycopg floor':>22}"
@@ -322,6 +447,8 @@ def main() -> None:
             f"{n:>2} citations: client CPU per commit {p:.2f} ms ({pv:.2f} with the preview),"
             f" floor {raw:.2f} ms"
         )
+    for profiler, label in profiles:
+        _print_profile(profiler, label, args.commits, args.profile)
 
 
 if __name__ == "__main__":

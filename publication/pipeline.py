@@ -56,7 +56,7 @@ from runs.events import RunEnded, append_event
 from runs.models import AgentCall, Run
 from sparktide import observability
 from sparktide.faults import maybe_fault
-from sparktide.ids import ID_PATTERN
+from sparktide.ids import ID_PATTERN, new_publication_id
 
 logger = logging.getLogger(__name__)
 
@@ -157,6 +157,7 @@ class Candidate:
     rejection: tuple[Reason, str] | None = None
     _view: list[int] | None = None
     _graph: SourceGraph | None = None
+    _markers: tuple[str, Markers] | None = None
 
     @property
     def effect(self) -> str:
@@ -168,7 +169,12 @@ class Candidate:
         return [*self.content["columns"], *(cell for row in self.content["rows"] for cell in row)]
 
     def markers(self) -> Markers:
-        return parse_markers("\n".join(self.texts()))
+        """The markers of the current content, parsed once per text (intake, degrade and
+        prepare ask for them; the text changes only when prepare renders it)."""
+        text = "\n".join(self.texts())
+        if self._markers is None or self._markers[0] != text:
+            self._markers = (text, parse_markers(text))
+        return self._markers[1]
 
     def view(self) -> list[int]:
         """The agent call's evidence view (its own and its authorized sub-calls')."""
@@ -501,11 +507,13 @@ def _publish(
             return _reject(candidate, Reason.REPLACES_TARGET_INVALID)
 
     if preview:
-        # Before anything is shown: a duplicate is never previewed. Without a
+        # Before anything is shown: a duplicate is never previewed (for a new block
+        # on PostgreSQL the preview's own first statement checks it). Without a
         # preview the commit's own check under the run's lock is the only one.
-        duplicate = _find_duplicate(candidate, target, digest)
-        if duplicate is not None:
-            return _unchanged(candidate, duplicate)
+        if target is not None or connection.vendor != "postgresql":
+            duplicate = _find_duplicate(candidate, target, digest)
+            if duplicate is not None:
+                return _unchanged(candidate, duplicate)
         refused = _preview(candidate, target)
         if refused is not None:
             return refused
@@ -553,12 +561,92 @@ def _fill_attempt(candidate: Candidate, outcome: str, **fields: Any) -> Publicat
     return attempt
 
 
-def _save_attempt(attempt: PublicationAttempt) -> None:
-    # One statement: an UPDATE of the previewed row, or the INSERT of a new one.
-    if attempt.pk is None:
-        attempt.save(force_insert=True)
-    else:
-        attempt.save(force_update=True)
+def _save_attempt(
+    attempt: PublicationAttempt, *, unless_same_digest: Candidate | None = None
+) -> bool:
+    """One statement: an UPDATE of the previewed row, or the INSERT of a new one.
+
+    On PostgreSQL a fixed statement made once per process (the ORM's ``save()``
+    compiles its INSERT on every call). ``unless_same_digest``: the INSERT stands
+    back when the candidate's run already holds a current revision of its call with
+    the same body digest (a possible duplicate, which is never previewed): False.
+    """
+    if connection.vendor != "postgresql":
+        assert unless_same_digest is None  # the caller checks first
+        if attempt.pk is None:
+            attempt.save(force_insert=True)
+        else:
+            attempt.save(force_update=True)
+        return True
+    values = _row(PublicationAttempt, attempt.__dict__)
+    with connection.cursor() as cursor:
+        if attempt.pk is not None:
+            cursor.execute(_statement("attempt:update", _attempt_update_sql), [*values, attempt.pk])
+            if cursor.rowcount != 1:
+                raise DatabaseError("Forced update did not affect any rows.")  # as save()
+            _remember_stored(attempt)
+            return True
+        if unless_same_digest is None:
+            cursor.execute(_statement("attempt:insert", _attempt_insert_sql), values)
+        else:
+            candidate = unless_same_digest
+            cursor.execute(
+                _statement("attempt:insert-unless-same-digest", _attempt_insert_unless_sql),
+                [*values, attempt.body_digest, candidate.run.pk, candidate.agent_call.pk],
+            )
+        inserted = cursor.fetchone()
+    if inserted is None:
+        return False
+    attempt.pk = inserted[0]
+    attempt._state.adding = False
+    _remember_stored(attempt)
+    return True
+
+
+def _remember_stored(attempt: PublicationAttempt) -> None:
+    """What this candidate's attempt row holds now (this process just wrote it), so the
+    commit rewrites only the columns that changed since (``_write_new_block``). The
+    values are the attempt's own attributes, which the pipeline reassigns, never mutates."""
+    attempt.__dict__["_stored"] = {
+        attname: attempt.__dict__[attname] for attname, *_ in _inserted(PublicationAttempt)
+    }
+
+
+def _changed_since_stored(attempt: PublicationAttempt) -> tuple[str, ...] | None:
+    """The attnames whose value differs from the stored row; None when it is unknown."""
+    stored = attempt.__dict__.get("_stored")
+    if stored is None:
+        return None
+    return tuple(
+        attname
+        for attname, *_ in _inserted(PublicationAttempt)
+        if attempt.__dict__[attname] != stored[attname]
+    )
+
+
+def _attempt_insert_sql() -> str:
+    columns = _column_list(PublicationAttempt)
+    return (
+        f"INSERT INTO {_table(PublicationAttempt)} ({', '.join(columns)})"  # noqa: S608
+        f" VALUES ({_marks(len(columns))}) RETURNING id"
+    )
+
+
+def _attempt_insert_unless_sql() -> str:
+    columns = _column_list(PublicationAttempt)
+    return (
+        f"INSERT INTO {_table(PublicationAttempt)} ({', '.join(columns)})"  # noqa: S608
+        f" SELECT {_marks(len(columns))} WHERE NOT EXISTS ({_same_digest_sql()}) RETURNING id"
+    )
+
+
+def _attempt_update_sql() -> str:
+    columns = _column_list(PublicationAttempt)
+    return (
+        f"UPDATE {_table(PublicationAttempt)} SET "  # noqa: S608
+        + ", ".join(f"{c} = %s" for c in columns)
+        + " WHERE id = %s"
+    )
 
 
 def _refusal_data(
@@ -670,23 +758,65 @@ def _preview(candidate: Candidate, target: AnswerBlock | None) -> Receipt | None
 
 
 def _preview_new_block(candidate: Candidate) -> Receipt | None:
-    """A new block takes no quota: the event's append locks the run and refuses an
-    ended one in its own statement, then the attempt is saved — one short
-    transaction of two statements."""
+    """A new block takes no quota: one short transaction of two statements.
+
+    On PostgreSQL the attempt comes first, inserted as PREVIEWED unless the run
+    already holds a current revision of this call with the same body digest — the
+    duplicate check before anything is shown, in the same statement. Only then is
+    ``answer.preview`` appended, whose statement locks the run and refuses an
+    ended one (the attempt's row is then rolled back with it). Should a revision
+    with this digest exist, the full duplicate check (bindings, dependencies,
+    hint) decides: an exact duplicate is never previewed, any other candidate is.
+    """
+    attempt = _fill_attempt(candidate, Outcome.PREVIEWED, block=None)
     try:
         with transaction.atomic():
+            if connection.vendor == "postgresql" and not _save_attempt(
+                attempt, unless_same_digest=candidate
+            ):
+                duplicate = _find_duplicate(candidate, None, attempt.body_digest)
+                if duplicate is not None:
+                    return _unchanged(candidate, duplicate)
+                _save_attempt(attempt)
             append_event(
                 candidate.run,
                 "answer.preview",
-                {"candidateId": candidate.attempt.candidate_id, "revision": 1},
+                {"candidateId": attempt.candidate_id, "revision": 1},
             )
-            _save_attempt(_fill_attempt(candidate, Outcome.PREVIEWED, block=None))
+            if connection.vendor != "postgresql":
+                _save_attempt(attempt)
     except RunEnded:
+        attempt.pk = None  # rolled back with the refused append
+        attempt._state.adding = True
+        attempt.__dict__.pop("_stored", None)
         return _reject(candidate, Reason.RUN_ENDED, event=False)
     return None
 
 
 # --- 7. commit -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Written:
+    """What a commit wrote, as its event and its receipt name it."""
+
+    block_id: str
+    delivery_ordinal: int
+    revision: int
+    body_digest: str
+    source_hint: str | None
+    truncated: bool
+
+    @classmethod
+    def of(cls, revision: BlockRevision) -> "_Written":
+        return cls(
+            block_id=revision.block_id,
+            delivery_ordinal=revision.block.delivery_ordinal,
+            revision=revision.revision,
+            body_digest=revision.body_digest,
+            source_hint=revision.source_hint,
+            truncated=revision.truncated,
+        )
 
 
 def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Receipt:
@@ -703,7 +833,7 @@ def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Re
                 # Recovery (or a cancel) ended the run: no commit may land after it.
                 return _reject(candidate, Reason.RUN_ENDED, target=target, locked=True, event=False)
             now = timezone.now()
-            written: tuple[AnswerBlock, BlockRevision] | None = None
+            written: _Written | None = None
             if target is None and connection.vendor == "postgresql":
                 written = _write_new_block(candidate, row, digest, now)
             if written is None:
@@ -715,16 +845,15 @@ def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Re
                 if isinstance(outcome, Receipt):
                     return outcome
                 written = outcome
-            block, revision = written
             # The outbox: written in this transaction, delivered after it (8.).
             append_event(
                 candidate.run,
                 "answer.published",
                 {
-                    "publicationId": block.pk,
+                    "publicationId": written.block_id,
                     "candidateId": attempt.candidate_id,
-                    "revision": revision.revision,
-                    "deliveryOrdinal": block.delivery_ordinal,
+                    "revision": written.revision,
+                    "deliveryOrdinal": written.delivery_ordinal,
                     "outcome": Outcome.COMMITTED,
                 },
                 locked=True,
@@ -737,7 +866,7 @@ def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Re
         # Whatever this transaction took is not taken unless it committed.
         attempt.quota_consumed = reserved
         return _save_failed(candidate, target, commit_sent=commit_sent, error=exc)
-    return _committed_receipt(candidate, revision)
+    return _committed_receipt(candidate, written)
 
 
 def _write_with_the_orm(
@@ -746,7 +875,7 @@ def _write_with_the_orm(
     row: Mapping[str, Any],
     digest: str,
     now: datetime,
-) -> tuple[AnswerBlock, BlockRevision] | Receipt:
+) -> _Written | Receipt:
     """Block (or its next revision), counters, attempt, revision, bindings and
     dependencies, statement by statement (revisions, SQLite, a same-body block)."""
     attempt = candidate.attempt
@@ -796,23 +925,133 @@ def _write_with_the_orm(
         BlockDependency.objects.bulk_create(
             BlockDependency(revision=revision, depends_on=dep) for dep in dependencies
         )
-    return block, revision
+    return _Written.of(revision)
 
 
-def _columns(instance: Model, *, skip: tuple[str, ...] = ()) -> tuple[list[str], list[Any]]:
-    """The columns and database values of ``instance`` as the ORM would insert them."""
-    columns, values = [], []
-    for f in instance._meta.concrete_fields:
-        if f.primary_key and f.db_returning or f.attname in skip:
-            continue
-        columns.append(connection.ops.quote_name(cast(str, f.column)))  # a concrete field's
-        values.append(f.get_db_prep_save(f.pre_save(instance, True), connection))
-    return columns, values
+# --- the raw statements (PostgreSQL), their text made once per process ----------
+
+# Field types whose Python value is what psycopg is given (the ORM's preparation is
+# the identity for them); any other field is prepared by the ORM, as save() would.
+_PASSED_AS_IS = frozenset(
+    {
+        "AutoField",
+        "BigAutoField",
+        "BooleanField",
+        "CharField",
+        "DateTimeField",
+        "ForeignKey",
+        "IntegerField",
+        "OneToOneField",
+        "PositiveIntegerField",
+        "TextField",
+    }
+)
+_fields_cache: dict[tuple[str, type[Model], tuple[str, ...]], tuple[Any, ...]] = {}
+_sql_cache: dict[tuple[str, str], str] = {}
+
+
+def _inserted(model: type[Model], skip: tuple[str, ...] = ()) -> tuple[Any, ...]:
+    """(attname, field, prepared by the ORM?, quoted column) of each column the ORM's
+    INSERT of ``model`` writes, in its order: the models' shape, read once."""
+    key = (connection.vendor, model, skip)
+    fields = _fields_cache.get(key)
+    if fields is None:
+        fields = tuple(
+            (
+                f.attname,
+                f,
+                f.get_internal_type() not in _PASSED_AS_IS,
+                connection.ops.quote_name(cast(str, f.column)),
+            )
+            for f in model._meta.concrete_fields
+            if not (f.primary_key and f.db_returning) and f.attname not in skip
+        )
+        _fields_cache[key] = fields
+    return fields
+
+
+def _row(model: type[Model], values: Mapping[str, Any], skip: tuple[str, ...] = ()) -> list[Any]:
+    """The database values of one row: ``values`` by attname, a column not given takes
+    its field's default, exactly as the ORM's INSERT would."""
+    row = []
+    for attname, f, prepared, _ in _inserted(model, skip):
+        value = values[attname] if attname in values else f.get_default()
+        row.append(f.get_db_prep_save(value, connection) if prepared else value)
+    return row
+
+
+def _column_list(model: type[Model], skip: tuple[str, ...] = ()) -> list[str]:
+    return [column for *_, column in _inserted(model, skip)]
+
+
+def _statement(name: str, build: Any) -> str:
+    """The text of a raw statement, built once per process and vendor from the models."""
+    key = (connection.vendor, name)
+    sql = _sql_cache.get(key)
+    if sql is None:
+        sql = _sql_cache[key] = build()
+    return sql
+
+
+def _table(model: type[Model]) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _marks(n: int) -> str:
+    return ", ".join(["%s"] * n)
+
+
+def _same_digest_sql() -> str:
+    """A current revision of this run and call with this body digest exists: the
+    candidate may be a duplicate (params: digest, run, agent call)."""
+    return (
+        f"SELECT 1 FROM {_table(BlockRevision)} r JOIN {_table(AnswerBlock)} b"  # noqa: S608
+        " ON b.id = r.block_id WHERE r.body_digest = %s AND r.revision = b.current_revision"
+        " AND b.run_id = %s AND b.agent_call_id = %s"
+    )
+
+
+def _new_block_sql(updated: tuple[str, ...] | None) -> str:
+    """The one write of a new block (``_write_new_block``): the attempt inserted
+    (``updated`` None) or the previewed row's ``updated`` columns set."""
+    block_cols = _column_list(AnswerBlock)
+    attempt_cols = _column_list(PublicationAttempt)
+    revision_cols = _column_list(BlockRevision, ("attempt_id",))
+    if updated is not None:
+        columns = {attname: column for attname, *_, column in _inserted(PublicationAttempt)}
+        attempt_cols = [columns[attname] for attname in updated] or ['"id"']
+    if updated is None:
+        attempt_sql = (
+            f"INSERT INTO {_table(PublicationAttempt)} ({', '.join(attempt_cols)})"  # noqa: S608
+            f" SELECT {_marks(len(attempt_cols))} FROM blk RETURNING id"
+        )
+    else:  # the previewed row becomes the committed one
+        attempt_sql = (
+            f"UPDATE {_table(PublicationAttempt)} SET "  # noqa: S608
+            + ", ".join(f"{c} = %s" for c in attempt_cols)
+            + " WHERE id = %s AND EXISTS (SELECT 1 FROM blk) RETURNING id"
+        )
+    return (
+        f"WITH blk AS (INSERT INTO {_table(AnswerBlock)} ({', '.join(block_cols)})"  # noqa: S608
+        f" SELECT {_marks(len(block_cols))} WHERE NOT EXISTS ({_same_digest_sql()})"
+        " RETURNING id),"
+        f" att AS ({attempt_sql}),"
+        f" rev AS (INSERT INTO {_table(BlockRevision)} ({', '.join(revision_cols)}, attempt_id)"
+        f" SELECT {_marks(len(revision_cols))}, att.id FROM att RETURNING id),"
+        f" bnd AS (INSERT INTO {_table(SourceBinding)} (revision_id, cited_id, citation_id,"
+        " verified) SELECT rev.id, b.cited, b.citation, b.verified FROM rev,"
+        " unnest(%s::varchar[], %s::varchar[], %s::boolean[]) AS b(cited, citation, verified)),"
+        f" dep AS (INSERT INTO {_table(BlockDependency)} (revision_id, depends_on_id)"
+        " SELECT rev.id, d FROM rev, unnest(%s::varchar[]) AS d),"
+        f" cnt AS (UPDATE {_table(Run)} SET block_count = %s"
+        " WHERE id = %s AND EXISTS (SELECT 1 FROM blk))"
+        " SELECT att.id, rev.id FROM att, rev"
+    )
 
 
 def _write_new_block(
     candidate: Candidate, row: Mapping[str, Any], digest: str, now: datetime
-) -> tuple[AnswerBlock, BlockRevision] | None:
+) -> _Written | None:
     """A new block in one statement (PostgreSQL), under the run's lock.
 
     Block, attempt (inserted, or the previewed row updated), revision, bindings,
@@ -824,107 +1063,94 @@ def _write_new_block(
     (bindings, dependencies, hint) and, unless it is a duplicate, the ORM path.
     The statement starts after the lock was taken, so it sees every commit that
     preceded ours: two identical candidates racing still never make two blocks.
+
+    The statement's text is made once per process from the models; its rows are
+    built from plain values (no block or revision instance: nothing reads them).
     """
     attempt = candidate.attempt
-    block = AnswerBlock(
-        run_id=candidate.run.pk,
-        agent_call=candidate.agent_call,
-        delivery_ordinal=row["block_count"] + 1,
-        origin=candidate.entry,
-        current_revision=1,
-        created_at=now,
-    )
-    _fill_attempt(candidate, Outcome.COMMITTED, block=block, revision=1)
-    revision = BlockRevision(
-        block=block,
-        revision=1,
-        content=candidate.content,
-        body_digest=digest,
-        source_hint=candidate.source_hint,
-        truncated=candidate.truncated,
-        committed_at=now,
-    )
-    q = connection.ops.quote_name
-    tables = {
-        model.__name__: q(model._meta.db_table)
-        for model in (AnswerBlock, BlockRevision, PublicationAttempt, SourceBinding, Run)
-    }
-    tables["BlockDependency"] = q(BlockDependency._meta.db_table)
-
-    def marks(values: list[Any]) -> str:
-        return ", ".join(["%s"] * len(values))
-
-    block_cols, block_vals = _columns(block)
-    attempt_cols, attempt_vals = _columns(attempt)
-    revision_cols, revision_vals = _columns(revision, skip=("attempt_id",))
-    if attempt.pk is None:
-        attempt_sql = (
-            f"INSERT INTO {tables['PublicationAttempt']} ({', '.join(attempt_cols)})"  # noqa: S608
-            f" SELECT {marks(attempt_vals)} FROM blk RETURNING id"
-        )
-        attempt_params = attempt_vals
-    else:  # the previewed row becomes the committed one
-        attempt_sql = (
-            f"UPDATE {tables['PublicationAttempt']} SET "  # noqa: S608
-            + ", ".join(f"{c} = %s" for c in attempt_cols)
-            + " WHERE id = %s AND EXISTS (SELECT 1 FROM blk) RETURNING id"
-        )
-        attempt_params = [*attempt_vals, attempt.pk]
+    block_id = new_publication_id()
+    ordinal = row["block_count"] + 1
+    previewed = attempt.pk is not None
+    _fill_attempt(candidate, Outcome.COMMITTED, block_id=block_id, revision=1)
+    updated: tuple[str, ...] | None = None
+    attempt_row = _row(PublicationAttempt, attempt.__dict__)
+    if previewed:
+        # The previewed row becomes the committed one: only what changed is sent.
+        updated = _changed_since_stored(attempt)
+        if updated is None:  # not written by this process: every column
+            updated = tuple(attname for attname, *_ in _inserted(PublicationAttempt))
+        positions = {attname: i for i, (attname, *_) in enumerate(_inserted(PublicationAttempt))}
+        attempt_row = [attempt_row[positions[attname]] for attname in updated] or [attempt.pk]
+    run_id, call_id = candidate.run.pk, candidate.agent_call.pk
     bindings = candidate.bindings
-    dependencies = [d.pk for d in candidate.dependencies]
-    sql = (
-        f"WITH blk AS (INSERT INTO {tables['AnswerBlock']} ({', '.join(block_cols)})"  # noqa: S608
-        f" SELECT {marks(block_vals)} WHERE NOT EXISTS (SELECT 1 FROM"
-        f" {tables['BlockRevision']} r JOIN {tables['AnswerBlock']} b ON b.id = r.block_id"
-        " WHERE r.body_digest = %s AND r.revision = b.current_revision"
-        " AND b.run_id = %s AND b.agent_call_id = %s) RETURNING id),"
-        f" att AS ({attempt_sql}),"
-        f" rev AS (INSERT INTO {tables['BlockRevision']} ({', '.join(revision_cols)}, attempt_id)"
-        f" SELECT {marks(revision_vals)}, att.id FROM att RETURNING id),"
-        f" bnd AS (INSERT INTO {tables['SourceBinding']} (revision_id, cited_id, citation_id,"
-        " verified) SELECT rev.id, b.cited, b.citation, b.verified FROM rev,"
-        " unnest(%s::varchar[], %s::varchar[], %s::boolean[]) AS b(cited, citation, verified)),"
-        f" dep AS (INSERT INTO {tables['BlockDependency']} (revision_id, depends_on_id)"
-        " SELECT rev.id, d FROM rev, unnest(%s::varchar[]) AS d),"
-        f" cnt AS (UPDATE {tables['Run']} SET block_count = %s"
-        " WHERE id = %s AND EXISTS (SELECT 1 FROM blk))"
-        " SELECT att.id, rev.id FROM att, rev"
-    )
     params = [
-        *block_vals,
+        *_row(
+            AnswerBlock,
+            {
+                "id": block_id,
+                "run_id": run_id,
+                "agent_call_id": call_id,
+                "delivery_ordinal": ordinal,
+                "origin": candidate.entry,
+                "current_revision": 1,
+                "created_at": now,
+            },
+        ),
         digest,
-        candidate.run.pk,
-        candidate.agent_call.pk,
-        *attempt_params,
-        *revision_vals,
+        run_id,
+        call_id,
+        *attempt_row,
+        *([attempt.pk] if previewed else []),
+        *_row(
+            BlockRevision,
+            {
+                "block_id": block_id,
+                "revision": 1,
+                "content": candidate.content,
+                "body_digest": digest,
+                "source_hint": candidate.source_hint,
+                "truncated": candidate.truncated,
+                "committed_at": now,
+            },
+            ("attempt_id",),
+        ),
         [cited for cited, _, _ in bindings],
         [ref.pk if ref is not None else None for _, ref, _ in bindings],
         [ok for _, _, ok in bindings],
-        dependencies,
-        block.delivery_ordinal,
-        candidate.run.pk,
+        [d.pk for d in candidate.dependencies],
+        ordinal,
+        run_id,
     ]
+    sql = _statement(f"new_block:{updated}", lambda: _new_block_sql(updated))
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         written = cursor.fetchone()
     if written is None:
+        attempt.block_id = attempt.revision = None  # nothing was written
         return None
-    attempt.pk, revision.pk = written
-    attempt._state.adding = block._state.adding = revision._state.adding = False
-    revision.attempt = attempt
-    return block, revision
+    attempt.pk = written[0]
+    attempt._state.adding = False
+    attempt.__dict__.pop("_stored", None)  # committed: no later write starts from it
+    return _Written(
+        block_id=block_id,
+        delivery_ordinal=ordinal,
+        revision=1,
+        body_digest=digest,
+        source_hint=candidate.source_hint,
+        truncated=candidate.truncated,
+    )
 
 
-def _committed_receipt(candidate: Candidate, revision: BlockRevision) -> Receipt:
+def _committed_receipt(candidate: Candidate, written: _Written) -> Receipt:
     return Receipt(
         outcome=Outcome.COMMITTED,
         candidate_id=candidate.attempt.candidate_id,
-        publication_id=revision.block_id,
-        revision=revision.revision,
-        delivery_ordinal=revision.block.delivery_ordinal,
-        body_digest=revision.body_digest,
-        source_hint=revision.source_hint or SourceHint.UNKNOWN,
-        truncated=revision.truncated,
+        publication_id=written.block_id,
+        revision=written.revision,
+        delivery_ordinal=written.delivery_ordinal,
+        body_digest=written.body_digest,
+        source_hint=written.source_hint or SourceHint.UNKNOWN,
+        truncated=written.truncated,
         effect=str(candidate.effect),
     )
 
@@ -959,7 +1185,7 @@ def _save_failed(
         except DatabaseError:
             revision = None
         if revision is not None:
-            return _committed_receipt(candidate, revision)
+            return _committed_receipt(candidate, _Written.of(revision))
     outcome = Outcome.REJECTED if known_failure else Outcome.SAVE_UNKNOWN
     reason = Reason.SAVE_FAILED if known_failure else Reason.SAVE_OUTCOME_UNKNOWN
     _record_failure(candidate, target, outcome, reason)

@@ -22,8 +22,9 @@ _REFERENCE_RELATED = ("version__knowledge", "document__version__knowledge")
 def prefetch_references(access: SourceAccess, refs: Iterable[CitationReference]) -> None:
     """Decide many references' versions and documents in a bounded number of queries."""
     refs = list(refs)
-    access.prefetch_versions({r.version for r in refs})
-    access.prefetch_documents({r.document for r in refs if r.document_id})
+    # Distinct by ID (a model instance hashes through its pk descriptor, per reference).
+    access.prefetch_versions({r.version_id: r.version for r in refs}.values())
+    access.prefetch_documents({r.document_id: r.document for r in refs if r.document_id}.values())
 
 
 class SourceGraph:

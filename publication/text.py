@@ -136,6 +136,9 @@ def render_text(
     text: str, values: dict[str, str], *, limit: int = MAX_DISPLAY_CHARS
 ) -> tuple[str, bool, list[str]]:
     """Render handles; beyond ``limit`` keep a prefix (note included) marked truncated."""
+    if len(text) <= limit and "[[num:" not in text:
+        # Nothing to render and nothing to cut: the pieces would join to ``text`` itself.
+        return text, False, []
     pieces = _pieces(text, values)
     if sum(len(p.text) for p in pieces) <= limit:
         return "".join(p.text for p in pieces), False, [p.handle for p in pieces if p.handle]

@@ -683,3 +683,172 @@ def test_an_unknown_fault_point_in_the_code_is_an_error():
 
     with pytest.raises(ValueError):
         maybe_fault("after_publication_comit")
+
+
+# --- the preview's one statement before the append (docs/performance.md "Fourth round") -------
+
+
+def _stored_before_the_commit(monkeypatch) -> list[str]:
+    """The outcome stored for each candidate when its commit begins (after its preview)."""
+    from publication import pipeline
+
+    seen: list[str] = []
+    commit = pipeline._commit
+
+    def observed(candidate, target, digest):
+        seen.append(
+            PublicationAttempt.objects.get(candidate_id=candidate.attempt.candidate_id).outcome
+        )
+        return commit(candidate, target, digest)
+
+    monkeypatch.setattr(pipeline, "_commit", observed)
+    return seen
+
+
+def test_a_same_body_with_another_proof_is_previewed_and_committed_as_a_new_block(
+    live_run, publish, monkeypatch
+):
+    """The preview's attempt stands back when a current revision has the same body digest;
+    the full duplicate check then finds another proof, so the candidate is previewed and
+    committed like any other."""
+    run = live_run()
+    public = refs(run)[0][0]
+    body = f"营收增长 [[cite:{public.pk}]]"
+    first = publish(run, body)
+    BlockRevision.objects.filter(block_id=first.publication_id).update(
+        source_hint="sources_partial"
+    )
+    stored = _stored_before_the_commit(monkeypatch)
+
+    again = publish(run, body)
+
+    assert (again.outcome, again.body_digest) == (Outcome.COMMITTED, first.body_digest)
+    assert again.publication_id != first.publication_id
+    assert [e.data["candidateId"] for e in events(run, "answer.preview")][-1] == (
+        again.candidate_id
+    )
+    assert stored == [Outcome.PREVIEWED]
+    attempt = PublicationAttempt.objects.get(candidate_id=again.candidate_id)
+    assert (attempt.outcome, attempt.block_id) == (Outcome.COMMITTED, again.publication_id)
+
+
+def test_a_new_blocks_preview_stores_its_attempt_before_the_commit(live_run, publish, monkeypatch):
+    run = live_run()
+    stored = _stored_before_the_commit(monkeypatch)
+
+    receipt = publish(run, "先预览，再保存。")
+
+    assert receipt.outcome == Outcome.COMMITTED
+    assert stored == [Outcome.PREVIEWED]
+    preview = events(run, "answer.preview")[-1]
+    assert preview.data == {"candidateId": receipt.candidate_id, "revision": 1}
+
+
+def test_an_exact_duplicate_is_not_previewed_and_leaves_one_unchanged_attempt(live_run, publish):
+    run = live_run()
+    body = "营收增长，现金流充裕。"
+    first = publish(run, body)
+    previews = len(events(run, "answer.preview"))
+
+    again = publish(run, body)
+
+    assert (again.outcome, again.publication_id) == (Outcome.UNCHANGED, first.publication_id)
+    assert len(events(run, "answer.preview")) == previews
+    assert list(
+        PublicationAttempt.objects.filter(candidate_id=again.candidate_id).values_list(
+            "outcome", flat=True
+        )
+    ) == [Outcome.UNCHANGED]
+
+
+def test_a_preview_refused_by_an_ended_run_leaves_one_rejected_attempt_and_no_event(
+    live_run, publish
+):
+    """The preview's attempt is written before the append that refuses the ended run:
+    it is rolled back with it, and the rejection is recorded once."""
+    run = live_run()
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.CANCELLED)
+    seq = Run.objects.get(pk=run.pk).last_seq
+    previews = len(events(run, "answer.preview"))
+
+    receipt = publish(run, "迟到的预览")
+
+    assert (receipt.outcome, receipt.reason) == (Outcome.REJECTED, "RUN_ENDED")
+    assert list(
+        PublicationAttempt.objects.filter(candidate_id=receipt.candidate_id).values_list(
+            "outcome", flat=True
+        )
+    ) == [Outcome.REJECTED]
+    assert Run.objects.get(pk=run.pk).last_seq == seq
+    assert len(events(run, "answer.preview")) == previews
+
+
+@pytest.mark.parametrize("preview", [False, True], ids=["inserted", "previewed row updated"])
+def test_the_one_write_stores_the_rows_the_orm_would(live_run, publish, preview):
+    """The new block's statement is built from the models (no instances; after a preview
+    only the attempt's changed columns are sent): every column holds what the ORM path
+    stores for the same candidate."""
+    run = live_run()
+    public = refs(run)[0][0]
+    body = f"营收增长 [[cite:{public.pk}]] [[cite:cite_forged]]"
+
+    receipt = publish(run, body, preview=preview)
+
+    revision = BlockRevision.objects.select_related("block", "attempt").get(
+        block_id=receipt.publication_id
+    )
+    block, attempt = revision.block, revision.attempt
+    assert (block.run_id, block.agent_call_id, block.origin) == (
+        run.pk,
+        run.agent_calls.get(depth=0).pk,
+        "B",
+    )
+    assert (block.delivery_ordinal, block.current_revision) == (receipt.delivery_ordinal, 1)
+    assert block.created_at == revision.committed_at
+    assert (revision.revision, revision.role, revision.truncated) == (1, "answer", False)
+    assert revision.content == {"type": "text", "text": body}
+    assert (revision.body_digest, revision.source_hint) == (receipt.body_digest, "sources_partial")
+    assert (attempt.candidate_id, attempt.outcome, attempt.effect) == (
+        receipt.candidate_id,
+        Outcome.COMMITTED,
+        "create",
+    )
+    assert (attempt.block_id, attempt.revision, attempt.body_digest) == (
+        block.pk,
+        1,
+        receipt.body_digest,
+    )
+    assert (attempt.content, attempt.source_hint) == (revision.content, "sources_partial")
+    assert attempt.cited_ids == [public.pk, "cite_forged"]
+    assert (attempt.entry, attempt.reason, attempt.replaces, attempt.quota_consumed) == (
+        "B",
+        "",
+        "",
+        False,
+    )
+    assert sorted(
+        SourceBinding.objects.filter(revision=revision).values_list(
+            "cited_id", "citation_id", "verified"
+        )
+    ) == sorted([(public.pk, public.pk, True), ("cite_forged", None, False)])
+
+
+def test_after_a_preview_the_commit_sends_only_the_attempts_changed_columns(live_run, publish):
+    """The previewed row was written by this candidate a moment ago: the commit's one write
+    sets what the commit changes (outcome, block, revision), not the body again."""
+    import re
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the one write is PostgreSQL's; SQLite writes statement by statement")
+    run = live_run()
+    with CaptureQueriesContext(connection) as log:
+        receipt = publish(run, "先预览，再只改三列。")
+
+    assert receipt.outcome == Outcome.COMMITTED
+    (write,) = [q["sql"] for q in log.captured_queries if q["sql"].startswith("WITH blk AS")]
+    update = re.search(r'UPDATE "publication_publicationattempt" SET (.*?) WHERE', write)
+    assert update is not None
+    assert re.findall(r'"(\w+)" = ', update.group(1)) == ["outcome", "block_id", "revision"]

@@ -114,3 +114,64 @@ def test_a_table_over_the_bound_keeps_its_columns_and_the_rows_that_fit():
 )
 def test_control_characters_are_removed_and_line_endings_unified(raw, clean):
     assert clean_text(raw) == clean
+
+
+# --- the text with nothing to render (docs/performance.md "Fourth round") ---------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "营收增长",
+        f"营收 {CITE} 与 {LEGACY} 承接 {BLOCK}",
+        "[[num:]] 与 [[num:x y]] 与 [num:x]",  # shaped like no value marker, or a broken one
+        f"值 [[num:{HANDLE}]] 与 [[num:num_bogus]]",
+        "营" * MAX_DISPLAY_CHARS,
+        "营" * (MAX_DISPLAY_CHARS + 1),
+        "营" * (MAX_DISPLAY_CHARS - 3) + CITE,
+    ],
+    ids=[
+        "empty",
+        "plain",
+        "markers",
+        "broken value markers",
+        "values",
+        "at the bound",
+        "over the bound",
+        "marker over the bound",
+    ],
+)
+def test_a_text_renders_as_its_pieces_say_whether_or_not_it_takes_the_shortcut(text):
+    """The shortcut (no value marker, within the bound: the text itself) gives what the
+    pieces give, for every kind of text on either side of it."""
+    from publication import text as module
+
+    pieces = module._pieces(text, VALUES)
+    joined = "".join(p.text for p in pieces)
+    rendered, truncated, handles = render_text(text, VALUES)
+    if len(joined) <= MAX_DISPLAY_CHARS:
+        assert (rendered, truncated, handles) == (
+            joined,
+            False,
+            [p.handle for p in pieces if p.handle],
+        )
+    else:
+        assert truncated and rendered.endswith(TRUNCATION_NOTE)
+
+
+def test_a_text_without_a_value_marker_within_the_bound_is_not_split_into_pieces(monkeypatch):
+    from publication import text as module
+
+    def split(*args):
+        raise AssertionError("split into pieces")
+
+    monkeypatch.setattr(module, "_pieces", split)
+
+    assert render_text(f"营收 {CITE} {LEGACY} {BLOCK}", VALUES) == (
+        f"营收 {CITE} {LEGACY} {BLOCK}",
+        False,
+        [],
+    )
+    with pytest.raises(AssertionError, match="pieces"):
+        render_text(f"值 [[num:{HANDLE}]]", VALUES)
