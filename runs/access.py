@@ -19,7 +19,7 @@ from guardian.utils import get_group_obj_perms_model, get_user_obj_perms_model
 
 from runs.models import Run
 from runs.retention import require_within_retention
-from sparktide.compiled import PLACEHOLDER_INT, compiled_once, placeholder_text
+from sparktide.compiled import PLACEHOLDER_INT, placeholder_text, prepared_once
 from sparktide.errors import ErrorCode, SparkTideError, not_found
 from sparktide.tenancy.models import App, Membership
 
@@ -65,9 +65,10 @@ def access_run_for_owner(
         "app_slug": _lookup_value(app_slug),
         "owner_id": user.pk,
     }
-    # The statement is compiled once per process (sparktide/compiled.py) and re-bound
-    # on every call; the content type id it holds is part of its key.
-    compiled = compiled_once(
+    # The statement is compiled once per process and prepared once per connection
+    # on PostgreSQL (sparktide/compiled.py: planning it was most of its cost), and
+    # re-bound on every call; the content type id it holds is part of its key.
+    compiled = prepared_once(
         ("run_for_owner", history_permission, ContentType.objects.get_for_model(App).pk),
         _run_for_owner,
         {
@@ -169,10 +170,26 @@ def run_for_history_read(run_id: str) -> Run:
     history permission read in the same query (consumed by the next check, as with
     ``access_run_for_owner(history_permission=True)``): an open socket's re-check
     of every read of the log costs one query instead of two."""
+    compiled = prepared_once(
+        ("run_for_history_read", ContentType.objects.get_for_model(App).pk),
+        _run_for_history_read,
+        {"run_id": placeholder_text("run")},
+    )
+    if compiled is None:
+        found = list(_run_for_history_read(run_id=run_id))
+    else:
+        found = compiled.instances({"run_id": run_id})
+    if not found:
+        raise Run.DoesNotExist(run_id)
+    run: Run = found[0]
+    return run
+
+
+def _run_for_history_read(*, run_id: str) -> QuerySet[Run]:
     return (
         Run.objects.select_related("app", "tenant", "owner")
         .annotate(**{_PERMISSION_NOW: Exists(_history_grant(OuterRef("app_id")))})
-        .get(pk=run_id)
+        .filter(pk=run_id)
     )
 
 

@@ -142,6 +142,10 @@ def _databases() -> dict:
                     "check": ConnectionPool.check_connection,
                 }
             }
+        if not env_bool("SPARKTIDE_DB_PREPARE", True):
+            # Behind a pooler that does not keep a session per client (PgBouncer in
+            # transaction mode) nothing may be prepared (sparktide/compiled.py).
+            config.setdefault("OPTIONS", {})["prepare_threshold"] = None
         config["CONN_MAX_AGE"] = 0
     return {"default": config}
 

@@ -122,3 +122,18 @@ def test_manage_py_with_debug_off_still_requires_a_secret_key(tmp_path):
     )
     assert result.returncode != 0
     assert "SECRET_KEY is required when DEBUG is off" in result.stderr
+
+
+@pytest.mark.parametrize(("prepare", "expected"), [("0", "None"), ("1", "absent")])
+def test_sparktide_db_prepare_0_turns_preparing_off_for_a_transaction_pooler(prepare, expected):
+    result = _check_settings(
+        {
+            "DEBUG": "1",
+            "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/sparktide",
+            "SPARKTIDE_DB_PREPARE": prepare,
+        },
+        "from django.conf import settings\n"
+        "print(settings.DATABASES['default']['OPTIONS'].get('prepare_threshold', 'absent'))",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == expected
