@@ -44,12 +44,19 @@ def notify_run(run_id: str, seq: int) -> None:
 
 
 def append_event(
-    run: Run, type: str, data: dict[str, Any] | None = None, *, locked: bool = False
+    run: Run,
+    type: str,
+    data: dict[str, Any] | None = None,
+    *,
+    locked: bool = False,
+    update: dict[str, Any] | None = None,
 ) -> RunEvent:
     """Append one event with the run's next seq.
 
     ``locked=True`` means the caller already holds ``select_for_update`` on the
     run row inside its transaction (Publication's commit does, for its counters).
+    ``update`` sets more fields of the run row in the same statement (a status
+    change and its event: runs/lifecycle.py); only under the caller's lock.
 
     On PostgreSQL an append is one statement (docs/performance.md): the run's
     counter is advanced by ``UPDATE … RETURNING`` — which takes the row lock and,
@@ -59,8 +66,11 @@ def append_event(
     """
     data = data or {}
     at = timezone.now()
+    update = update or {}
+    if update and not locked:
+        raise ValueError("append_event(update=...) changes the run row: only under its lock")
     if connection.vendor == "postgresql":
-        row = _append_in_one_statement(run, type, data, at, locked=locked)
+        row = _append_in_one_statement(run, type, data, at, locked=locked, update=update)
         if row is None:
             status = Run.objects.values_list("status", flat=True).get(pk=run.pk)
             raise RunEnded(f"{run.pk} already ended ({status}); {type} not appended")
@@ -68,24 +78,36 @@ def append_event(
         run.last_seq = seq
         event = RunEvent(id=event_id, run=run, seq=seq, type=type, data=data, at=at)
     else:
-        event = _append_with_the_orm(run, type, data, at, locked=locked)
+        event = _append_with_the_orm(run, type, data, at, locked=locked, update=update)
     run_id, seq = run.pk, event.seq
     transaction.on_commit(lambda: notify_run(run_id, seq))
     return event
 
 
 def _append_in_one_statement(
-    run: Run, type: str, data: dict[str, Any], at: datetime, *, locked: bool
+    run: Run,
+    type: str,
+    data: dict[str, Any],
+    at: datetime,
+    *,
+    locked: bool,
+    update: dict[str, Any],
 ) -> tuple[int, int] | None:
     """(event id, seq), or None when the run has ended (never under the caller's lock)."""
     run_table, event_table = Run._meta.db_table, RunEvent._meta.db_table
     guard = "" if locked else " AND status <> ALL(%s)"
-    params: list[Any] = [run.pk] if locked else [run.pk, list(Run.TERMINAL)]
+    params: list[Any] = []
+    also = ""
+    for name, value in update.items():
+        field = Run._meta.get_field(name)
+        also += f", {connection.ops.quote_name(field.column)} = %s"
+        params.append(field.get_db_prep_save(value, connection))
+    params += [run.pk] if locked else [run.pk, list(Run.TERMINAL)]
     payload = RunEvent._meta.get_field("data").get_db_prep_value(data, connection)
     params += [run.pk, type, payload, at]
     with connection.cursor() as cursor:
         cursor.execute(
-            f"WITH advanced AS (UPDATE {run_table} SET last_seq = last_seq + 1"  # noqa: S608
+            f"WITH advanced AS (UPDATE {run_table} SET last_seq = last_seq + 1{also}"  # noqa: S608
             f" WHERE id = %s{guard} RETURNING last_seq)"
             f" INSERT INTO {event_table} (run_id, seq, type, data, at)"
             " SELECT %s, advanced.last_seq, %s, %s, %s FROM advanced RETURNING id, seq",
@@ -96,7 +118,13 @@ def _append_in_one_statement(
 
 
 def _append_with_the_orm(
-    run: Run, type: str, data: dict[str, Any], at: datetime, *, locked: bool
+    run: Run,
+    type: str,
+    data: dict[str, Any],
+    at: datetime,
+    *,
+    locked: bool,
+    update: dict[str, Any],
 ) -> RunEvent:
     """SQLite (development, the demo): lock, advance, insert."""
     # Under the caller's lock we are already inside its transaction: no savepoint needed.
@@ -110,5 +138,5 @@ def _append_with_the_orm(
                 raise RunEnded(f"{run.pk} already ended ({status}); {type} not appended")
             run.last_seq = last_seq
         run.last_seq += 1
-        Run.objects.filter(pk=run.pk).update(last_seq=run.last_seq)
+        Run.objects.filter(pk=run.pk).update(last_seq=run.last_seq, **update)
         return RunEvent.objects.create(run=run, seq=run.last_seq, type=type, data=data, at=at)
