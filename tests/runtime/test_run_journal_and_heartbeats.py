@@ -16,7 +16,6 @@ from django.utils import timezone
 from runs.models import JournalEntry, Run
 from runs.runtime import engine as engine_module
 from runs.runtime import tools as tools_module
-from runs.runtime.engine import RunHeartbeats
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -132,7 +131,7 @@ def test_one_statement_beats_every_run_in_flight_and_only_running_ones(
         status=Run.Status.RUNNING, heartbeat_at=long_ago
     )
     Run.objects.filter(pk=runs[2].pk).update(heartbeat_at=long_ago)  # QUEUED: not beaten
-    beats = RunHeartbeats()
+    beats = engine_module.RunHeartbeats()
     for run in runs:
         beats.add(run.pk)
     beats.discard(runs[1].pk)  # ended: no longer beaten
@@ -149,7 +148,7 @@ def test_one_statement_beats_every_run_in_flight_and_only_running_ones(
 
 
 def test_runs_share_one_heartbeat_thread_and_leave_it_when_they_end(make_run, monkeypatch):
-    shared = RunHeartbeats()
+    shared = engine_module.RunHeartbeats()
     monkeypatch.setattr(engine_module, "heartbeats", shared)
     started: list[str] = []
     original_start = threading.Thread.start
@@ -173,7 +172,7 @@ def test_the_heartbeat_thread_beats_a_run_while_its_model_thinks(make_run, setti
     run = make_run({"text": "x"}, key="thinking", execute=False)
     long_ago = timezone.now() - timezone.timedelta(hours=1)
     Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING, heartbeat_at=long_ago)
-    beats = RunHeartbeats()
+    beats = engine_module.RunHeartbeats()
     beats.add(run.pk)
     try:
         for _ in range(100):  # up to 10 s on a loaded machine; usually the first beat
