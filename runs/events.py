@@ -15,6 +15,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from runs.models import Run, RunEvent
+from sparktide.compiled import compiled_once, placeholder_text
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +42,49 @@ def notify_run(run_id: str, seq: int) -> None:
             waker(run_id, seq)
         except Exception:  # the log is the truth; a consumer polls and catches up
             logger.warning("wake-up for %s lost", run_id, exc_info=True)
+
+
+# What the engine reads of a run it claims, with the row (runs/lifecycle.py claim_run).
+ENGINE_RELATED = ("tenant", "app", "owner", "agent_version__agent")
+
+
+def _locked_run(*, run_id: str, related: bool):
+    runs = (
+        Run.objects.select_for_update(of=("self",)) if related else Run.objects.select_for_update()
+    )
+    if related:
+        runs = runs.select_related(*ENGINE_RELATED)
+    return runs.filter(pk=run_id).order_by()[:1]
+
+
+def _lock_run(run_id: str, *, related: bool) -> Run | None:
+    """The run's row, locked FOR UPDATE in the caller's transaction (None: no such run).
+    Compiled once per process (sparktide/compiled.py), re-bound on every call."""
+    compiled = compiled_once(
+        ("lock_run", related),
+        _locked_run,
+        {"run_id": placeholder_text("run"), "related": related},
+        fixed=("related",),
+    )
+    if compiled is None:
+        found = list(_locked_run(run_id=run_id, related=related))
+    else:
+        found = compiled.instances({"run_id": run_id})
+    return found[0] if found else None
+
+
+def lock_run_to_claim(run_id: str) -> Run | None:
+    """The run locked with what the engine needs of it (ENGINE_RELATED) in the same
+    statement, only the run's row locked; None when there is no such run."""
+    return _lock_run(run_id, related=True)
+
+
+def lock_run(run_id: str) -> Run:
+    """The run locked (``Run.DoesNotExist`` when there is no such run), as ``get`` does."""
+    run = _lock_run(run_id, related=False)
+    if run is None:
+        raise Run.DoesNotExist(f"no run {run_id}")
+    return run
 
 
 def append_event(

@@ -11,7 +11,7 @@ import socket
 from django.db import transaction
 from django.utils import timezone
 
-from runs.events import append_event
+from runs.events import append_event, lock_run, lock_run_to_claim
 from runs.models import Run
 from runs.reasons import RunReason
 from sparktide import observability
@@ -26,12 +26,7 @@ def claim_run(run_id: str) -> Run | None:
     with transaction.atomic():
         # The row and what the engine needs of it, read and locked at once (FOR UPDATE
         # OF the run only); the status change and run.started are one statement.
-        run = (
-            Run.objects.select_for_update(of=("self",))
-            .select_related("tenant", "app", "owner", "agent_version__agent")
-            .filter(pk=run_id)
-            .first()
-        )
+        run = lock_run_to_claim(run_id)
         if run is None or run.status != Run.Status.QUEUED:
             return None
         run.status = Run.Status.RUNNING
@@ -66,7 +61,7 @@ def finish_run(
     between (the worker ends it at its next step instead).
     """
     with transaction.atomic():
-        locked = Run.objects.select_for_update().get(pk=run.pk)
+        locked = lock_run(run.pk)
         if locked.is_terminal or (only_from is not None and locked.status != only_from):
             return locked.status
         run.last_seq = locked.last_seq

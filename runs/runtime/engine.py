@@ -38,17 +38,17 @@ logger = logging.getLogger(__name__)
 def _heartbeat(run: Run, journal: Journal | None = None) -> None:
     """Record liveness and read the cancel flag: one round trip on the usual path.
 
-    The journal entries kept since the last side effect are written by the same
-    statement on PostgreSQL (a data-modifying WITH runs whatever the UPDATE finds)."""
-    if journal is not None and journal.pending and connection.vendor == "postgresql":
-        insert, params = journal.insert_statement()
+    On PostgreSQL the journal entries kept since the last side effect are written by
+    the same statement (a data-modifying WITH runs whatever the UPDATE finds)."""
+    if connection.vendor == "postgresql":
+        insert, params = journal.insert_statement() if journal and journal.pending else ("", [])
+        prefix = f"WITH journaled AS ({insert}) " if insert else ""
+        beat = (
+            f"{prefix}UPDATE {Run._meta.db_table} SET heartbeat_at = %s"  # noqa: S608
+            " WHERE id = %s AND status = %s AND cancel_requested_at IS NULL"
+        )
         with connection.cursor() as cursor:
-            cursor.execute(
-                f"WITH journaled AS ({insert})"  # noqa: S608
-                f" UPDATE {Run._meta.db_table} SET heartbeat_at = %s"
-                " WHERE id = %s AND status = %s AND cancel_requested_at IS NULL",
-                [*params, timezone.now(), run.pk, Run.Status.RUNNING],
-            )
+            cursor.execute(beat, [*params, timezone.now(), run.pk, Run.Status.RUNNING])
             beaten = cursor.rowcount
     else:
         if journal is not None:
