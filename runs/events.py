@@ -7,7 +7,7 @@ never imports its readers: the arrow points from delivery down to the log.
 """
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -94,6 +94,7 @@ def append_event(
     *,
     locked: bool = False,
     update: dict[str, Any] | None = None,
+    along: Sequence[tuple[str, list[Any]]] = (),
 ) -> RunEvent:
     """Append one event with the run's next seq.
 
@@ -101,6 +102,9 @@ def append_event(
     run row inside its transaction (Publication's commit does, for its counters).
     ``update`` sets more fields of the run row in the same statement (a status
     change and its event: runs/lifecycle.py); only under the caller's lock.
+    ``along`` (PostgreSQL only) are other writes of the same moment, (SQL, params)
+    each, run by the same statement as data-modifying WITHs: they happen whether or
+    not the event is appended, exactly as if run just before it.
 
     On PostgreSQL an append is one statement (docs/performance.md): the run's
     counter is advanced by ``UPDATE … RETURNING`` — which takes the row lock and,
@@ -113,8 +117,12 @@ def append_event(
     update = update or {}
     if update and not locked:
         raise ValueError("append_event(update=...) changes the run row: only under its lock")
+    if along and connection.vendor != "postgresql":
+        raise ValueError("append_event(along=...) is PostgreSQL's")
     if connection.vendor == "postgresql":
-        row = _append_in_one_statement(run, type, data, at, locked=locked, update=update)
+        row = _append_in_one_statement(
+            run, type, data, at, locked=locked, update=update, along=along
+        )
         if row is None:
             status = Run.objects.values_list("status", flat=True).get(pk=run.pk)
             raise RunEnded(f"{run.pk} already ended ({status}); {type} not appended")
@@ -136,11 +144,16 @@ def _append_in_one_statement(
     *,
     locked: bool,
     update: dict[str, Any],
+    along: Sequence[tuple[str, list[Any]]] = (),
 ) -> tuple[int, int] | None:
     """(event id, seq), or None when the run has ended (never under the caller's lock)."""
     run_table, event_table = Run._meta.db_table, RunEvent._meta.db_table
     guard = "" if locked else " AND status <> ALL(%s)"
     params: list[Any] = []
+    before = ""
+    for number, (sql, values) in enumerate(along):
+        before += f"along{number} AS ({sql}), "
+        params += values
     also = ""
     for name, value in update.items():
         field = Run._meta.get_field(name)
@@ -151,7 +164,7 @@ def _append_in_one_statement(
     params += [run.pk, type, payload, at]
     with connection.cursor() as cursor:
         cursor.execute(
-            f"WITH advanced AS (UPDATE {run_table} SET last_seq = last_seq + 1{also}"  # noqa: S608
+            f"WITH {before}advanced AS (UPDATE {run_table} SET last_seq = last_seq + 1{also}"  # noqa: S608
             f" WHERE id = %s{guard} RETURNING last_seq)"
             f" INSERT INTO {event_table} (run_id, seq, type, data, at)"
             " SELECT %s, advanced.last_seq, %s, %s, %s FROM advanced RETURNING id, seq",

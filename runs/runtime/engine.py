@@ -220,11 +220,18 @@ class Engine(Tools):
         return result_text
 
     def _finish_call(self, call: AgentCall, status: str, text: str) -> None:
-        self.journal.flush()
         call.status = status
         call.result_text = text
         call.completed_at = timezone.now()
-        call.save(update_fields=["status", "result_text", "completed_at"])
+        along: list[tuple[str, list]] = []
+        if connection.vendor == "postgresql":
+            # The kept journal entries, the call's end and agent.completed: one statement.
+            if self.journal.pending:
+                along.append(self.journal.insert_statement())
+            along.append(_call_ended(call))
+        else:
+            self.journal.flush()
+            call.save(update_fields=["status", "result_text", "completed_at"])
         append_event(
             self.run,
             "agent.completed",
@@ -235,9 +242,17 @@ class Engine(Tools):
                 "agent": call.agent_version.agent.key,
                 "status": status,
             },
+            along=along,
         )
 
-    # -- tools -----------------------------------------------------------------
+
+def _call_ended(call: AgentCall) -> tuple[str, list]:
+    """PostgreSQL: the UPDATE that records how an agent call ended."""
+    fields = [AgentCall._meta.get_field(name) for name in ("status", "result_text", "completed_at")]
+    assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in fields)
+    values = [f.get_db_prep_save(getattr(call, f.attname), connection) for f in fields]
+    sql = f"UPDATE {AgentCall._meta.db_table} SET {assignments} WHERE id = %s"  # noqa: S608
+    return sql, [*values, call.pk]
 
 
 def _storable_turn(turn: Turn) -> Turn:

@@ -25,10 +25,10 @@ STEPS = ({"search": "营收"}, {"answerPart": "营收增长 [[cite:{{c1}}]]"}, {
 # agent.started 2, three step heartbeats (two of them also write the receipts kept
 # since the step's tool ran), five journal writes of their own (each before a side
 # effect), retrieval, citations, two Publication commits, verification, the
-# call's end 2, finish 4 (BEGIN, lock, the terminal status and its event in one
+# call's end with agent.completed 1, finish 4 (BEGIN, lock, the terminal status and its event in one
 # statement, COMMIT). Publication's, retrieval's and citations' own statements are
 # budgeted in test_query_budgets.py and their modules' tests.
-RUN_BUDGET = 63
+RUN_BUDGET = 62
 # token, app (the member's access), the member check of start_run, the pin, the run's
 # INSERT (atomic alone: no BEGIN/COMMIT), the task row, its NOTIFY.
 CREATE_BUDGET = 7
