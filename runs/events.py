@@ -9,9 +9,10 @@ never imports its readers: the arrow points from delivery down to the log.
 import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from django.db import connection, transaction
+from django.db.models import Field, QuerySet
 from django.utils import timezone
 
 from runs.models import Run, RunEvent
@@ -48,7 +49,7 @@ def notify_run(run_id: str, seq: int) -> None:
 ENGINE_RELATED = ("tenant", "app", "owner", "agent_version__agent")
 
 
-def _locked_run(*, run_id: str, related: bool):
+def _locked_run(*, run_id: str, related: bool) -> QuerySet[Run]:
     runs = (
         Run.objects.select_for_update(of=("self",)) if related else Run.objects.select_for_update()
     )
@@ -156,8 +157,8 @@ def _append_in_one_statement(
         params += values
     also = ""
     for name, value in update.items():
-        field = Run._meta.get_field(name)
-        also += f", {connection.ops.quote_name(field.column)} = %s"
+        field = cast("Field[Any, Any]", Run._meta.get_field(name))
+        also += f", {connection.ops.quote_name(str(field.column))} = %s"
         params.append(field.get_db_prep_save(value, connection))
     params += [run.pk] if locked else [run.pk, list(Run.TERMINAL)]
     payload = RunEvent._meta.get_field("data").get_db_prep_value(data, connection)

@@ -12,9 +12,11 @@ import json
 import logging
 import threading
 from dataclasses import replace
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import DatabaseError, connection
+from django.db.models import Field
 from django.utils import timezone
 
 from publication.models import AnswerBlock
@@ -248,8 +250,9 @@ class Engine(Tools):
 
 def _call_ended(call: AgentCall) -> tuple[str, list]:
     """PostgreSQL: the UPDATE that records how an agent call ended."""
-    fields = [AgentCall._meta.get_field(name) for name in ("status", "result_text", "completed_at")]
-    assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in fields)
+    names = ("status", "result_text", "completed_at")
+    fields = [cast("Field[Any, Any]", AgentCall._meta.get_field(name)) for name in names]
+    assignments = ", ".join(f"{connection.ops.quote_name(str(f.column))} = %s" for f in fields)
     values = [f.get_db_prep_save(getattr(call, f.attname), connection) for f in fields]
     sql = f"UPDATE {AgentCall._meta.db_table} SET {assignments} WHERE id = %s"  # noqa: S608
     return sql, [*values, call.pk]

@@ -5,6 +5,8 @@ membership, the agent version and the input itself, so a surface that forgets a
 check cannot start a run it should not.
 """
 
+from typing import Any
+
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
@@ -56,7 +58,7 @@ def require_member(user, app: App) -> None:
         raise not_found()
 
 
-def _membership(*, app_id: int, user_id: int, tenant_id: int) -> QuerySet[Membership]:
+def _membership(*, app_id: int, user_id: int, tenant_id: int) -> QuerySet[Membership, Any]:
     return Membership.objects.filter(
         app_id=app_id,
         user_id=user_id,
@@ -81,7 +83,9 @@ def runnable_version(app: App, agent_key: str, agent_version=None) -> AgentVersi
     compiled = compiled_once(
         "start_run.pin", _pin, {"app_id": PLACEHOLDER_INT, "agent_key": placeholder_text("agent")}
     )
-    pins = compiled.instances(values) if compiled else list(_pin(**values))
+    pins = (
+        compiled.instances(values) if compiled else list(_pin(app_id=app.pk, agent_key=agent_key))
+    )
     pin = pins[0] if pins else None
     if pin is None:
         raise SparkTideError(ErrorCode.AGENT_NOT_AVAILABLE)
