@@ -7,14 +7,16 @@ never imports its readers: the arrow points from delivery down to the log.
 """
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from django.db import connection, transaction
+from django.db.models import Field, QuerySet
 from django.utils import timezone
 
 from runs.models import Run, RunEvent
+from sparktide.compiled import compiled_once, placeholder_text
 
 logger = logging.getLogger(__name__)
 
@@ -43,13 +45,67 @@ def notify_run(run_id: str, seq: int) -> None:
             logger.warning("wake-up for %s lost", run_id, exc_info=True)
 
 
+# What the engine reads of a run it claims, with the row (runs/lifecycle.py claim_run).
+ENGINE_RELATED = ("tenant", "app", "owner", "agent_version__agent")
+
+
+def _locked_run(*, run_id: str, related: bool) -> QuerySet[Run]:
+    runs = (
+        Run.objects.select_for_update(of=("self",)) if related else Run.objects.select_for_update()
+    )
+    if related:
+        runs = runs.select_related(*ENGINE_RELATED)
+    return runs.filter(pk=run_id).order_by()[:1]
+
+
+def _lock_run(run_id: str, *, related: bool) -> Run | None:
+    """The run's row, locked FOR UPDATE in the caller's transaction (None: no such run).
+    Compiled once per process (sparktide/compiled.py), re-bound on every call."""
+    compiled = compiled_once(
+        ("lock_run", related),
+        _locked_run,
+        {"run_id": placeholder_text("run"), "related": related},
+        fixed=("related",),
+    )
+    if compiled is None:
+        found = list(_locked_run(run_id=run_id, related=related))
+    else:
+        found = compiled.instances({"run_id": run_id})
+    return found[0] if found else None
+
+
+def lock_run_to_claim(run_id: str) -> Run | None:
+    """The run locked with what the engine needs of it (ENGINE_RELATED) in the same
+    statement, only the run's row locked; None when there is no such run."""
+    return _lock_run(run_id, related=True)
+
+
+def lock_run(run_id: str) -> Run:
+    """The run locked (``Run.DoesNotExist`` when there is no such run), as ``get`` does."""
+    run = _lock_run(run_id, related=False)
+    if run is None:
+        raise Run.DoesNotExist(f"no run {run_id}")
+    return run
+
+
 def append_event(
-    run: Run, type: str, data: dict[str, Any] | None = None, *, locked: bool = False
+    run: Run,
+    type: str,
+    data: dict[str, Any] | None = None,
+    *,
+    locked: bool = False,
+    update: dict[str, Any] | None = None,
+    along: Sequence[tuple[str, list[Any]]] = (),
 ) -> RunEvent:
     """Append one event with the run's next seq.
 
     ``locked=True`` means the caller already holds ``select_for_update`` on the
     run row inside its transaction (Publication's commit does, for its counters).
+    ``update`` sets more fields of the run row in the same statement (a status
+    change and its event: runs/lifecycle.py); only under the caller's lock.
+    ``along`` (PostgreSQL only) are other writes of the same moment, (SQL, params)
+    each, run by the same statement as data-modifying WITHs: they happen whether or
+    not the event is appended, exactly as if run just before it.
 
     On PostgreSQL an append is one statement (docs/performance.md): the run's
     counter is advanced by ``UPDATE … RETURNING`` — which takes the row lock and,
@@ -59,8 +115,15 @@ def append_event(
     """
     data = data or {}
     at = timezone.now()
+    update = update or {}
+    if update and not locked:
+        raise ValueError("append_event(update=...) changes the run row: only under its lock")
+    if along and connection.vendor != "postgresql":
+        raise ValueError("append_event(along=...) is PostgreSQL's")
     if connection.vendor == "postgresql":
-        row = _append_in_one_statement(run, type, data, at, locked=locked)
+        row = _append_in_one_statement(
+            run, type, data, at, locked=locked, update=update, along=along
+        )
         if row is None:
             status = Run.objects.values_list("status", flat=True).get(pk=run.pk)
             raise RunEnded(f"{run.pk} already ended ({status}); {type} not appended")
@@ -68,24 +131,41 @@ def append_event(
         run.last_seq = seq
         event = RunEvent(id=event_id, run=run, seq=seq, type=type, data=data, at=at)
     else:
-        event = _append_with_the_orm(run, type, data, at, locked=locked)
+        event = _append_with_the_orm(run, type, data, at, locked=locked, update=update)
     run_id, seq = run.pk, event.seq
     transaction.on_commit(lambda: notify_run(run_id, seq))
     return event
 
 
 def _append_in_one_statement(
-    run: Run, type: str, data: dict[str, Any], at: datetime, *, locked: bool
+    run: Run,
+    type: str,
+    data: dict[str, Any],
+    at: datetime,
+    *,
+    locked: bool,
+    update: dict[str, Any],
+    along: Sequence[tuple[str, list[Any]]] = (),
 ) -> tuple[int, int] | None:
     """(event id, seq), or None when the run has ended (never under the caller's lock)."""
     run_table, event_table = Run._meta.db_table, RunEvent._meta.db_table
     guard = "" if locked else " AND status <> ALL(%s)"
-    params: list[Any] = [run.pk] if locked else [run.pk, list(Run.TERMINAL)]
+    params: list[Any] = []
+    before = ""
+    for number, (sql, values) in enumerate(along):
+        before += f"along{number} AS ({sql}), "
+        params += values
+    also = ""
+    for name, value in update.items():
+        field = cast("Field[Any, Any]", Run._meta.get_field(name))
+        also += f", {connection.ops.quote_name(str(field.column))} = %s"
+        params.append(field.get_db_prep_save(value, connection))
+    params += [run.pk] if locked else [run.pk, list(Run.TERMINAL)]
     payload = RunEvent._meta.get_field("data").get_db_prep_value(data, connection)
     params += [run.pk, type, payload, at]
     with connection.cursor() as cursor:
         cursor.execute(
-            f"WITH advanced AS (UPDATE {run_table} SET last_seq = last_seq + 1"  # noqa: S608
+            f"WITH {before}advanced AS (UPDATE {run_table} SET last_seq = last_seq + 1{also}"  # noqa: S608
             f" WHERE id = %s{guard} RETURNING last_seq)"
             f" INSERT INTO {event_table} (run_id, seq, type, data, at)"
             " SELECT %s, advanced.last_seq, %s, %s, %s FROM advanced RETURNING id, seq",
@@ -96,7 +176,13 @@ def _append_in_one_statement(
 
 
 def _append_with_the_orm(
-    run: Run, type: str, data: dict[str, Any], at: datetime, *, locked: bool
+    run: Run,
+    type: str,
+    data: dict[str, Any],
+    at: datetime,
+    *,
+    locked: bool,
+    update: dict[str, Any],
 ) -> RunEvent:
     """SQLite (development, the demo): lock, advance, insert."""
     # Under the caller's lock we are already inside its transaction: no savepoint needed.
@@ -110,5 +196,5 @@ def _append_with_the_orm(
                 raise RunEnded(f"{run.pk} already ended ({status}); {type} not appended")
             run.last_seq = last_seq
         run.last_seq += 1
-        Run.objects.filter(pk=run.pk).update(last_seq=run.last_seq)
+        Run.objects.filter(pk=run.pk).update(last_seq=run.last_seq, **update)
         return RunEvent.objects.create(run=run, seq=run.last_seq, type=type, data=data, at=at)

@@ -11,7 +11,7 @@ import socket
 from django.db import transaction
 from django.utils import timezone
 
-from runs.events import append_event
+from runs.events import append_event, lock_run, lock_run_to_claim
 from runs.models import Run
 from runs.reasons import RunReason
 from sparktide import observability
@@ -24,17 +24,18 @@ def worker_identity() -> str:
 
 def claim_run(run_id: str) -> Run | None:
     with transaction.atomic():
-        run = Run.objects.select_for_update().filter(pk=run_id).first()
+        # The row and what the engine needs of it, read and locked at once (FOR UPDATE
+        # OF the run only); the status change and run.started are one statement.
+        run = lock_run_to_claim(run_id)
         if run is None or run.status != Run.Status.QUEUED:
             return None
         run.status = Run.Status.RUNNING
         run.started_at = run.heartbeat_at = timezone.now()
         run.worker_id = worker_identity()
-        run.save(update_fields=["status", "started_at", "heartbeat_at", "worker_id"])
-        append_event(run, "run.started", {}, locked=True)
-    run = Run.objects.select_related("tenant", "app", "owner", "agent_version__agent").get(
-        pk=run_id
-    )
+        claimed = {
+            f: getattr(run, f) for f in ("status", "started_at", "heartbeat_at", "worker_id")
+        }
+        append_event(run, "run.started", {}, locked=True, update=claimed)
     observability.run_started(run_id=run.pk, **_labels(run))
     return run
 
@@ -60,17 +61,21 @@ def finish_run(
     between (the worker ends it at its next step instead).
     """
     with transaction.atomic():
-        locked = Run.objects.select_for_update().get(pk=run.pk)
+        locked = lock_run(run.pk)
         if locked.is_terminal or (only_from is not None and locked.status != only_from):
             return locked.status
         run.last_seq = locked.last_seq
-        Run.objects.filter(pk=run.pk).update(
-            status=status, reason=reason, reason_detail=detail[:2000], completed_at=timezone.now()
-        )
+        ended = {
+            "status": status,
+            "reason": reason,
+            "reason_detail": detail[:2000],
+            "completed_at": timezone.now(),
+        }
         data = {"status": status}
         if reason:
             data["reason"] = reason
-        append_event(run, f"run.{status.lower()}", data, locked=True)
+        # The terminal status and its event: one statement under the lock.
+        append_event(run, f"run.{status.lower()}", data, locked=True, update=ended)
     run.status = status
     started = locked.started_at
     observability.run_ended(

@@ -12,9 +12,11 @@ import json
 import logging
 import threading
 from dataclasses import replace
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import DatabaseError, connection
+from django.db.models import Field
 from django.utils import timezone
 
 from publication.models import AnswerBlock
@@ -24,7 +26,7 @@ from runs.lifecycle import claim_run, finish_run
 from runs.models import AgentCall, JournalEntry, Run
 from runs.reasons import RunReason
 from runs.runtime.conversation import conversation_history
-from runs.runtime.state import CallState, RunCancelled, StepLimitReached, journal
+from runs.runtime.state import CallState, Journal, RunCancelled, StepLimitReached
 from runs.runtime.tools import Tools
 from sparktide.agents.providers import ProviderError, get_provider
 from sparktide.agents.providers.base import Turn
@@ -35,12 +37,29 @@ from sparktide.text_boundary import storable
 logger = logging.getLogger(__name__)
 
 
-def _heartbeat(run: Run) -> None:
-    """Record liveness and read the cancel flag: one round trip on the usual path."""
-    alive = Run.objects.filter(
-        pk=run.pk, status=Run.Status.RUNNING, cancel_requested_at__isnull=True
-    )
-    if alive.update(heartbeat_at=timezone.now()) == 1:
+def _heartbeat(run: Run, journal: Journal | None = None) -> None:
+    """Record liveness and read the cancel flag: one round trip on the usual path.
+
+    On PostgreSQL the journal entries kept since the last side effect are written by
+    the same statement (a data-modifying WITH runs whatever the UPDATE finds)."""
+    if connection.vendor == "postgresql":
+        insert, params = journal.insert_statement() if journal and journal.pending else ("", [])
+        prefix = f"WITH journaled AS ({insert}) " if insert else ""
+        beat = (
+            f"{prefix}UPDATE {Run._meta.db_table} SET heartbeat_at = %s"  # noqa: S608
+            " WHERE id = %s AND status = %s AND cancel_requested_at IS NULL"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(beat, [*params, timezone.now(), run.pk, Run.Status.RUNNING])
+            beaten = cursor.rowcount
+    else:
+        if journal is not None:
+            journal.flush()
+        alive = Run.objects.filter(
+            pk=run.pk, status=Run.Status.RUNNING, cancel_requested_at__isnull=True
+        )
+        beaten = alive.update(heartbeat_at=timezone.now())
+    if beaten == 1:
         return
     if Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).exists():
         raise RunCancelled
@@ -55,36 +74,71 @@ def _release_connection() -> None:
         connection.close()
 
 
-class HeartbeatThread(threading.Thread):
-    """Beats every SPARKTIDE_HEARTBEAT_SECONDS while the run executes, so a slow
-    model call (minutes) is not mistaken for a dead worker by recovery. Stops
-    with the run. Holds a database connection only for the beat itself, and a
-    beat lost to a database error is retried at the next one."""
+class RunHeartbeats:
+    """The liveness of every run this process executes, from one thread.
 
-    def __init__(self, run_id: str) -> None:
-        super().__init__(name=f"heartbeat-{run_id}", daemon=True)
-        self.run_id = run_id
+    Beats every SPARKTIDE_HEARTBEAT_SECONDS while a run executes, so a slow model
+    call (minutes) is not mistaken for a dead worker by recovery: all the runs in
+    flight in one UPDATE. A run joins with ``add`` and leaves with ``discard`` (set
+    operations: no thread started or joined per run). The thread starts with the
+    first run of the process and lives as long as it (a daemon). It holds a
+    database connection only for the beat itself, and a beat lost to a database
+    error is retried at the next one.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.runs: set[str] = set()
+        self.thread: threading.Thread | None = None
         self.stopped = threading.Event()
 
-    def run(self) -> None:
-        while not self.stopped.wait(settings.SPARKTIDE_HEARTBEAT_SECONDS):
-            try:
-                Run.objects.filter(pk=self.run_id, status=Run.Status.RUNNING).update(
-                    heartbeat_at=timezone.now()
+    def add(self, run_id: str) -> None:
+        with self.lock:
+            self.runs.add(run_id)
+            if self.thread is None or not self.thread.is_alive():
+                self.thread = threading.Thread(
+                    target=self._beat_forever, name="sparktide-run-heartbeats", daemon=True
                 )
-            except DatabaseError as exc:
-                logger.warning("heartbeat of %s missed: %s", self.run_id, exc)
-            finally:
-                connection.close()
+                self.thread.start()
+
+    def discard(self, run_id: str) -> None:
+        with self.lock:
+            self.runs.discard(run_id)
+
+    def _beat_forever(self) -> None:
+        while not self.stopped.wait(settings.SPARKTIDE_HEARTBEAT_SECONDS):
+            self.beat()
 
     def stop(self) -> None:
+        """End the thread (tests; a process's own instance lives as long as it)."""
         self.stopped.set()
-        self.join(timeout=5)
+        if self.thread is not None:
+            self.thread.join(timeout=5)
+
+    def beat(self) -> int:
+        """One beat of every run in flight (one statement); how many rows it touched."""
+        with self.lock:
+            run_ids = list(self.runs)
+        if not run_ids:
+            return 0
+        try:
+            return Run.objects.filter(pk__in=run_ids, status=Run.Status.RUNNING).update(
+                heartbeat_at=timezone.now()
+            )
+        except DatabaseError as exc:
+            logger.warning("heartbeat of %d run(s) missed: %s", len(run_ids), exc)
+            return 0
+        finally:
+            connection.close()
+
+
+heartbeats = RunHeartbeats()
 
 
 class Engine(Tools):
     def __init__(self, run: Run) -> None:
         self.run = run
+        self.journal = Journal(run)
         self.context = TrustedContext(
             tenant=run.tenant.key,
             app=run.app.slug,
@@ -117,11 +171,10 @@ class Engine(Tools):
             # tightened) ends this call FAILED with its agent.completed.
             provider = get_provider(version.model)
             for step in range(1, version.max_steps + 1):
-                _heartbeat(run)
+                _heartbeat(run, self.journal)
                 _release_connection()
                 turn = _storable_turn(provider.next_turn(state))
-                journal(
-                    run,
+                self.journal.add(
                     call,
                     JournalEntry.Kind.STEP,
                     step=step,
@@ -172,7 +225,15 @@ class Engine(Tools):
         call.status = status
         call.result_text = text
         call.completed_at = timezone.now()
-        call.save(update_fields=["status", "result_text", "completed_at"])
+        along: list[tuple[str, list]] = []
+        if connection.vendor == "postgresql":
+            # The kept journal entries, the call's end and agent.completed: one statement.
+            if self.journal.pending:
+                along.append(self.journal.insert_statement())
+            along.append(_call_ended(call))
+        else:
+            self.journal.flush()
+            call.save(update_fields=["status", "result_text", "completed_at"])
         append_event(
             self.run,
             "agent.completed",
@@ -183,9 +244,18 @@ class Engine(Tools):
                 "agent": call.agent_version.agent.key,
                 "status": status,
             },
+            along=along,
         )
 
-    # -- tools -----------------------------------------------------------------
+
+def _call_ended(call: AgentCall) -> tuple[str, list]:
+    """PostgreSQL: the UPDATE that records how an agent call ended."""
+    names = ("status", "result_text", "completed_at")
+    fields = [cast("Field[Any, Any]", AgentCall._meta.get_field(name)) for name in names]
+    assignments = ", ".join(f"{connection.ops.quote_name(str(f.column))} = %s" for f in fields)
+    values = [f.get_db_prep_save(getattr(call, f.attname), connection) for f in fields]
+    sql = f"UPDATE {AgentCall._meta.db_table} SET {assignments} WHERE id = %s"  # noqa: S608
+    return sql, [*values, call.pk]
 
 
 def _storable_turn(turn: Turn) -> Turn:
@@ -212,8 +282,7 @@ def execute_run(run_id: str) -> str | None:
     root = AgentCall.objects.create(
         run=run, depth=0, agent_version=run.agent_version, task=run.input
     )
-    heartbeat = HeartbeatThread(run.pk)
-    heartbeat.start()
+    heartbeats.add(run.pk)
     try:
         engine.run_call(root)
         data = verify_answer(run, root)
@@ -233,7 +302,7 @@ def execute_run(run_id: str) -> str | None:
         logger.exception("run %s failed", run.pk)
         return finish_run(run, _failure_status(run), RunReason.INTERNAL_ERROR, type(exc).__name__)
     finally:
-        heartbeat.stop()
+        heartbeats.discard(run.pk)
     return finish_run(run, Run.Status.COMPLETED, "")
 
 

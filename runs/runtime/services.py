@@ -5,13 +5,17 @@ membership, the agent version and the input itself, so a surface that forgets a
 check cannot start a run it should not.
 """
 
+from typing import Any
+
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
 from runs.access import require_active
 from runs.models import Run
 from runs.runtime.tasks import execute_run_task
 from sparktide.agents.models import AgentPin, AgentVersion
+from sparktide.compiled import PLACEHOLDER_INT, compiled_once, placeholder_text
 from sparktide.errors import ErrorCode, SparkTideError, not_found
 from sparktide.tenancy.models import App, Membership
 
@@ -38,25 +42,51 @@ def require_member(user, app: App) -> None:
     app now (one query); anyone else gets the 404 a missing app gets."""
     if user is None or user.pk is None:
         raise not_found()
-    member = Membership.objects.filter(
-        app_id=app.pk,
-        user_id=user.pk,
-        user__is_active=True,
-        user__tenant_user__tenant_id=app.tenant_id,
-    ).exists()
+    values = {"app_id": app.pk, "user_id": user.pk, "tenant_id": app.tenant_id}
+    # Compiled once per process (sparktide/compiled.py), re-bound and run on every call.
+    compiled = compiled_once(
+        "start_run.member",
+        _membership,
+        {
+            "app_id": PLACEHOLDER_INT,
+            "user_id": PLACEHOLDER_INT - 1,
+            "tenant_id": PLACEHOLDER_INT - 2,
+        },
+    )
+    member = bool(compiled.rows(values) if compiled else _membership(**values).exists())
     if not member:
         raise not_found()
+
+
+def _membership(*, app_id: int, user_id: int, tenant_id: int) -> QuerySet[Membership, Any]:
+    return Membership.objects.filter(
+        app_id=app_id,
+        user_id=user_id,
+        user__is_active=True,
+        user__tenant_user__tenant_id=tenant_id,
+    ).values_list("pk")[:1]
+
+
+def _pin(*, app_id: int, agent_key: str) -> QuerySet[AgentPin]:
+    return (
+        AgentPin.objects.select_related("agent", "version__agent")
+        .filter(app_id=app_id, agent__key=agent_key)
+        .order_by("pk")[:1]
+    )
 
 
 def runnable_version(app: App, agent_key: str, agent_version=None) -> AgentVersion:
     """The version a run of ``agent_key`` in ``app`` uses: the app's pin, or the
     version the caller asked to try — only a PUBLISHED version of the pinned agent,
     of the app's tenant (422 AGENT_NOT_AVAILABLE otherwise)."""
-    pin = (
-        AgentPin.objects.select_related("agent", "version__agent")
-        .filter(app=app, agent__key=agent_key)
-        .first()
+    values = {"app_id": app.pk, "agent_key": agent_key}
+    compiled = compiled_once(
+        "start_run.pin", _pin, {"app_id": PLACEHOLDER_INT, "agent_key": placeholder_text("agent")}
     )
+    pins = (
+        compiled.instances(values) if compiled else list(_pin(app_id=app.pk, agent_key=agent_key))
+    )
+    pin = pins[0] if pins else None
     if pin is None:
         raise SparkTideError(ErrorCode.AGENT_NOT_AVAILABLE)
     version: AgentVersion | None = pin.version
@@ -93,17 +123,18 @@ def start_run(
     require_active(app)
     validate_run_input(input)
     version = runnable_version(app, agent_key, agent_version)
-    with transaction.atomic():
-        run = Run.objects.create(
-            tenant=app.tenant,
-            app=app,
-            owner=user,
-            agent_version=version,
-            input=input,
-            session_id=session_id,
-            security_policy_epoch=app.security_policy_epoch,
-            knowledge_access_epoch=app.knowledge_access_epoch,
-        )
-        run_id = run.pk
-        transaction.on_commit(lambda: execute_run_task.enqueue(run_id))
+    # One INSERT is atomic on its own: no BEGIN/COMMIT around it. The task is enqueued
+    # once the run is committed — at once here, or when a caller's transaction commits.
+    run = Run.objects.create(
+        tenant=app.tenant,
+        app=app,
+        owner=user,
+        agent_version=version,
+        input=input,
+        session_id=session_id,
+        security_policy_epoch=app.security_policy_epoch,
+        knowledge_access_epoch=app.knowledge_access_epoch,
+    )
+    run_id = run.pk
+    transaction.on_commit(lambda: execute_run_task.enqueue(run_id))
     return run

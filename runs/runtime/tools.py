@@ -12,7 +12,7 @@ import logging
 from citations.issuance import issue_citations
 from publication.pipeline import publish_candidate
 from runs.models import AgentCall, JournalEntry, Run
-from runs.runtime.state import CallState, StepLimitReached, journal
+from runs.runtime.state import CallState, Journal, StepLimitReached
 from runs.runtime.tool_errors import REMOTE_TOOL_ERRORS, ToolError
 from sparktide.agents.models import AgentPin
 from sparktide.agents.providers import ProviderError
@@ -34,6 +34,7 @@ class Tools:
     # Provided by the engine this is mixed into.
     run: Run
     context: TrustedContext
+    journal: Journal
 
     def run_call(self, call: AgentCall) -> str:
         raise NotImplementedError
@@ -54,6 +55,8 @@ class Tools:
         # in a query, a task or a body is removed, never a DataError mid-run.
         args = storable_json(args)
         self._journal_tool(call, step, tool_call, JournalEntry.Kind.TOOL_CALL, arguments=args)
+        # A tool call is on disk before its tool runs (recovery notes it unanswered).
+        self.journal.flush()
         handler = {
             "search_knowledge": self.search_knowledge,
             "send_answer_part": self.send_answer_part,
@@ -66,8 +69,8 @@ class Tools:
         return result
 
     def _journal_tool(self, call, step: int, tool_call: ToolCall, kind: str, **data) -> None:
-        journal(
-            self.run, call, kind, tool=tool_call.name, step=step, toolCallId=tool_call.id, **data
+        self.journal.add(
+            call, kind, tool=tool_call.name, step=step, toolCallId=tool_call.id, **data
         )
 
     def _tool_error(self, call, step, tool_call, error: ToolError) -> dict:
@@ -160,20 +163,17 @@ class Tools:
     def _publish(
         self, call: AgentCall, step: int, *, entry: str, body, replaces: str | None = None
     ) -> dict:
+        self.journal.flush()  # the journal as it was, before Publication acts
         receipt = publish_candidate(
             run=self.run, agent_call=call, entry=entry, body=body, replaces=replaces
         )
         # Fault points for recovery tests: the commit happened; the journal
         # may not know it. Publication's store stays the truth.
         maybe_fault("after_publication_commit")
-        journal(
-            self.run,
-            call,
-            JournalEntry.Kind.NOTE,
-            tool="publication",
-            step=step,
-            receipt=receipt.as_dict(),
+        self.journal.add(
+            call, JournalEntry.Kind.NOTE, tool="publication", step=step, receipt=receipt.as_dict()
         )
+        self.journal.flush()
         maybe_fault("after_journal_write")
         return {"receipt": receipt.as_dict()}
 
