@@ -326,14 +326,15 @@ _TERM_WEIGHT = 0.1  # ts_rank's default weight of D, the stored vector's only we
 # A stage's tokens: the rarest first while the estimated share of the table's chunks
 # holding one of them (a sum of the statistics' frequencies) stays within its budget;
 # always at least the rarest token.
-_STAGE_BUDGETS = (0.005, 0.05)
+_STAGE_BUDGETS = (0.01, 0.05, 0.25)
 
 
 # One statement; %(name)s are parameters, {docs} the documents' statement (compiled by
-# the ORM, its own parameters), {tokens} one (pos, token, literal) row per token. The
-# documents' statement is repeated, not a CTE, so each stage is planned with the real
-# statistics of the version's documents.
-_STAGED_SQL = """
+# the ORM, its own parameters), {tokens} one (pos, token, literal) row per token, {i} a
+# stage's number. A stage first takes the ids matching its tokens from the GIN index
+# alone (st_m: a MATERIALIZED CTE, so the planner cannot start from the version's
+# documents and read all their chunks), then keeps the readable ones and ranks them.
+_STAGED_HEAD = """
 WITH st_tok(pos, token, lit) AS (VALUES {tokens}),
 st_mce AS (
     SELECT e.elem, e.freq FROM pg_stats s,
@@ -351,66 +352,70 @@ st_cum AS (
     FROM st_est WINDOW w AS (ORDER BY freq, pos)
 ),
 st_plan AS (
-    SELECT count(*) AS n,
+    SELECT count(*) AS n, 0 AS rest0,
         length(to_tsvector('simple', string_agg(token, ' '))) = count(*)
-            AND numnode(to_tsquery('simple', %(any)s)) = 2 * count(*) - 1 AS exact,
-        to_tsquery('simple', string_agg(lit, ' | ') FILTER (WHERE rn = 1 OR cum <= %(b1)s)) AS q1,
-        count(*) FILTER (WHERE NOT (rn = 1 OR cum <= %(b1)s)) AS rest1,
-        to_tsquery('simple', string_agg(lit, ' | ') FILTER (WHERE rn = 1 OR cum <= %(b2)s)) AS q2,
-        count(*) FILTER (WHERE NOT (rn = 1 OR cum <= %(b2)s)) AS rest2
+            AND numnode(to_tsquery('simple', %(any)s)) = 2 * count(*) - 1 AS exact
+        {plan}
     FROM st_cum
-),
-st_m1 AS MATERIALIZED (
+)"""
+_STAGED_PLAN = """,
+        to_tsquery('simple', string_agg(lit, ' | ') FILTER (WHERE rn = 1 OR cum <= %(b{i})s)) AS q{i},
+        count(*) FILTER (WHERE NOT (rn = 1 OR cum <= %(b{i})s)) AS rest{i}"""
+_STAGED_STAGE = """,
+st_m{i} AS MATERIALIZED (
     SELECT c.id, c.document_id FROM knowledge_chunk c
-    WHERE c.search_vector @@ (SELECT q1 FROM st_plan)
+    WHERE c.search_vector @@ (SELECT q{i} FROM st_plan)
 ),
-st_s1 AS MATERIALIZED (
+st_s{i} AS MATERIALIZED (
     SELECT c.id, ts_rank(c.search_vector, to_tsquery('simple'::regconfig, %(any)s)) AS rank
-    FROM st_m1 m JOIN knowledge_chunk c ON c.id = m.id
+    FROM st_m{i} m JOIN knowledge_chunk c ON c.id = m.id
     WHERE m.document_id IN ({docs})
     ORDER BY rank DESC, c.document_id, c.ordinal LIMIT %(k)s
 ),
-st_ok1 AS (
-    SELECT p.exact AND (p.rest1 = 0 OR (
-        SELECT count(*) = %(k)s AND min(rank) >= p.rest1 * %(w)s / p.n FROM st_s1
+st_ok{i} AS (
+    SELECT p.exact AND (p.rest{i} < p.rest{previous} OR {i} = 1) AND (p.rest{i} = 0 OR (
+        SELECT count(*) = %(k)s AND min(rank) >= p.rest{i} * %(w)s / p.n FROM st_s{i}
     )) AS ok FROM st_plan p
-),
-st_m2 AS MATERIALIZED (
-    SELECT c.id, c.document_id FROM knowledge_chunk c
-    WHERE c.search_vector @@ (SELECT q2 FROM st_plan)
-),
-st_s2 AS MATERIALIZED (
-    SELECT c.id, ts_rank(c.search_vector, to_tsquery('simple'::regconfig, %(any)s)) AS rank
-    FROM st_m2 m JOIN knowledge_chunk c ON c.id = m.id
-    WHERE m.document_id IN ({docs})
-    ORDER BY rank DESC, c.document_id, c.ordinal LIMIT %(k)s
-),
-st_ok2 AS (
-    SELECT p.exact AND p.rest2 < p.rest1 AND (p.rest2 = 0 OR (
-        SELECT count(*) = %(k)s AND min(rank) >= p.rest2 * %(w)s / p.n FROM st_s2
-    )) AS ok FROM st_plan p
-)
-SELECT id, 1 AS stage FROM st_s1 WHERE (SELECT ok FROM st_ok1)
-UNION ALL
-SELECT id, 2 FROM st_s2 WHERE NOT (SELECT ok FROM st_ok1) AND (SELECT ok FROM st_ok2)
-UNION ALL
-SELECT id, 3 FROM (
+)"""
+_STAGED_ANSWER = """
+SELECT id, {i} AS stage FROM st_s{i} WHERE {earlier} (SELECT ok FROM st_ok{i})
+UNION ALL"""
+_STAGED_LAST = """
+SELECT id, {i} FROM (
     SELECT c.id FROM knowledge_chunk c
     WHERE c.search_vector @@ to_tsquery('simple'::regconfig, %(any)s)
         AND c.document_id IN ({docs})
     ORDER BY ts_rank(c.search_vector, to_tsquery('simple'::regconfig, %(any)s)) DESC,
         c.document_id, c.ordinal
     LIMIT %(k)s
-) st_all WHERE NOT (SELECT ok FROM st_ok1) AND NOT (SELECT ok FROM st_ok2)
+) st_all WHERE {earlier} TRUE
 """
+_STAGED_NOT_FINAL = "NOT (SELECT ok FROM st_ok{j}) AND "
 _STAGED_PART = re.compile(r"%\((\w+)\)s|\{(docs|tokens)\}")
+
+
+def _staged_template(stages: int) -> str:
+    """The statement for that many stages, then the plain OR search (stage stages+1).
+    A stage's answer is read only if no earlier one was final, and PostgreSQL runs a
+    stage only when its answer is read: a final stage leaves the wider ones unrun."""
+    numbers = range(1, stages + 1)
+    sql = _STAGED_HEAD.replace(
+        "{plan}", "".join(_STAGED_PLAN.replace("{i}", str(i)) for i in numbers)
+    )
+    for i in numbers:
+        sql += _STAGED_STAGE.replace("{i}", str(i)).replace("{previous}", str(i - 1))
+    for i in [*numbers, stages + 1]:
+        earlier = "".join(_STAGED_NOT_FINAL.replace("{j}", str(j)) for j in range(1, i))
+        part = _STAGED_ANSWER if i <= stages else _STAGED_LAST
+        sql += part.replace("{i}", str(i)).replace("{earlier}", earlier)
+    return sql
 
 
 def staged_search_sql(
     documents: QuerySet[Document], tokens: list[str], top_k: int
 ) -> tuple[str, list]:
     """The staged search's statement and parameters: rows (chunk id, stage), the stage
-    (1, 2, or 3 = every token) whose answer was final."""
+    (1 … len(_STAGE_BUDGETS), or one more = the plain OR search) whose answer was final."""
     any_token = " | ".join(_tsquery_literal(t) for t in tokens)
     docs_sql, docs_params = documents.values("pk").query.sql_with_params()
     named = {"any": any_token, "k": top_k, "w": _TERM_WEIGHT}
@@ -428,7 +433,7 @@ def staged_search_sql(
         params.extend(token_params)
         return ", ".join(["(%s, %s, %s)"] * len(tokens))
 
-    return _STAGED_PART.sub(expand, _STAGED_SQL), params
+    return _STAGED_PART.sub(expand, _staged_template(len(_STAGE_BUDGETS))), params
 
 
 def _search_portable(

@@ -26,6 +26,7 @@ from tests import factories
 from tests.factories import add_document, make_knowledge, publish
 
 pytestmark = pytest.mark.django_db
+LAST = len(retrieval._STAGE_BUDGETS) + 1
 
 
 def _postgresql():
@@ -62,7 +63,7 @@ def _or_search(version, query, top_k):
 
 
 def _stage(version, tokens, top_k):
-    """Which stage's answer was final (1, 2, or 3 = the plain OR search)."""
+    """Which stage's answer was final (1, 2, … or LAST = the plain OR search)."""
     sql, params = staged_search_sql(Document.objects.filter(version=version), tokens, top_k)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -119,6 +120,8 @@ def test_a_final_rare_stage_leaves_the_wider_stages_unrun(common_and_rare, monke
     documents = Document.objects.filter(version=common_and_rare)
     sql, params = staged_search_sql(documents, _tokens("北辰医药营收"), 1)
     with connection.cursor() as cursor:
+        # As on a large table (a test's is too small for the planner to use an index).
+        cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)
         (plan,) = cursor.fetchone()
 
@@ -133,9 +136,11 @@ def test_a_final_rare_stage_leaves_the_wider_stages_unrun(common_and_rare, monke
         if node.get("Relation Name") == "knowledge_chunk" and node["Actual Loops"] > 0
     ]
 
-    # One scan of the chunks ran — the rare stage's — and it read the one chunk holding
-    # a rare token: the twelve that only repeat 营收 were neither matched nor ranked.
-    assert [node["Actual Rows"] for node in chunk_scans] == [1]
+    # Only the rare stage's scans of the chunks ran (the GIN match, then the rank), each
+    # reading the one chunk holding a rare token: the twelve that only repeat 营收 were
+    # neither matched nor ranked, and no wider stage nor the plain OR search ran.
+    assert chunk_scans
+    assert all(node["Actual Rows"] * node["Actual Loops"] == 1 for node in chunk_scans)
 
 
 def test_when_the_rare_tokens_hold_fewer_than_top_k_a_wider_stage_fills_it(
@@ -223,5 +228,5 @@ def test_a_token_that_is_not_one_lexeme_leaves_only_the_plain_or_search(tenant):
     publish(version)
     _analyze()
 
-    assert _stage(version, ["12.5e"], 1) == 3
+    assert _stage(version, ["12.5e"], 1) == LAST
     assert _stage(version, ["营收"], 1) == 1
