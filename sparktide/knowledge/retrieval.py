@@ -334,14 +334,13 @@ _STAGE_BUDGETS = (0.01, 0.05, 0.25)
 # stage's number. A stage first takes the ids matching its tokens from the GIN index
 # alone (st_m: a MATERIALIZED CTE, so the planner cannot start from the version's
 # documents and read all their chunks), then keeps the readable ones and ranks them.
+# A stage runs only if its estimated matches in the whole table (the GIN index holds
+# every version) are fewer than the searched chunks: else reading the version's own
+# chunks, the plain OR search, is cheaper, and a small version in a large table keeps
+# its plan.
 _STAGED_HEAD = """
 WITH st_tok(pos, token, lit) AS (VALUES {tokens}),
-st_mce AS (
-    SELECT e.elem, e.freq FROM pg_stats s,
-        unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(elem, freq)
-    WHERE s.schemaname = current_schema() AND s.tablename = 'knowledge_chunk'
-        AND s.attname = 'search_vector' AND NOT s.inherited AND e.elem IS NOT NULL
-),
+st_mce AS ({frequencies}),
 st_est AS (
     SELECT t.pos, t.token, t.lit,
         COALESCE(m.freq, (SELECT min(freq) FROM st_mce), 0) AS freq
@@ -354,13 +353,26 @@ st_cum AS (
 st_plan AS (
     SELECT count(*) AS n, 0 AS rest0,
         length(to_tsvector('simple', string_agg(token, ' '))) = count(*)
-            AND numnode(to_tsquery('simple', %(any)s)) = 2 * count(*) - 1 AS exact
+            AND numnode(to_tsquery('simple', %(any)s)) = 2 * count(*) - 1 AS exact,
+        -- The searched chunks (at least one a page) and the table's, to weigh a stage.
+        (SELECT COALESCE(sum(d.page_count), 0) FROM knowledge_document d
+            WHERE d.id IN ({docs})) AS size,
+        (SELECT reltuples FROM pg_catalog.pg_class WHERE oid = 'knowledge_chunk'::regclass) AS rows
         {plan}
     FROM st_cum
 )"""
+# The most common lexemes of search_vector and their frequencies (a share of the
+# table's rows), as the planner's statistics have them (the last ANALYZE).
+_STAGED_FREQUENCIES = """
+    SELECT e.elem, e.freq FROM pg_catalog.pg_stats s,
+        unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(elem, freq)
+    WHERE s.schemaname = current_schema() AND s.tablename = 'knowledge_chunk'
+        AND s.attname = 'search_vector' AND NOT s.inherited AND e.elem IS NOT NULL
+"""
 _STAGED_PLAN = """,
         to_tsquery('simple', string_agg(lit, ' | ') FILTER (WHERE rn = 1 OR cum <= %(b{i})s)) AS q{i},
-        count(*) FILTER (WHERE NOT (rn = 1 OR cum <= %(b{i})s)) AS rest{i}"""
+        count(*) FILTER (WHERE NOT (rn = 1 OR cum <= %(b{i})s)) AS rest{i},
+        max(cum) FILTER (WHERE rn = 1 OR cum <= %(b{i})s) AS share{i}"""
 _STAGED_STAGE = """,
 st_m{i} AS MATERIALIZED (
     SELECT c.id, c.document_id FROM knowledge_chunk c
@@ -373,7 +385,8 @@ st_s{i} AS MATERIALIZED (
     ORDER BY rank DESC, c.document_id, c.ordinal LIMIT %(k)s
 ),
 st_ok{i} AS (
-    SELECT p.exact AND (p.rest{i} < p.rest{previous} OR {i} = 1) AND (p.rest{i} = 0 OR (
+    SELECT p.exact AND (p.rest{i} < p.rest{previous} OR {i} = 1)
+        AND p.share{i} * p.rows < p.size AND (p.rest{i} = 0 OR (
         SELECT count(*) = %(k)s AND min(rank) >= p.rest{i} * %(w)s / p.n FROM st_s{i}
     )) AS ok FROM st_plan p
 )"""
@@ -399,9 +412,8 @@ def _staged_template(stages: int) -> str:
     A stage's answer is read only if no earlier one was final, and PostgreSQL runs a
     stage only when its answer is read: a final stage leaves the wider ones unrun."""
     numbers = range(1, stages + 1)
-    sql = _STAGED_HEAD.replace(
-        "{plan}", "".join(_STAGED_PLAN.replace("{i}", str(i)) for i in numbers)
-    )
+    head = _STAGED_HEAD.replace("{frequencies}", _STAGED_FREQUENCIES)
+    sql = head.replace("{plan}", "".join(_STAGED_PLAN.replace("{i}", str(i)) for i in numbers))
     for i in numbers:
         sql += _STAGED_STAGE.replace("{i}", str(i)).replace("{previous}", str(i - 1))
     for i in [*numbers, stages + 1]:

@@ -37,11 +37,28 @@ def _tokens(query):
     return list(dict.fromkeys(search_tokens(query)))[:MAX_QUERY_TOKENS]
 
 
-def _analyze():
-    # The stages pick tokens by the planner's statistics; a test's rows are not
-    # committed, so nothing but this transaction's ANALYZE can describe them.
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE knowledge_chunk")
+@pytest.fixture
+def exact_frequencies(monkeypatch):
+    """Stand in for the planner's statistics (pg_stats, what the stages read): every
+    lexeme's exact share of the table's chunks. A test's rows are uncommitted, and an
+    ANALYZE of them would leave its row count in pg_class for the tests after it."""
+
+    def describe():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM knowledge_chunk")
+            (total,) = cursor.fetchone()
+            cursor.execute(
+                "SELECT word, ndoc FROM ts_stat('SELECT search_vector FROM knowledge_chunk')"
+            )
+            rows = cursor.fetchall()
+        values = ", ".join(
+            "('{}', {}::real)".format(word.replace("'", "''"), ndoc / total) for word, ndoc in rows
+        )
+        monkeypatch.setattr(
+            retrieval, "_STAGED_FREQUENCIES", f"SELECT * FROM (VALUES {values}) AS v(elem, freq)"
+        )
+
+    return describe
 
 
 def _or_search(version, query, top_k):
@@ -88,19 +105,19 @@ def common_and_rare(tenant):
     return publish(version)
 
 
-def _rarest_stage_takes(monkeypatch, share):
+def _rarest_stage_takes(monkeypatch, exact_frequencies, share):
     # The stage budgets are shares of the table's chunks: in a test's small table every
     # token is in a large share of them, so the budgets are set to what it needs.
     monkeypatch.setattr(retrieval, "_STAGE_BUDGETS", (share, share))
-    _analyze()
+    exact_frequencies()
 
 
 def test_a_chunk_holding_every_token_beats_one_repeating_a_common_token(
-    common_and_rare, alice, monkeypatch
+    common_and_rare, alice, monkeypatch, exact_frequencies
 ):
     if connection.vendor == "postgresql":
         # 北辰 辰医 医药 药营 (1 chunk in 13 each) are the rare stage; 营收 (13 in 13) not.
-        _rarest_stage_takes(monkeypatch, 0.5)
+        _rarest_stage_takes(monkeypatch, exact_frequencies, 0.5)
         # The rare tokens decide the top 1: the chunks that only repeat 营收 are never
         # ranked, and the one holding everything still beats them.
         assert _stage(common_and_rare, _tokens("北辰医药营收"), 1) == 1
@@ -114,9 +131,11 @@ def test_a_chunk_holding_every_token_beats_one_repeating_a_common_token(
         assert all(item.score < 1.0 for item in items[1:])
 
 
-def test_a_final_rare_stage_leaves_the_wider_stages_unrun(common_and_rare, monkeypatch):
+def test_a_final_rare_stage_leaves_the_wider_stages_unrun(
+    common_and_rare, monkeypatch, exact_frequencies
+):
     _postgresql()
-    _rarest_stage_takes(monkeypatch, 0.5)
+    _rarest_stage_takes(monkeypatch, exact_frequencies, 0.5)
     documents = Document.objects.filter(version=common_and_rare)
     sql, params = staged_search_sql(documents, _tokens("北辰医药营收"), 1)
     with connection.cursor() as cursor:
@@ -144,7 +163,7 @@ def test_a_final_rare_stage_leaves_the_wider_stages_unrun(common_and_rare, monke
 
 
 def test_when_the_rare_tokens_hold_fewer_than_top_k_a_wider_stage_fills_it(
-    tenant, alice, monkeypatch
+    tenant, alice, monkeypatch, exact_frequencies
 ):
     version = make_knowledge(tenant)
     add_document(version, ["北辰医药营收增长。"], key="both")
@@ -158,7 +177,7 @@ def test_when_the_rare_tokens_hold_fewer_than_top_k_a_wider_stage_fills_it(
         # Stage 1: 北辰 辰医 医药 药营 (1 chunk in 50 each); stage 2 adds 营收 and 收增
         # (10 in 50 each); 增长 is left to the last.
         monkeypatch.setattr(retrieval, "_STAGE_BUDGETS", (0.1, 0.5))
-        _analyze()
+        exact_frequencies()
         # One chunk holds the rare tokens: enough for a top 1, not for a top 6.
         assert _stage(version, _tokens(question), 1) == 1
         assert _stage(version, _tokens(question), 6) == 2
@@ -175,7 +194,7 @@ def test_when_the_rare_tokens_hold_fewer_than_top_k_a_wider_stage_fills_it(
 
 
 @pytest.fixture
-def zipf_version(tenant):
+def zipf_version(tenant, exact_frequencies):
     """Chunks drawn from a Zipf vocabulary (as bench/retrieval.py): some bigrams in
     nearly every chunk, most rare — what makes the stages differ from each other."""
     rng = random.Random(12)
@@ -189,7 +208,7 @@ def zipf_version(tenant):
         ]
         add_document(version, pages, key=f"doc-{d:02}")
     publish(version)
-    _analyze()
+    exact_frequencies()
     questions = ["".join(random.Random(q).choices(words, weights=weights, k=4)) for q in range(30)]
     questions += [words[0] + words[1], words[0], words[350] + words[0]]
     return version, questions
@@ -220,13 +239,29 @@ def test_the_staged_search_returns_exactly_the_or_search(zipf_version, alice, mo
         assert 2 in stages
 
 
-def test_a_token_that_is_not_one_lexeme_leaves_only_the_plain_or_search(tenant):
+def test_a_token_that_is_not_one_lexeme_leaves_only_the_plain_or_search(tenant, exact_frequencies):
     """The bound needs one distinct lexeme per token; 12.5e parses as two (12.5 <-> e)."""
     _postgresql()
     version = make_knowledge(tenant)
     add_document(version, ["12.5e 营收。"])
+    for n in range(3):
+        add_document(version, [f"无关{n}。"])
     publish(version)
-    _analyze()
+    exact_frequencies()
 
     assert _stage(version, ["12.5e"], 1) == LAST
     assert _stage(version, ["营收"], 1) == 1
+
+
+def test_without_statistics_the_search_is_still_the_or_search(tenant, alice):
+    """No ANALYZE yet: every token is as rare as any other, the answer is unchanged."""
+    _postgresql()
+    version = make_knowledge(tenant)
+    for n in range(6):
+        add_document(version, [f"第{n}份材料：营收增长。", "北辰医药营收。" * n], key=f"doc-{n}")
+    publish(version)
+
+    for top_k in (1, 3, 8):
+        assert [pk for pk, _ in _search(version, "北辰医药营收增长", alice, top_k)] == [
+            pk for pk, _ in _or_search(version, "北辰医药营收增长", top_k)
+        ]
