@@ -154,8 +154,9 @@ def search_managed(
 ) -> list[RetrievedItem]:
     """Chunks of the given PUBLISHED versions that the owner may read, best first.
 
-    One query on PostgreSQL (full-text over CJK bigrams, GIN index), two on SQLite
-    (token filter, then the winners); never one per result.
+    One query on PostgreSQL (full-text over CJK bigrams, GIN index; the staged search
+    below: the same answer as ranking every match), two on SQLite (token filter, then
+    the winners); never one per result.
     """
     tokens = list(dict.fromkeys(search_tokens(query)))[:MAX_QUERY_TOKENS]
     if not tokens or top_k <= 0 or not versions:
@@ -320,8 +321,10 @@ def _search_postgresql(
 # full OR query and keeps its top_k; when it has top_k and the k-th rank is at least
 # |C|·w/n, no chunk outside R can enter the top_k and the stage's answer is final. If
 # not, a wider R, and at last the plain OR search. The statistics only choose R: a wrong
-# estimate costs time, never a different answer. Two checks keep the bound honest:
-# every token must be one distinct lexeme of the query (else only the last stage runs).
+# estimate costs time, never a different answer. The bound needs every token to be one
+# distinct lexeme of the query: else only the last stage runs. docs/performance.md
+# ("Fewer matches") has the plans and figures; tests/knowledge/test_staged_search.py
+# compares the answer with the plain OR search.
 _TERM_WEIGHT = 0.1  # ts_rank's default weight of D, the stored vector's only weight
 # A stage's tokens: the rarest first while the estimated share of the table's chunks
 # holding one of them (a sum of the statistics' frequencies) stays within its budget;
