@@ -44,6 +44,8 @@ def exact_frequencies(monkeypatch):
     ANALYZE of them would leave its row count in pg_class for the tests after it."""
 
     def describe():
+        if connection.vendor != "postgresql":
+            return  # the stages are PostgreSQL's; SQLite ranks every match
         with connection.cursor() as cursor:
             cursor.execute("SELECT count(*) FROM knowledge_chunk")
             (total,) = cursor.fetchone()
