@@ -1,7 +1,7 @@
 """Benchmark: managed retrieval at 1k, 10k and 100k chunks in one version, against floors.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/sparktide .venv/bin/python bench/retrieval.py \
-        [--sizes 1000,10000,100000] [--searches 300] [--explain] [--keep-db]
+        [--sizes 1000,10000,100000] [--searches 300] [--explain] [--keep-db] [--reuse-db]
 
 It (re)creates ``sparktide_bench_retrieval`` (suffix ``BENCH_DB_SUFFIX``) on the server of
 DATABASE_URL, migrates it and, for each size, ingests one MANAGED version of that many
@@ -18,7 +18,9 @@ then publishes it. It prints:
            same rank, same version, top 8 ids, no ACL, no ORM) sent with psycopg.
 
 ``--explain`` prints EXPLAIN (ANALYZE, BUFFERS) of the managed query for the slowest
-question at the largest size. It drops the bench database at the end unless --keep-db.
+question at the largest size. It drops the bench database at the end unless --keep-db;
+``--reuse-db`` searches the versions a ``--keep-db`` run left (no ingest, no ingest figures),
+to iterate on the search alone.
 """
 
 from __future__ import annotations
@@ -198,10 +200,14 @@ def main() -> None:
     parser.add_argument("--searches", type=int, default=300)
     parser.add_argument("--explain", action="store_true")
     parser.add_argument("--keep-db", action="store_true")
+    parser.add_argument("--reuse-db", action="store_true")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     admin_url, bench_url = pub._urls()
-    pub._recreate(admin_url)
+    if args.reuse_db:
+        args.keep_db = True
+    else:
+        pub._recreate(admin_url)
     rows = []
     try:
         pub._setup_django(bench_url)
@@ -209,11 +215,22 @@ def main() -> None:
 
         from tests import factories
 
-        tenant = factories.make_tenant("bench", "Bench")
-        owner = factories.make_user(tenant, "owner")
+        if args.reuse_db:
+            from django.contrib.auth import get_user_model
+
+            from sparktide.knowledge.models import KnowledgeVersion
+
+            owner = get_user_model().objects.get(username="owner")
+        else:
+            tenant = factories.make_tenant("bench", "Bench")
+            owner = factories.make_user(tenant, "owner")
         for size in sizes:
-            version, ingest_s = ingest(tenant, size, str(size))
-            floor_s = ingest_floor(bench_url, tenant, version, str(size))
+            if args.reuse_db:
+                version = KnowledgeVersion.objects.get(knowledge__key=f"kb-{size}")
+                ingest_s = floor_s = float("nan")
+            else:
+                version, ingest_s = ingest(tenant, size, str(size))
+                floor_s = ingest_floor(bench_url, tenant, version, str(size))
             with connection.cursor() as cursor:
                 cursor.execute("ANALYZE knowledge_chunk")
                 cursor.execute("ANALYZE knowledge_document")
