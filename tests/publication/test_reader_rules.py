@@ -54,3 +54,28 @@ def test_a_block_committed_while_the_reader_reads_does_not_hide_the_revisions_of
     assert late[0] not in views  # committed after the listing: the next read shows it
     assert [(v.revision, v.content["text"]) for v in views[block]] == [(1, "初稿"), (2, "修订稿")]
     assert RunReader(run).revisions()[late[0]][0].content["text"] == "读取期间提交的新段落"
+
+
+def test_a_block_inheriting_a_revoked_source_beside_a_shared_dependency_is_withheld(
+    live_run, publish, alice, knowledge
+):
+    """A block that reaches one dependency twice (directly and through another block) is
+    still judged on every block it inherits: meeting the shared one again ends nothing."""
+    from guardian.shortcuts import remove_perm
+
+    from tests.publication.conftest import refs
+
+    run = live_run()
+    memo = refs(run)[1][0]
+    revoked = publish(run, f"R：纪要 [[cite:{memo.pk}]]").publication_id
+    shared = publish(run, "B：无来源").publication_id
+    through = publish(run, f"C：承接 [[block:{shared}]]").publication_id
+    # Both orders of the same three dependencies, so one of them meets the shared block
+    # again before the revoked one whichever way the traversal takes them.
+    forward = publish(run, f"A1 [[block:{revoked}]] [[block:{shared}]] [[block:{through}]]")
+    backward = publish(run, f"A2 [[block:{through}]] [[block:{shared}]] [[block:{revoked}]]")
+    remove_perm("knowledge.read_document", alice, knowledge.private_doc)
+
+    for block in (forward.publication_id, backward.publication_id):
+        assert RunReader(run).block_withheld(block), block  # a fresh graph: nothing cached
+    assert not RunReader(run).block_withheld(through)
