@@ -9,13 +9,16 @@ there:
   fork. A stale id makes guardian's permission lookups fail (``Permission.DoesNotExist``)
   in the child's first tests, which mutmut counts as a kill.
 - the statements of sparktide/compiled.py, compiled once per process: inherited, they were
-  compiled without the mutant, so a mutant in a query they compile would never run.
+  compiled without the mutant, so a mutant in a query they compile would never run; and
+  compiled once, their builders are reached by the first test only, so mutmut's stats would
+  give a mutant there that one test.
 
-Both are emptied when a session starts, as in a fresh process.
+Both are emptied before every test, as in a fresh process (the statements are compiled
+again by each test that needs them: slower, only in mutation runs).
 """
 
 
-def pytest_sessionstart(session):  # noqa: ARG001 - pytest's hook signature
+def pytest_runtest_setup(item):  # noqa: ARG001 - pytest's hook signature
     from django.apps import apps
 
     if not apps.ready:
