@@ -164,6 +164,7 @@ def test_the_command_refuses_a_batch_size_below_one():
         call_command("archive_runs", "--batch-size", "0")
 
 
+@pytest.mark.timing
 @pytest.mark.django_db(transaction=True)
 def test_an_overlapping_archiver_skips_runs_another_one_holds(make_run, app):
     """Two archivers at once never wait on each other: rows locked by one are

@@ -130,6 +130,7 @@ def test_a_changed_item_version_is_not_available(cited_remote, alice, remote_kno
     assert_problem(preview(cited_remote, alice), 404, "CITATION_NOT_AVAILABLE")
 
 
+@pytest.mark.timing
 def test_a_slow_source_is_preview_timed_out(cited_remote, alice, remote_knowledge, settings):
     settings.SPARKTIDE_REMOTE_TIMEOUT_CAP = 0.3
     remote_knowledge.sleep(5)

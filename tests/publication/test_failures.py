@@ -273,6 +273,7 @@ def _race(run, jobs):
     return receipts
 
 
+@pytest.mark.timing
 def test_concurrent_revisions_of_one_block_never_exceed_two(running, publish):
     block = publish(running, "v0").publication_id
 
@@ -290,6 +291,7 @@ def test_concurrent_revisions_of_one_block_never_exceed_two(running, publish):
     assert PublicationAttempt.objects.filter(block_id=block, quota_consumed=True).count() == 2
 
 
+@pytest.mark.timing
 def test_concurrent_revisions_across_blocks_never_exceed_eight_per_run(running, publish):
     blocks = [publish(running, f"段落{i}").publication_id for i in range(10)]
 

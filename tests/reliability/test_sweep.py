@@ -111,6 +111,7 @@ def test_a_handed_back_run_is_recovered_by_the_next_sweep_without_waiting(make_r
     assert [r.run_id for r in recovery.sweep(STALE).recovered] == [run.pk]
 
 
+@pytest.mark.timing
 def test_workers_racing_to_sweep_recover_each_run_once(make_run):
     runs = [_lost_running_run(make_run) for _ in range(6)]
     results, errors = [], []

@@ -11,6 +11,7 @@ from runs.models import Run
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.mark.timing
 def test_a_run_claimed_while_it_is_being_cancelled_is_never_ended_cancelled_under_its_worker(
     make_run,
 ):

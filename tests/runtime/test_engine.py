@@ -151,6 +151,7 @@ def test_numeric_handles_render_values_and_bad_handles_say_unavailable(make_run)
     assert text == "增长 12%，另 〔数值不可用〕"
 
 
+@pytest.mark.timing
 def test_an_engine_whose_run_was_ended_elsewhere_stops_at_its_next_step(make_run):
     """Recovery may end a run whose worker looked dead; if that worker was only
     slow, it must stop at its next step instead of writing after the end."""
