@@ -171,3 +171,22 @@ def test_a_sockets_history_re_check_costs_one_query(run):
         read = run_for_history_read(run.pk)
         require_run_history(read)
     assert len(queries) == 1
+
+
+def test_the_owners_run_comes_with_what_its_views_read(run, app, alice):
+    for history_permission in (False, True):
+        found = access_run_for_owner(alice, app.slug, run.pk, history_permission=history_permission)
+        with CaptureQueriesContext(connection) as queries:
+            read = (found.app.slug, found.tenant.key, found.owner.tenant_user.tenant_id)
+            agent = found.agent_version.agent.key
+        assert read == (app.slug, app.tenant.key, app.tenant_id)
+        assert agent == run.agent_version.agent.key
+        assert len(queries) == 0
+
+
+def test_a_sockets_re_read_comes_with_its_app_tenant_and_owner(run, app, alice):
+    found = run_for_history_read(run.pk)
+    with CaptureQueriesContext(connection) as queries:
+        read = (found.app.slug, found.tenant.key, found.owner.username)
+    assert read == (app.slug, app.tenant.key, alice.username)
+    assert len(queries) == 0
