@@ -13,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from guardian.shortcuts import assign_perm, remove_perm
 
 from runs.access import (
+    access_app_for_member,
     access_run_for_owner,
     access_run_history,
     require_history_permission,
@@ -190,3 +191,19 @@ def test_a_sockets_re_read_comes_with_its_app_tenant_and_owner(run, app, alice):
         read = (found.app.slug, found.tenant.key, found.owner.username)
     assert read == (app.slug, app.tenant.key, alice.username)
     assert len(queries) == 0
+
+
+def test_a_members_app_comes_with_its_tenant(app, alice):
+    found = access_app_for_member(alice, app.slug)
+    with CaptureQueriesContext(connection) as queries:
+        key = found.tenant.key
+    assert key == app.tenant.key
+    assert len(queries) == 0
+
+
+def test_a_run_gone_before_a_sockets_re_read_is_named_in_its_does_not_exist(run):
+    run_for_history_read(run.pk)
+    Run.objects.filter(pk=run.pk).delete()
+    with pytest.raises(Run.DoesNotExist) as gone:
+        run_for_history_read(run.pk)
+    assert gone.value.args == (run.pk,)
