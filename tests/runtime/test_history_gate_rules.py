@@ -207,3 +207,11 @@ def test_a_run_gone_before_a_sockets_re_read_is_named_in_its_does_not_exist(run)
     with pytest.raises(Run.DoesNotExist) as gone:
         run_for_history_read(run.pk)
     assert gone.value.args == (run.pk,)
+
+
+def test_a_run_read_without_the_history_flag_is_checked_anew(run, app, alice):
+    found = access_run_for_owner(alice, app.slug, run.pk)  # no answer read with the run
+    remove_perm(PERMISSION, alice, app)
+    with pytest.raises(SparkTideError) as refused:
+        require_history_permission(found)
+    assert refused.value.code == "BUSINESS_PERMISSION_DENIED"
