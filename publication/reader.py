@@ -16,6 +16,7 @@ fetched per run in a fixed number of queries and decided in memory.
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, TypeGuard
 
 from citations.evidence import SourceAccess
@@ -81,6 +82,15 @@ def valid_content(content: object) -> TypeGuard[dict[str, Any]]:
 def _hint(value: str | None) -> str:
     # NULL (legacy: written before source status existed) → unknown, never none.
     return value or SourceHint.UNKNOWN
+
+
+# The events whose data the reader fills in (answer bodies, their state and source
+# hint); every other event is public as it is stored.
+HYDRATED_EVENT_TYPES = frozenset({"answer.published", "answer.preview"})
+
+
+def _public_event(seq: int, type_: str, at: datetime, data: dict[str, Any]) -> dict[str, Any]:
+    return {"seq": seq, "type": type_, "at": at.isoformat(), "data": data}
 
 
 class RunReader:
@@ -181,6 +191,26 @@ class RunReader:
 
     # -- events --------------------------------------------------------------
 
+    def hydrate_rows(
+        self, rows: Iterable[tuple[int, str, dict[str, Any], datetime]]
+    ) -> list[dict[str, Any]]:
+        """``hydrate`` of events read as (seq, type, data, at) rows.
+
+        Only the events this reader fills in become RunEvent instances: a replay
+        page is mostly other events, which are public as they are stored, and
+        building 10,000 model instances was a large part of replaying a long run.
+        """
+        rows = list(rows)
+        filled = self.hydrate(
+            RunEvent(run_id=self.run.pk, seq=seq, type=type_, data=data, at=at)
+            for seq, type_, data, at in rows
+            if type_ in HYDRATED_EVENT_TYPES
+        )
+        by_seq = {event["seq"]: event for event in filled}
+        return [
+            by_seq.get(seq) or _public_event(seq, type_, at, data) for seq, type_, data, at in rows
+        ]
+
     def hydrate(self, events: Iterable[RunEvent]) -> list[dict[str, Any]]:
         """Public dicts of events, answer bodies filled in through this reader."""
         events = list(events)
@@ -232,7 +262,7 @@ class RunReader:
             data["state"] = VISIBLE if visible else PROTECTED
             if visible and attempt is not None:
                 data["content"] = attempt.content
-        return {"seq": event.seq, "type": event.type, "at": event.at.isoformat(), "data": data}
+        return _public_event(event.seq, event.type, event.at, data)
 
     def _preview_visible(
         self, attempt: PublicationAttempt, refs: dict[str, CitationReference]

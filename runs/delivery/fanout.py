@@ -29,8 +29,6 @@ from sparktide.errors import ErrorCode, SparkTideError, not_found
 
 # Error code of the 4408 close (WebSocket only, no HTTP counterpart).
 CLIENT_TOO_SLOW = ErrorCode.CLIENT_TOO_SLOW
-# Events whose public form is read through Publication's reader at delivery time.
-ANSWER_EVENT_TYPES = frozenset({"answer.preview", "answer.published"})
 MAX_TICKET_CHARS = 200
 
 
@@ -140,20 +138,8 @@ def read_events(run: Run, *, after: int, limit: int, staff: bool = False) -> lis
     else:
         run = run_for_history_read(run.pk)
         require_run_history(run)
-    # Read as tuples: only answer events, whose bodies the reader fills in, become
-    # RunEvent instances (a replay page is mostly other events, and building 10,000
-    # model instances was a large part of replaying a long run). Every other event
-    # is what the reader would return for it: its stored data as it is.
-    answers = [
-        RunEvent(run_id=run.pk, seq=seq, type=type_, data=data, at=at)
-        for seq, type_, data, at in rows
-        if type_ in ANSWER_EVENT_TYPES
-    ]
-    hydrated = {event["seq"]: event for event in RunReader(run).hydrate(answers)}
-    return [
-        hydrated.get(seq) or {"seq": seq, "type": type_, "at": at.isoformat(), "data": data}
-        for seq, type_, data, at in rows
-    ]
+    # Read as tuples: the reader makes instances only of the events it fills in.
+    return RunReader(run).hydrate_rows(rows)
 
 
 # -- recording -----------------------------------------------------------------------
