@@ -27,8 +27,8 @@ from runs.models import Run
 from sparktide.compiled import (
     PLACEHOLDER_INT,
     PLACEHOLDER_TIME,
+    instances_once,
     placeholder_text,
-    prepared_once,
 )
 from sparktide.errors import ErrorCode, SparkTideError
 from sparktide.ids import is_citation_id
@@ -81,10 +81,16 @@ def access_reference(
         raise citation_not_available()
     read_with = read_with or {}
     access = SourceAccess(run)
+    values: dict[str, Any] = {
+        "citation_id": citation_id,
+        "run_id": run.pk,
+        "app_id": run.app.pk,
+        "now": access.now,
+    }
     # Compiled once per process for each set of ``read_with`` names (their
     # expressions are fixed by name) and prepared on each connection (PostgreSQL
     # plans it once there, not on every click); every click still runs it.
-    compiled = prepared_once(
+    found: list[CitationReference] = instances_once(
         ("access_reference", *sorted(read_with)),
         _reference_query,
         {
@@ -94,18 +100,10 @@ def access_reference(
             "now": PLACEHOLDER_TIME,
             "read_with": read_with,
         },
+        values,
         fixed=("read_with",),
+        prepare=True,
     )
-    values: dict[str, Any] = {
-        "citation_id": citation_id,
-        "run_id": run.pk,
-        "app_id": run.app.pk,
-        "now": access.now,
-    }
-    if compiled is None:
-        found = list(_reference_query(**values, read_with=read_with))
-    else:
-        found = compiled.instances(values)
     reference = found[0] if found else None
     if reference is None or not reference.digest:
         # No digest: a legacy reference, or one cleared by archive — nothing to

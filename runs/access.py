@@ -19,7 +19,7 @@ from guardian.utils import get_group_obj_perms_model, get_user_obj_perms_model
 
 from runs.models import Run
 from runs.retention import require_within_retention
-from sparktide.compiled import PLACEHOLDER_INT, placeholder_text, prepared_once
+from sparktide.compiled import PLACEHOLDER_INT, instances_once, placeholder_text
 from sparktide.errors import ErrorCode, SparkTideError, not_found
 from sparktide.tenancy.models import App, Membership
 
@@ -68,7 +68,7 @@ def access_run_for_owner(
     # The statement is compiled once per process and prepared once per connection
     # on PostgreSQL (sparktide/compiled.py: planning it was most of its cost), and
     # re-bound on every call; the content type id it holds is part of its key.
-    compiled = prepared_once(
+    found = instances_once(
         ("run_for_owner", history_permission, ContentType.objects.get_for_model(App).pk),
         _run_for_owner,
         {
@@ -77,12 +77,10 @@ def access_run_for_owner(
             "owner_id": PLACEHOLDER_INT,
             "history_permission": history_permission,
         },
+        values,
         fixed=("history_permission",),
+        prepare=True,
     )
-    if compiled is None:
-        found = list(_run_for_owner(**values, history_permission=history_permission))
-    else:
-        found = compiled.instances(values)
     if not found:
         raise not_found()
     run: Run = found[0]
@@ -170,15 +168,13 @@ def run_for_history_read(run_id: str) -> Run:
     history permission read in the same query (consumed by the next check, as with
     ``access_run_for_owner(history_permission=True)``): an open socket's re-check
     of every read of the log costs one query instead of two."""
-    compiled = prepared_once(
+    found = instances_once(
         ("run_for_history_read", ContentType.objects.get_for_model(App).pk),
         _run_for_history_read,
         {"run_id": placeholder_text("run")},
+        {"run_id": run_id},
+        prepare=True,
     )
-    if compiled is None:
-        found = list(_run_for_history_read(run_id=run_id))
-    else:
-        found = compiled.instances({"run_id": run_id})
     if not found:
         raise Run.DoesNotExist(run_id)
     run: Run = found[0]

@@ -16,7 +16,7 @@ from django.db.models import Field, QuerySet
 from django.utils import timezone
 
 from runs.models import Run, RunEvent
-from sparktide.compiled import compiled_once, placeholder_text
+from sparktide.compiled import instances_once, placeholder_text
 
 logger = logging.getLogger(__name__)
 
@@ -61,16 +61,13 @@ def _locked_run(*, run_id: str, related: bool) -> QuerySet[Run]:
 def _lock_run(run_id: str, *, related: bool) -> Run | None:
     """The run's row, locked FOR UPDATE in the caller's transaction (None: no such run).
     Compiled once per process (sparktide/compiled.py), re-bound on every call."""
-    compiled = compiled_once(
+    found = instances_once(
         ("lock_run", related),
         _locked_run,
         {"run_id": placeholder_text("run"), "related": related},
+        {"run_id": run_id},
         fixed=("related",),
     )
-    if compiled is None:
-        found = list(_locked_run(run_id=run_id, related=related))
-    else:
-        found = compiled.instances({"run_id": run_id})
     return found[0] if found else None
 
 

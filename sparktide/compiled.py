@@ -280,3 +280,22 @@ def prepared_once(
             **{f.name: getattr(compiled, f.name) for f in dataclasses.fields(compiled)}
         )
     return found
+
+
+def instances_once(
+    key: Hashable,
+    build: Callable[..., QuerySet[Any]],
+    placeholders: Mapping[str, Any],
+    values: Mapping[str, Any],
+    *,
+    fixed: tuple[str, ...] = (),
+    prepare: bool = False,
+) -> list[Any]:
+    """The instances ``build`` reads for ``values``: through its statement compiled once
+    (``compiled_once``; with ``prepare``, also prepared once per connection:
+    ``prepared_once``), or — where compiling fell back — its QuerySet as written, with
+    the ``fixed`` arguments as ``placeholders`` gives them. Every call runs it."""
+    compiled = (prepared_once if prepare else compiled_once)(key, build, placeholders, fixed=fixed)
+    if compiled is None:
+        return list(build(**values, **{name: placeholders[name] for name in fixed}))
+    return compiled.instances(values)

@@ -15,7 +15,7 @@ from runs.access import require_active
 from runs.models import Run
 from runs.runtime.tasks import execute_run_task
 from sparktide.agents.models import AgentPin, AgentVersion
-from sparktide.compiled import PLACEHOLDER_INT, compiled_once, placeholder_text
+from sparktide.compiled import PLACEHOLDER_INT, compiled_once, instances_once, placeholder_text
 from sparktide.errors import ErrorCode, SparkTideError, not_found
 from sparktide.tenancy.models import App, Membership
 
@@ -80,11 +80,11 @@ def runnable_version(app: App, agent_key: str, agent_version=None) -> AgentVersi
     version the caller asked to try — only a PUBLISHED version of the pinned agent,
     of the app's tenant (422 AGENT_NOT_AVAILABLE otherwise)."""
     values = {"app_id": app.pk, "agent_key": agent_key}
-    compiled = compiled_once(
-        "start_run.pin", _pin, {"app_id": PLACEHOLDER_INT, "agent_key": placeholder_text("agent")}
-    )
-    pins = (
-        compiled.instances(values) if compiled else list(_pin(app_id=app.pk, agent_key=agent_key))
+    pins = instances_once(
+        "start_run.pin",
+        _pin,
+        {"app_id": PLACEHOLDER_INT, "agent_key": placeholder_text("agent")},
+        values,
     )
     pin = pins[0] if pins else None
     if pin is None:
