@@ -122,6 +122,12 @@ def _databases() -> dict:
             "transaction_mode": "IMMEDIATE",
             "timeout": 20,
         }
+        # Tests on SQLite use a file beside the database, not the in-memory default:
+        # an in-memory database is shared-cache, where a reader and a writer on two
+        # threads fail at once with "database table is locked" instead of waiting,
+        # so the tests would not see the embedded default the demo runs.
+        if config["NAME"] and config["NAME"] != ":memory:":
+            config["TEST"] = {"NAME": str(Path(config["NAME"]).with_suffix(".test.sqlite3"))}
     else:
         # Under ASGI every thread would keep its own persistent connection and
         # exhaust PostgreSQL; a pool bounds them. CONN_MAX_AGE must stay 0 with it.

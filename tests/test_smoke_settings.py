@@ -137,3 +137,14 @@ def test_sparktide_db_prepare_0_turns_preparing_off_for_a_transaction_pooler(pre
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == expected
+
+
+def test_tests_on_the_embedded_default_use_a_file_like_the_demo(tmp_path):
+    """In-memory SQLite is shared-cache: a read beside a write fails at once ("database table
+    is locked") where the demo's file database waits, so SQLite test runs use a file."""
+    result = _check_settings(
+        {"DEBUG": "1", "SPARKTIDE_VAR_DIR": str(tmp_path)},
+        "from django.conf import settings\nprint(settings.DATABASES['default']['TEST']['NAME'])",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == str(tmp_path / "sparktide.test.sqlite3")
