@@ -9,6 +9,7 @@ fixture as bench/publication.py (a real scripted run holding 20 citations) and p
   publication   publish_candidate at 0, 3 and 20 citations, with and without the preview;
   preview       the preview view through Django's test client (bearer token, DRF, every check);
   append        append_event outside any transaction (its own lock) and under a held lock;
+  rest          a client's REST part of one run: POST run, then POST its event ticket;
 
 and the wake-up that follows each committed append (``notify_run``, on the channel layer
 of the environment: set REDIS_URL for Redis), the statement log of one warm call (milliseconds per statement, transaction control
@@ -168,10 +169,37 @@ def profile_append(run, calls: int) -> None:
     )
 
 
+def profile_rest(run, calls: int) -> None:
+    """What daphne's REST side spends on each run of bench/load.py, without the worker."""
+    import json
+
+    from django.test import Client
+
+    from sparktide.tenancy.models import ApiToken
+
+    ApiToken.issue(run.owner, raw=TOKEN)
+    client = Client(headers={"Authorization": f"Bearer {TOKEN}"})
+    runs_url = f"/v1/apps/{run.app.slug}/runs"
+    body = json.dumps({"agent": "researcher", "input": "营收？"})
+
+    def create():
+        response = client.post(runs_url, body, content_type="application/json", secure=True)
+        assert response.status_code == 201, (response.status_code, response.content[:300])
+        return response.json()["id"]
+
+    def ticket(run_id):
+        response = client.post(f"{runs_url}/{run_id}/events/ticket", secure=True)
+        assert response.status_code == 201, (response.status_code, response.content[:300])
+
+    measure("POST run, test client", create, calls)
+    run_id = create()
+    measure("POST events/ticket, test client", lambda: ticket(run_id), calls)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--path", choices=["publication", "preview", "append", "all"], default="all"
+        "--path", choices=["publication", "preview", "append", "rest", "all"], default="all"
     )
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--keep-db", action="store_true")
@@ -189,6 +217,8 @@ def main() -> None:
             profile_preview(run, args.calls)
         if args.path in ("append", "all"):
             profile_append(run, args.calls)
+        if args.path in ("rest", "all"):
+            profile_rest(run, args.calls)
         from django.db import connections
 
         connections.close_all()

@@ -32,8 +32,8 @@ RUN_BUDGET = 60  # 62 before the preview took its duplicate check into its INSER
 # token, app (the member's access), the member check of start_run, the pin, the run's
 # INSERT (atomic alone: no BEGIN/COMMIT), the task row, its NOTIFY.
 CREATE_BUDGET = 7
-# token, the run (the owner's access, membership and history permission), the ticket.
-TICKET_BUDGET = 4
+# token, the run with the owner's membership and history permission (one query), the ticket.
+TICKET_BUDGET = 3
 
 
 @pytest.fixture
