@@ -338,8 +338,9 @@ _STAGE_BUDGETS = (0.01, 0.05, 0.25)
 # written out in each stage, the ACL subqueries were planned five times, 13 of the
 # statement's 18 ms of planning at 1k chunks ("Fifth round"). A stage first takes the
 # ids matching its tokens from the GIN index alone (st_m: a MATERIALIZED CTE, so the
-# planner cannot start from the version's documents and read all their chunks), then
-# keeps the readable ones and ranks them.
+# planner cannot start from the version's documents and read all their chunks) and
+# ranks the readable ones in that same pass: a second scan of the chunks by id to rank
+# them read every ranked row twice.
 # A stage runs only if its estimated matches in the whole table (the GIN index holds
 # every version) are fewer than the searched chunks: else reading the version's own
 # chunks, the plain OR search, is cheaper, and a small version in a large table keeps
@@ -382,14 +383,15 @@ _STAGED_PLAN = """,
         max(cum) FILTER (WHERE rn = 1 OR cum <= %(b{i})s) AS share{i}"""
 _STAGED_STAGE = """,
 st_m{i} AS MATERIALIZED (
-    SELECT c.id, c.document_id FROM knowledge_chunk c
+    SELECT c.id, c.document_id, c.ordinal,
+        CASE WHEN c.document_id IN (SELECT doc_id FROM st_docs)
+            THEN ts_rank(c.search_vector, to_tsquery('simple'::regconfig, %(any)s)) END AS rank
+    FROM knowledge_chunk c
     WHERE c.search_vector @@ (SELECT q{i} FROM st_plan)
 ),
 st_s{i} AS MATERIALIZED (
-    SELECT c.id, ts_rank(c.search_vector, to_tsquery('simple'::regconfig, %(any)s)) AS rank
-    FROM st_m{i} m JOIN knowledge_chunk c ON c.id = m.id
-    WHERE m.document_id IN (SELECT doc_id FROM st_docs)
-    ORDER BY rank DESC, c.document_id, c.ordinal LIMIT %(k)s
+    SELECT m.id, m.rank FROM st_m{i} m WHERE m.rank IS NOT NULL
+    ORDER BY m.rank DESC, m.document_id, m.ordinal LIMIT %(k)s
 ),
 st_ok{i} AS (
     SELECT p.exact AND (p.rest{i} < p.rest{previous} OR {i} = 1)
