@@ -1,0 +1,62 @@
+"""What the staged search's one statement costs PostgreSQL: the searched documents are
+planned once, and a stage reads each chunk it ranks once (docs/performance.md "Fifth
+round"). Its answer is tests/knowledge/test_staged_search.py's."""
+
+import pytest
+from django.db import connection
+
+from sparktide.knowledge.models import Document, KnowledgeVersion
+from sparktide.knowledge.retrieval import readable_documents, staged_search_sql
+from tests.knowledge import test_staged_search as staged
+
+pytestmark = pytest.mark.django_db
+# The staged search's own fixtures: a version where the rare tokens decide the top k,
+# and the exact statistics that stand in for the planner's.
+common_and_rare = staged.common_and_rare
+exact_frequencies = staged.exact_frequencies
+
+
+def test_the_staged_statement_names_the_searched_documents_once(common_and_rare, alice):
+    """Written out in every stage, the ACL subqueries were planned once per stage."""
+    documents = readable_documents(alice, [common_and_rare]).filter(
+        version__status=KnowledgeVersion.Status.PUBLISHED
+    )
+    documents_sql, _ = documents.values("pk").query.sql_with_params()
+
+    sql, _ = staged_search_sql(documents, staged._tokens("北辰医药营收"), 3)
+
+    assert "guardian_userobjectpermission" in documents_sql
+    assert sql.count(documents_sql) == 1
+    assert sql.count("guardian_userobjectpermission") == documents_sql.count(
+        "guardian_userobjectpermission"
+    )
+
+
+def test_a_final_stage_reads_the_chunks_it_ranks_in_one_scan(
+    common_and_rare, monkeypatch, exact_frequencies
+):
+    staged._postgresql()
+    staged._rarest_stage_takes(monkeypatch, exact_frequencies, 0.5)
+    documents = Document.objects.filter(version=common_and_rare)
+    sql, params = staged_search_sql(documents, staged._tokens("北辰医药营收"), 1)
+    with connection.cursor() as cursor:
+        # As on a large table (a test's is too small for the planner to use an index).
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)
+        (plan,) = cursor.fetchone()
+
+    def nodes(node):
+        yield node
+        for child in node.get("Plans", ()):
+            yield from nodes(child)
+
+    chunk_scans = [
+        node
+        for node in nodes(plan[0]["Plan"])
+        if node.get("Relation Name") == "knowledge_chunk" and node["Actual Loops"] > 0
+    ]
+
+    # The GIN match of stage 1 also ranks what it matched: no second scan of the chunks
+    # by id, and (the stage being final) none of a wider stage.
+    assert len(chunk_scans) == 1
+    assert chunk_scans[0]["Actual Rows"] == 1
