@@ -197,13 +197,13 @@ def require(condition: bool, reason: str) -> None:
     """Skip a test whose service is absent in a developer's quick run (e.g. SQLite);
     under ``make test`` (SPARKTIDE_TEST_STRICT=1) a missing service fails it instead,
     so no skip can hide a missing dependency."""
-    import os
-
     import pytest
+
+    from sparktide.env import env_bool
 
     if condition:
         return
-    if os.environ.get("SPARKTIDE_TEST_STRICT"):
+    if env_bool("SPARKTIDE_TEST_STRICT"):
         pytest.fail(f"{reason} — make test provides it")
     pytest.skip(reason)
 
