@@ -55,6 +55,7 @@ from publication.text import (
 from runs.events import RunEnded, append_event
 from runs.models import AgentCall, Run
 from sparktide import observability
+from sparktide.compiled import server_binding_cursor
 from sparktide.faults import maybe_fault
 from sparktide.ids import ID_PATTERN, new_publication_id
 
@@ -534,7 +535,7 @@ def _lock_run(candidate: Candidate) -> Mapping[str, Any]:
     the commit decides on, read as they are stored."""
     q = connection.ops.quote_name
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""  # not SQLite
-    with connection.cursor() as cursor:
+    with server_binding_cursor() as cursor:
         cursor.execute(
             f"SELECT {', '.join(q(c) for c in _LOCKED_COLUMNS)} FROM"  # noqa: S608
             f" {q(Run._meta.db_table)} WHERE {q('id')} = %s{lock}",
@@ -579,7 +580,7 @@ def _save_attempt(
             attempt.save(force_update=True)
         return True
     values = _row(PublicationAttempt, attempt.__dict__)
-    with connection.cursor() as cursor:
+    with server_binding_cursor() as cursor:
         if attempt.pk is not None:
             cursor.execute(_statement("attempt:update", _attempt_update_sql), [*values, attempt.pk])
             if cursor.rowcount != 1:
@@ -636,7 +637,8 @@ def _attempt_insert_unless_sql() -> str:
     columns = _column_list(PublicationAttempt)
     return (
         f"INSERT INTO {_table(PublicationAttempt)} ({', '.join(columns)})"  # noqa: S608
-        f" SELECT {_marks(len(columns))} WHERE NOT EXISTS ({_same_digest_sql()}) RETURNING id"
+        f" SELECT {_typed_marks(PublicationAttempt)} WHERE NOT EXISTS ({_same_digest_sql()})"
+        " RETURNING id"
     )
 
 
@@ -1001,6 +1003,21 @@ def _marks(n: int) -> str:
     return ", ".join(["%s"] * n)
 
 
+def _typed_marks(model: type[Model], skip: tuple[str, ...] = ()) -> str:
+    """The placeholders of one row of ``model`` in a ``SELECT`` list, each cast to its
+    column's type: bound on the server, a parameter PostgreSQL cannot infer (a NULL, a
+    text) would be taken for ``text`` there, which a column of another type refuses.
+    The type without its length (``varchar``, not ``varchar(32)``): an explicit cast
+    to a length truncates, and an overlong value must fail as the ORM's INSERT does."""
+    return ", ".join(
+        f"%s::{_LENGTH.sub('', cast(str, f.db_type(connection)))}"
+        for _, f, *_ in _inserted(model, skip)
+    )
+
+
+_LENGTH = re.compile(r"\(.*?\)")
+
+
 def _same_digest_sql() -> str:
     """A current revision of this run and call with this body digest exists: the
     candidate may be a duplicate (params: digest, run, agent call)."""
@@ -1023,7 +1040,7 @@ def _new_block_sql(updated: tuple[str, ...] | None) -> str:
     if updated is None:
         attempt_sql = (
             f"INSERT INTO {_table(PublicationAttempt)} ({', '.join(attempt_cols)})"  # noqa: S608
-            f" SELECT {_marks(len(attempt_cols))} FROM blk RETURNING id"
+            f" SELECT {_typed_marks(PublicationAttempt)} FROM blk RETURNING id"
         )
     else:  # the previewed row becomes the committed one
         attempt_sql = (
@@ -1033,11 +1050,11 @@ def _new_block_sql(updated: tuple[str, ...] | None) -> str:
         )
     return (
         f"WITH blk AS (INSERT INTO {_table(AnswerBlock)} ({', '.join(block_cols)})"  # noqa: S608
-        f" SELECT {_marks(len(block_cols))} WHERE NOT EXISTS ({_same_digest_sql()})"
+        f" SELECT {_typed_marks(AnswerBlock)} WHERE NOT EXISTS ({_same_digest_sql()})"
         " RETURNING id),"
         f" att AS ({attempt_sql}),"
         f" rev AS (INSERT INTO {_table(BlockRevision)} ({', '.join(revision_cols)}, attempt_id)"
-        f" SELECT {_marks(len(revision_cols))}, att.id FROM att RETURNING id),"
+        f" SELECT {_typed_marks(BlockRevision, ('attempt_id',))}, att.id FROM att RETURNING id),"
         f" bnd AS (INSERT INTO {_table(SourceBinding)} (revision_id, cited_id, citation_id,"
         " verified) SELECT rev.id, b.cited, b.citation, b.verified FROM rev,"
         " unnest(%s::varchar[], %s::varchar[], %s::boolean[]) AS b(cited, citation, verified)),"
@@ -1122,7 +1139,7 @@ def _write_new_block(
         run_id,
     ]
     sql = _statement(f"new_block:{updated}", lambda: _new_block_sql(updated))
-    with connection.cursor() as cursor:
+    with server_binding_cursor() as cursor:
         cursor.execute(sql, params)
         written = cursor.fetchone()
     if written is None:
