@@ -31,7 +31,7 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F, Model
 from django.utils import timezone
 
-from citations.evidence import SourceAccess, evidence_call_ids
+from citations.evidence import ProofReference, SourceAccess, evidence_call_ids
 from citations.markers import Markers, parse_markers
 from citations.models import CitationReference, NumericHandle
 from publication.models import (
@@ -135,6 +135,10 @@ def _shaped(prefix: str, value: str) -> bool:
     return bool(_PLATFORM_ID[prefix].match(value))
 
 
+# A cited ID's reference: as the source proof reads it, or behind a numeric handle.
+_Reference = ProofReference | CitationReference
+
+
 @dataclass
 class Candidate:
     run: Run
@@ -144,14 +148,14 @@ class Candidate:
     replaces: str = ""
     attempt: PublicationAttempt = field(default=None)  # type: ignore[assignment]
     # Source proof: every cited ID as written → its reference (None: resolves to nothing).
-    refs: dict[str, CitationReference | None] = field(default_factory=dict)
+    refs: dict[str, ProofReference | None] = field(default_factory=dict)
     in_view: set[str] = field(default_factory=set)
     blocks: dict[str, AnswerBlock] = field(default_factory=dict)
     unresolved_blocks: set[str] = field(default_factory=set)
     # Degrade: handle → (rendered value, its reference).
     values: dict[str, tuple[str, CitationReference | None]] = field(default_factory=dict)
     # What is stored (prepare).
-    bindings: list[tuple[str, CitationReference | None, bool]] = field(default_factory=list)
+    bindings: list[tuple[str, _Reference | None, bool]] = field(default_factory=list)
     dependencies: list[AnswerBlock] = field(default_factory=list)
     source_hint: str = SourceHint.NONE
     truncated: bool = False
@@ -268,7 +272,7 @@ def _prove_sources(
     """
     cited = [c for c in cited if c not in candidate.refs]
     lookup = [c for c in cited if _shaped("cite", c)]
-    refs: dict[str, CitationReference] = {}
+    refs: dict[str, ProofReference] = {}
     if lookup:
         # One statement: the references, their version's capability (the lease) and
         # whether each is in this call's evidence view (citations/evidence.py).
@@ -282,7 +286,7 @@ def _prove_sources(
         if not access.reference_ok(ref):
             candidate.rejection = (Reason.SOURCE_NOT_AUTHORIZED, cited_id)
             return
-        if ref.run_id == candidate.run.pk and ref.in_view:  # type: ignore[attr-defined]
+        if ref.run_id == candidate.run.pk and ref.in_view:
             candidate.in_view.add(cited_id)
 
     # A reference to the block being revised is no dependency: the revision replaces it.
@@ -373,7 +377,7 @@ def _prepare(candidate: Candidate, access: SourceAccess) -> None:
         if candidate.rejection:
             return
 
-    bindings: dict[str, tuple[CitationReference | None, bool]] = {}
+    bindings: dict[str, tuple[_Reference | None, bool]] = {}
     flags = []
     for cited in markers.cited_ids:
         verified = cited in candidate.in_view
@@ -919,7 +923,12 @@ def _write_with_the_orm(
     )
     if candidate.bindings:
         SourceBinding.objects.bulk_create(
-            SourceBinding(revision=revision, cited_id=cited, citation=ref, verified=ok)
+            SourceBinding(
+                revision=revision,
+                cited_id=cited,
+                citation_id=ref.pk if ref is not None else None,
+                verified=ok,
+            )
             for cited, ref, ok in candidate.bindings
         )
     dependencies = [d for d in candidate.dependencies if d.pk != block.pk]
