@@ -5,9 +5,13 @@ runs each of them, and what they store is what the ORM's INSERTs would have stor
 
 import pytest
 from django.db import connection
+from guardian.shortcuts import remove_perm
 
+from citations.evidence import ProofDocument, SourceAccess, lease_of_version
+from citations.models import CitationReference
 from publication.models import BlockRevision, PublicationAttempt, SourceBinding, SourceHint
 from publication.pipeline import Outcome
+from sparktide.knowledge.models import Document
 from tests.publication.conftest import refs
 
 pytestmark = pytest.mark.django_db
@@ -123,3 +127,77 @@ def test_a_commit_citing_only_unknown_ids_stores_their_bindings_without_a_refere
     assert receipt.outcome == Outcome.COMMITTED
     (binding,) = SourceBinding.objects.filter(revision__block_id=receipt.publication_id)
     assert (binding.citation_id, binding.verified) == (None, False)
+
+
+# --- the source proof's references, read as rows --------------------------------
+
+
+def _orm_references(run, ids, now):
+    """The same references as the ORM reads them, with the capability the proof reads."""
+    return {
+        r.pk: r
+        for r in CitationReference.objects.filter(pk__in=ids)
+        .select_related("version__knowledge", "document__version__knowledge")
+        .annotate(app_lease_current=lease_of_version(run.app.pk, now))
+    }
+
+
+@pytest.mark.parametrize("memo_readable", [True, False])
+def test_the_proof_rows_decide_every_reference_as_the_orm_instances_do(
+    live_run, alice, knowledge, memo_readable
+):
+    run = live_run()
+    public, memo = refs(run)
+    if not memo_readable:
+        remove_perm("knowledge.read_document", alice, knowledge.private_doc)
+    ids = [r.pk for r in public + memo]
+    rows = SourceAccess(run).proof_references(ids, run.agent_calls.get(depth=0))
+    by_orm = SourceAccess(run)
+    instances = _orm_references(run, ids, by_orm.now)
+    by_orm.learn(instances.values())
+
+    decided = {pk: SourceAccess(run) for pk in ids}  # one request each: nothing shared
+    for pk, access in decided.items():
+        access.learn([rows[pk]])
+    assert {pk: decided[pk].reference_ok(rows[pk]) for pk in ids} == {
+        pk: by_orm.reference_ok(instances[pk]) for pk in ids
+    }
+    assert {pk: decided[pk].reference_ok(rows[pk]) for pk in ids} == {
+        **{r.pk: True for r in public},
+        **{r.pk: memo_readable for r in memo},
+    }
+    for pk in ids:
+        row, instance = rows[pk], instances[pk]
+        assert (row.run_id, row.agent_call_id, row.version_id, row.document_id) == (
+            instance.run_id,
+            instance.agent_call_id,
+            instance.version_id,
+            instance.document_id,
+        )
+        assert row.in_view is True  # the root call retrieved each of them
+
+
+def test_a_restricted_document_stays_a_document_and_an_open_one_is_a_row(live_run):
+    """guardian checks object permissions on a model instance; an open document needs
+    only its version's tenant, which the row shares with its reference."""
+    run = live_run()
+    (public, *_), (memo, *_) = refs(run)
+
+    rows = SourceAccess(run).proof_references([public.pk, memo.pk], run.agent_calls.get(depth=0))
+
+    assert isinstance(rows[memo.pk].document, Document)
+    assert rows[memo.pk].document.version.knowledge.tenant_id == run.tenant_id
+    assert isinstance(rows[public.pk].document, ProofDocument)
+    assert rows[public.pk].document.version is rows[public.pk].version
+
+
+@postgresql_only
+def test_the_proof_statement_is_prepared_once_and_run_by_every_commit(live_run, publish):
+    run = live_run()
+    (public, *_), _ = refs(run)
+    for n in range(2):
+        receipt = publish(run, f"第 {n} 段 [[cite:{public.pk}]]", preview=False)
+        assert receipt.outcome == Outcome.COMMITTED
+
+    proof = [runs for sql, runs in prepared().items() if 'AS "in_view"' in sql]
+    assert proof == [2]
