@@ -52,7 +52,7 @@ from publication.text import (
     clean_text,
     render_content,
 )
-from runs.events import RunEnded, append_event
+from runs.events import RunEnded, append_event_seq
 from runs.models import AgentCall, Run
 from sparktide import observability
 from sparktide.compiled import server_binding_cursor
@@ -690,7 +690,7 @@ def _reject(
             ):
                 # The refused ID is the run's own marker text: safe to name.
                 data["source"] = detail
-            append_event(candidate.run, "answer.rejected", data, locked=locked)
+            append_event_seq(candidate.run, "answer.rejected", data, locked=locked)
     return Receipt(
         outcome=Outcome.REJECTED,
         candidate_id=attempt.candidate_id,
@@ -759,7 +759,7 @@ def _preview(candidate: Candidate, target: AnswerBlock | None) -> Receipt | None
         if target is not None:
             data["publicationId"] = target.pk
             data["deliveryOrdinal"] = target.delivery_ordinal
-        append_event(candidate.run, "answer.preview", data, locked=True)
+        append_event_seq(candidate.run, "answer.preview", data, locked=True)
     return None
 
 
@@ -784,7 +784,7 @@ def _preview_new_block(candidate: Candidate) -> Receipt | None:
                 if duplicate is not None:
                     return _unchanged(candidate, duplicate)
                 _save_attempt(attempt)
-            append_event(
+            append_event_seq(
                 candidate.run,
                 "answer.preview",
                 {"candidateId": attempt.candidate_id, "revision": 1},
@@ -852,7 +852,7 @@ def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Re
                     return outcome
                 written = outcome
             # The outbox: written in this transaction, delivered after it (8.).
-            append_event(
+            append_event_seq(
                 candidate.run,
                 "answer.published",
                 {
@@ -1269,7 +1269,7 @@ def _record_failure(
                 # A failed save is a rejection of this effect; an unknown one is
                 # not (it may have landed): its own event, never "published".
                 kind = "answer.rejected" if outcome == Outcome.REJECTED else "answer.save_unknown"
-                append_event(candidate.run, kind, data, locked=True)
+                append_event_seq(candidate.run, kind, data, locked=True)
     except DatabaseError:
         logger.warning(
             "could not record the failed attempt %s", attempt.candidate_id, exc_info=True
