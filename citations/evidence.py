@@ -2,7 +2,7 @@
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import connection
 from django.db.models import BooleanField, Exists, OuterRef, QuerySet
@@ -14,8 +14,8 @@ from runs.models import AgentCall, Run
 from sparktide.compiled import (
     PLACEHOLDER_INT,
     PLACEHOLDER_TIME,
-    compiled_once,
     placeholder_text,
+    prepared_once,
 )
 from sparktide.knowledge.models import (
     CapabilityRefusal,
@@ -112,14 +112,15 @@ class SourceAccess:
 
     def proof_references(
         self, ids: list[str], agent_call: AgentCall
-    ) -> dict[str, CitationReference]:
+    ) -> "dict[str, ProofReference]":
         """The references of ``ids`` for the source proof of ``agent_call``, in one
         statement: each with its version (status, knowledge tenant), its document
         (ACL fields; never its text), the capability (``with_capability``) and
         whether it is in the call's evidence view (``in_view``). Decided with
-        ``learn``. The statement is compiled once per process (sparktide/compiled.py)
-        and the instances carry only these fields."""
-        compiled = compiled_once(
+        ``learn``. The statement is compiled once per process and prepared once per
+        connection (sparktide/compiled.py); its rows are read as ``ProofReference``
+        rows that carry only these fields."""
+        compiled = prepared_once(
             "proof_references",
             _proof_query,
             {
@@ -153,20 +154,20 @@ class SourceAccess:
         self.learn(refs.values())
         return refs
 
-    def learn(self, references: Iterable[CitationReference]) -> None:
+    def learn(self, references: Iterable["CitationReference | ProofReference"]) -> None:
         """Decide the versions of references read through ``with_capability``."""
         for ref in references:
             if ref.version_id not in self._versions:
                 self._versions[ref.version_id] = self.refusal(ref) is None
 
-    def refusal(self, ref: CitationReference) -> CapabilityRefusal | None:
+    def refusal(self, ref: "CitationReference | ProofReference") -> CapabilityRefusal | None:
         """Why the app may not use the version of a reference read through
         ``with_capability`` (the capability rule of knowledge), or None."""
         version = ref.version
-        leased = ref.app_lease_current  # type: ignore[attr-defined]
+        leased = ref.app_lease_current  # type: ignore[union-attr]
         return refusal_of(self.run.app, version.status, version.knowledge.tenant_id, leased)
 
-    def prefetch_versions(self, versions: Iterable[KnowledgeVersion]) -> None:
+    def prefetch_versions(self, versions: Iterable["KnowledgeVersion | ProofVersion"]) -> None:
         """Decide many versions with one query (the capability rule of knowledge)."""
         pending = [v.pk for v in versions if v.pk not in self._versions]
         if not pending:
@@ -174,12 +175,12 @@ class SourceAccess:
         for pk, refusal in capability_refusals(self.run.app, pending, self.now).items():
             self._versions[pk] = refusal is None
 
-    def version_ok(self, version: KnowledgeVersion) -> bool:
+    def version_ok(self, version: "KnowledgeVersion | ProofVersion") -> bool:
         if version.pk not in self._versions:
             self.prefetch_versions([version])
         return self._versions[version.pk]
 
-    def prefetch_documents(self, documents: Iterable[Document | None]) -> None:
+    def prefetch_documents(self, documents: Iterable["Document | ProofDocument | None"]) -> None:
         """Decide many documents in a bounded number of queries (no N+1)."""
         pending = [d for d in documents if d is not None and d.pk not in self._documents]
         restricted = [d for d in pending if d.restricted]
@@ -191,16 +192,20 @@ class SourceAccess:
             checker.prefetch_perms(restricted)  # type: ignore[arg-type]
             self._checker = checker
         for document in pending:
+            # A ProofDocument carries what the rule reads of an unrestricted document (its
+            # version's tenant); a restricted one is always a Document (guardian's check).
             self._documents[document.pk] = user_may_read_document(
-                self.run.owner, document, checker=getattr(self, "_checker", None)
+                self.run.owner,
+                document,  # type: ignore[arg-type]
+                checker=getattr(self, "_checker", None),
             )
 
-    def document_ok(self, document: Document) -> bool:
+    def document_ok(self, document: "Document | ProofDocument") -> bool:
         if document.pk not in self._documents:
             self.prefetch_documents([document])
         return self._documents[document.pk]
 
-    def reference_ok(self, ref: CitationReference) -> bool:
+    def reference_ok(self, ref: "CitationReference | ProofReference") -> bool:
         if not self.version_ok(ref.version):
             return False
         if ref.document is None:
@@ -252,32 +257,72 @@ def _proof_query(
     return query  # type: ignore[return-value]
 
 
-def _references_from_rows(rows: Iterable[tuple[Any, ...]]) -> dict[str, CitationReference]:
-    """Reference instances holding only what the proof reads; one version (and its
-    knowledge) instance per version, shared by its references and documents."""
+class ProofKnowledge(NamedTuple):
+    tenant_id: int
+
+
+class ProofVersion(NamedTuple):
+    """A reference's knowledge version as the capability rule reads it."""
+
+    pk: int
+    status: str
+    knowledge: ProofKnowledge
+
+
+class ProofDocument(NamedTuple):
+    """A document as the owner's read right reads it (``user_may_read_document``): its
+    version's knowledge tenant and whether it is restricted; never its text."""
+
+    pk: int
+    version_id: int
+    key: str
+    restricted: bool
+    version: ProofVersion
+
+
+class ProofReference(NamedTuple):
+    """A reference as the source proof reads it: the attributes ``SourceAccess`` and
+    Publication read of a ``CitationReference`` with ``select_related`` version and
+    document, plus the capability (``app_lease_current``) and the view flag."""
+
+    pk: str
+    run_id: str
+    agent_call_id: int
+    version_id: int
+    document_id: int | None
+    version: ProofVersion
+    document: "ProofDocument | Document | None"
+    app_lease_current: bool
+    in_view: bool
+
+
+def _references_from_rows(rows: Iterable[tuple[Any, ...]]) -> dict[str, ProofReference]:
+    """Light rows holding only what the proof reads (a model instance costs ``from_db``
+    and a descriptor per relation: a quarter of a commit's CPU at 20 citations); one
+    version per version, shared by its references and documents.
+
+    A restricted document (guardian checks object permissions on a model instance) and
+    a document of another version than its reference's (whose version the ORM loads
+    when the read right asks for it) stay ``Document`` instances, as the ORM reads them."""
     db = connection.alias
-    versions: dict[int, KnowledgeVersion] = {}
-    refs: dict[str, CitationReference] = {}
+    versions: dict[int, ProofVersion] = {}
+    models: dict[int, KnowledgeVersion] = {}
+    refs: dict[str, ProofReference] = {}
     for row in rows:
         (pk, run_id, call_id, version_id, document_id, status, knowledge_id, tenant_id) = row[:8]
         document_version_id, document_key, restricted, leased, in_view = row[8:]
         version = versions.get(version_id)
         if version is None:
-            version = KnowledgeVersion.from_db(
-                db, ["id", "knowledge_id", "status"], [version_id, knowledge_id, status]
+            version = versions[version_id] = ProofVersion(
+                version_id, status, ProofKnowledge(tenant_id)
             )
-            version.knowledge = Knowledge.from_db(
-                db, ["id", "tenant_id"], [knowledge_id, tenant_id]
-            )
-            versions[version_id] = version
-        ref = CitationReference.from_db(
-            db,
-            ["id", "run_id", "agent_call_id", "version_id", "document_id"],
-            [pk, run_id, call_id, version_id, document_id],
-        )
-        ref.version = version
+        document: ProofDocument | Document | None = None
         if document_id is None:
-            ref.document = None
+            pass
+        elif not restricted and document_version_id == version_id:
+            document = ProofDocument(
+                document_id, document_version_id, document_key, restricted, version
+            )
         else:
             document = Document.from_db(
                 db,
@@ -285,9 +330,16 @@ def _references_from_rows(rows: Iterable[tuple[Any, ...]]) -> dict[str, Citation
                 [document_id, document_version_id, document_key, restricted],
             )
             if document_version_id == version_id:
-                document.version = version
-            ref.document = document
-        ref.app_lease_current = leased  # type: ignore[attr-defined]
-        ref.in_view = in_view  # type: ignore[attr-defined]
-        refs[pk] = ref
+                model = models.get(version_id)
+                if model is None:
+                    model = models[version_id] = KnowledgeVersion.from_db(
+                        db, ["id", "knowledge_id", "status"], [version_id, knowledge_id, status]
+                    )
+                    model.knowledge = Knowledge.from_db(
+                        db, ["id", "tenant_id"], [knowledge_id, tenant_id]
+                    )
+                document.version = model
+        refs[pk] = ProofReference(
+            pk, run_id, call_id, version_id, document_id, version, document, leased, in_view
+        )
     return refs

@@ -31,7 +31,7 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F, Model
 from django.utils import timezone
 
-from citations.evidence import SourceAccess, evidence_call_ids
+from citations.evidence import ProofReference, SourceAccess, evidence_call_ids
 from citations.markers import Markers, parse_markers
 from citations.models import CitationReference, NumericHandle
 from publication.models import (
@@ -52,9 +52,10 @@ from publication.text import (
     clean_text,
     render_content,
 )
-from runs.events import RunEnded, append_event
+from runs.events import RunEnded, append_event_seq
 from runs.models import AgentCall, Run
 from sparktide import observability
+from sparktide.compiled import server_binding_cursor
 from sparktide.faults import maybe_fault
 from sparktide.ids import ID_PATTERN, new_publication_id
 
@@ -134,6 +135,10 @@ def _shaped(prefix: str, value: str) -> bool:
     return bool(_PLATFORM_ID[prefix].match(value))
 
 
+# A cited ID's reference: as the source proof reads it, or behind a numeric handle.
+_Reference = ProofReference | CitationReference
+
+
 @dataclass
 class Candidate:
     run: Run
@@ -143,14 +148,14 @@ class Candidate:
     replaces: str = ""
     attempt: PublicationAttempt = field(default=None)  # type: ignore[assignment]
     # Source proof: every cited ID as written → its reference (None: resolves to nothing).
-    refs: dict[str, CitationReference | None] = field(default_factory=dict)
+    refs: dict[str, ProofReference | None] = field(default_factory=dict)
     in_view: set[str] = field(default_factory=set)
     blocks: dict[str, AnswerBlock] = field(default_factory=dict)
     unresolved_blocks: set[str] = field(default_factory=set)
     # Degrade: handle → (rendered value, its reference).
     values: dict[str, tuple[str, CitationReference | None]] = field(default_factory=dict)
     # What is stored (prepare).
-    bindings: list[tuple[str, CitationReference | None, bool]] = field(default_factory=list)
+    bindings: list[tuple[str, _Reference | None, bool]] = field(default_factory=list)
     dependencies: list[AnswerBlock] = field(default_factory=list)
     source_hint: str = SourceHint.NONE
     truncated: bool = False
@@ -267,7 +272,7 @@ def _prove_sources(
     """
     cited = [c for c in cited if c not in candidate.refs]
     lookup = [c for c in cited if _shaped("cite", c)]
-    refs: dict[str, CitationReference] = {}
+    refs: dict[str, ProofReference] = {}
     if lookup:
         # One statement: the references, their version's capability (the lease) and
         # whether each is in this call's evidence view (citations/evidence.py).
@@ -281,7 +286,7 @@ def _prove_sources(
         if not access.reference_ok(ref):
             candidate.rejection = (Reason.SOURCE_NOT_AUTHORIZED, cited_id)
             return
-        if ref.run_id == candidate.run.pk and ref.in_view:  # type: ignore[attr-defined]
+        if ref.run_id == candidate.run.pk and ref.in_view:
             candidate.in_view.add(cited_id)
 
     # A reference to the block being revised is no dependency: the revision replaces it.
@@ -372,7 +377,7 @@ def _prepare(candidate: Candidate, access: SourceAccess) -> None:
         if candidate.rejection:
             return
 
-    bindings: dict[str, tuple[CitationReference | None, bool]] = {}
+    bindings: dict[str, tuple[_Reference | None, bool]] = {}
     flags = []
     for cited in markers.cited_ids:
         verified = cited in candidate.in_view
@@ -534,7 +539,7 @@ def _lock_run(candidate: Candidate) -> Mapping[str, Any]:
     the commit decides on, read as they are stored."""
     q = connection.ops.quote_name
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""  # not SQLite
-    with connection.cursor() as cursor:
+    with server_binding_cursor() as cursor:
         cursor.execute(
             f"SELECT {', '.join(q(c) for c in _LOCKED_COLUMNS)} FROM"  # noqa: S608
             f" {q(Run._meta.db_table)} WHERE {q('id')} = %s{lock}",
@@ -579,7 +584,7 @@ def _save_attempt(
             attempt.save(force_update=True)
         return True
     values = _row(PublicationAttempt, attempt.__dict__)
-    with connection.cursor() as cursor:
+    with server_binding_cursor() as cursor:
         if attempt.pk is not None:
             cursor.execute(_statement("attempt:update", _attempt_update_sql), [*values, attempt.pk])
             if cursor.rowcount != 1:
@@ -636,7 +641,8 @@ def _attempt_insert_unless_sql() -> str:
     columns = _column_list(PublicationAttempt)
     return (
         f"INSERT INTO {_table(PublicationAttempt)} ({', '.join(columns)})"  # noqa: S608
-        f" SELECT {_marks(len(columns))} WHERE NOT EXISTS ({_same_digest_sql()}) RETURNING id"
+        f" SELECT {_typed_marks(PublicationAttempt)} WHERE NOT EXISTS ({_same_digest_sql()})"
+        " RETURNING id"
     )
 
 
@@ -684,7 +690,7 @@ def _reject(
             ):
                 # The refused ID is the run's own marker text: safe to name.
                 data["source"] = detail
-            append_event(candidate.run, "answer.rejected", data, locked=locked)
+            append_event_seq(candidate.run, "answer.rejected", data, locked=locked)
     return Receipt(
         outcome=Outcome.REJECTED,
         candidate_id=attempt.candidate_id,
@@ -753,7 +759,7 @@ def _preview(candidate: Candidate, target: AnswerBlock | None) -> Receipt | None
         if target is not None:
             data["publicationId"] = target.pk
             data["deliveryOrdinal"] = target.delivery_ordinal
-        append_event(candidate.run, "answer.preview", data, locked=True)
+        append_event_seq(candidate.run, "answer.preview", data, locked=True)
     return None
 
 
@@ -778,7 +784,7 @@ def _preview_new_block(candidate: Candidate) -> Receipt | None:
                 if duplicate is not None:
                     return _unchanged(candidate, duplicate)
                 _save_attempt(attempt)
-            append_event(
+            append_event_seq(
                 candidate.run,
                 "answer.preview",
                 {"candidateId": attempt.candidate_id, "revision": 1},
@@ -846,7 +852,7 @@ def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Re
                     return outcome
                 written = outcome
             # The outbox: written in this transaction, delivered after it (8.).
-            append_event(
+            append_event_seq(
                 candidate.run,
                 "answer.published",
                 {
@@ -917,7 +923,12 @@ def _write_with_the_orm(
     )
     if candidate.bindings:
         SourceBinding.objects.bulk_create(
-            SourceBinding(revision=revision, cited_id=cited, citation=ref, verified=ok)
+            SourceBinding(
+                revision=revision,
+                cited_id=cited,
+                citation_id=ref.pk if ref is not None else None,
+                verified=ok,
+            )
             for cited, ref, ok in candidate.bindings
         )
     dependencies = [d for d in candidate.dependencies if d.pk != block.pk]
@@ -1001,6 +1012,21 @@ def _marks(n: int) -> str:
     return ", ".join(["%s"] * n)
 
 
+def _typed_marks(model: type[Model], skip: tuple[str, ...] = ()) -> str:
+    """The placeholders of one row of ``model`` in a ``SELECT`` list, each cast to its
+    column's type: bound on the server, a parameter PostgreSQL cannot infer (a NULL, a
+    text) would be taken for ``text`` there, which a column of another type refuses.
+    The type without its length (``varchar``, not ``varchar(32)``): an explicit cast
+    to a length truncates, and an overlong value must fail as the ORM's INSERT does."""
+    return ", ".join(
+        f"%s::{_LENGTH.sub('', cast(str, f.db_type(connection)))}"
+        for _, f, *_ in _inserted(model, skip)
+    )
+
+
+_LENGTH = re.compile(r"\(.*?\)")
+
+
 def _same_digest_sql() -> str:
     """A current revision of this run and call with this body digest exists: the
     candidate may be a duplicate (params: digest, run, agent call)."""
@@ -1023,7 +1049,7 @@ def _new_block_sql(updated: tuple[str, ...] | None) -> str:
     if updated is None:
         attempt_sql = (
             f"INSERT INTO {_table(PublicationAttempt)} ({', '.join(attempt_cols)})"  # noqa: S608
-            f" SELECT {_marks(len(attempt_cols))} FROM blk RETURNING id"
+            f" SELECT {_typed_marks(PublicationAttempt)} FROM blk RETURNING id"
         )
     else:  # the previewed row becomes the committed one
         attempt_sql = (
@@ -1033,11 +1059,11 @@ def _new_block_sql(updated: tuple[str, ...] | None) -> str:
         )
     return (
         f"WITH blk AS (INSERT INTO {_table(AnswerBlock)} ({', '.join(block_cols)})"  # noqa: S608
-        f" SELECT {_marks(len(block_cols))} WHERE NOT EXISTS ({_same_digest_sql()})"
+        f" SELECT {_typed_marks(AnswerBlock)} WHERE NOT EXISTS ({_same_digest_sql()})"
         " RETURNING id),"
         f" att AS ({attempt_sql}),"
         f" rev AS (INSERT INTO {_table(BlockRevision)} ({', '.join(revision_cols)}, attempt_id)"
-        f" SELECT {_marks(len(revision_cols))}, att.id FROM att RETURNING id),"
+        f" SELECT {_typed_marks(BlockRevision, ('attempt_id',))}, att.id FROM att RETURNING id),"
         f" bnd AS (INSERT INTO {_table(SourceBinding)} (revision_id, cited_id, citation_id,"
         " verified) SELECT rev.id, b.cited, b.citation, b.verified FROM rev,"
         " unnest(%s::varchar[], %s::varchar[], %s::boolean[]) AS b(cited, citation, verified)),"
@@ -1122,7 +1148,7 @@ def _write_new_block(
         run_id,
     ]
     sql = _statement(f"new_block:{updated}", lambda: _new_block_sql(updated))
-    with connection.cursor() as cursor:
+    with server_binding_cursor() as cursor:
         cursor.execute(sql, params)
         written = cursor.fetchone()
     if written is None:
@@ -1243,7 +1269,7 @@ def _record_failure(
                 # A failed save is a rejection of this effect; an unknown one is
                 # not (it may have landed): its own event, never "published".
                 kind = "answer.rejected" if outcome == Outcome.REJECTED else "answer.save_unknown"
-                append_event(candidate.run, kind, data, locked=True)
+                append_event_seq(candidate.run, kind, data, locked=True)
     except DatabaseError:
         logger.warning(
             "could not record the failed attempt %s", attempt.candidate_id, exc_info=True

@@ -11,7 +11,7 @@ its own, so members of a cycle are judged on everything reachable.
 from collections import defaultdict
 from collections.abc import Iterable
 
-from citations.evidence import SourceAccess
+from citations.evidence import ProofReference, SourceAccess
 from citations.models import CitationReference
 from publication.models import AnswerBlock, BlockDependency, BlockRevision, SourceBinding
 from runs.models import Run
@@ -19,7 +19,9 @@ from runs.models import Run
 _REFERENCE_RELATED = ("version__knowledge", "document__version__knowledge")
 
 
-def prefetch_references(access: SourceAccess, refs: Iterable[CitationReference]) -> None:
+def prefetch_references(
+    access: SourceAccess, refs: Iterable[CitationReference | ProofReference]
+) -> None:
     """Decide many references' versions and documents in a bounded number of queries."""
     refs = list(refs)
     # Distinct by ID (a model instance hashes through its pk descriptor, per reference).

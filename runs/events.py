@@ -16,7 +16,7 @@ from django.db.models import Field, QuerySet
 from django.utils import timezone
 
 from runs.models import Run, RunEvent
-from sparktide.compiled import instances_once, placeholder_text
+from sparktide.compiled import instances_once, placeholder_text, server_binding_cursor
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +110,38 @@ def append_event(
     inserted from what it returned. One statement is atomic on its own, so no
     savepoint and, outside a transaction, no BEGIN/COMMIT either.
     """
+    (event_id, seq, data, at), event = _append(
+        run, type, data, locked=locked, update=update, along=along
+    )
+    if event is None:
+        event = RunEvent(id=event_id, run=run, seq=seq, type=type, data=data, at=at)
+    return event
+
+
+def append_event_seq(
+    run: Run,
+    type: str,
+    data: dict[str, Any] | None = None,
+    *,
+    locked: bool = False,
+    update: dict[str, Any] | None = None,
+) -> int:
+    """``append_event`` for a caller that needs only the seq its event took (Publication's
+    commit): the same append, without a ``RunEvent`` instance on PostgreSQL."""
+    (_, seq, _, _), _ = _append(run, type, data, locked=locked, update=update, along=())
+    return seq
+
+
+def _append(
+    run: Run,
+    type: str,
+    data: dict[str, Any] | None,
+    *,
+    locked: bool,
+    update: dict[str, Any] | None,
+    along: Sequence[tuple[str, list[Any]]],
+) -> tuple[tuple[int, int, dict[str, Any], datetime], RunEvent | None]:
+    """The append itself: ((event id, seq, data, at), the event where the ORM made it)."""
     data = data or {}
     at = timezone.now()
     update = update or {}
@@ -126,12 +158,13 @@ def append_event(
             raise RunEnded(f"{run.pk} already ended ({status}); {type} not appended")
         event_id, seq = row
         run.last_seq = seq
-        event = RunEvent(id=event_id, run=run, seq=seq, type=type, data=data, at=at)
+        event = None
     else:
         event = _append_with_the_orm(run, type, data, at, locked=locked, update=update)
-    run_id, seq = run.pk, event.seq
+        event_id, seq = event.pk, event.seq
+    run_id = run.pk
     transaction.on_commit(lambda: notify_run(run_id, seq))
-    return event
+    return (event_id, seq, data, at), event
 
 
 def _append_in_one_statement(
@@ -160,7 +193,9 @@ def _append_in_one_statement(
     params += [run.pk] if locked else [run.pk, list(Run.TERMINAL)]
     payload = RunEvent._meta.get_field("data").get_db_prep_value(data, connection)
     params += [run.pk, type, payload, at]
-    with connection.cursor() as cursor:
+    # Bound on the server: a text per shape of append (``along``, ``update``, the guard),
+    # prepared once per connection (sparktide/compiled.py).
+    with server_binding_cursor() as cursor:
         cursor.execute(
             f"WITH {before}advanced AS (UPDATE {run_table} SET last_seq = last_seq + 1{also}"  # noqa: S608
             f" WHERE id = %s{guard} RETURNING last_seq)"

@@ -258,6 +258,21 @@ def _server_binding_cursor(db: BaseDatabaseWrapper, postgresql: Any) -> Any:
         return db._prepare_cursor(raw)  # type: ignore[attr-defined]
 
 
+def server_binding_cursor() -> Any:
+    """``connection.cursor()``, with server-side binding on PostgreSQL (psycopg 3): for
+    the writer of a statement whose text is fixed (built once per process), so that it
+    is prepared once per connection as ``Prepared`` reads are, and its parameters are
+    sent as they are instead of quoted into the text in Python. Untyped parameters need
+    explicit casts where PostgreSQL cannot infer them (a ``SELECT %s`` list). Django's
+    own cursor on SQLite and psycopg 2; through Django's wrapper either way, so query
+    logs, counts and execute wrappers see every statement."""
+    db = connections[DEFAULT_DB_ALIAS]
+    postgresql = _psycopg3_backend() if db.vendor == "postgresql" else None
+    if postgresql is None:
+        return db.cursor()
+    return _server_binding_cursor(db, postgresql)
+
+
 _prepared: dict[Hashable, Prepared] = {}
 
 

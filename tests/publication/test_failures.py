@@ -189,14 +189,14 @@ def test_a_connection_cut_inside_the_commit_transaction_is_a_clean_failure(
 ):
     import publication.pipeline as pipeline
 
-    real_append = pipeline.append_event
+    real_append = pipeline.append_event_seq
 
     def cut_then_append(run, type, data=None, **kwargs):
         if type == "answer.published":
             _cut_own_connection()
         return real_append(run, type, data, **kwargs)
 
-    monkeypatch.setattr(pipeline, "append_event", cut_then_append)
+    monkeypatch.setattr(pipeline, "append_event_seq", cut_then_append)
     receipt = publish(running, "事务中被切断的段落")
     monkeypatch.undo()
 
