@@ -1,0 +1,52 @@
+"""What publication/verification.py reads as the answer's cited IDs: the current revision
+of every block, in delivery order, in one query. Found as mutants of ``answer_cited_ids``
+that survived every other test (docs/reliability.md "## Mutation")."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from publication.models import AnswerBlock, BlockRevision, Origin
+from publication.verification import answer_cited_ids
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def run(app, alice):
+    return factories.scripted_run(app, alice, [{"text": "好"}])
+
+
+def _block(run, ordinal: int, *texts: str) -> AnswerBlock:
+    """A block whose revisions carry ``texts`` in order, the last one current."""
+    block = AnswerBlock.objects.create(
+        run=run,
+        agent_call=run.agent_calls.get(depth=0),
+        delivery_ordinal=ordinal,
+        origin=Origin.ANSWER_PART,
+        current_revision=len(texts),
+    )
+    for number, text in enumerate(texts, start=1):
+        BlockRevision.objects.create(
+            block=block,
+            revision=number,
+            content={"type": "text", "text": text},
+            body_digest=f"{ordinal}-{number}",
+        )
+    return block
+
+
+def test_a_superseded_revision_is_skipped_and_the_blocks_after_it_are_still_read(run):
+    _block(run, 10, "旧 [[cite:cite_old]]", "新 [[cite:cite_a]]")
+    _block(run, 11, "另 [[cite:cite_b]] 与 [[cite:cite_a]]")
+    assert answer_cited_ids(run) == ["cite_a", "cite_b"]
+
+
+def test_the_answers_cited_ids_are_read_in_one_query_whatever_the_number_of_blocks(run):
+    for ordinal in range(10, 14):
+        _block(run, ordinal, f"[[cite:cite_{ordinal}]]", f"[[cite:cite_{ordinal}_now]]")
+    with CaptureQueriesContext(connection) as queries:
+        cited = answer_cited_ids(run)
+    assert cited == [f"cite_{ordinal}_now" for ordinal in range(10, 14)]
+    assert len(queries) == 1
