@@ -76,3 +76,12 @@ def test_an_answer_citing_one_id_past_the_limit_fails_its_verification_naming_bo
         f"The answer cites {MAX_CITATIONS_PER_RUN + 1} distinct IDs; "
         f"at most {MAX_CITATIONS_PER_RUN} can be verified."
     )
+
+
+def test_the_verification_names_the_call_whose_evidence_view_it_read(run):
+    root = run.agent_calls.get(depth=0)
+    _citing(run, 1)
+    assert verify_answer(run, root) == {
+        "agentCallId": root.public_id,
+        "references": [{"id": "cite_0", "status": "UNVERIFIED"}],
+    }
