@@ -15,6 +15,8 @@ from runs.access import (
     require_history_permission,
     run_for_history_read,
 )
+from runs.lifecycle import finish_run
+from runs.models import Run
 from sparktide.tenancy.models import App
 from tests import factories
 
@@ -71,3 +73,9 @@ def test_a_statement_compiled_before_the_content_types_were_recreated_is_not_reu
     require_history_permission(read())
     recreate_app_content_type()
     require_history_permission(read())
+
+
+def test_a_run_ended_without_a_detail_is_stored_with_none(run):
+    finish_run(run, Run.Status.FAILED, "ENGINE_ERROR")
+    run.refresh_from_db()
+    assert (run.status, run.reason, run.reason_detail) == (Run.Status.FAILED, "ENGINE_ERROR", "")
