@@ -16,7 +16,7 @@ UNVERIFIED = "UNVERIFIED"
 
 def answer_cited_ids(run: Run) -> list[str]:
     """Distinct cited IDs of the run's committed answer, in reading order."""
-    texts = []
+    cited: dict[str, None] = {}  # an ordered set: first appearance wins
     revisions = (
         BlockRevision.objects.filter(block__run=run)
         .select_related("block")
@@ -25,8 +25,10 @@ def answer_cited_ids(run: Run) -> list[str]:
     for revision in revisions:
         if revision.revision != revision.block.current_revision:
             continue
-        texts.extend(body_texts(revision.content))
-    return list(cited_ids("\n".join(texts)))
+        # Text by text: a marker never spans two texts of a body.
+        for text in body_texts(revision.content):
+            cited.update(dict.fromkeys(cited_ids(text)))
+    return list(cited)
 
 
 def verify_answer(run: Run, root_call: AgentCall) -> dict[str, Any]:

@@ -46,6 +46,15 @@ def access_app_for_member(user: AbstractBaseUser, app_slug: str) -> App:
     return app
 
 
+# The values the run statements are compiled with, one placeholder per value asked
+# (sparktide/compiled.py): constants, the same for every call.
+_PLACEHOLDERS: dict[str, Any] = {
+    "run_id": placeholder_text("run"),
+    "app_slug": placeholder_text("app"),
+    "owner_id": PLACEHOLDER_INT,
+}
+
+
 def access_run_for_owner(
     user: AbstractBaseUser, app_slug: str, run_id: str, *, history_permission: bool = False
 ) -> Run:
@@ -67,16 +76,12 @@ def access_run_for_owner(
     }
     # The statement is compiled once per process and prepared once per connection
     # on PostgreSQL (sparktide/compiled.py: planning it was most of its cost), and
-    # re-bound on every call; the content type id it holds is part of its key.
+    # re-bound on every call; its builder names it in the key, and the content type
+    # id it holds is part of the key.
     found = instances_once(
-        ("run_for_owner", history_permission, ContentType.objects.get_for_model(App).pk),
+        (_run_for_owner, history_permission, ContentType.objects.get_for_model(App).pk),
         _run_for_owner,
-        {
-            "run_id": placeholder_text("run"),
-            "app_slug": placeholder_text("app"),
-            "owner_id": PLACEHOLDER_INT,
-            "history_permission": history_permission,
-        },
+        {**_PLACEHOLDERS, "history_permission": history_permission},
         values,
         fixed=("history_permission",),
         prepare=True,
@@ -99,8 +104,8 @@ def _run_for_owner(
         owner_id=owner_id,
         owner__is_active=True,
         owner__tenant_user__tenant_id=F("tenant_id"),
-        app__tenant_id=F("tenant_id"),
-    ).order_by()[:1]
+        app__tenant_id=F("tenant_id"),  # a primary key: one row at most, no LIMIT needed
+    ).order_by()
 
 
 def require_active(app: App) -> None:
@@ -169,9 +174,9 @@ def run_for_history_read(run_id: str) -> Run:
     ``access_run_for_owner(history_permission=True)``): an open socket's re-check
     of every read of the log costs one query instead of two."""
     found = instances_once(
-        ("run_for_history_read", ContentType.objects.get_for_model(App).pk),
+        (_run_for_history_read, ContentType.objects.get_for_model(App).pk),
         _run_for_history_read,
-        {"run_id": placeholder_text("run")},
+        {"run_id": _PLACEHOLDERS["run_id"]},
         {"run_id": run_id},
         prepare=True,
     )
