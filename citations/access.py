@@ -19,6 +19,7 @@ from typing import Any
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from citations.evidence import SourceAccess, lease_of_version
 from citations.models import CitationReference
@@ -34,7 +35,6 @@ from sparktide.errors import ErrorCode, SparkTideError
 from sparktide.ids import is_citation_id
 from sparktide.knowledge.models import (
     CapabilityRefusal,
-    capability_refusal,
     user_may_read_document,
 )
 
@@ -80,22 +80,24 @@ def access_reference(
     if not is_citation_id(citation_id):
         raise citation_not_available()
     read_with = read_with or {}
-    access = SourceAccess(run)
     values: dict[str, Any] = {
         "citation_id": citation_id,
         "run_id": run.pk,
         "app_id": run.app.pk,
-        "now": access.now,
+        "now": timezone.now(),
     }
+    # Each text placeholder is named for its value, so no two can be equal.
+    texts = {name: placeholder_text(name) for name in ("citation_id", "run_id")}
     # Compiled once per process for each set of ``read_with`` names (their
     # expressions are fixed by name) and prepared on each connection (PostgreSQL
     # plans it once there, not on every click); every click still runs it.
     found: list[CitationReference] = instances_once(
-        ("access_reference", *sorted(read_with)),
+        # The key only has to be unique, and the one caller (the preview) passes one set
+        # of ``read_with`` names: another name, or none, compiles the same statement.
+        ("access_reference", *sorted(read_with)),  # pragma: no mutate - a unique key, one shape
         _reference_query,
         {
-            "citation_id": placeholder_text("citation"),
-            "run_id": placeholder_text("run"),
+            **texts,
             "app_id": PLACEHOLDER_INT,
             "now": PLACEHOLDER_TIME,
             "read_with": read_with,
@@ -128,21 +130,16 @@ def _reference_query(
             app_lease_current=lease_of_version(app_id, now),
             **read_with,
         )
-        .order_by()[:1]
+        .order_by()
     )
 
 
-def require_capability(
-    run: Run, reference: CitationReference, *, now: datetime | None = None
-) -> None:
-    """8. The app may use the exact version now (``capability_refusal``, the rule
+def require_capability(run: Run, reference: CitationReference) -> None:
+    """8. The app may use the exact version now (knowledge's capability rule, which
     retrieval and source proof share): still PUBLISHED (409), the app's lease on it
     current — expired, revoked or missing alike (503), and of the app's tenant (403,
-    as step 9 would answer)."""
-    if now is None and hasattr(reference, "app_lease_current"):
-        refusal = SourceAccess(run).refusal(reference)  # read with the reference (step 7)
-    else:
-        refusal = capability_refusal(run.app, reference.version_id, now)
+    as step 9 would answer). The lease was read with the reference (step 7)."""
+    refusal = SourceAccess(run).refusal(reference)
     if refusal == CapabilityRefusal.NOT_PUBLISHED:
         raise SparkTideError(ErrorCode.CAPABILITY_REVOKED)
     if refusal == CapabilityRefusal.NO_CURRENT_LEASE:

@@ -102,20 +102,12 @@ class SourceAccess:
         self._versions: dict[int, bool] = {}
         self._documents: dict[int, bool] = {}
 
-    def with_capability(
-        self, references: QuerySet[CitationReference]
-    ) -> QuerySet[CitationReference]:
-        """The references with their version's capability read in the same query
-        (``app_lease_current``); ``learn`` then decides them without another one.
-        The query must select_related ``version__knowledge``."""
-        return references.annotate(app_lease_current=lease_of_version(self.run.app.pk, self.now))
-
     def proof_references(
         self, ids: list[str], agent_call: AgentCall
     ) -> "dict[str, ProofReference]":
         """The references of ``ids`` for the source proof of ``agent_call``, in one
         statement: each with its version (status, knowledge tenant), its document
-        (ACL fields; never its text), the capability (``with_capability``) and
+        (ACL fields; never its text), the capability (``app_lease_current``) and
         whether it is in the call's evidence view (``in_view``). Decided with
         ``learn``. The statement is compiled once per process and prepared once per
         connection (sparktide/compiled.py); its rows are read as ``ProofReference``
@@ -155,14 +147,14 @@ class SourceAccess:
         return refs
 
     def learn(self, references: Iterable["CitationReference | ProofReference"]) -> None:
-        """Decide the versions of references read through ``with_capability``."""
+        """Decide the versions of references read with ``app_lease_current``."""
         for ref in references:
             if ref.version_id not in self._versions:
                 self._versions[ref.version_id] = self.refusal(ref) is None
 
     def refusal(self, ref: "CitationReference | ProofReference") -> CapabilityRefusal | None:
-        """Why the app may not use the version of a reference read through
-        ``with_capability`` (the capability rule of knowledge), or None."""
+        """Why the app may not use the version of a reference read with
+        ``app_lease_current`` (the capability rule of knowledge), or None."""
         version = ref.version
         leased = ref.app_lease_current  # type: ignore[union-attr]
         return refusal_of(self.run.app, version.status, version.knowledge.tenant_id, leased)

@@ -97,11 +97,12 @@ def _issue_handles(
         .select_related("document")
         .order_by("document_id", "key")
     )
+    # The call is the run's own, so its handles are the run's: no ``run`` filter.
     existing = {
         h.fact_id: h
-        for h in NumericHandle.objects.filter(
-            run=run, agent_call=agent_call, fact__in=facts
-        ).select_related("fact")
+        for h in NumericHandle.objects.filter(agent_call=agent_call, fact__in=facts).select_related(
+            "fact"
+        )
     }
     next_ordinal = NumericHandle.objects.filter(run=run).count() + 1
     handles, new = [], []
