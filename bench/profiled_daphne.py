@@ -104,6 +104,7 @@ def _install_timeline() -> None:
     real_wakeup = consumers.RunEventsConsumer.wake_up
     real_read_log = consumers.RunEventsConsumer._read_log
     real_send_frames = consumers.RunEventsConsumer._send_frames
+    real_write_shared = consumers.RunEventsConsumer._write_shared
 
     def wake_up(self, message):
         seq = message.get("seq")
@@ -126,9 +127,19 @@ def _install_timeline() -> None:
         for seq, _, _ in frames:
             _timeline[seq]["send"].append(now)
 
+    def write_shared(self, frames, wires):
+        # A shared read written for a socket waiting for it (RunEventsConsumer._read).
+        wrote = real_write_shared(self, frames, wires)
+        if wrote:
+            now = time.monotonic()
+            for seq, _, _ in frames:
+                _timeline[seq]["send"].append(now)
+        return wrote
+
     consumers.RunEventsConsumer.wake_up = wake_up
     consumers.RunEventsConsumer._read_log = read_log
     consumers.RunEventsConsumer._send_frames = send_frames
+    consumers.RunEventsConsumer._write_shared = write_shared
 
 
 def _write(profile: cProfile.Profile | None) -> None:

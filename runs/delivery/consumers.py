@@ -40,7 +40,7 @@ from runs.delivery.shared import (
     run_wakeups,
     sent_recorder,
 )
-from runs.delivery.wire import DirectSocket, direct_socket, frame_text
+from runs.delivery.wire import DirectSocket, Wire, direct_socket, frame_text
 from runs.events import TERMINAL_EVENT_TYPES
 from sparktide import observability
 from sparktide.errors import SparkTideError, not_found
@@ -297,16 +297,71 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             "want": self.wanted,
             "since": self.woken_at,
         }
-        frames = self.tail.cached(**want)
-        if frames is None:
-            # One socket reads for all of this run's sockets woken with it.
-            async with self.tail.lock:
-                frames = self.tail.cached(**want)
-                if frames is None:
-                    started = time.monotonic()
-                    frames = encode_frames(await self._read_log(limit, after=self.sent))
-                    self.tail.store(frames, read_started=started)
+        tail = self.tail
+        frames = tail.cached(**want)
+        if frames is not None:
+            return frames
+        # One socket reads for all of this run's sockets woken with it, and writes
+        # what it read to those waiting here (_write_to_waiting).
+        tail.waiting.add(self)
+        try:
+            await tail.lock.acquire()
+        finally:
+            tail.waiting.discard(self)
+        try:
+            if self.sent != want["after"]:
+                # The socket that held the lock wrote this socket's frames; a wake-up
+                # that came since has set self.wake, so _deliver drains again at once.
+                return []
+            frames = tail.cached(**want)
+            if frames is None:
+                started, after = time.monotonic(), self.sent
+                frames = encode_frames(await self._read_log(limit, after=after))
+                tail.store(frames, read_started=started)
+                self._write_to_waiting(frames, after=after, read_started=started)
+        finally:
+            tail.lock.release()
         return frames
+
+    def _write_to_waiting(self, frames: list[Frame], *, after: int, read_started: float) -> None:
+        """Write a shared read to the run's sockets waiting for it, in this one turn.
+
+        Without it each waiting socket took the lock in turn, found the read and
+        sent it itself: one loop turn per socket per event, so the last of 500 was
+        sent long after the first and shared reads aged out (docs/performance.md,
+        fifth round). A waiting socket's sender is suspended at the lock until this
+        one releases it, so moving its cursor here keeps one sender per cursor. Only
+        a socket whose cursor is exactly where the read began, woken before the read
+        began (the shared-read rule of RunTail: the gate this read re-checked decides
+        what it is sent), with room in its ack window and a daphne socket that takes
+        the bytes now (the write is synchronous); every other socket, and the
+        terminal event (each socket sends its own end and records it), go on as
+        before.
+        """
+        tail = cast(RunTail, self.tail)
+        batch: list[Frame] = []
+        for frame in frames:
+            if frame[0] != after + len(batch) + 1 or frame[1] in TERMINAL_EVENT_TYPES:
+                break
+            batch.append(frame)
+        if not batch or not tail.waiting:
+            return
+        wires = [tail.wire(frame) for frame in batch]
+        for other in list(tail.waiting):
+            if (
+                other.sent == after
+                and other.woken_at <= read_started
+                and other._room() >= len(batch)
+            ):
+                other._write_shared(batch, wires)
+
+    def _write_shared(self, frames: list[Frame], wires: list[Wire]) -> bool:
+        """Write frames of a shared read on the fast path; False if it would not take them."""
+        if self.direct is None or not self.direct.write(wires):
+            return False
+        self.sent = frames[-1][0]
+        sent_recorder().note(cast(str, self.log_id), self.sent)  # set by connect
+        return True
 
     async def _read_log(self, limit: int, *, after: int) -> list[dict]:
         """One read of the log, which re-checks this socket's gate (raises SparkTideError)."""

@@ -67,6 +67,9 @@ class RunTail:
         self.woken: dict[int, float] = {}
         self.lock = asyncio.Lock()
         self.sockets = 0
+        # The sockets whose sender waits for ``lock`` (RunEventsConsumer._read): the
+        # socket that reads for the run writes the shared frames to them too.
+        self.waiting: set[Any] = set()
         # seq → the shared frame's bytes on the wire (runs/delivery/wire.py), framed
         # once for every socket the shared read serves.
         self.wires: dict[int, Wire] = {}
