@@ -290,7 +290,3 @@ class RunReader:
 
 def read_answer(run: Run) -> list[BlockView]:
     return RunReader(run).blocks()
-
-
-def hydrate_events(run: Run, events: Iterable[RunEvent]) -> list[dict[str, Any]]:
-    return RunReader(run).hydrate(events)

@@ -111,9 +111,6 @@ class SourceGraph:
             self.block_sources_ok(dep) for dep in self.dependencies(revision)
         )
 
-    def blocks_sources_ok(self, block_ids: Iterable[str]) -> bool:
-        return all(self.block_sources_ok(b) for b in block_ids)
-
     def _reachable_ok(self, start: list[str]) -> bool:
         seen: set[str] = set()
         stack = list(start)
