@@ -13,9 +13,29 @@ there:
   compiled once, their builders are reached by the first test only, so mutmut's stats would
   give a mutant there that one test.
 
-Both are emptied before every test, as in a fresh process (the statements are compiled
+- the project's ``functools.cache`` functions (``citations.preview._read_with``, the
+  expressions read with a preview's reference): a result inherited from the parent was
+  built without the mutant, so a mutant in what they call (``_managed_excerpt``,
+  ``passage_annotations``) never ran in a child, and survived however wrong.
+
+All are emptied before every test, as in a fresh process (the statements are compiled
 again by each test that needs them: slower, only in mutation runs).
 """
+
+import functools
+import sys
+
+# The project's packages: their modules' functools caches are emptied before each test.
+_PROJECT = ("citations", "console", "publication", "runs", "sparktide")
+
+
+def _clear_function_caches() -> None:
+    for name, module in list(sys.modules.items()):
+        if module is None or name.split(".", 1)[0] not in _PROJECT:
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, functools._lru_cache_wrapper):
+                value.cache_clear()
 
 
 def pytest_runtest_setup(item):  # noqa: ARG001 - pytest's hook signature
@@ -29,3 +49,4 @@ def pytest_runtest_setup(item):  # noqa: ARG001 - pytest's hook signature
 
     ContentType.objects.clear_cache()
     compiled._compiled.clear()
+    _clear_function_caches()
