@@ -84,7 +84,8 @@ def highlight_spans(content: str, passages: list[str]) -> list[tuple[int, int]]:
 def _merge(content: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     merged: list[list[int]] = []
     for start, end in sorted(spans):
-        if merged and (start <= merged[-1][1] or _GAP.match(content[merged[-1][1] : start])):
+        # An overlapping or touching span leaves an empty gap, which _GAP matches too.
+        if merged and _GAP.match(content[merged[-1][1] : start]):
             merged[-1][1] = max(merged[-1][1], end)
         else:
             merged.append([start, end])
