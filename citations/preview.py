@@ -85,7 +85,7 @@ _CHUNK_TEXT, _CHUNK_PARAGRAPH = "chunk_text_now", "chunk_paragraph_now"
 
 def _managed_excerpt() -> dict[str, Any]:
     """The chunk's text and paragraph as annotations of the reference's query: the
-    same rows ``refetch_managed`` would read, read on this click in that statement."""
+    rows ``refetch_managed`` takes, read on this click in that statement."""
     chunk = _chunk(OuterRef("chunk_id"), OuterRef("document_id"), OuterRef("version_id"))
     return {
         _CHUNK_TEXT: Subquery(chunk.values("text")[:1]),
@@ -102,25 +102,17 @@ def _read_with() -> dict[str, Any]:
 
 def refetch_managed(reference: CitationReference) -> str:
     """MANAGED/INLINE: re-read the chunk from the exact (immutable) version, on every
-    click: no cache. A chunk altered behind the platform's back is caught by its digest."""
-    if reference.chunk_id is None or reference.document_id is None:
-        raise citation_not_available()  # what the query below finds for them: nothing
-    row: tuple[str, int] | None
-    if _CHUNK_TEXT in reference.__dict__:  # read with the reference, this request
-        text_now = reference.__dict__.pop(_CHUNK_TEXT)
-        paragraph_now = reference.__dict__.pop(_CHUNK_PARAGRAPH)
-        row = None if text_now is None else (text_now, paragraph_now)
-    else:
-        row = (
-            _chunk(reference.chunk_id, reference.document_id, reference.version_id)
-            .values_list("text", "paragraph")
-            .first()
-        )
-    if row is None:
+    click: no cache. A chunk altered behind the platform's back is caught by its digest.
+
+    The chunk is read in the reference's own statement (``_read_with``, this request),
+    and taken from it once: a reference read without it, or whose chunk is gone (or
+    that names no chunk or document), is not available. There is no other read."""
+    text = reference.__dict__.pop(_CHUNK_TEXT, None)
+    # Where the chunk begins on its page, read with its text, for the preview's
+    # location; kept on this request's reference object only.
+    reference.chunk_paragraph = reference.__dict__.pop(_CHUNK_PARAGRAPH, None)
+    if text is None:
         raise citation_not_available()
-    # Where the chunk begins on its page, read with its text (no extra query) for the
-    # preview's location; kept on this request's reference object only.
-    text, reference.chunk_paragraph = row
     digest = snippet_digest(text)
     # A published version is immutable, so a mismatch means the store was altered
     # behind the platform's back; showing it would show what the model never saw.

@@ -308,6 +308,20 @@ def test_a_chunk_altered_behind_the_platforms_back_is_source_changed(cited, alic
     assert "下降" not in str(body)
 
 
+def test_a_chunk_no_longer_in_its_document_is_not_available(cited, alice, knowledge):
+    """The chunk is re-read only inside the reference's own document of its exact
+    version: a chunk row moved to another document (a tampered store) is not shown."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {Chunk._meta.db_table} SET document_id = %s, ordinal = 999 WHERE id = %s",
+            [knowledge.memo.pk, cited.reference.chunk_id],
+        )
+    body = assert_problem(get(cited.url, alice), 404, "CITATION_NOT_AVAILABLE")
+    assert "营收" not in str(body)
+
+
 # --- the order of the checks ---------------------------------------------------
 
 
