@@ -107,7 +107,7 @@ def refetch_managed(reference: CitationReference) -> str:
     The chunk is read in the reference's own statement (``_read_with``, this request),
     and taken from it once: a reference read without it, or whose chunk is gone (or
     that names no chunk or document), is not available. There is no other read."""
-    text = reference.__dict__.pop(_CHUNK_TEXT, None)
+    text: str | None = reference.__dict__.pop(_CHUNK_TEXT, None)
     # Where the chunk begins on its page, read with its text, for the preview's
     # location; kept on this request's reference object only.
     reference.chunk_paragraph = reference.__dict__.pop(_CHUNK_PARAGRAPH, None)
