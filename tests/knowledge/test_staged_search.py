@@ -138,24 +138,7 @@ def test_a_final_rare_stage_leaves_the_wider_stages_unrun(
 ):
     _postgresql()
     _rarest_stage_takes(monkeypatch, exact_frequencies, 0.5)
-    documents = Document.objects.filter(version=common_and_rare)
-    sql, params = staged_search_sql(documents, _tokens("北辰医药营收"), 1)
-    with connection.cursor() as cursor:
-        # As on a large table (a test's is too small for the planner to use an index).
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)
-        (plan,) = cursor.fetchone()
-
-    def nodes(node):
-        yield node
-        for child in node.get("Plans", ()):
-            yield from nodes(child)
-
-    chunk_scans = [
-        node
-        for node in nodes(plan[0]["Plan"])
-        if node.get("Relation Name") == "knowledge_chunk" and node["Actual Loops"] > 0
-    ]
+    chunk_scans = chunk_scans_of(common_and_rare, "北辰医药营收", 1)
 
     # Only the rare stage's scans of the chunks ran (the GIN match, then the rank), each
     # reading the one chunk holding a rare token: the twelve that only repeat 营收 were
@@ -267,3 +250,26 @@ def test_without_statistics_the_search_is_still_the_or_search(tenant, alice):
         assert [pk for pk, _ in _search(version, "北辰医药营收增长", alice, top_k)] == [
             pk for pk, _ in _or_search(version, "北辰医药营收增长", top_k)
         ]
+
+
+def chunk_scans_of(version, question: str, k: int) -> list[dict]:
+    """The scans of the chunks that ran (EXPLAIN ANALYZE) in the staged statement of
+    ``question``'s top ``k`` over ``version``, as on a large table: a test's is too small
+    for the planner to use an index."""
+    documents = Document.objects.filter(version=version)
+    sql, params = staged_search_sql(documents, _tokens(question), k)
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)
+        (plan,) = cursor.fetchone()
+
+    def nodes(node):
+        yield node
+        for child in node.get("Plans", ()):
+            yield from nodes(child)
+
+    return [
+        node
+        for node in nodes(plan[0]["Plan"])
+        if node.get("Relation Name") == "knowledge_chunk" and node["Actual Loops"] > 0
+    ]

@@ -3,9 +3,8 @@ planned once, and a stage reads each chunk it ranks once (docs/performance.md "F
 round"). Its answer is tests/knowledge/test_staged_search.py's."""
 
 import pytest
-from django.db import connection
 
-from sparktide.knowledge.models import Document, KnowledgeVersion
+from sparktide.knowledge.models import KnowledgeVersion
 from sparktide.knowledge.retrieval import readable_documents, staged_search_sql
 from tests.knowledge import test_staged_search as staged
 
@@ -37,24 +36,7 @@ def test_a_final_stage_reads_the_chunks_it_ranks_in_one_scan(
 ):
     staged._postgresql()
     staged._rarest_stage_takes(monkeypatch, exact_frequencies, 0.5)
-    documents = Document.objects.filter(version=common_and_rare)
-    sql, params = staged_search_sql(documents, staged._tokens("北辰医药营收"), 1)
-    with connection.cursor() as cursor:
-        # As on a large table (a test's is too small for the planner to use an index).
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)
-        (plan,) = cursor.fetchone()
-
-    def nodes(node):
-        yield node
-        for child in node.get("Plans", ()):
-            yield from nodes(child)
-
-    chunk_scans = [
-        node
-        for node in nodes(plan[0]["Plan"])
-        if node.get("Relation Name") == "knowledge_chunk" and node["Actual Loops"] > 0
-    ]
+    chunk_scans = staged.chunk_scans_of(common_and_rare, "北辰医药营收", 1)
 
     # The GIN match of stage 1 also ranks what it matched: no second scan of the chunks
     # by id, and (the stage being final) none of a wider stage.
