@@ -211,10 +211,7 @@ class Prepared(Compiled):
         return self._rows(connections[DEFAULT_DB_ALIAS], values)
 
     def _rows(self, db: BaseDatabaseWrapper, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
-        postgresql = _psycopg3_backend() if db.vendor == "postgresql" else None
-        if postgresql is None:  # SQLite, or psycopg2 (binds on the client only)
-            return super().rows(values)
-        with _server_binding_cursor(db, postgresql) as cursor:
+        with server_binding_cursor(db) as cursor:
             cursor.execute(self.sql, self.bind(values))
             return cursor.fetchall()
 
@@ -258,17 +255,18 @@ def _server_binding_cursor(db: BaseDatabaseWrapper, postgresql: Any) -> Any:
         return db._prepare_cursor(raw)  # type: ignore[attr-defined]
 
 
-def server_binding_cursor() -> Any:
+def server_binding_cursor(db: BaseDatabaseWrapper | None = None) -> Any:
     """``connection.cursor()``, with server-side binding on PostgreSQL (psycopg 3): for
     the writer of a statement whose text is fixed (built once per process), so that it
     is prepared once per connection as ``Prepared`` reads are, and its parameters are
     sent as they are instead of quoted into the text in Python. Untyped parameters need
     explicit casts where PostgreSQL cannot infer them (a ``SELECT %s`` list). Django's
     own cursor on SQLite and psycopg 2; through Django's wrapper either way, so query
-    logs, counts and execute wrappers see every statement."""
-    db = connections[DEFAULT_DB_ALIAS]
+    logs, counts and execute wrappers see every statement. ``db``: the default
+    connection unless given."""
+    db = db or connections[DEFAULT_DB_ALIAS]
     postgresql = _psycopg3_backend() if db.vendor == "postgresql" else None
-    if postgresql is None:
+    if postgresql is None:  # SQLite, or psycopg 2 (binds on the client only)
         return db.cursor()
     return _server_binding_cursor(db, postgresql)
 
