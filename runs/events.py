@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any, cast
 
 from django.db import connection, transaction
-from django.db.models import Field, QuerySet
+from django.db.models import F, Field, QuerySet
 from django.utils import timezone
 
 from runs.models import Run, RunEvent
@@ -218,15 +218,14 @@ def _append_with_the_orm(
 ) -> RunEvent:
     """SQLite (development, the demo): lock, advance, insert."""
     # Under the caller's lock we are already inside its transaction: no savepoint needed.
+    # The counter is advanced and read in the database, never from ``run`` in memory,
+    # which a caller holding the lock may have loaded before another writer appended.
     with transaction.atomic(savepoint=not locked):
         if not locked:
-            last_seq, status = (
-                Run.objects.select_for_update().values_list("last_seq", "status").get(pk=run.pk)
-            )
+            status = Run.objects.select_for_update().values_list("status", flat=True).get(pk=run.pk)
             if status in Run.TERMINAL:
                 # Nothing follows a run's terminal event; its writer was ended elsewhere.
                 raise RunEnded(f"{run.pk} already ended ({status}); {type} not appended")
-            run.last_seq = last_seq
-        run.last_seq += 1
-        Run.objects.filter(pk=run.pk).update(last_seq=run.last_seq, **update)
+        Run.objects.filter(pk=run.pk).update(last_seq=F("last_seq") + 1, **update)
+        run.last_seq = Run.objects.values_list("last_seq", flat=True).get(pk=run.pk)
         return RunEvent.objects.create(run=run, seq=run.last_seq, type=type, data=data, at=at)

@@ -64,7 +64,6 @@ def finish_run(
         locked = lock_run(run.pk)
         if locked.is_terminal or (only_from is not None and locked.status != only_from):
             return locked.status
-        run.last_seq = locked.last_seq
         ended = {
             "status": status,
             "reason": reason,

@@ -36,7 +36,9 @@ def test_a_run_logs_one_start_and_one_end_with_its_app_agent_duration_and_outcom
     assert started.app == ended.app == "business"
     assert started.agent == ended.agent == "researcher"
     assert ended.outcome == "COMPLETED" and ended.reason == ""
-    assert ended.duration_seconds is not None and ended.duration_seconds >= 0
+    run.refresh_from_db()
+    took = (run.completed_at - run.started_at).total_seconds()
+    assert 0 <= took <= ended.duration_seconds < took + 1  # from its start, read under the lock
     assert run.pk in ended.getMessage() and "outcome=COMPLETED" in ended.getMessage()
 
 
