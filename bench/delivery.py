@@ -190,6 +190,8 @@ class Subscriber:
         self.received: dict[int, float] = {}
         self.close_code: int | None = None
         self.client = None
+        # Every text frame as received, when kept (the replay floor serves them again).
+        self.texts: list[str] | None = None
 
     async def connect(self) -> None:
         from tests.realtime.wsclient import WSClient
@@ -207,6 +209,8 @@ class Subscriber:
             while True:
                 text = await self.client.recv(timeout=SCENARIO_TIMEOUT)
                 now = time.monotonic()
+                if self.texts is not None:
+                    self.texts.append(text)
                 frame = json.loads(text)
                 if frame.get("kind") == "event":
                     self.received[frame["seq"]] = now
@@ -365,7 +369,7 @@ async def live_latency(
 
 async def replay(
     port: int, world, *, count: int, ack: bool, profiled: int | None = None
-) -> tuple[float, int, int | None]:
+) -> tuple[float, int, int | None, list[str]]:
     from asgiref.sync import sync_to_async
 
     from tests.realtime.helpers import events_path
@@ -375,13 +379,106 @@ async def replay(
     await sync_to_async(fill_finished_run)(run, count)
     (raw,) = await sync_to_async(tickets)(run, owner, 1)
     sub = Subscriber(port, events_path(app.slug, run.pk, after=0, ticket=raw))
+    sub.texts = []
     window(profiled, True)
     started = time.monotonic()
     await sub.connect()
     await asyncio.wait_for(sub.listen(ack=ack), SCENARIO_TIMEOUT)
     elapsed = time.monotonic() - started
     window(profiled, False)
-    return elapsed, len(sub.received), sub.close_code
+    return elapsed, len(sub.received), sub.close_code, sub.texts
+
+
+# --- the replay's floor ---------------------------------------------------------------
+#
+# The same client reading the same frames from a server that does nothing else: a bare
+# asyncio server in a process of its own (as daphne is), which answers the handshake and
+# writes the frames the replay received, already encoded, a page at a time, reading and
+# discarding what the client sends. No database, no checks, no JSON: what is left of the
+# replay's time above this is SparkTide's; this itself is the client, the kernel and the
+# two cores they share.
+
+
+def _server_frame(opcode: int, payload: bytes) -> bytes:
+    import struct
+
+    n = len(payload)
+    if n < 126:
+        head = struct.pack("!BB", 0x80 | opcode, n)
+    elif n < 65536:
+        head = struct.pack("!BBH", 0x80 | opcode, 126, n)
+    else:
+        head = struct.pack("!BBQ", 0x80 | opcode, 127, n)
+    return head + payload
+
+
+def floor_server_process(texts: list[str], page: int, conn) -> None:
+    import base64
+    import hashlib
+
+    pages = [
+        b"".join(_server_frame(0x1, t.encode()) for t in texts[i : i + page])
+        for i in range(0, len(texts), page)
+    ]
+    guid = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+    async def serve_one(reader, writer) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        key = next(
+            line.split(b":", 1)[1].strip()
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"sec-websocket-key:")
+        )
+        accept = base64.b64encode(hashlib.sha1(key + guid).digest())
+        writer.write(
+            b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+            b"Connection: Upgrade\r\nSec-WebSocket-Accept: " + accept + b"\r\n\r\n"
+        )
+
+        async def discard() -> None:  # the client's acks and its close, unread
+            while await reader.read(1 << 16):
+                pass
+
+        reading = asyncio.create_task(discard())
+        for chunk in pages:
+            writer.write(chunk)
+            await writer.drain()
+        writer.write(_server_frame(0x8, (1000).to_bytes(2, "big")))
+        await writer.drain()
+        await reading
+        writer.close()
+        done.set()
+
+    async def main() -> None:
+        server = await asyncio.start_server(serve_one, "127.0.0.1", 0)
+        conn.send(server.sockets[0].getsockname()[1])
+        await done.wait()
+        server.close()
+
+    done = asyncio.Event()
+    asyncio.run(main())
+
+
+async def replay_floor(texts: list[str], *, ack: bool, page: int) -> float:
+    """Seconds for the replay's client to read ``texts`` from the bare server."""
+    import multiprocessing
+
+    from tests.realtime.wsclient import WSClient
+
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe()
+    proc = ctx.Process(target=floor_server_process, args=(texts, page, child), daemon=True)
+    proc.start()
+    port = await asyncio.to_thread(parent.recv)
+    sub = Subscriber(port, "/floor")
+    started = time.monotonic()
+    sub.client = await WSClient.connect("127.0.0.1", port, "/floor", timeout=60)
+    await asyncio.wait_for(sub.listen(ack=ack), SCENARIO_TIMEOUT)
+    elapsed = time.monotonic() - started
+    await asyncio.to_thread(proc.join, 10)
+    if len(sub.received) != len(texts) or sub.close_code != 1000:
+        raise RuntimeError(f"floor: {len(sub.received)} of {len(texts)}, close {sub.close_code}")
+    return elapsed
 
 
 def rss_kb(pid: int) -> int:
@@ -496,16 +593,24 @@ async def main_async(args, port: int, pid: int) -> None:
         )
 
     if "replay" in args.modes:
+        from django.conf import settings
+
         for ack in (False, True):
-            seconds, received, code = await replay(
+            seconds, received, code, texts = await replay(
                 port, world, count=args.replay, ack=ack, profiled=profiled
             )
+            floor = await replay_floor(texts, ack=ack, page=settings.SPARKTIDE_WS_PAGE_SIZE)
             label = "with a received-ack per event" if ack else "no acks"
             goal = GOAL_REPLAY_ACKS_S if ack else GOAL_REPLAY_S
             print(
                 f"(c) replay of a {args.replay}-event run, {label:<30} {seconds:6.2f} s  "
                 f"({received / seconds:8.0f} events/s, received {received}, close {code})  "
                 f"{versus(goal, seconds)}"
+            )
+            print(
+                f"    floor: the same frames from a bare server, the same client {floor:6.2f} s  "
+                f"→ replay {seconds / floor:4.2f}× the floor; the goal is "
+                f"{goal / floor:4.2f}× the floor"
             )
 
     if "idle" in args.modes and args.idle:

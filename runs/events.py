@@ -132,6 +132,23 @@ def append_event_seq(
     return seq
 
 
+def log_page(run_id: str, *, after: int, limit: int) -> QuerySet[RunEvent]:
+    """The run's events after ``after``, in order, at most ``limit``: seqs after+1 … after+limit.
+
+    The log has no holes — every append advances the run's counter by one in the
+    transaction that inserts its event — so a page is a range of seqs, and it is
+    written as one. As ``seq > after … LIMIT`` alone, the statement's cost hung on
+    what the planner believed: for a run the table's statistics did not yet count,
+    PostgreSQL took a bitmap scan of *every* later event and sorted it for the top
+    ``limit``, so each page of a 10,000-event replay read the rest of the run
+    (docs/performance.md, "Replay: a page is a range of seqs"). Bounded on both
+    sides, any plan reads at most ``limit`` rows.
+    """
+    return RunEvent.objects.filter(run_id=run_id, seq__gt=after, seq__lte=after + limit).order_by(
+        "seq"
+    )[:limit]
+
+
 def _append(
     run: Run,
     type: str,

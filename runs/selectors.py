@@ -8,7 +8,7 @@ from django.db.models import F, Q
 from django.utils.translation import gettext as _
 
 from publication.reader import RunReader
-from runs.events import TERMINAL_EVENT_TYPES
+from runs.events import TERMINAL_EVENT_TYPES, log_page
 from runs.models import Run, RunEvent
 from sparktide.errors import ErrorCode, SparkTideError
 
@@ -35,7 +35,7 @@ def public_run(run: Run) -> dict:
 
 
 def events_page(run: Run, *, after: int, limit: int) -> dict:
-    events = list(RunEvent.objects.filter(run=run, seq__gt=after).order_by("seq")[:limit])
+    events = list(log_page(run.pk, after=after, limit=limit))
     hydrated = RunReader(run).hydrate(events)
     next_after = events[-1].seq if events else after
     terminal = RunEvent.objects.filter(

@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 from publication.reader import RunReader
 from runs.access import access_run_history, require_run_history, run_for_history_read
 from runs.delivery.tickets import redeem_ticket
-from runs.events import TERMINAL_EVENT_TYPES
+from runs.events import TERMINAL_EVENT_TYPES, log_page
 from runs.models import DeliveryAck, DeliveryLog, Run, RunEvent
 from runs.retention import require_within_retention
 from sparktide.errors import ErrorCode, SparkTideError, not_found
@@ -125,11 +125,7 @@ def read_events(run: Run, *, after: int, limit: int, staff: bool = False) -> lis
     with the permission read in the same query), plus the reader's queries for
     answer events.
     """
-    rows = list(
-        RunEvent.objects.filter(run_id=run.pk, seq__gt=after)
-        .order_by("seq")
-        .values_list("seq", "type", "data", "at")[:limit]
-    )
+    rows = list(log_page(run.pk, after=after, limit=limit).values_list("seq", "type", "data", "at"))
     if not rows:
         return []
     if staff:

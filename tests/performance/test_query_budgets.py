@@ -7,6 +7,8 @@ guards a rule has a behavioural test next to it: fewer statements must never
 mean a rule skipped.
 """
 
+import json
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -316,3 +318,55 @@ def test_the_compiled_statements_take_each_calls_own_values(live_run, alice):
     built = {key[1] if isinstance(key[1], str) else key[1][0]: c for key, c in compiled.cache()}
     assert built["proof_references"] is not None
     assert built["access_reference"] is not None
+
+
+# --- a page of the log reads its own rows ---------------------------------------------
+
+
+def _rows_read_from_the_log(sql: str) -> int:
+    """Rows the scans of the event table produced when ``sql`` ran (EXPLAIN ANALYZE)."""
+
+    def walk(node: dict) -> int:
+        rows = node["Actual Rows"] if node.get("Relation Name") == RunEvent._meta.db_table else 0
+        return rows + sum(walk(child) for child in node.get("Plans", []))
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}")
+        (plan,) = cursor.fetchone()
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+    return walk(plan[0]["Plan"])
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="EXPLAIN ANALYZE is PostgreSQL's")
+@pytest.mark.parametrize("reader", ["socket", "rest"])
+def test_a_page_of_the_log_reads_only_its_own_rows_whatever_the_plan(live_run, reader):
+    """Every reader's page (the socket's and GET …/events) reads at most its limit of
+    rows, even when the planner does not take the index in seq order: with index scans
+    off (the plan PostgreSQL chose for a run its statistics did not count yet), a page
+    written as ``seq > after … LIMIT`` read every later event of the run and sorted it."""
+    from runs.delivery import fanout
+    from runs.selectors import events_page
+
+    run = live_run()
+    start = run.last_seq
+    RunEvent.objects.bulk_create(
+        RunEvent(run=run, seq=start + i, type="run.progress", data={"i": i}, at=run.created_at)
+        for i in range(1, 2001)
+    )
+    Run.objects.filter(pk=run.pk).update(last_seq=start + 2000)
+    run = _running(run)
+    read = {
+        "socket": lambda: fanout.read_events(run, after=start + 100, limit=50),
+        "rest": lambda: events_page(run, after=start + 100, limit=50),
+    }[reader]
+    with CaptureQueriesContext(connection) as context:
+        read()
+    (page_sql,) = [
+        q["sql"]
+        for q in context.captured_queries
+        if RunEvent._meta.db_table in q["sql"] and '"seq" >' in q["sql"]
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_indexscan = off")
+        cursor.execute("SET LOCAL enable_indexonlyscan = off")
+    assert _rows_read_from_the_log(page_sql) <= 50
