@@ -191,10 +191,12 @@ class RunReader:
 
     # -- events --------------------------------------------------------------
 
-    def hydrate_rows(
-        self, rows: Iterable[tuple[int, str, dict[str, Any], datetime]]
-    ) -> list[dict[str, Any]]:
+    def hydrate_rows(self, rows: Iterable[tuple[int, str, Any, datetime]]) -> list[dict[str, Any]]:
         """``hydrate`` of events read as (seq, type, data, at) rows.
+
+        ``data`` is the stored data: a dict for the events this reader fills in
+        (``HYDRATED_EVENT_TYPES``); every other event's is passed on as given (the
+        socket's read passes its stored JSON text, to be sent as it is).
 
         Only the events this reader fills in become RunEvent instances: a replay
         page is mostly other events, which are public as they are stored, and

@@ -5,7 +5,7 @@ WebSocket), its answer, an event ticket and, with its own later steps, the
 citation preview (citations/access.py): the owner, the app ACTIVE, retention,
 and the owner's *current* membership and ``view_run_history`` permission. An open
 WebSocket passes ``require_run_history`` again on every read of the log
-(runs/delivery/fanout.py ``read_events``).
+(runs/delivery/fanout.py ``read_frames``).
 """
 
 from typing import Any

@@ -19,6 +19,7 @@ from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from runs.delivery import fanout
+from runs.delivery.fanout import Frame
 from runs.delivery.protocol import (
     CLOSE_INTERNAL_ERROR,
     CLOSE_NORMAL,
@@ -29,13 +30,11 @@ from runs.delivery.protocol import (
     parse_query,
 )
 from runs.delivery.shared import (
-    Frame,
     RunTail,
     RunWakeups,
     acquire_tail,
     db_call,
     delivery_writer,
-    encode_frames,
     release_tail,
     run_wakeups,
     sent_recorder,
@@ -285,12 +284,12 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             await self.send(text_data=text)
 
     async def _read_own(self, limit: int, *, after: int) -> list[Frame]:
-        return encode_frames(await self._read_log(limit, after=after))
+        return await self._read_log(limit, after=after)
 
     async def _read(self, limit: int) -> list[Frame]:
         """The next frames after the cursor: (seq, type, text)."""
         if self.tail is None or self.wanted <= self.sent:
-            return encode_frames(await self._read_log(limit, after=self.sent))
+            return await self._read_log(limit, after=self.sent)
         want: dict[str, Any] = {
             "after": self.sent,
             "limit": limit,
@@ -316,7 +315,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             frames = tail.cached(**want)
             if frames is None:
                 started, after = time.monotonic(), self.sent
-                frames = encode_frames(await self._read_log(limit, after=after))
+                frames = await self._read_log(limit, after=after)
                 tail.store(frames, read_started=started)
                 self._write_to_waiting(frames, after=after, read_started=started)
         finally:
@@ -363,9 +362,9 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         sent_recorder().note(cast(str, self.log_id), self.sent)  # set by connect
         return True
 
-    async def _read_log(self, limit: int, *, after: int) -> list[dict]:
+    async def _read_log(self, limit: int, *, after: int) -> list[Frame]:
         """One read of the log, which re-checks this socket's gate (raises SparkTideError)."""
-        return await db_call(fanout.read_events)(
+        return await db_call(fanout.read_frames)(
             self.run, after=after, limit=limit, staff=self.staff
         )
 

@@ -10,16 +10,20 @@ event; "sent" (DeliveryLog) and "acknowledged" (DeliveryAck) are recorded
 separately because the server having sent an event proves only that it sent it.
 """
 
+import json
 import secrets
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.db import connection
+from django.db.models import TextField
+from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from orjson import OPT_NON_STR_KEYS, Fragment, dumps
 
-from publication.reader import RunReader
+from publication.reader import HYDRATED_EVENT_TYPES, RunReader
 from runs.access import access_run_history, require_run_history, run_for_history_read
 from runs.delivery.tickets import redeem_ticket
 from runs.events import TERMINAL_EVENT_TYPES, log_page
@@ -110,8 +114,13 @@ def terminal_seq(run: Run) -> int | None:
 # -- reading -------------------------------------------------------------------------
 
 
-def read_events(run: Run, *, after: int, limit: int, staff: bool = False) -> list[dict]:
-    """Public events with seq > ``after``, in order, hydrated through the reader.
+# One event as sent: (seq, type, the frame's JSON text).
+Frame = tuple[int, str, str]
+
+
+def read_frames(run: Run, *, after: int, limit: int, staff: bool = False) -> list[Frame]:
+    """Public events with seq > ``after``, in order, hydrated through the reader and
+    encoded as the frames a socket sends.
 
     Before a page is returned, the watcher's gate is checked again on a freshly
     read run (owner, app), however long the connection has been open: for the
@@ -124,8 +133,18 @@ def read_events(run: Run, *, after: int, limit: int, staff: bool = False) -> lis
     idle poll costs one query; a page costs the events and the run (for the owner
     with the permission read in the same query), plus the reader's queries for
     answer events.
+
+    Only the events the reader fills in are parsed. Every other event is public as
+    stored, so its stored JSON text goes into the frame as it is (orjson's
+    ``Fragment``), never parsed and encoded again; the frame is encoded here, in
+    the database thread, not on the event loop (docs/performance.md, "Replay: the
+    stored JSON as it is").
     """
-    rows = list(log_page(run.pk, after=after, limit=limit).values_list("seq", "type", "data", "at"))
+    rows = list(
+        log_page(run.pk, after=after, limit=limit).values_list(
+            "seq", "type", Cast("data", TextField()), "at"
+        )
+    )
     if not rows:
         return []
     if staff:
@@ -134,8 +153,18 @@ def read_events(run: Run, *, after: int, limit: int, staff: bool = False) -> lis
     else:
         run = run_for_history_read(run.pk)
         require_run_history(run)
-    # Read as tuples: the reader makes instances only of the events it fills in.
-    return RunReader(run).hydrate_rows(rows)
+    events = RunReader(run).hydrate_rows(
+        (seq, type_, json.loads(raw) if type_ in HYDRATED_EVENT_TYPES else Fragment(raw), at)
+        for seq, type_, raw, at in rows
+    )
+    return [
+        (
+            event["seq"],
+            event["type"],
+            dumps({"kind": "event", **event}, option=OPT_NON_STR_KEYS).decode(),
+        )
+        for event in events
+    ]
 
 
 # -- recording -----------------------------------------------------------------------

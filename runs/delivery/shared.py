@@ -4,7 +4,6 @@ was sent while events flow (SentRecorder) and one group commit of what sockets
 that end were sent and that they closed (DeliveryWriter)."""
 
 import asyncio
-import json
 import logging
 import time
 import weakref
@@ -14,6 +13,7 @@ from channels.db import database_sync_to_async
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from runs.delivery import fanout
+from runs.delivery.fanout import Frame
 from runs.delivery.wakeups import run_group
 from runs.delivery.wire import Wire, frame_text
 
@@ -33,16 +33,6 @@ def db_call(func):
     # Not thread-sensitive: every call is self-contained (no transaction spans
     # two calls), so hundreds of connections need not queue behind one thread.
     return database_sync_to_async(func, thread_sensitive=False)
-
-
-# One event as sent: (seq, type, the frame's JSON text).
-Frame = tuple[int, str, str]
-
-
-def encode_frames(events: list[dict]) -> list[Frame]:
-    return [
-        (event["seq"], event["type"], json.dumps({"kind": "event", **event})) for event in events
-    ]
 
 
 class RunTail:
@@ -132,7 +122,7 @@ _recorders: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 # A tail is shared by the sockets of one run that pass the same gate on every
-# read (fanout.read_events): the owner's (a ticket) or a console admin's.
+# read (fanout.read_frames): the owner's (a ticket) or a console admin's.
 TailKey = tuple[str, bool]
 
 

@@ -356,7 +356,7 @@ def test_a_page_of_the_log_reads_only_its_own_rows_whatever_the_plan(live_run, r
     Run.objects.filter(pk=run.pk).update(last_seq=start + 2000)
     run = _running(run)
     read = {
-        "socket": lambda: fanout.read_events(run, after=start + 100, limit=50),
+        "socket": lambda: fanout.read_frames(run, after=start + 100, limit=50),
         "rest": lambda: events_page(run, after=start + 100, limit=50),
     }[reader]
     with CaptureQueriesContext(connection) as context:

@@ -9,11 +9,11 @@ from citations.models import CitationReference
 from console.detail import run_detail
 from publication.models import SourceHint
 from publication.reader import PROTECTED, VISIBLE
-from runs.delivery.fanout import read_events
 from runs.models import RunEvent
 from tests import factories
 from tests.factories import client_for
 from tests.publication.conftest import refs, reopen
+from tests.realtime.helpers import read_page
 
 pytestmark = pytest.mark.django_db
 
@@ -63,7 +63,7 @@ def test_rest_event_replay_withholds_every_revision_of_a_block_withheld_now(revi
 
 def test_websocket_replay_withholds_every_revision_of_a_block_withheld_now(revised):
     run, a, b = revised
-    assert_withheld_everywhere(read_events(run, after=0, limit=500), a, b)
+    assert_withheld_everywhere(read_page(run, after=0, limit=500), a, b)
 
 
 def test_the_answer_withholds_the_block_and_keeps_the_others(revised, alice):
@@ -110,7 +110,7 @@ def test_an_inherited_dependency_two_levels_deep_is_withheld_on_a_page_holding_o
         .get(f"/v1/apps/business/runs/{run.pk}/events?after={z_event.seq - 1}&limit=1")
         .json()["events"]
     )
-    ws_page = read_events(run, after=z_event.seq - 1, limit=1)
+    ws_page = read_page(run, after=z_event.seq - 1, limit=1)
 
     for events in (page, ws_page):
         assert [(e["type"], e["data"]["publicationId"]) for e in events] == [

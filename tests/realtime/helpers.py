@@ -54,6 +54,16 @@ async def read_events(comm, count: int, *, timeout: float = 10.0) -> list[dict]:
     return frames
 
 
+def read_page(run, **page) -> list[dict]:
+    """The events of one read of the log as a socket sends them (``fanout.read_frames``)."""
+    from runs.delivery.fanout import read_frames
+
+    return [
+        {k: v for k, v in json.loads(text).items() if k != "kind"}
+        for _, _, text in read_frames(run, **page)
+    ]
+
+
 @database_sync_to_async
 def ticket_for(run, user) -> str:
     from runs.delivery.tickets import issue_ticket

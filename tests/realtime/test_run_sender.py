@@ -38,14 +38,14 @@ async def test_one_read_is_written_to_every_socket_waiting_for_it(
     """Six sockets woken by one wake-up: one read of the log, five of them written by the
     socket that read it, and each has seq 1…3 exactly once, in order."""
     reads, shared, calls = [], [], []
-    real_read, real_shared = fanout.read_events, RunEventsConsumer._write_shared
+    real_read, real_shared = fanout.read_frames, RunEventsConsumer._write_shared
 
     def counting_read(run, **kwargs):
-        events = real_read(run, **kwargs)
+        frames = real_read(run, **kwargs)
         calls.append(kwargs["after"])
-        if events:
-            reads.append([event["seq"] for event in events])
-        return events
+        if frames:
+            reads.append([seq for seq, _, _ in frames])
+        return frames
 
     def counting_shared(self, frames, wires):
         wrote = real_shared(self, frames, wires)
@@ -53,7 +53,7 @@ async def test_one_read_is_written_to_every_socket_waiting_for_it(
         return wrote
 
     settings.SPARKTIDE_WS_POLL_SECONDS = 60  # only the wake-up reads
-    monkeypatch.setattr(fanout, "read_events", counting_read)
+    monkeypatch.setattr(fanout, "read_frames", counting_read)
     monkeypatch.setattr(RunEventsConsumer, "_write_shared", counting_shared)
     monkeypatch.setattr("runs.events.notify_run", lambda run_id, seq: None)
     run = await database_sync_to_async(make_run)({"text": "x"}, execute=False)

@@ -210,7 +210,7 @@ async def test_a_revoked_knowledge_version_is_withheld_on_replay(make_run, alice
 
 def test_a_replay_page_costs_the_same_queries_for_one_block_or_five(make_run):
     """Reading and hydrating a page does not grow with the number of answer events (no N+1)."""
-    from runs.delivery.fanout import read_events
+    from runs.delivery.fanout import read_frames
 
     small = make_run({"search": "营收"}, {"answerPart": "一 [[cite:{{c1}}]]"}, key="small")
     large = make_run(
@@ -221,7 +221,7 @@ def test_a_replay_page_costs_the_same_queries_for_one_block_or_five(make_run):
     counts = []
     for run in (small, large):
         with CaptureQueriesContext(connection) as queries:
-            read_events(run, after=0, limit=500)
+            read_frames(run, after=0, limit=500)
         counts.append(len(queries))
     assert counts[0] == counts[1]
 
@@ -327,13 +327,13 @@ async def test_sockets_woken_together_share_one_read_of_the_log(
     settings.SPARKTIDE_WS_POLL_SECONDS = 60
     monkeypatch.setattr("runs.events.notify_run", lambda run_id, seq: None)
     reads = []
-    real_read = fanout.read_events
+    real_read = fanout.read_frames
 
     def counting_read(run, *, after, limit, **gate):
         reads.append(after)
         return real_read(run, after=after, limit=limit, **gate)
 
-    monkeypatch.setattr(fanout, "read_events", counting_read)
+    monkeypatch.setattr(fanout, "read_frames", counting_read)
     run = await database_sync_to_async(make_run)({"text": "x"}, execute=False)
     comms = [socket(run, after=0, ticket=await ticket_for(run, alice)) for _ in range(8)]
     for comm in comms:

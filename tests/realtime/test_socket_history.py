@@ -149,13 +149,13 @@ def test_a_read_that_finds_events_costs_the_events_and_the_run_with_its_permissi
 ):
     """The re-check adds one query to a page (the run, the permission read with it); an idle
     read adds nothing."""
-    from runs.delivery.fanout import read_events
+    from tests.realtime.helpers import read_page
 
     run = make_run({"text": "x"}, execute=False)
     append_event(run, "agent.note", {"i": 1})
     with django_assert_num_queries(1):  # the events: none new, nothing checked
-        assert read_events(run, after=1, limit=10) == []
+        assert read_page(run, after=1, limit=10) == []
     with django_assert_num_queries(2):  # the events, the run (owner, app) with the permission
-        assert [e["seq"] for e in read_events(run, after=0, limit=10)] == [1]
+        assert [e["seq"] for e in read_page(run, after=0, limit=10)] == [1]
     with django_assert_num_queries(2):  # a console admin's gate is retention: no permission
-        assert [e["seq"] for e in read_events(run, after=0, limit=10, staff=True)] == [1]
+        assert [e["seq"] for e in read_page(run, after=0, limit=10, staff=True)] == [1]

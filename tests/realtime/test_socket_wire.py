@@ -3,6 +3,7 @@ written to the socket's transport — the same bytes autobahn would send, only t
 is open, never ahead of what is buffered, and never a frame other than the one the socket took."""
 
 import functools
+import json
 import socket as sockets
 
 import pytest
@@ -305,17 +306,41 @@ async def test_a_socket_the_fast_path_skips_gets_every_frame_through_the_plain_s
 @pytest.mark.django_db(transaction=True)
 def test_a_page_read_as_tuples_is_what_the_reader_hydrates_for_every_event(make_run):
     """Answer events still go through the reader (their bodies decided now); every other
-    event is its stored data — the same dicts as hydrating RunEvent instances."""
+    event is its stored data — the same events as hydrating RunEvent instances."""
     from publication.reader import RunReader
-    from runs.delivery.fanout import read_events
     from runs.models import Run
+    from tests.realtime.helpers import read_page
 
     run = make_run({"search": "营收"}, {"answerPart": "增长 [[cite:{{c1}}]]"}, {"text": "结论"})
     run = Run.objects.select_related("app", "tenant", "owner").get(pk=run.pk)
     events = list(run.events.order_by("seq"))
     assert {"answer.published", "citation.created", "run.completed"} <= {e.type for e in events}
-    assert read_events(run, after=0, limit=1000) == RunReader(run).hydrate(events)
-    assert read_events(run, after=2, limit=3) == RunReader(run).hydrate(events[2:5])
+    assert read_page(run, after=0, limit=1000) == RunReader(run).hydrate(events)
+    assert read_page(run, after=2, limit=3) == RunReader(run).hydrate(events[2:5])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_event_the_reader_does_not_fill_in_is_sent_as_its_stored_json(make_run):
+    """Not parsed and encoded again: the frame holds the stored text itself, so what a
+    JSON encoder would change (the order PostgreSQL keeps, non-ASCII text, big numbers)
+    reaches the client as stored, and the answer events are still filled in."""
+    from django.db import connection
+
+    from runs.delivery.fanout import read_frames
+    from runs.models import Run, RunEvent
+
+    run = make_run({"search": "营收"}, {"answerPart": "增长 [[cite:{{c1}}]]"})
+    run = Run.objects.select_related("app", "tenant", "owner").get(pk=run.pk)
+    event = RunEvent.objects.filter(run=run, type="citation.created").first()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT data::text FROM {RunEvent._meta.db_table} WHERE id = %s", [event.pk]
+        )
+        (stored,) = cursor.fetchone()
+    frames = {seq: text for seq, _, text in read_frames(run, after=0, limit=1000)}
+    assert f'"data":{stored}' in frames[event.seq]
+    published = RunEvent.objects.get(run=run, type="answer.published")
+    assert json.loads(frames[published.seq])["data"]["content"]  # filled in by the reader
 
 
 @pytest.mark.django_db(transaction=True)
