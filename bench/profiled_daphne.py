@@ -114,10 +114,10 @@ def _install_timeline() -> None:
 
     async def read_log(self, limit, *, after):
         started = time.monotonic()
-        events = await real_read_log(self, limit, after=after)
-        for event in events:
-            _timeline[event["seq"]]["read"].append((started, time.monotonic()))
-        return events
+        frames = await real_read_log(self, limit, after=after)
+        for seq, _, _ in frames:
+            _timeline[seq]["read"].append((started, time.monotonic()))
+        return frames
 
     async def send_frames(self, frames):
         # Every event frame goes out here, on the fast path (runs/delivery/wire.py)
