@@ -291,6 +291,17 @@ def test_an_owner_moved_to_another_tenant_is_knowledge_access_denied_or_not_foun
     assert_problem(get(cited.url, alice), 404, "RESOURCE_NOT_FOUND")
 
 
+
+def test_knowledge_that_now_belongs_to_another_tenant_is_knowledge_access_denied(cited, alice):
+    """The owner must share the knowledge's tenant *now*: a knowledge row handed to
+    another tenant (or a tampered store) denies even a public document."""
+    from sparktide.knowledge.models import Knowledge
+    from tests import factories
+
+    other = factories.make_tenant("elsewhere")
+    Knowledge.objects.filter(pk=cited.reference.version.knowledge_id).update(tenant=other)
+    assert_problem(get(cited.url, alice), 403, "KNOWLEDGE_ACCESS_DENIED")
+
 # --- re-fetch ------------------------------------------------------------------
 
 
