@@ -5,7 +5,10 @@ middleware covers the rest of the API's surface with the same codes: a path no
 route matches (404, a trailing slash included), a body over
 ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413, read here before any view parses it), an
 exception no one handled (500 INTERNAL_ERROR, logged, no traceback in the body),
-and any other non-problem error response Django produces on its own.
+and any other non-problem error response Django produces on its own. A request
+Django refuses before this middleware runs (a ``Host`` outside ``ALLOWED_HOSTS``,
+checked by the security middleware in front of it) reaches ``bad_request``, the
+project's ``handler400``: problem+json on /v1 as well.
 """
 
 import logging
@@ -13,6 +16,7 @@ import logging
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
+from django.views import defaults
 
 from sparktide.errors import PROBLEM_MEDIA_TYPE, ErrorCode, SparkTideError, problem_response
 
@@ -81,3 +85,10 @@ class ApiProblemMiddleware:
             return response
         logger.error("unhandled error on %s %s", request.method, request.path, exc_info=exc)
         return problem_response(SparkTideError(ErrorCode.INTERNAL_ERROR))
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """``handler400``: a request Django refuses as suspicious, problem+json on /v1."""
+    if is_api(request):
+        return problem_response(SparkTideError(ErrorCode.INVALID_REQUEST))
+    return defaults.bad_request(request, exception)

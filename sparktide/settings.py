@@ -356,9 +356,15 @@ LOGGING = {
             "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
         },
     },
+    "filters": {"client_fault": {"()": "sparktide.log_filters.ClientFaultAsWarning"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"django.tasks": {"level": "WARNING"}},
+    "loggers": {
+        "django.tasks": {"level": "WARNING"},
+        # A Host outside ALLOWED_HOSTS is answered 400: a warning line, not an ERROR
+        # with a traceback (sparktide/log_filters.py).
+        "django.security.DisallowedHost": {"filters": ["client_fault"]},
+    },
 }
 # Prometheus metrics at /metrics (docs/operations.md); off unless asked for.
 SPARKTIDE_METRICS = env_bool("SPARKTIDE_METRICS", False)

@@ -2,6 +2,9 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
+# A request refused before any middleware of /v1 ran (a Host outside ALLOWED_HOSTS).
+handler400 = "sparktide.middleware.bad_request"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("v1/", include("runs.urls")),

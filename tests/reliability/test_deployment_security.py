@@ -149,3 +149,28 @@ def test_an_idle_sockets_redis_read_timeout_logs_no_traceback_and_keeps_listenin
 
     assert woken == [{"type": "run.wakeup", "seq": 7}] and not outcomes
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.WARNING]
+
+
+@pytest.mark.django_db
+def test_a_host_outside_allowed_hosts_is_a_problem_400_and_one_warning_without_a_traceback(
+    caplog,
+):
+    """A scanner's or a misrouted proxy's Host is the client's fault: answered 400, and
+    logged as one warning line (so a wrong ALLOWED_HOSTS still shows), never an ERROR."""
+    from django.test import Client
+
+    with caplog.at_level(logging.INFO):
+        response = Client().get("/v1/apps", headers={"host": '*M",a<@f'})
+
+    assert response.status_code == 400
+    assert response["Content-Type"].startswith("application/problem+json")
+    assert response.json()["code"] == "INVALID_REQUEST"
+    refused = [r for r in caplog.records if r.name == "django.security.DisallowedHost"]
+    assert len(refused) == 1
+    assert refused[0].levelno == logging.WARNING and "Invalid HTTP_HOST header" in (
+        refused[0].getMessage()
+    )
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    # Off /v1 (the console, the admin) it is Django's own 400 page.
+    page = Client().get("/console/", headers={"host": '*M",a<@f'})
+    assert page.status_code == 400 and page["Content-Type"].startswith("text/html")
