@@ -291,7 +291,6 @@ def test_an_owner_moved_to_another_tenant_is_knowledge_access_denied_or_not_foun
     assert_problem(get(cited.url, alice), 404, "RESOURCE_NOT_FOUND")
 
 
-
 def test_knowledge_that_now_belongs_to_another_tenant_is_knowledge_access_denied(cited, alice):
     """The owner must share the knowledge's tenant *now*: a knowledge row handed to
     another tenant (or a tampered store) denies even a public document."""
@@ -301,6 +300,7 @@ def test_knowledge_that_now_belongs_to_another_tenant_is_knowledge_access_denied
     other = factories.make_tenant("elsewhere")
     Knowledge.objects.filter(pk=cited.reference.version.knowledge_id).update(tenant=other)
     assert_problem(get(cited.url, alice), 403, "KNOWLEDGE_ACCESS_DENIED")
+
 
 # --- re-fetch ------------------------------------------------------------------
 

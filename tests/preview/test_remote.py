@@ -2,6 +2,7 @@
 and topK and a freshly built trusted context, against a real local HTTP server;
 the original item must come back with the same version and digest."""
 
+import logging
 import time
 
 import pytest
@@ -161,18 +162,30 @@ def test_a_redirect_is_knowledge_source_error_and_not_followed(
 
 
 def test_an_unreachable_source_is_knowledge_source_unavailable(
-    cited_remote, alice, remote_knowledge
+    cited_remote, alice, remote_knowledge, caplog
 ):
     remote_knowledge.stop()  # the port is closed now: connection refused
-    assert_problem(preview(cited_remote, alice), 503, "KNOWLEDGE_SOURCE_UNAVAILABLE")
+    with caplog.at_level(logging.WARNING, logger="citations.preview"):
+        assert_problem(preview(cited_remote, alice), 503, "KNOWLEDGE_SOURCE_UNAVAILABLE")
+    # The cause goes to the log only, with the reference it was for.
+    [line] = [r.getMessage() for r in caplog.records if r.name == "citations.preview"]
+    assert line.startswith(f"citation preview of {cited_remote.reference.pk}: ")
+    assert not line.endswith(": None")  # the cause itself, not a placeholder
 
 
+@pytest.mark.parametrize(
+    "missing",
+    [{"query": None, "top_k": None}, {"query": None}, {"top_k": None}, {"remote_item_id": ""}],
+    ids=["query-and-top-k", "query", "top-k", "item-id"],
+)
 def test_a_remote_reference_without_its_retrieval_parameters_is_not_available(
-    cited_remote, alice, remote_knowledge
+    cited_remote, alice, remote_knowledge, missing
 ):
+    """Each of the query, the topK and the item ID is needed to ask again: without any
+    one of them the source is not called."""
     from citations.models import CitationReference
 
-    CitationReference.objects.filter(pk=cited_remote.reference.pk).update(query=None, top_k=None)
+    CitationReference.objects.filter(pk=cited_remote.reference.pk).update(**missing)
     assert_problem(preview(cited_remote, alice), 404, "CITATION_NOT_AVAILABLE")
     assert remote_knowledge.requests == []
 
