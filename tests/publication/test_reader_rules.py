@@ -4,6 +4,8 @@ committed while the reader reads does not hide the revisions of the others; a pr
 judged on its own citations, inherited blocks and stored body; and what replay and the
 answer say of each event and block, field by field."""
 
+import logging
+
 import pytest
 from django.db import connection
 from guardian.shortcuts import remove_perm
@@ -266,3 +268,98 @@ def test_a_block_reads_as_the_fields_of_the_answer_contract(live_run, publish):
 def test_a_table_whose_columns_or_rows_are_not_lists_of_strings_is_not_a_valid_body(content):
     assert not valid_content(content)
     assert valid_content({"type": "table", "columns": ["a"], "rows": [["1"]]})
+
+
+INVALID_BODIES = [
+    "garbage",
+    ["text", "x"],
+    {"type": "image", "url": "x"},
+    {"type": "text", "text": 7},
+]
+INVALID_IDS = ["a string", "a list", "another type", "text not a string"]
+
+
+@pytest.mark.parametrize("body", INVALID_BODIES, ids=INVALID_IDS)
+def test_a_stored_body_that_is_not_valid_is_protected_even_with_a_matching_digest(
+    live_run, publish, settings, body
+):
+    """The body's shape is checked on its own, not only through its digest: a record
+    rewritten with a digest to match (a tampered store), or a preview (which has no
+    digest), is still protected when its body is not one the clients can render."""
+    from publication.pipeline import body_digest
+
+    run = live_run()
+    block = publish(run, "正文", preview=False).publication_id
+    BlockRevision.objects.filter(block_id=block).update(content=body, body_digest=body_digest(body))
+    attempt = _preview_only(run, publish, settings, "只预览过")
+    PublicationAttempt.objects.filter(pk=attempt.pk).update(content=body)
+
+    [view] = read_answer(run)
+    assert view.state == PROTECTED
+    [preview] = _replayed(run, "answer.preview")[-1:]
+    assert preview["state"] == PROTECTED and "content" not in preview
+
+
+def test_a_revision_that_does_not_match_its_digest_is_logged_with_its_ids(
+    live_run, publish, caplog
+):
+    run = live_run()
+    block = publish(run, "正文", preview=False).publication_id
+    BlockRevision.objects.filter(block_id=block).update(content={"type": "text", "text": "改过"})
+    revision = BlockRevision.objects.get(block_id=block)
+
+    with caplog.at_level(logging.ERROR, logger="publication.reader"):
+        [view] = read_answer(run)
+
+    assert view.state == PROTECTED
+    assert [r.getMessage() for r in caplog.records if r.name == "publication.reader"] == [
+        f"revision {revision.pk} of {block} does not match its digest"
+    ]
+
+
+def test_a_block_missing_its_revision_keeps_its_place_and_fields_and_hides_no_later_block(
+    live_run, publish, caplog
+):
+    run = live_run()
+    first = publish(run, "第一段", preview=False).publication_id
+    second = publish(run, "第二段", preview=False).publication_id
+    AnswerBlock.objects.filter(pk=first).update(current_revision=9)
+    block = AnswerBlock.objects.get(pk=first)
+
+    with caplog.at_level(logging.ERROR, logger="publication.reader"):
+        views = read_answer(run)
+
+    assert [v.id for v in views] == [first, second]
+    missing = views[0]
+    assert (missing.state, missing.revision, missing.content, missing.truncated) == (
+        PROTECTED,
+        9,
+        None,
+        False,
+    )
+    assert (missing.delivery_ordinal, missing.origin) == (block.delivery_ordinal, block.origin)
+    assert views[1].state == VISIBLE
+    assert [r.getMessage() for r in caplog.records if r.name == "publication.reader"] == [
+        f"block {first} has no revision 9"
+    ]
+
+
+def test_a_blocks_view_carries_its_delivery_ordinal_and_origin(live_run, publish):
+    run = live_run()
+    publish(run, "第一段", preview=False, entry="A")
+    publish(run, "第二段", preview=False, entry="B")
+    blocks = {b.pk: b for b in AnswerBlock.objects.filter(run=run)}
+
+    views = read_answer(run)
+    revised = RunReader(run).revisions()
+
+    assert [(v.delivery_ordinal, v.origin) for v in views] == [
+        (blocks[v.id].delivery_ordinal, blocks[v.id].origin) for v in views
+    ]
+    assert {v.origin for v in views} == {"A", "B"}
+    assert sorted(v.delivery_ordinal for v in views) == [1, 2]
+    assert all(
+        (r.delivery_ordinal, r.origin) == (blocks[bid].delivery_ordinal, blocks[bid].origin)
+        for bid, rs in revised.items()
+        for r in rs
+    )
