@@ -75,11 +75,7 @@ def evidence_view(agent_call: AgentCall) -> list[CitationReference]:
 
 def evidence_handles(agent_call: AgentCall) -> list[NumericHandle]:
     ids = evidence_call_ids(agent_call)
-    return list(
-        NumericHandle.objects.filter(agent_call_id__in=ids)
-        .select_related("fact")
-        .order_by("ordinal")
-    )
+    return list(NumericHandle.objects.filter(agent_call_id__in=ids).order_by("ordinal"))
 
 
 def lease_of_version(app_id: int, now: datetime) -> Exists:
