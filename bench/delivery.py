@@ -399,27 +399,16 @@ async def replay(
 # two cores they share.
 
 
-def _server_frame(opcode: int, payload: bytes) -> bytes:
-    import struct
-
-    n = len(payload)
-    if n < 126:
-        head = struct.pack("!BB", 0x80 | opcode, n)
-    elif n < 65536:
-        head = struct.pack("!BBH", 0x80 | opcode, 126, n)
-    else:
-        head = struct.pack("!BBQ", 0x80 | opcode, 127, n)
-    return head + payload
-
-
 def floor_server_process(texts: list[str], page: int, conn) -> None:
     import base64
     import hashlib
 
+    from runs.delivery.wire import frame_text  # the server's own framing of a text frame
+
     pages = [
-        b"".join(_server_frame(0x1, t.encode()) for t in texts[i : i + page])
-        for i in range(0, len(texts), page)
+        b"".join(frame_text(t)[1] for t in texts[i : i + page]) for i in range(0, len(texts), page)
     ]
+    close_1000 = b"\x88\x02\x03\xe8"  # FIN + close, 2-byte payload: code 1000
     guid = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
     async def serve_one(reader, writer) -> None:
@@ -443,7 +432,7 @@ def floor_server_process(texts: list[str], page: int, conn) -> None:
         for chunk in pages:
             writer.write(chunk)
             await writer.drain()
-        writer.write(_server_frame(0x8, (1000).to_bytes(2, "big")))
+        writer.write(close_1000)
         await writer.drain()
         await reading
         writer.close()

@@ -137,7 +137,7 @@ def read_frames(run: Run, *, after: int, limit: int, staff: bool = False) -> lis
     Only the events the reader fills in are parsed. Every other event is public as
     stored, so its stored JSON text goes into the frame as it is (orjson's
     ``Fragment``), never parsed and encoded again; the frame is encoded here, in
-    the database thread, not on the event loop (docs/performance.md, "Replay: the
+    the database thread, not on the event loop (docs/performance.md, sixth round: "the
     stored JSON as it is").
     """
     rows = list(
