@@ -1,10 +1,13 @@
 """The console's server-rendered pages: navigation, the runs list, 运行详情 and its rules."""
 
+import re
 from datetime import timedelta
 
 import pytest
+from django.contrib.admin.utils import quote
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 from django.utils import timezone
 from guardian.shortcuts import remove_perm
 
@@ -146,6 +149,16 @@ def test_run_detail_shows_status_blocks_revisions_attempts_and_sources(staff_cli
     assert "fund-reports@2026-10" in page and "第 1 页" in page and "位置 0–" in page
     unverified = page.split("来源未核验</h3>")[1]
     assert FORGED_ID in unverified and "<button" not in unverified.split("</ul>")[0]
+
+
+def test_run_detail_links_the_runs_admin_page_with_its_id_quoted_for_the_admin(staff_client, run):
+    """The admin reads ``_XX`` in a path as a quoted character: a run ID such as
+    ``run_22…`` written raw opened "doesn't exist" (a redirect to the admin's index).
+    The link carries the ID as the admin quotes it, and opens the run's page."""
+    page = html(staff_client.get(f"/console/runs/{run.pk}/"))
+    [href] = re.findall(r'<a href="([^"]+)" data-admin-link>', page)
+    assert href == reverse("admin:runs_run_change", args=[quote(run.pk)])
+    assert staff_client.get(href).status_code == 200
 
 
 def test_run_detail_lists_the_event_log_through_the_reader_and_the_journal(staff_client, run):

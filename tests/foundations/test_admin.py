@@ -8,6 +8,7 @@ from io import StringIO
 import pytest
 from django.apps import apps as django_apps
 from django.contrib import admin
+from django.contrib.admin.utils import quote
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.urls import reverse
@@ -41,7 +42,10 @@ def changelist(model) -> str:
 
 
 def change(obj) -> str:
-    return reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk])
+    # The ID as the admin quotes it: a raw "run_22…" reads as 'run"…' there.
+    return reverse(
+        f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[quote(obj.pk)]
+    )
 
 
 def run_action(client, model, action: str, *objects):
@@ -139,7 +143,7 @@ def test_the_acl_of_a_published_document_stays_editable(client, published):
 def test_the_object_permission_pages_render(client, app, published):
     for obj in (app, published.documents.get()):
         url = reverse(
-            f"admin:{obj._meta.app_label}_{obj._meta.model_name}_permissions", args=[obj.pk]
+            f"admin:{obj._meta.app_label}_{obj._meta.model_name}_permissions", args=[quote(obj.pk)]
         )
         assert client.get(url).status_code == 200
 

@@ -7,6 +7,7 @@ import re
 
 import pytest
 from django.contrib import admin
+from django.contrib.admin.utils import quote
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
@@ -44,7 +45,11 @@ def finished(make_run):
 
 
 def url(model, view, *args):
-    return reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_{view}", args=args)
+    # Object IDs as the admin quotes them: a raw "run_22…" reads as 'run"…' there.
+    return reverse(
+        f"admin:{model._meta.app_label}_{model._meta.model_name}_{view}",
+        args=[quote(arg) for arg in args],
+    )
 
 
 def one_of(model, run):
