@@ -298,10 +298,17 @@ def _bench_raw(bench_url: str, run, call, cites, n: int, commits: int, offset: i
                 )
                 attempt_id = cur.fetchone()[0]
                 cur.execute(
-                    "INSERT INTO publication_blockrevision (block_id, revision, content, role,"
-                    " body_digest, source_hint, truncated, committed_at, attempt_id)"
-                    " VALUES (%s, 1, %s, 'answer', %s, %s, false, now(), %s) RETURNING id",
-                    [pub_id, Jsonb(content), digest, "verified" if n else "none", attempt_id],
+                    "INSERT INTO publication_blockrevision (block_id, run_id, revision, content,"
+                    " role, body_digest, source_hint, truncated, committed_at, attempt_id)"
+                    " VALUES (%s, %s, 1, %s, 'answer', %s, %s, false, now(), %s) RETURNING id",
+                    [
+                        pub_id,
+                        run.pk,
+                        Jsonb(content),
+                        digest,
+                        "verified" if n else "none",
+                        attempt_id,
+                    ],
                 )
                 revision_id = cur.fetchone()[0]
                 statements += 4

@@ -56,6 +56,10 @@ class BlockRevision(models.Model):
         NOTE = "note"
 
     block = models.ForeignKey(AnswerBlock, on_delete=models.CASCADE, related_name="revisions")
+    # The block's run, kept on each revision (a block never changes run) so the
+    # exact-duplicate check finds this run's revisions of a body by one index
+    # lookup, whatever the planner knows of the run (see blockrevision_run_digest).
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="+", db_index=False)
     revision = models.PositiveIntegerField()
     # {type: text, text} or {type: table, columns, rows}
     content = models.JSONField()
@@ -83,8 +87,11 @@ class BlockRevision(models.Model):
                 fields=["block", "revision"], name="blockrevision_unique_revision"
             )
         ]
-        # The exact-duplicate check looks revisions up by digest on every candidate.
-        indexes = [models.Index(fields=["body_digest"], name="blockrevision_digest")]
+        # The exact-duplicate check looks this run's revisions up by digest on every
+        # candidate. Reached from the run's blocks instead, it read every block of the
+        # call (a plan chosen on statistics that did not know the run yet): linear in
+        # the run's length. By digest alone, every run's copies of a common answer.
+        indexes = [models.Index(fields=["run", "body_digest"], name="blockrevision_run_digest")]
 
     def __str__(self) -> str:
         return f"{self.block_id} r{self.revision}"

@@ -435,9 +435,7 @@ def _find_duplicate(
     if target is not None:
         revisions = revisions.filter(block=target)
     else:
-        revisions = revisions.filter(
-            block__run=candidate.run, block__agent_call=candidate.agent_call
-        )
+        revisions = revisions.filter(run=candidate.run, block__agent_call=candidate.agent_call)
     for revision in revisions.select_related("block").prefetch_related("bindings", "dependencies"):
         if _same_proof(revision, candidate):
             return revision
@@ -913,6 +911,7 @@ def _write_with_the_orm(
     )
     revision = BlockRevision.objects.create(
         block=block,
+        run_id=block.run_id,
         revision=block.current_revision,
         content=candidate.content,
         body_digest=digest,
@@ -1029,11 +1028,15 @@ _LENGTH = re.compile(r"\(.*?\)")
 
 def _same_digest_sql() -> str:
     """A current revision of this run and call with this body digest exists: the
-    candidate may be a duplicate (params: digest, run, agent call)."""
+    candidate may be a duplicate (params: digest, run, agent call).
+
+    The run's revisions of this body come from ``blockrevision_run_digest``, and each
+    one's block is read by its key in a scalar subquery, which PostgreSQL never turns
+    into a join: no plan can start from the run's blocks and read all of them."""
     return (
-        f"SELECT 1 FROM {_table(BlockRevision)} r JOIN {_table(AnswerBlock)} b"  # noqa: S608
-        " ON b.id = r.block_id WHERE r.body_digest = %s AND r.revision = b.current_revision"
-        " AND b.run_id = %s AND b.agent_call_id = %s"
+        f"SELECT 1 FROM {_table(BlockRevision)} r WHERE r.body_digest = %s"  # noqa: S608
+        f" AND r.run_id = %s AND r.revision = (SELECT b.current_revision FROM {_table(AnswerBlock)} b"
+        " WHERE b.id = r.block_id AND b.agent_call_id = %s)"
     )
 
 
@@ -1131,6 +1134,7 @@ def _write_new_block(
             BlockRevision,
             {
                 "block_id": block_id,
+                "run_id": run_id,
                 "revision": 1,
                 "content": candidate.content,
                 "body_digest": digest,

@@ -320,18 +320,21 @@ def test_the_compiled_statements_take_each_calls_own_values(live_run, alice):
     assert built["access_reference"] is not None
 
 
-# --- a page of the log reads its own rows ---------------------------------------------
+# --- a page of the log, and the duplicate check, read only their own rows -----------
 
 
-def _rows_read_from_the_log(sql: str) -> int:
-    """Rows the scans of the event table produced when ``sql`` ran (EXPLAIN ANALYZE)."""
+def _rows_read(sql: str, table: str, params: tuple = ()) -> int:
+    """Rows the scans of ``table`` produced when ``sql`` ran (EXPLAIN ANALYZE), over
+    every loop of each scan."""
 
     def walk(node: dict) -> int:
-        rows = node["Actual Rows"] if node.get("Relation Name") == RunEvent._meta.db_table else 0
+        rows = (
+            node["Actual Rows"] * node["Actual Loops"] if node.get("Relation Name") == table else 0
+        )
         return rows + sum(walk(child) for child in node.get("Plans", []))
 
     with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}")
+        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}", params)
         (plan,) = cursor.fetchone()
     plan = json.loads(plan) if isinstance(plan, str) else plan
     return walk(plan[0]["Plan"])
@@ -369,4 +372,40 @@ def test_a_page_of_the_log_reads_only_its_own_rows_whatever_the_plan(live_run, r
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_indexscan = off")
         cursor.execute("SET LOCAL enable_indexonlyscan = off")
-    assert _rows_read_from_the_log(page_sql) <= 50
+    assert _rows_read(page_sql, RunEvent._meta.db_table) <= 50
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="EXPLAIN ANALYZE is PostgreSQL's")
+@pytest.mark.parametrize("scans", ["as planned", "no index scans"])
+def test_the_duplicate_check_reads_only_the_runs_revisions_of_that_body_however_long_the_run(
+    live_run, scans
+):
+    """Every candidate asks whether its run and call already hold a current revision
+    of the same body. Written as a join of the run's blocks to their revisions, the
+    plan PostgreSQL chose for a run its statistics did not know yet read every block
+    of the call and its revision: 5,430 rows a commit, 12.8 ms, in a long run of the
+    publication bench. It reads the revisions of this body in this run, and their
+    blocks, and nothing else."""
+    from publication.pipeline import _same_digest_sql
+
+    run = _running(live_run())
+    root = run.agent_calls.get(depth=0)
+    blocks = AnswerBlock.objects.bulk_create(
+        AnswerBlock(run=run, agent_call=root, delivery_ordinal=i, origin="B") for i in range(300)
+    )
+    BlockRevision.objects.bulk_create(
+        BlockRevision(block=block, run=run, revision=1, content={}, body_digest=f"{i:064d}")
+        for i, block in enumerate(blocks)
+    )
+    if scans == "no index scans":
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL enable_indexscan = off")
+            cursor.execute("SET LOCAL enable_indexonlyscan = off")
+    check = f"SELECT EXISTS ({_same_digest_sql()})"
+    for digest, found in ((f"{7:064d}", True), ("f" * 64, False)):
+        params = (digest, run.pk, root.pk)
+        with connection.cursor() as cursor:
+            cursor.execute(check, params)
+            assert cursor.fetchone()[0] is found
+        assert _rows_read(check, AnswerBlock._meta.db_table, params) <= 1
+        assert _rows_read(check, BlockRevision._meta.db_table, params) <= 1

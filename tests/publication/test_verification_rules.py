@@ -32,6 +32,7 @@ def _block(run, ordinal: int, *texts: str) -> AnswerBlock:
     for number, text in enumerate(texts, start=1):
         BlockRevision.objects.create(
             block=block,
+            run=run,
             revision=number,
             content={"type": "text", "text": text},
             body_digest=f"{ordinal}-{number}",
