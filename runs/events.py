@@ -144,9 +144,16 @@ def log_page(run_id: str, *, after: int, limit: int) -> QuerySet[RunEvent]:
     (docs/performance.md, sixth round: "a page is a range of seqs"). Bounded on both
     sides, any plan reads at most ``limit`` rows.
     """
-    return RunEvent.objects.filter(run_id=run_id, seq__gt=after, seq__lte=after + limit).order_by(
-        "seq"
-    )[:limit]
+    return log_range(run_id, after=after, last=after + limit, limit=limit)
+
+
+def log_range(run_id: str, *, after: int, last: int, limit: int) -> QuerySet[RunEvent]:
+    """``log_page`` with its last seq given apart (``last`` = ``after + limit``), for a
+    caller that compiles the page once with a placeholder for each bound
+    (``runs.delivery.fanout.read_frames``)."""
+    return RunEvent.objects.filter(run_id=run_id, seq__gt=after, seq__lte=last).order_by("seq")[
+        :limit
+    ]
 
 
 def _append(

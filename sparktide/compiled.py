@@ -29,6 +29,9 @@ from django.db.models.sql.compiler import SQLCompiler
 # Values no caller ever asks about, each of the type its column expects: a compiled
 # parameter equal to one of them is that placeholder's position.
 PLACEHOLDER_INT = -917_263_541
+# For a column that holds no negatives (a PositiveIntegerField): Django compiles a
+# lookup outside the column's range to an empty or a dropped condition, not a parameter.
+PLACEHOLDER_POSITIVE_INT = 2_117_263_541
 PLACEHOLDER_TIME = datetime(1901, 2, 3, 4, 5, 6, 789_123, tzinfo=UTC)
 
 
@@ -51,13 +54,32 @@ class Compiled:
     def bind(self, values: Mapping[str, Any]) -> list[Any]:
         params = list(self.params)
         for position, name in self.slots:
-            params[position] = values[name]
+            value = values[name]
+            compiled = type(params[position])
+            # The ORM's typed integer (psycopg's Int4) is kept: the prepared text's type.
+            if compiled not in (int, bool) and issubclass(compiled, int) and type(value) is int:
+                value = compiled(value)
+            params[position] = value
         return params
 
     def rows(self, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         with connection.cursor() as cursor:
             cursor.execute(self.sql, self.bind(values))
             return cursor.fetchall()
+
+    def values(self, values: Mapping[str, Any]) -> list[Any]:
+        """The rows of a ``values_list()`` query as its QuerySet gives them: each
+        column through its converters (none on PostgreSQL for most types; SQLite's
+        datetimes, for one, are text until converted)."""
+        rows: Iterable[Any] = self.rows(values)
+        if self._converters:
+            rows = self.compiler.apply_converters(rows, self._converters)
+        return list(rows)
+
+    @functools.cached_property
+    def _converters(self) -> dict[int, tuple[list[Any], Any]]:
+        compiler = self.compiler
+        return compiler.get_converters([s[0] for s in compiler.select[0 : compiler.col_count]])
 
     def instances(self, values: Mapping[str, Any]) -> list[Any]:
         """The rows of a model query as Django's ``ModelIterable`` makes them (the
@@ -95,6 +117,8 @@ def cache() -> list[tuple[Hashable, Compiled | None]]:
 def _matches(param: Any, placeholder: Any) -> bool:
     if isinstance(placeholder, list):
         return param is placeholder  # an array parameter is passed through as it is
+    if type(placeholder) is int and isinstance(param, int) and not isinstance(param, bool):
+        return bool(param == placeholder)  # the ORM may type it (psycopg's Int4)
     return type(param) is type(placeholder) and bool(param == placeholder)
 
 

@@ -26,9 +26,10 @@ from orjson import OPT_NON_STR_KEYS, Fragment, dumps
 from publication.reader import HYDRATED_EVENT_TYPES, RunReader
 from runs.access import access_run_history, require_run_history, run_for_history_read
 from runs.delivery.tickets import redeem_ticket
-from runs.events import TERMINAL_EVENT_TYPES, log_page
+from runs.events import TERMINAL_EVENT_TYPES, log_range
 from runs.models import DeliveryAck, DeliveryLog, Run, RunEvent
 from runs.retention import require_within_retention
+from sparktide.compiled import PLACEHOLDER_POSITIVE_INT, placeholder_text, prepared_once
 from sparktide.errors import ErrorCode, SparkTideError, not_found
 
 # Error code of the 4408 close (WebSocket only, no HTTP counterpart).
@@ -140,11 +141,7 @@ def read_frames(run: Run, *, after: int, limit: int, staff: bool = False) -> lis
     the database thread, not on the event loop (docs/performance.md, sixth round: "the
     stored JSON as it is").
     """
-    rows = list(
-        log_page(run.pk, after=after, limit=limit).values_list(
-            "seq", "type", Cast("data", TextField()), "at"
-        )
-    )
+    rows = _page_rows(run.pk, after=after, limit=limit)
     if not rows:
         return []
     if staff:
@@ -165,6 +162,34 @@ def read_frames(run: Run, *, after: int, limit: int, staff: bool = False) -> lis
         )
         for event in events
     ]
+
+
+def _page_rows(run_id: str, *, after: int, limit: int) -> list[Any]:
+    """(seq, type, stored JSON text, at) of the log's page (``runs.events.log_page``),
+    through its statement compiled once per page size and prepared once per
+    connection: a live socket reads a page of one event on every wake-up, and
+    building and compiling the QuerySet cost more than running it (docs/performance.md,
+    seventh round)."""
+    compiled = prepared_once(
+        ("read_frames", limit), _page, {**_PAGE_PLACEHOLDERS, "limit": limit}, fixed=("limit",)
+    )
+    values = {"run_id": run_id, "after": after, "last": after + limit}
+    if compiled is None:
+        return list(_page(**values, limit=limit))
+    return compiled.values(values)
+
+
+_PAGE_PLACEHOLDERS = {
+    "run_id": placeholder_text("run_id"),
+    "after": PLACEHOLDER_POSITIVE_INT,
+    "last": PLACEHOLDER_POSITIVE_INT + 1,  # above "after": an empty range compiles to nothing
+}
+
+
+def _page(*, run_id: str, after: int, last: int, limit: int):
+    return log_range(run_id, after=after, last=last, limit=limit).values_list(
+        "seq", "type", Cast("data", TextField()), "at"
+    )
 
 
 # -- recording -----------------------------------------------------------------------

@@ -320,6 +320,37 @@ def test_the_compiled_statements_take_each_calls_own_values(live_run, alice):
     assert built["access_reference"] is not None
 
 
+def test_the_sockets_page_is_compiled_once_and_reads_each_calls_own_range(live_run):
+    """A socket's page of the log (runs.delivery.fanout.read_frames) runs its statement
+    compiled once per page size: each read gets its own run, its own bounds, and the
+    rows the QuerySet as written gives (seqs, types, the stored JSON, ``at`` typed)."""
+    from runs.delivery import fanout
+    from sparktide import compiled
+
+    first, second = _running(live_run()), _running(live_run())
+    start = {}
+    for run in (first, second):
+        start[run.pk] = Run.objects.get(pk=run.pk).last_seq
+        for i in range(5):
+            append_event(run, "run.progress", {"run": run.pk, "i": i})
+    for run, offset in ((first, 0), (second, 2), (first, 3)):
+        after = start[run.pk] + offset
+        rows = fanout._page_rows(run.pk, after=after, limit=2)
+        expected = list(fanout._page(run_id=run.pk, after=after, last=after + 2, limit=2))
+        assert [tuple(row) for row in rows] == [tuple(row) for row in expected]
+        assert [seq for seq, *_ in rows] == [after + 1, after + 2]
+        assert all(json.loads(data)["run"] == run.pk for _, _, data, _ in rows)
+        assert all(
+            at == event.at
+            for (*_, at), event in zip(rows, log_page_events(run, after), strict=True)
+        )
+    assert dict(compiled.cache())[(connection.vendor, ("read_frames", 2))] is not None
+
+
+def log_page_events(run: Run, after: int) -> list[RunEvent]:
+    return list(RunEvent.objects.filter(run=run, seq__gt=after).order_by("seq")[:2])
+
+
 # --- a page of the log, and the duplicate check, read only their own rows -----------
 
 
@@ -362,17 +393,25 @@ def test_a_page_of_the_log_reads_only_its_own_rows_whatever_the_plan(live_run, r
         "socket": lambda: fanout.read_frames(run, after=start + 100, limit=50),
         "rest": lambda: events_page(run, after=start + 100, limit=50),
     }[reader]
-    with CaptureQueriesContext(connection) as context:
+    executed = []
+
+    def capture(execute, sql, params, many, context):
+        executed.append((sql, params))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(capture):
         read()
-    (page_sql,) = [
-        q["sql"]
-        for q in context.captured_queries
-        if RunEvent._meta.db_table in q["sql"] and '"seq" >' in q["sql"]
+    # The socket's page is bound on the server: its text keeps its placeholders.
+    (page,) = [
+        (sql, params)
+        for sql, params in executed
+        if RunEvent._meta.db_table in sql and '"seq" >' in sql
     ]
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_indexscan = off")
         cursor.execute("SET LOCAL enable_indexonlyscan = off")
-    assert _rows_read(page_sql, RunEvent._meta.db_table) <= 50
+    page_sql, page_params = page
+    assert _rows_read(page_sql, RunEvent._meta.db_table, tuple(page_params or ())) <= 50
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="EXPLAIN ANALYZE is PostgreSQL's")
