@@ -173,10 +173,9 @@ def _page_rows(run_id: str, *, after: int, limit: int) -> list[Any]:
     compiled = prepared_once(
         ("read_frames", limit), _page, {**_PAGE_PLACEHOLDERS, "limit": limit}, fixed=("limit",)
     )
-    values = {"run_id": run_id, "after": after, "last": after + limit}
     if compiled is None:
-        return list(_page(**values, limit=limit))
-    return compiled.values(values)
+        return list(_page(run_id=run_id, after=after, last=after + limit, limit=limit))
+    return compiled.values({"run_id": run_id, "after": after, "last": after + limit})
 
 
 _PAGE_PLACEHOLDERS = {
