@@ -29,7 +29,12 @@ from runs.delivery.tickets import redeem_ticket
 from runs.events import TERMINAL_EVENT_TYPES, log_range
 from runs.models import DeliveryAck, DeliveryLog, Run, RunEvent
 from runs.retention import require_within_retention
-from sparktide.compiled import PLACEHOLDER_POSITIVE_INT, placeholder_text, prepared_once
+from sparktide.compiled import (
+    PLACEHOLDER_POSITIVE_INT,
+    placeholder_text,
+    prepared_once,
+    server_binding_cursor,
+)
 from sparktide.errors import ErrorCode, SparkTideError, not_found
 
 # Error code of the 4408 close (WebSocket only, no HTTP counterpart).
@@ -212,34 +217,43 @@ def record_deliveries(sent: dict[str, int], closed: frozenset[str] = frozenset()
     The statement is written out directly: built through the ORM, its CASE of 500
     ``When`` clauses cost tens of milliseconds of Python per flush in a database
     thread, holding the GIL the event loop needs to send (docs/performance.md,
-    fourth round). The same UPDATE on PostgreSQL and SQLite (``GREATEST`` / ``MAX``).
+    fourth round). Each connection's values are a row joined on its id: written as
+    ``CASE connection_id WHEN …`` of 500 branches, the server compared every row
+    with every branch, 11 ms a flush of 500 sockets, right after each event; joined
+    to three arrays bound on the server it is 4–5 ms (seventh round). One UPDATE for
+    both vendors; only where its rows come from differs (SQLite has no arrays: a
+    ``VALUES`` list, whose columns both name ``column1``…).
     """
     table = connection.ops.quote_name(DeliveryLog._meta.db_table)
-    greatest = "GREATEST" if connection.vendor == "postgresql" else "MAX"
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     items = list(sent.items())
-    with connection.cursor() as cursor:
+    postgresql = connection.vendor == "postgresql"
+    with server_binding_cursor() as cursor:
         for start in range(0, len(items), 500):
             chunk = items[start : start + 500]
-            params: list[Any] = []
-            whens = []
-            for cid, seq in chunk:
-                whens.append("WHEN %s THEN %s")
-                params += [cid, int(seq)]
-            # Only the quoted table name and placeholders are formatted in.
-            cases = " ".join(whens)
-            sql = f"UPDATE {table} SET last_sent_seq = {greatest}(last_sent_seq, CASE connection_id {cases} ELSE last_sent_seq END)"  # noqa: S608, E501
-            ending = [cid for cid, _ in chunk if cid in closed]
-            if ending:
-                marks = ", ".join(["%s"] * len(ending))
-                sql += (
-                    f", closed_at = CASE WHEN connection_id IN ({marks}) AND closed_at IS NULL "
-                    "THEN %s ELSE closed_at END"
+            ids = [cid for cid, _ in chunk]
+            seqs = [int(seq) for _, seq in chunk]
+            closing = [cid in closed for cid in ids]
+            if postgresql:
+                rows = "unnest(%s::varchar[], %s::integer[], %s::boolean[]) AS v(cid, seq, closing)"
+                params: list[Any] = [now, ids, seqs, closing]
+            else:
+                listed = ", ".join(["(%s, %s, %s)"] * len(chunk))
+                rows = (
+                    "(SELECT column1 AS cid, column2 AS seq, column3 AS closing"  # noqa: S608
+                    f" FROM (VALUES {listed}) AS listed) AS v"
                 )
-                params += [*ending, now]
-            sql += f" WHERE connection_id IN ({', '.join(['%s'] * len(chunk))})"
-            params += [cid for cid, _ in chunk]
-            cursor.execute(sql, params)
+                params = [now]
+                for row in zip(ids, seqs, closing, strict=True):
+                    params += row
+            greatest = "GREATEST" if postgresql else "MAX"
+            # Only the quoted table name and placeholders are formatted in.
+            cursor.execute(
+                f"UPDATE {table} SET last_sent_seq = {greatest}(last_sent_seq, v.seq),"  # noqa: S608
+                " closed_at = CASE WHEN v.closing AND closed_at IS NULL THEN %s"
+                f" ELSE closed_at END FROM {rows} WHERE {table}.connection_id = v.cid",
+                params,
+            )
 
 
 def record_acks(*, run_id: str, connection_id: str, client_id: str, acks: dict[str, int]) -> None:
