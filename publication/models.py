@@ -59,7 +59,12 @@ class BlockRevision(models.Model):
     # The block's run, kept on each revision (a block never changes run) so the
     # exact-duplicate check finds this run's revisions of a body by one index
     # lookup, whatever the planner knows of the run (see blockrevision_run_digest).
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="+", db_index=False)
+    # Every revision this release writes has it and migration 0004 filled the older
+    # ones; nullable only so that processes of the previous release, which do not
+    # write it, keep committing during a rolling upgrade (docs/deployment.md).
+    run = models.ForeignKey(
+        Run, null=True, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     revision = models.PositiveIntegerField()
     # {type: text, text} or {type: table, columns, rows}
     content = models.JSONField()

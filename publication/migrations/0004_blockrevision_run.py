@@ -1,5 +1,7 @@
 """The block's run on each revision, for the exact-duplicate check's index
-(``blockrevision_run_digest``): filled from the blocks, then required."""
+(``blockrevision_run_digest``), filled from the blocks. Additive: the column stays
+nullable so that the previous release's processes, which do not write it, keep
+committing while a rolling upgrade runs (docs/deployment.md)."""
 
 import django.db.models.deletion
 from django.db import migrations, models
@@ -33,16 +35,6 @@ class Migration(migrations.Migration):
             ),
         ),
         migrations.RunPython(fill_runs, migrations.RunPython.noop, elidable=True),
-        migrations.AlterField(
-            model_name="blockrevision",
-            name="run",
-            field=models.ForeignKey(
-                db_index=False,
-                on_delete=django.db.models.deletion.CASCADE,
-                related_name="+",
-                to="runs.run",
-            ),
-        ),
         migrations.RemoveIndex(model_name="blockrevision", name="blockrevision_digest"),
         migrations.AddIndex(
             model_name="blockrevision",
