@@ -228,6 +228,7 @@ def record_deliveries(sent: dict[str, int], closed: frozenset[str] = frozenset()
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     items = list(sent.items())
     postgresql = connection.vendor == "postgresql"
+    greatest = "GREATEST" if postgresql else "MAX"
     with server_binding_cursor() as cursor:
         for start in range(0, len(items), 500):
             chunk = items[start : start + 500]
@@ -246,7 +247,6 @@ def record_deliveries(sent: dict[str, int], closed: frozenset[str] = frozenset()
                 params = [now]
                 for row in zip(ids, seqs, closing, strict=True):
                     params += row
-            greatest = "GREATEST" if postgresql else "MAX"
             # Only the quoted table name and placeholders are formatted in.
             cursor.execute(
                 f"UPDATE {table} SET last_sent_seq = {greatest}(last_sent_seq, v.seq),"  # noqa: S608

@@ -341,13 +341,12 @@ def test_the_sockets_page_is_compiled_once_and_reads_each_calls_own_range(live_r
         assert [seq for seq, *_ in rows] == [after + 1, after + 2]
         assert all(json.loads(data)["run"] == run.pk for _, _, data, _ in rows)
         assert all(
-            at == event.at
-            for (*_, at), event in zip(rows, log_page_events(run, after), strict=True)
+            at == event.at for (*_, at), event in zip(rows, _events_after(run, after), strict=True)
         )
     assert dict(compiled.cache())[(connection.vendor, ("read_frames", 2))] is not None
 
 
-def log_page_events(run: Run, after: int) -> list[RunEvent]:
+def _events_after(run: Run, after: int) -> list[RunEvent]:
     return list(RunEvent.objects.filter(run=run, seq__gt=after).order_by("seq")[:2])
 
 
