@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "publication",
     "sparktide.provisioning",
     "console",
+    "evaluation",
 ]
 
 MIDDLEWARE = [
