@@ -73,7 +73,14 @@ class Command(BaseCommand):
             events.setLevel(logging.WARNING)
         try:
             evaluations = [
-                evaluate(loaded, app=app_obj, user=user, target=target, jobs=effective)
+                evaluate(
+                    loaded,
+                    app=app_obj,
+                    user=user,
+                    target=target,
+                    jobs=effective,
+                    progress=self.stderr.write,  # one line per question
+                )
                 for target in targets
             ]
         finally:
