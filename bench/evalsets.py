@@ -1,13 +1,19 @@
 """The evaluation sets of tests/answers/sets/, over their four fixtures, in a fresh database.
 
     .venv/bin/python bench/evalsets.py [--only FIXTURE ...] [--json DIR] [--agent KEY@VERSION ...]
+        [--database-url postgres://…/DB --jobs N]
 
 It builds the embedded default (SQLite under a temporary directory, like bench/answers.py),
 applies the four fixtures — demo/manifest.yaml, tests/answers/second_manifest.yaml and the
 two written by tests/answers/file_fixtures.py (a PDF with a table; a DOCX and a Markdown
 file with tables) — and runs ``manage.py evaluate`` once per fixture with its tuned set and
 its held-out set side by side as separate columns (never mixed: the held-out half is
-never used for tuning). Timings are printed, never asserted.
+never used for tuning). Then one table over all fixtures: each fixture's tuned and held-out
+columns, the tuned total and the held-out total. Timings are printed, never asserted.
+
+``--database-url`` evaluates in that database instead (migrated, the fixtures applied:
+applying is idempotent, and every evaluation asks in conversations of its own, so a
+database may be reused); on PostgreSQL ``--jobs N`` asks N questions at once.
 """
 
 from __future__ import annotations
@@ -31,12 +37,12 @@ FIXTURES: dict[str, tuple[str, str, str]] = {
 }
 
 
-def setup(var_dir: str) -> None:
+def setup(var_dir: str, database_url: str = "") -> None:
     os.environ.update(
         {
             "DEBUG": "1",
             "SPARKTIDE_VAR_DIR": var_dir,
-            "DATABASE_URL": f"sqlite:///{var_dir}/evalsets.sqlite3",
+            "DATABASE_URL": database_url or f"sqlite:///{var_dir}/evalsets.sqlite3",
             "DJANGO_SETTINGS_MODULE": "sparktide.settings",
             "SPARKTIDE_TASK_BACKEND": "django.tasks.backends.dummy.DummyBackend",
         }
@@ -66,18 +72,50 @@ def apply_fixture(name: str, var_dir: str) -> None:
     call_command("apply_manifest", str(path), stdout=StringIO())
 
 
+def overall(names: list[str], json_dir: Path) -> None:
+    """Every fixture's tuned and held-out halves, and the two totals, per agent version."""
+    import json
+
+    from evaluation.report import table
+    from evaluation.runner import result_from_json, summarize
+
+    loaded = {
+        name: json.loads((json_dir / f"{name}.json").read_text())["evaluations"]
+        for name in names
+        if (json_dir / f"{name}.json").exists()
+    }
+    if not loaded:
+        return
+    for index, first in enumerate(next(iter(loaded.values()))):
+        columns, tuned, held_out = [], [], []
+        for name, evaluations in loaded.items():
+            results = [result_from_json(q) for q in evaluations[index]["questions"]]
+            mine = [r for r in results if r.set == name]
+            theirs = [r for r in results if r.set == f"{name}_heldout"]
+            columns += [(name, summarize(mine)), (f"{name} held-out", summarize(theirs))]
+            tuned += mine
+            held_out += theirs
+        columns += [("TUNED", summarize(tuned)), ("HELD-OUT", summarize(held_out))]
+        columns.append(("all", summarize(tuned + held_out)))
+        print(f"\n## all fixtures, {first['agent']}\n")
+        print("\n".join(table(columns)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", action="append", choices=sorted(FIXTURES), default=[])
     parser.add_argument("--json", dest="json_dir", help="write one JSON file per fixture here")
     parser.add_argument("--agent", action="append", default=[])
+    parser.add_argument("--database-url", default="", help="default: a fresh SQLite database")
+    parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="sparktide-evalsets-") as var_dir:
         started = time.perf_counter()
-        setup(var_dir)
+        setup(var_dir, args.database_url)
         from django.core.management import call_command
         from django.core.management.base import CommandError
 
+        json_dir = Path(args.json_dir or Path(var_dir) / "results")
         names = args.only or list(FIXTURES)
         for name in names:
             apply_fixture(name, var_dir)
@@ -85,12 +123,11 @@ def main() -> None:
         failed = False
         for name in names:
             _, app, user = FIXTURES[name]
-            options = ["--app", app, "--as", user]
+            options = ["--app", app, "--as", user, "--jobs", str(args.jobs)]
             for agent in args.agent:
                 options += ["--agent", agent]
-            if args.json_dir:
-                Path(args.json_dir).mkdir(parents=True, exist_ok=True)
-                options += ["--json", str(Path(args.json_dir) / f"{name}.json")]
+            json_dir.mkdir(parents=True, exist_ok=True)
+            options += ["--json", str(json_dir / f"{name}.json")]
             print(f"\n## {name}")
             sets = [str(SETS / f"{name}.yaml"), str(SETS / f"{name}_heldout.yaml")]
             try:
@@ -99,6 +136,7 @@ def main() -> None:
                 failed = True
                 print(exc, file=sys.stderr)
         print(f"\nall fixtures: {time.perf_counter() - started:.1f} s", file=sys.stderr)
+        overall(names, json_dir)
         sys.exit(1 if failed else 0)
 
 

@@ -15,6 +15,8 @@ ROWS: list[tuple[str, str]] = [
     ("fact_items", "  expected items found"),
     ("whole_lists_tables", "lists and tables answered whole"),
     ("not_found", "not found, nothing verified"),
+    ("unanswerable_not_found", "  on-topic unanswerable"),
+    ("off_topic_not_found", "  off-topic"),
     ("false_not_found", "answerable answered not found"),
     ("figure_precision", "figure precision"),
     ("verified_rate", "VERIFIED rate"),

@@ -440,6 +440,8 @@ def summarize(results: list[Result]) -> dict[str, Any]:
     items = [ok for r in results for _, ok in r.expect]
     not_found = [r for r in results if r.expected_not_found]
     answerable = [r for r in results if not r.expected_not_found]
+    on_topic = [r for r in not_found if r.kind == "unanswerable"]
+    off_topic = [r for r in not_found if r.kind == "off_topic"]
     figures = [f for r in results for f in r.figures]
     answered = [r for r in results if r.run_id and not r.answered_not_found]
     documents = [r for r in results if r.document_ok is not None]
@@ -455,6 +457,12 @@ def summarize(results: list[Result]) -> dict[str, Any]:
         "fact_items": _pct(sum(items), len(items)),
         "whole_lists_tables": _pct(sum(r.checks.get("expect", False) for r in whole), len(whole)),
         "not_found": _pct(sum(r.checks.get("not_found", False) for r in not_found), len(not_found)),
+        "unanswerable_not_found": _pct(
+            sum(r.checks.get("not_found", False) for r in on_topic), len(on_topic)
+        ),
+        "off_topic_not_found": _pct(
+            sum(r.checks.get("not_found", False) for r in off_topic), len(off_topic)
+        ),
         "false_not_found": _pct(sum(r.answered_not_found for r in answerable), len(answerable)),
         "figure_precision": _pct(sum(f.ok for f in figures), len(figures)),
         "verified_rate": _pct(sum(r.verified for r in results), sum(r.references for r in results)),
@@ -480,6 +488,8 @@ RATE_METRICS = (
     "fact_items",
     "whole_lists_tables",
     "not_found",
+    "unanswerable_not_found",
+    "off_topic_not_found",
     "figure_precision",
     "verified_rate",
     "document_accuracy",
@@ -516,6 +526,14 @@ def missed_thresholds(summary: dict[str, Any], thresholds: list[tuple[str, float
             measured = f"{summary[name]['ok']}/{summary[name]['total']}"
             out.append(f"{name}: {rate:.1%} ({measured}) is under {wanted:.1%}")
     return out
+
+
+def result_from_json(data: dict[str, Any]) -> Result:
+    """A result as ``as_json`` wrote it (to measure several evaluations together)."""
+    fields = {k: v for k, v in data.items() if k not in ("passed", "failedChecks")}
+    fields["figures"] = [Figure(**f) for f in fields.get("figures", [])]
+    fields["expect"] = [tuple(e) for e in fields.get("expect", [])]
+    return Result(**fields)
 
 
 def as_json(evaluation: Evaluation, sets: list[EvaluationSet]) -> dict[str, Any]:
