@@ -43,7 +43,7 @@ lint: venv
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports --no-cache
 	DEBUG=1 $(PY) manage.py makemigrations --check --dry-run
-	DEBUG=1 $(VENV)/bin/mypy sparktide runs citations publication console
+	DEBUG=1 $(VENV)/bin/mypy sparktide runs citations publication console evaluation
 
 jstest:
 	node --test tests/js/
@@ -58,6 +58,7 @@ bench: venv services
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/preview.py
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) bench/delivery.py
 	$(PY) bench/answers.py
+	$(PY) bench/evalsets.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/retrieval.py
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) bench/load.py
 

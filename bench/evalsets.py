@@ -27,14 +27,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SETS = ROOT / "tests" / "answers" / "sets"
+sys.path.insert(0, str(ROOT))
 
-# fixture → (manifest or file fixture, app, user)
-FIXTURES: dict[str, tuple[str, str, str]] = {
-    "demo": ("demo/manifest.yaml", "research-desk", "analyst"),
-    "pine": ("tests/answers/second_manifest.yaml", "pine-desk", "reader"),
-    "coldchain": ("file:coldchain", "cold-desk", "yc-analyst"),
-    "chenghu": ("file:chenghu", "chenghu-desk", "pm"),
-}
+from tests.answers.file_fixtures import SET_FIXTURES as FIXTURES  # noqa: E402
 
 
 def setup(var_dir: str, database_url: str = "") -> None:
@@ -48,7 +43,6 @@ def setup(var_dir: str, database_url: str = "") -> None:
         }
     )
     os.environ.pop("REDIS_URL", None)
-    sys.path.insert(0, str(ROOT))
     import django
 
     django.setup()
@@ -62,13 +56,9 @@ def apply_fixture(name: str, var_dir: str) -> None:
 
     from django.core.management import call_command
 
-    source = FIXTURES[name][0]
-    if source.startswith("file:"):
-        from tests.answers.file_fixtures import write_fixture
+    from tests.answers.file_fixtures import fixture_manifest
 
-        path = write_fixture(source.removeprefix("file:"), Path(var_dir) / "fixtures" / name)
-    else:
-        path = ROOT / source
+    path = fixture_manifest(name, Path(var_dir) / "fixtures")
     call_command("apply_manifest", str(path), stdout=StringIO())
 
 

@@ -132,7 +132,7 @@ def describe(r: Result) -> str:
     return f"{r.set}/{r.key} [{r.kind}] {'; '.join(why)} — {first[:90]!r}"
 
 
-def side_by_side(first: Evaluation, second: Evaluation, sets: list[EvaluationSet]) -> list[str]:
+def side_by_side(first: Evaluation, second: Evaluation) -> list[str]:
     """Two agent versions over the same sets: the measures side by side, then the
     questions the second newly passes and newly fails."""
     a, b = summarize(first.results), summarize(second.results)

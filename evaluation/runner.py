@@ -403,10 +403,10 @@ def evaluate(
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="evaluate") as pool:
             grouped = list(pool.map(run_group, work))
     seconds = time.perf_counter() - started
-    set_index = {s.name: i for i, s in enumerate(sets)}
+    order = {s.name: i for i, s in enumerate(sets)}
     results = sorted(  # back in set and file order
         (r for group in grouped for r in group),
-        key=lambda r: (set_index[r.set], sets[set_index[r.set]].by_key[r.key].index),
+        key=lambda r: (order[r.set], sets[order[r.set]].by_key[r.key].index),
     )
     return Evaluation(target, results, seconds, jobs)
 

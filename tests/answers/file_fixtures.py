@@ -299,7 +299,25 @@ def write_chenghu(directory: Path) -> Path:
 
 WRITERS = {"coldchain": write_coldchain, "chenghu": write_chenghu}
 
+# The fixture of each evaluation set of tests/answers/sets/ (NAME.yaml and NAME_heldout.yaml):
+# a manifest, or ``file:`` one written here; the app asked in and the user who asks.
+SET_FIXTURES: dict[str, tuple[str, str, str]] = {
+    "demo": ("demo/manifest.yaml", "research-desk", "analyst"),
+    "pine": ("tests/answers/second_manifest.yaml", "pine-desk", "reader"),
+    "coldchain": ("file:coldchain", "cold-desk", "yc-analyst"),
+    "chenghu": ("file:chenghu", "chenghu-desk", "pm"),
+}
+
 
 def write_fixture(name: str, directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     return WRITERS[name](directory)
+
+
+def fixture_manifest(name: str, directory: Path) -> Path:
+    """The manifest of evaluation set fixture ``name`` (written under ``directory`` when
+    its documents are files)."""
+    source = SET_FIXTURES[name][0]
+    if source.startswith("file:"):
+        return write_fixture(source.removeprefix("file:"), directory / name)
+    return Path(__file__).resolve().parents[2] / source

@@ -88,7 +88,7 @@ class Command(BaseCommand):
         for evaluation in evaluations:
             self.stdout.write("\n".join(["", *report(evaluation, loaded)]))
         if len(evaluations) == 2:
-            self.stdout.write("\n".join(["", *side_by_side(*evaluations, loaded)]))
+            self.stdout.write("\n".join(["", *side_by_side(evaluations[0], evaluations[1])]))
         if json_file:
             data = {"evaluations": [as_json(e, loaded) for e in evaluations]}
             Path(json_file).write_text(json.dumps(data, ensure_ascii=False, indent=2))

@@ -1,0 +1,84 @@
+"""The fixtures the shipped sets ask about: the PDF and DOCX / Markdown ones are written by
+test code and ingested through the manifest's ``file:``; every document and page a set
+names exists in its fixture, and a set runs end to end on it."""
+
+import glob
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from evaluation.runner import evaluate, resolve, summarize
+from evaluation.sets import load_set
+from sparktide.knowledge.models import Document
+from tests.answers.file_fixtures import SET_FIXTURES as FIXTURES
+from tests.answers.file_fixtures import fixture_manifest
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ROOT = Path(__file__).resolve().parents[2]
+SETS = ROOT / "tests" / "answers" / "sets"
+
+
+def apply(name: str, tmp_path: Path) -> None:
+    call_command("apply_manifest", str(fixture_manifest(name, tmp_path)), stdout=StringIO())
+
+
+def test_the_pdf_table_and_the_one_line_risks_are_ingested_with_their_pages(tmp_path):
+    apply("coldchain", tmp_path)
+    report = Document.objects.get(key="yuanchuan-logistics-2026h1")
+    assert report.page_count == 3 and report.title == "远川冷链物流股份有限公司 2026 年半年度报告"
+    pages = {chunk.page: chunk.text for chunk in report.chunks.all()}
+    # A typeset table's row: its cells on one line, separated by spaces.
+    assert "\n华东 68.5 142 1,260 91.2%\n" in pages[2]
+    assert "区域 冷链仓储面积（万平方米） 干线线路（条） 冷藏车辆（台） 仓库出租率" in pages[2]
+    assert pages[3].startswith("第四节 风险提示。一、燃油价格波动可能推高干线运输成本；二、")
+    assert report.facts.get(key="cold_storage_area").chunk.page == 2
+
+
+def test_the_docx_and_markdown_tables_are_ingested_as_rows(tmp_path):
+    apply("chenghu", tmp_path)
+    annual = Document.objects.get(key="chenghu-electronics-2025")
+    assert annual.page_count == 2
+    text = "\n\n".join(c.text for c in annual.chunks.order_by("ordinal"))
+    assert "汽车电子 | 96.5 | 70.2 | 27.3% | 增加 2.4 个百分点" in text.split("\n\n")
+    markdown = Document.objects.get(key="lingfeng-bio-2026q3")
+    rows = "\n\n".join(c.text for c in markdown.chunks.all()).split("\n\n")
+    assert "研发费用 | 21,730 | 25.9% | 60,470" in rows
+    fund = Document.objects.get(key="chenghu-growth-fund-2026q3")
+    assert "1. 澄湖电子，占基金资产净值 9.6%；2. 岭峰生物" in fund.chunks.first().text
+
+
+def test_every_document_and_page_a_set_names_exists_in_its_fixture(tmp_path):
+    for name in FIXTURES:
+        apply(name, tmp_path)
+    pages = {d.key: d.page_count for d in Document.objects.all()}
+    checked = 0
+    for path in glob.glob(str(SETS / "*.yaml")):
+        loaded = load_set(path)
+        assert loaded.name.removesuffix("_heldout") in FIXTURES, path
+        for q in loaded.questions:
+            if q.document:
+                assert q.document in pages, (path, q.key, q.document)
+                assert q.page is None or q.page <= pages[q.document], (path, q.key)
+                checked += 1
+    assert checked >= 100
+
+
+def test_a_shipped_set_runs_end_to_end_on_its_fixture(tmp_path):
+    apply("coldchain", tmp_path)
+    app, user, (target,) = resolve("cold-desk", "yc-analyst", [])
+    evaluation = evaluate(
+        [load_set(SETS / "coldchain_heldout.yaml")],
+        app=app,
+        user=user,
+        target=target,
+        progress=lambda line: None,
+    )
+    summary = summarize(evaluation.results)
+    assert summary["questions"] == 15 and summary["errors"] == 0
+    assert {r.status for r in evaluation.results} == {"COMPLETED"}
+    # What the reader writes is anchored, whatever it gets right.
+    assert summary["figure_precision"]["rate"] == 1.0 and summary["verified_rate"]["rate"] == 1.0
+    assert summary["off_topic_not_found"] == {"ok": 1, "total": 1, "rate": 1.0}
