@@ -31,7 +31,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import close_old_connections, connection
+from django.db import connection
 
 from citations.preview import preview_citation
 from evaluation.checks import cited_ids, figures_before_markers, holds, is_not_found, numbers
@@ -396,7 +396,6 @@ def evaluate(
         return out
 
     started = time.perf_counter()
-    close_old_connections()
     if jobs == 1:
         grouped = [run_group(item) for item in work]
     else:
