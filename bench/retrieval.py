@@ -93,7 +93,7 @@ def _percentile(samples: list[float], q: float) -> float:
 def ingest(tenant, size: int, label: str):
     from django.db import transaction
 
-    from sparktide.knowledge.ingest import ingest_document
+    from knowledge.ingest import ingest_document
     from tests import factories
 
     version = factories.make_knowledge(tenant, f"kb-{label}", version="1")
@@ -115,7 +115,7 @@ def ingest_floor(bench_url: str, tenant, version, label: str) -> float:
     """The same chunk rows, COPYed by psycopg into a scratch version's documents."""
     import psycopg
 
-    from sparktide.knowledge.models import Chunk, Document
+    from knowledge.models import Chunk, Document
     from tests import factories
 
     scratch = factories.make_knowledge(tenant, f"kb-{label}-floor", version="1")
@@ -151,7 +151,7 @@ def ingest_floor(bench_url: str, tenant, version, label: str) -> float:
 
 
 def search(version, owner, searches: int) -> tuple[list[float], dict[str, float]]:
-    from sparktide.knowledge.retrieval import search_managed
+    from knowledge.retrieval import search_managed
 
     for question in QUESTIONS[:5]:
         search_managed([version], query=question, top_k=TOP_K, owner=owner)
@@ -170,8 +170,8 @@ def search(version, owner, searches: int) -> tuple[list[float], dict[str, float]
 def search_floor(bench_url: str, version, searches: int) -> list[float]:
     import psycopg
 
-    from sparktide.knowledge.retrieval import MAX_QUERY_TOKENS, _tsquery_literal
-    from sparktide.knowledge.text import search_tokens
+    from knowledge.retrieval import MAX_QUERY_TOKENS, _tsquery_literal
+    from knowledge.text import search_tokens
 
     sql = (
         "SELECT c.id FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id"
@@ -194,7 +194,7 @@ def search_floor(bench_url: str, version, searches: int) -> list[float]:
 def explain(version, owner, question: str) -> None:
     from django.db import connection
 
-    from sparktide.knowledge import retrieval
+    from knowledge import retrieval
 
     captured = []
 
@@ -381,7 +381,7 @@ def main() -> None:
         if args.reuse_db:
             from django.contrib.auth import get_user_model
 
-            from sparktide.knowledge.models import KnowledgeVersion
+            from knowledge.models import KnowledgeVersion
 
             owner = get_user_model().objects.get(username="owner")
         else:

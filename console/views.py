@@ -8,12 +8,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from api.selectors import public_run
 from console import detail, labels, selectors
 from console.forms import RunFilterForm, TryVersionForm
-from runs.runtime.services import start_run
-from runs.selectors import public_run
-from sparktide.errors import ErrorCode, SparkTideError
-from sparktide.tenancy.models import App, Tenant
+from foundation.errors import ErrorCode, SparkTideError
+from runtime.services import start_run
+from tenancy.models import App, Tenant
 
 
 def staff_only(view):

@@ -5,9 +5,9 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from sparktide.agents.models import AgentVersion
-from sparktide.ids import new_run_id
-from sparktide.tenancy.models import App, Tenant
+from agents.models import AgentVersion
+from foundation.ids import new_run_id
+from tenancy.models import App, Tenant
 
 
 class Run(models.Model):
@@ -160,7 +160,7 @@ class EventTicket(models.Model):
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="tickets")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
     # The bearer token it was issued with (none for the console's session):
-    # revoking the token voids its unused tickets (runs/delivery/tickets.py).
+    # revoking the token voids its unused tickets (delivery/tickets.py).
     token = models.ForeignKey(
         "tenancy.ApiToken", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )

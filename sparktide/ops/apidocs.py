@@ -5,7 +5,7 @@
 operation its error responses — ``application/problem+json`` with the
 ``Problem`` schema, one example per code and the codes in the description —
 from ``OPERATION_ERRORS`` below. An operation that declares its own (the
-preview, citations/api.py) keeps them. An operation missing from the table gets
+preview, api/citations.py) keeps them. An operation missing from the table gets
 the errors every authenticated operation of an app can answer, so a new
 endpoint is never without its errors in the reference.
 
@@ -19,8 +19,7 @@ from django.utils.csp import CSP
 from django.views.decorators.csp import csp_override
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
 
-from citations.api import PROBLEM_MEDIA_TYPE, ProblemSerializer
-from sparktide.errors import ErrorCode, SparkTideError
+from foundation.errors import PROBLEM_MEDIA_TYPE, ErrorCode, ProblemSerializer, SparkTideError
 
 E = ErrorCode
 

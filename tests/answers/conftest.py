@@ -13,9 +13,9 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from runs.models import Run
-from runs.runtime.engine import execute_run
-from runs.runtime.services import start_run
-from sparktide.tenancy.models import App
+from runtime.engine import execute_run
+from runtime.services import start_run
+from tenancy.models import App
 from tests.factories import client_for
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ from guardian.shortcuts import remove_perm
 
 from publication.models import BlockRevision
 from runs.models import DeliveryAck, DeliveryLog, Run
-from runs.runtime.services import start_run
+from runtime.services import start_run
 from tests import factories
 from tests.console.conftest import ANSWER_STEPS, FORGED_ID
 
@@ -272,7 +272,7 @@ def test_the_source_dialog_has_a_label_for_every_code_the_preview_can_return():
     languages; a code the endpoint documents but the dialog cannot name would show raw."""
     from django.utils import translation
 
-    from citations.api import PREVIEW_ERRORS
+    from api.citations import PREVIEW_ERRORS
     from console.labels import PREVIEW_ERROR
 
     codes = {str(code) for code, _ in PREVIEW_ERRORS}

@@ -13,10 +13,10 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.urls import reverse
 
-from sparktide.agents.models import AgentVersion
-from sparktide.knowledge.models import Knowledge, KnowledgeVersion, Lease
-from sparktide.tenancy.authentication import authenticate_token
-from sparktide.tenancy.models import ApiToken, App, hash_token
+from agents.models import AgentVersion
+from knowledge.models import Knowledge, KnowledgeVersion, Lease
+from tenancy.authentication import authenticate_token
+from tenancy.models import ApiToken, App, hash_token
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -12,8 +12,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from guardian.models import UserObjectPermission
 
-from sparktide.agents.models import Agent, AgentPin, AgentVersion
-from sparktide.knowledge.models import (
+from agents.models import Agent, AgentPin, AgentVersion
+from knowledge.models import (
     Chunk,
     Document,
     Fact,
@@ -22,8 +22,8 @@ from sparktide.knowledge.models import (
     Lease,
     user_may_read_document,
 )
-from sparktide.tenancy.authentication import authenticate_token
-from sparktide.tenancy.models import ApiToken, App, Membership, Tenant, TenantUser, hash_token
+from tenancy.authentication import authenticate_token
+from tenancy.models import ApiToken, App, Membership, Tenant, TenantUser, hash_token
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ import pytest
 from drf_spectacular.generators import SchemaGenerator
 from openapi_spec_validator import validate
 
-from sparktide.errors import ErrorCode
+from foundation.errors import ErrorCode
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,9 +11,9 @@ from django.core.management import CommandError, call_command
 from docx.enum.text import WD_BREAK
 
 from citations.models import CitationReference
-from sparktide.knowledge.files import UnreadableFile, read_file, read_stream
-from sparktide.knowledge.models import Document, Knowledge, KnowledgeVersion
-from sparktide.provisioning.manifest import ManifestError, apply_manifest, read_manifest
+from knowledge.files import UnreadableFile, read_file, read_stream
+from knowledge.models import Document, Knowledge, KnowledgeVersion
+from provisioning.manifest import ManifestError, apply_manifest, read_manifest
 from tests import factories
 from tests.ops.pdfs import make_pdf
 

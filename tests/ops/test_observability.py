@@ -92,7 +92,7 @@ def test_every_preview_logs_its_outcome_by_code(make_run, alice, bob, events):
 LOG_ONE_EVENT = """
 import django
 django.setup()
-from sparktide import observability
+from foundation import observability
 observability.run_ended(run_id="run_abc", app="desk", agent="researcher", status="COMPLETED",
                         reason="", duration=1.25)
 """

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from sparktide.agents.providers import get_provider, validate_model_config
-from sparktide.agents.providers import openai as openai_module
-from sparktide.agents.providers.base import TOOL_SCHEMAS, ProviderError, ToolCall, Turn
-from sparktide.agents.providers.openai import OpenAIProvider, validate_config
+from agents.providers import get_provider, validate_model_config
+from agents.providers import openai as openai_module
+from agents.providers.base import TOOL_SCHEMAS, ProviderError, ToolCall, Turn
+from agents.providers.openai import OpenAIProvider, validate_config
 from tests.providers.fake_openai import (
     FakeOpenAI,
     Reply,
