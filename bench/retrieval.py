@@ -224,9 +224,9 @@ class RelevanceSetup:
     def __init__(self, documents) -> None:
         from django.db import transaction
 
-        from sparktide.knowledge.context import TrustedContext
-        from sparktide.knowledge.ingest import ingest_document
-        from sparktide.knowledge.models import Chunk
+        from knowledge.context import TrustedContext
+        from knowledge.ingest import ingest_document
+        from knowledge.models import Chunk
         from tests import factories
 
         tenant = factories.make_tenant("relevance", "Relevance")
@@ -262,11 +262,11 @@ class RelevanceSetup:
 def sparktide_search(setup: RelevanceSetup, query: str, top_k: int) -> list[tuple[str, int]]:
     """SparkTide's answer to one query, as (document key, page) best first.
 
-    The runtime's ``search_knowledge`` tool (runs/runtime/tools.py) does exactly this
+    The runtime's ``search_knowledge`` tool (runtime/tools.py) does exactly this
     before it issues citations: the agent version's routing picks the versions, then
     ``retrieve`` searches those the app may use, as the run's owner. Re-point this
     function, and only it, if those modules move."""
-    from sparktide.knowledge.retrieval import retrieve, select_versions
+    from knowledge.retrieval import retrieve, select_versions
 
     versions = select_versions(setup.agent_version, query)
     items = retrieve(

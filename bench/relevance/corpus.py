@@ -34,7 +34,7 @@ SEED = 20260618
 HERE = Path(__file__).resolve().parent
 QUERY_FILES = {"tuning": HERE / "queries.json", "heldout": HERE / "queries_heldout.json"}
 KINDS = ("abbreviation", "period_alias", "long_boilerplate", "compound_term", "plain")
-# ingest_document's chunk target (sparktide.knowledge.ingest.TARGET_CHUNK_UTF16): a page
+# ingest_document's chunk target (knowledge.ingest.TARGET_CHUNK_UTF16): a page
 # no longer than this is one chunk.
 MAX_PAGE_UTF16 = 600
 

@@ -14,8 +14,8 @@ import pytest
 
 from bench.relevance import corpus
 from bench.relevance.evaluate import bigrams, rank_of, scores
-from sparktide.knowledge.ingest import TARGET_CHUNK_UTF16, chunk_spans
-from sparktide.knowledge.text import utf16_len
+from knowledge.ingest import TARGET_CHUNK_UTF16, chunk_spans
+from knowledge.text import utf16_len
 
 DOCUMENTS = corpus.documents_by_key()
 QUERIES = {which: corpus.load_queries(which) for which in corpus.QUERY_FILES}
