@@ -309,7 +309,11 @@ function render(run) {
     finishTimers(run);
     setBusy(false);
   }
-  if (snapshot.reason) $("run-agent").textContent = `${run.agentLabel} · ${snapshot.reason}`;
+  if (snapshot.reason) {
+    const agent = $("run-agent");
+    agent.textContent = `${run.agentLabel} · ${strings.runReason[snapshot.reason] ?? snapshot.reason}`;
+    agent.title = snapshot.reason;
+  }
   if (snapshot.error) showRunError(ui.streamError, snapshot.error);
 
   const sources = answerSources(snapshot);
@@ -530,8 +534,12 @@ function summarize({ type, data = {} }) {
       return `${data.publicationId ?? data.candidateId ?? ""} r${data.revision} · ${ui.unsaved}`;
     case "answer.published":
       // The receipt's hint is what publishing knew, not the final check: shown as its code.
-      return `${data.publicationId} r${data.revision} · #${data.deliveryOrdinal} · ${data.outcome ?? ""} · ${
-        data.state === "protected" ? ui.protected : format(ui.receiptHint, { hint: data.sourceHint ?? "" })
+      return `${data.publicationId} r${data.revision} · #${data.deliveryOrdinal} · ${
+        strings.outcome[data.outcome] ?? data.outcome ?? ""
+      } · ${
+        data.state === "protected"
+          ? ui.protected
+          : format(ui.receiptHint, { hint: strings.sourceHint[data.sourceHint] ?? data.sourceHint ?? "" })
       }`;
     case "answer.rejected":
       return `${data.code} · ${strings.rejection[data.code] ?? ""} · ${strings.effect[data.effect] ?? data.effect ?? ""}`;
@@ -541,7 +549,9 @@ function summarize({ type, data = {} }) {
       return format(ui.verifiedCount, { verified, unverified: references.length - verified });
     }
     default:
-      return [data.status, data.reason].filter(Boolean).join(" · ");
+      return [strings.runStatus[data.status] ?? data.status, strings.runReason[data.reason] ?? data.reason]
+        .filter(Boolean)
+        .join(" · ");
   }
 }
 
