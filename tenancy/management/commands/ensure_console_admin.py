@@ -54,7 +54,11 @@ class Command(BaseCommand):
             user.is_staff = user.is_superuser = user.is_active = True
             if email:
                 user.email = email
-            user.set_password(password)
+            # The same password is not set again: a new hash (a new salt) would end every
+            # session of this admin (Django binds sessions to the hash), so each demo restart
+            # would log the console out.
+            if created or not user.check_password(password):
+                user.set_password(password)
             user.save()
         if kept is not None and not kept.exists():
             kept.parent.mkdir(parents=True, exist_ok=True)
