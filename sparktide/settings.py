@@ -361,6 +361,10 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {
         "django.tasks": {"level": "WARNING"},
+        # A 4xx is a client's answer, written once by the server's access log (daphne: one
+        # line per request with its status); django.request would log it a second time.
+        # 5xx stay, with their traceback.
+        "django.request": {"level": "ERROR"},
         # A Host outside ALLOWED_HOSTS is answered 400: a warning line, not an ERROR
         # with a traceback (sparktide/log_filters.py).
         "django.security.DisallowedHost": {"filters": ["client_fault"]},
