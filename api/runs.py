@@ -147,7 +147,12 @@ class RunDetailView(APIView):
 
 class RunEventsView(APIView):
     @extend_schema(
-        parameters=[OpenApiParameter("after", int), OpenApiParameter("limit", int)],
+        parameters=[
+            OpenApiParameter("after", int, description="≥ 0, default 0"),
+            OpenApiParameter(
+                "limit", int, description=f"1–{selectors.MAX_EVENTS_PAGE}, default 100"
+            ),
+        ],
         responses={
             200: inline_serializer(
                 "EventsPage",

@@ -12,7 +12,7 @@ from publication.reader import RunReader
 from runs.events import TERMINAL_EVENT_TYPES, log_page
 from runs.models import Run, RunEvent
 
-MAX_EVENTS_PAGE = 500
+MAX_EVENTS_PAGE = 1000
 DEFAULT_RUNS_PAGE = 20
 MAX_RUNS_PAGE = 100
 _CURSOR_SALT = "sparktide.runs.list-cursor"

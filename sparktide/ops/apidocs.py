@@ -34,20 +34,32 @@ AUTHENTICATED = [
 ]
 RUN_GONE = (410, E.EVENT_CURSOR_EXPIRED, "The run is archived or older than its retention.")
 BAD_REQUEST = (400, E.INVALID_REQUEST, "A malformed body or query parameter.")
+APP_NOT_ACTIVE = (403, E.APP_NOT_ACTIVE, "The app is SUSPENDED or DISABLED.")
+# What reading a run's history answers besides 401/404 (runs.access.require_run_history,
+# in its order): the app ACTIVE, the run within retention, the owner's history permission.
+RUN_HISTORY = [
+    APP_NOT_ACTIVE,
+    RUN_GONE,
+    (
+        403,
+        E.BUSINESS_PERMISSION_DENIED,
+        "The owner no longer has the app's business history permission (view_run_history).",
+    ),
+]
 
 # operationId → the errors it can answer besides the AUTHENTICATED ones.
 OPERATION_ERRORS: dict[str, list[tuple[int, ErrorCode, str]]] = {
     "createRun": [
         BAD_REQUEST,
-        (403, E.APP_NOT_ACTIVE, "The app is SUSPENDED or DISABLED."),
+        APP_NOT_ACTIVE,
         (422, E.AGENT_NOT_AVAILABLE, "No such agent is pinned in this app."),
     ],
     "listRuns": [BAD_REQUEST],
     "getRun": [],
-    "listRunEvents": [BAD_REQUEST, RUN_GONE],
-    "getRunAnswer": [RUN_GONE],
+    "listRunEvents": [BAD_REQUEST, *RUN_HISTORY],
+    "getRunAnswer": RUN_HISTORY,
     "cancelRun": [(409, E.RUN_ALREADY_FINISHED, "The run already ended.")],
-    "createEventTicket": [],
+    "createEventTicket": RUN_HISTORY,
 }
 
 
