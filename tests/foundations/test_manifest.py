@@ -825,6 +825,20 @@ def test_the_demo_manifest_applies_cleanly_and_is_idempotent():
     assert snapshot() == before
 
 
+def test_if_new_applies_on_the_first_start_and_keeps_later_changes():
+    """make demo's --if-new: the manifest provisions an empty database; once its tenant exists
+    it is not applied again, so a pin changed since (by ingest --agent) is not reverted."""
+    first = StringIO()
+    call_command("apply_manifest", str(DEMO_MANIFEST), "--if-new", stdout=first)
+    assert "Applied" in first.getvalue()
+    pin = AgentPin.objects.get(app__slug="research-desk", agent__key="briefing")
+    pin.delete()
+    again = StringIO()
+    call_command("apply_manifest", str(DEMO_MANIFEST), "--if-new", stdout=again)
+    assert "already provisioned; not applied again" in again.getvalue()
+    assert not AgentPin.objects.filter(app__slug="research-desk", agent__key="briefing").exists()
+
+
 def test_the_demo_users_see_different_documents():
     call_command("apply_manifest", str(DEMO_MANIFEST), stdout=StringIO())
     memo = Document.objects.get(key="internal-memo-2026-10")

@@ -1,4 +1,9 @@
-"""python manage.py ingest TENANT/KNOWLEDGE@VERSION FILE… [--publish] — docs/ingest.md."""
+"""python manage.py ingest TENANT/KNOWLEDGE@VERSION FILE… [--publish [--app APP [--agent KEY]]]
+— docs/ingest.md.
+
+An operator's tool beside the core (provisioning): it reads files into a knowledge version and,
+with --app and --agent, makes an app answer from it in the same step — a lease, and a new agent
+version allowing it, pinned (agents/releases.py)."""
 
 from pathlib import Path
 
@@ -6,9 +11,10 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils.text import slugify
 
+from agents.releases import ReleaseRefused, release_with_knowledge
 from knowledge.files import UnreadableFile, ingest_file, read_file
-from knowledge.models import ImmutableVersionError, Knowledge, KnowledgeVersion
-from tenancy.models import Tenant
+from knowledge.models import ImmutableVersionError, Knowledge, KnowledgeVersion, Lease
+from tenancy.models import App, Tenant
 
 
 def parse_target(target: str) -> tuple[str, str, str]:
@@ -46,10 +52,23 @@ class Command(BaseCommand):
             help="create the MANAGED knowledge base if it does not exist",
         )
         parser.add_argument("--publish", action="store_true", help="publish the version afterwards")
+        parser.add_argument(
+            "--app",
+            help="with --publish: give this app of the tenant a lease on the version",
+        )
+        parser.add_argument(
+            "--agent",
+            help="with --app: publish a new version of this agent (a copy of the one the app "
+            "pins) that also allows the new knowledge version, and pin it in the app",
+        )
 
     def handle(self, *args, target, files, key, title, source_version, restricted, **options):
         if len(files) > 1 and (key or title):
             raise CommandError("--key and --title name one document: give one file with them")
+        if options["app"] and not options["publish"]:
+            raise CommandError("--app leases a published version: give --publish with it")
+        if options["agent"] and not options["app"]:
+            raise CommandError("--agent re-pins an agent in an app: give --app with it")
         tenant_key, knowledge_key, label = parse_target(target)
         parsed = []
         for name in files:
@@ -84,10 +103,39 @@ class Command(BaseCommand):
                     version.clean()
                     version.status = KnowledgeVersion.Status.PUBLISHED
                     version.save()
-        except ImmutableVersionError as exc:
+                if options["app"]:
+                    self.use_in_app(version, options["app"], options["agent"])
+        except (ImmutableVersionError, ReleaseRefused) as exc:
             raise CommandError(str(exc))
         state = "published" if options["publish"] else "still a DRAFT: publish it when ready"
         self.stdout.write(self.style.SUCCESS(f"{version.label}: {len(parsed)} file(s), {state}"))
+
+    def use_in_app(self, version: KnowledgeVersion, app_slug: str, agent_key: str | None) -> None:
+        app = App.objects.filter(tenant=version.knowledge.tenant, slug=app_slug).first()
+        if app is None:
+            raise CommandError(f"no app {app_slug!r} in {version.knowledge.tenant.key}")
+        lease, _ = Lease.objects.get_or_create(app=app, version=version)
+        if lease.revoked_at is not None:
+            raise CommandError(
+                f"{app.slug}'s lease on {version.label} was revoked: grant it again in the admin"
+            )
+        self.stdout.write(f"+ lease: {app.slug} → {version.label}")
+        if not agent_key:
+            self.stdout.write(
+                f"  {app.slug} may use {version.label}; an agent version that allows it must "
+                "be pinned (--agent does both)"
+            )
+            return
+        before, released = release_with_knowledge(app=app, agent_key=agent_key, version=version)
+        self.stdout.write(
+            f"+ agent {released} published (a copy of {before} that also allows "
+            f"{version.label}); {app.slug} now pins it — roll back by pinning {before} again"
+        )
+        if released.routing:
+            self.stdout.write(
+                "  its routing rules are copied as they are: a question a rule matches searches "
+                "only the versions that rule names"
+            )
 
     def draft_version(self, tenant_key, knowledge_key, label, *, create) -> KnowledgeVersion:
         tenant = Tenant.objects.filter(key=tenant_key).first()
