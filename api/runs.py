@@ -155,6 +155,7 @@ class RunEventsView(APIView):
                     "events": serializers.ListField(),
                     "nextAfter": serializers.IntegerField(),
                     "terminal": serializers.BooleanField(),
+                    "stream": serializers.ListField(required=False),
                 },
             )
         },
