@@ -8,8 +8,8 @@ at once, so the first words reach the reader without waiting for the interval.
 
 The same mechanical cleaning as Publication's prepare step applies (``clean_text``: control
 characters, line endings, lone surrogates), and the stream never holds more than
-``MAX_DISPLAY_CHARS`` display characters. A trailing CR or high surrogate is held back until the
-next piece, so a CRLF or a surrogate pair split across two deltas cleans as the whole text does.
+``MAX_DISPLAY_CHARS`` display characters. A trailing CR is held back until the next piece, so a
+CRLF split across two deltas cleans as the whole text does.
 Markers are plain text here: nothing in the stream is verified.
 """
 
@@ -29,7 +29,7 @@ class TurnStream:
         self.length = 0  # code points written (the next offset)
         self.pending: list[str] = []
         self.pending_chars = 0
-        self.held = ""  # a trailing CR / high surrogate, cleaned with what follows
+        self.held = ""  # a trailing CR, cleaned with what follows
         self.flushed_at = 0.0
         self.truncated = False
         self.stopped = False  # the run ended, or the bound was reached
@@ -41,7 +41,7 @@ class TurnStream:
         if piece:
             text = self.held + piece
             self.held = ""
-            if text[-1] == "\r" or "\ud800" <= text[-1] <= "\udbff":
+            if text[-1] == "\r":
                 text, self.held = text[:-1], text[-1]
             cleaned = clean_text(text)
             if cleaned:

@@ -207,7 +207,10 @@ async def test_a_failed_turn_clears_its_stream(app, alice, knowledge, openai_key
         finally:
             await comm.disconnect()
             await asyncio.wait_for(worker, 30)
-    assert texts(frames) and list(texts(frames).values()) == ["半句话没说完"]
+    # What was shown is the start of what the model said (a last delta racing the close event
+    # may be dropped: the text goes away with the close either way).
+    [shown] = texts(frames).values()
+    assert shown and "半句话没说完".startswith(shown)
     close = next(f for f in frames if f["kind"] == "event" and f["type"] == "answer.stream")
     assert close["data"]["state"] == "closed" and close["data"]["reason"] == "failed"
     assert frames[-1]["type"] == "run.failed"
