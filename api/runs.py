@@ -160,6 +160,7 @@ class RunEventsView(APIView):
                     "events": serializers.ListField(),
                     "nextAfter": serializers.IntegerField(),
                     "terminal": serializers.BooleanField(),
+                    "stream": serializers.ListField(required=False),
                 },
             )
         },

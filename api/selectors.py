@@ -11,6 +11,7 @@ from foundation.errors import ErrorCode, SparkTideError
 from publication.reader import RunReader
 from runs.events import TERMINAL_EVENT_TYPES, log_page
 from runs.models import Run, RunEvent
+from runs.streams import live_streams
 
 MAX_EVENTS_PAGE = 1000
 DEFAULT_RUNS_PAGE = 20
@@ -41,7 +42,11 @@ def events_page(run: Run, *, after: int, limit: int) -> dict:
     terminal = RunEvent.objects.filter(
         run=run, type__in=TERMINAL_EVENT_TYPES, seq__lte=next_after
     ).exists()
-    return {"events": hydrated, "nextAfter": next_after, "terminal": terminal}
+    page = {"events": hydrated, "nextAfter": next_after, "terminal": terminal}
+    if not terminal:
+        # The live turn's text so far (docs/events.md, "The text stream"): not events.
+        page["stream"] = live_streams(run.pk)
+    return page
 
 
 def answer(run: Run) -> dict:

@@ -11,7 +11,9 @@ class DeliveryConfig(AppConfig):
     def ready(self) -> None:
         # The event log wakes delivery through a waker delivery registers: the kernel
         # never imports the layer above it.
-        from delivery.wakeups import wake_run
+        from delivery.wakeups import send_stream, wake_run
         from runs.events import register_waker
+        from runs.streams import register_stream_sender
 
         register_waker(wake_run)
+        register_stream_sender(send_stream)

@@ -11,6 +11,7 @@ once, in seq order, without gaps" hold however wake-ups overlap.
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
 from typing import Any, cast
@@ -50,6 +51,8 @@ logger = logging.getLogger(__name__)
 FINAL_ACK_GRACE_SECONDS = 2.0
 # A socket whose subscription failed polls at least this often until it succeeds.
 RESUBSCRIBE_SECONDS = 1.0
+# Stream deltas a socket keeps waiting before it drops them and reads the row instead.
+MAX_QUEUED_DELTAS = 200
 
 
 async def _receive_nothing() -> dict:
@@ -116,6 +119,15 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         self.stalled_since: float | None = None
         self.wake = asyncio.Event()
         self.woken_at = time.monotonic()
+        # The live text stream (docs/events.md, "The text stream"): how far this socket
+        # sent each stream, the streams the log has closed, the deltas waiting, and
+        # whether to (re)read the row — at connect, after a gap, and when the gate was
+        # last passed longer than a poll ago.
+        self.stream_sent: dict[str, int] = {}
+        self.stream_closed: set[str] = set()
+        self.stream_queue: list[dict[str, Any]] = []
+        self.stream_resync = True
+        self.gate_at = 0.0
         # Subscribe before accepting and before the first read: an event
         # committed after that read wakes us, one committed before it is in it.
         self.subscribed = await self._subscribe()
@@ -155,6 +167,9 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         try:
             while True:
                 self.wake.clear()
+                # The stream first: a delta queued before the log's close event of its
+                # stream is sent before that event, never after it.
+                await self._send_stream()
                 if await self._drain():
                     await self._await_final_acks()
                     await self.close(CLOSE_NORMAL)
@@ -273,6 +288,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         through the ASGI send. Either way the cursor moves before the bytes go out,
         so an ack racing the send is not taken for an ack of an unsent event.
         """
+        self._note_closed_streams(frames)
         if self.direct is not None:
             tail = self.tail
             wires = [tail.wire(f) if tail is not None else frame_text(f[2]) for f in frames]
@@ -358,15 +374,86 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         """Write frames of a shared read on the fast path; False if it would not take them."""
         if self.direct is None or not self.direct.write(wires):
             return False
+        self._note_closed_streams(frames)
+        self.gate_at = time.monotonic()  # the read that made these frames passed the gate
         self.sent = frames[-1][0]
         sent_recorder().note(cast(str, self.log_id), self.sent)  # set by connect
         return True
 
     async def _read_log(self, limit: int, *, after: int) -> list[Frame]:
         """One read of the log, which re-checks this socket's gate (raises SparkTideError)."""
-        return await db_call(fanout.read_frames)(
+        started = time.monotonic()
+        frames = await db_call(fanout.read_frames)(
             self.run, after=after, limit=limit, staff=self.staff
         )
+        if frames:
+            self.gate_at = started
+        return frames
+
+    # -- the text stream ----------------------------------------------------------
+
+    def stream_delta(self, data: dict[str, Any]) -> None:
+        """A delta of the run's live text reached this socket: queue it, nudge the sender."""
+        if self.log_id is None:
+            return
+        if len(self.stream_queue) >= MAX_QUEUED_DELTAS:
+            # The row holds all of it: read it once instead of keeping the deltas.
+            self.stream_queue.clear()
+            self.stream_resync = True
+        self.stream_queue.append(data)
+        self.wake.set()
+
+    async def _send_stream(self) -> None:
+        """Send the stream's text this socket does not have yet: the row's snapshot when it
+        must resync, then the queued deltas, each trimmed to what is new (no duplicates);
+        a delta past what was sent (a lost message) makes it read the row instead.
+
+        Deltas come from the channel layer, not from a read of the log, so the gate is
+        not re-checked per delta: a socket whose gate was last passed more than a poll
+        ago reads the row through the gate (``fanout.stream_snapshot``) before it sends
+        more. A refusal raises, and nothing of the stream is sent."""
+        for _ in range(2):
+            stale = time.monotonic() - self.gate_at > self.config.poll_seconds
+            if self.stream_resync or (self.stream_queue and stale):
+                self.stream_resync = False
+                started = time.monotonic()
+                snapshots = await db_call(fanout.stream_snapshot)(self.run, staff=self.staff)
+                self.gate_at = started
+                await self._send_stream_data(snapshots)
+            queue, self.stream_queue = self.stream_queue, []
+            await self._send_stream_data(queue)
+            if not self.stream_resync:
+                return
+
+    async def _send_stream_data(self, items: list[dict[str, Any]]) -> None:
+        for data in items:
+            stream, offset, delta = data.get("streamId"), data.get("offset"), data.get("delta")
+            if not isinstance(stream, str) or not isinstance(offset, int):
+                continue
+            if not isinstance(delta, str) or stream in self.stream_closed:
+                continue
+            have = self.stream_sent.get(stream, 0)
+            end = offset + len(delta)
+            if end <= have:
+                continue  # sent already
+            if offset > have:
+                self.stream_resync = True  # a delta was lost: the row has it
+                return
+            if offset < have:
+                data = {**data, "offset": have, "delta": delta[have - offset :]}
+                data.pop("snapshot", None)
+            self.stream_sent[stream] = end
+            await self.send(text_data=fanout.stream_frame(data))
+
+    def _note_closed_streams(self, frames: list[Frame]) -> None:
+        """The log's ``answer.stream`` close events among frames being sent: nothing more
+        of those streams is sent on this socket."""
+        for _, type_, text in frames:
+            if type_ == fanout.STREAM_EVENT:
+                stream = json.loads(text).get("data", {}).get("streamId")
+                if isinstance(stream, str):
+                    self.stream_closed.add(stream)
+                    self.stream_sent.pop(stream, None)
 
     def _room(self) -> int:
         """How many more events may be sent now (flow control for acking clients).

@@ -36,6 +36,7 @@ from runs.access import access_run_history, require_run_history, run_for_history
 from runs.events import TERMINAL_EVENT_TYPES, log_range
 from runs.models import DeliveryAck, DeliveryLog, Run, RunEvent
 from runs.retention import require_within_retention
+from runs.streams import STREAM_EVENT, live_streams
 
 # Error code of the 4408 close (WebSocket only, no HTTP counterpart).
 CLIENT_TOO_SLOW = ErrorCode.CLIENT_TOO_SLOW
@@ -149,12 +150,7 @@ def read_frames(run: Run, *, after: int, limit: int, staff: bool = False) -> lis
     rows = _page_rows(run.pk, after=after, limit=limit)
     if not rows:
         return []
-    if staff:
-        run = Run.objects.select_related("app", "tenant", "owner").get(pk=run.pk)
-        require_within_retention(run)
-    else:
-        run = run_for_history_read(run.pk)
-        require_run_history(run)
+    run = _gate(run, staff=staff)
     events = RunReader(run).hydrate_rows(
         (seq, type_, json.loads(raw) if type_ in HYDRATED_EVENT_TYPES else Fragment(raw), at)
         for seq, type_, raw, at in rows
@@ -167,6 +163,31 @@ def read_frames(run: Run, *, after: int, limit: int, staff: bool = False) -> lis
         )
         for event in events
     ]
+
+
+def _gate(run: Run, *, staff: bool) -> Run:
+    """The run read afresh and the watcher's gate passed (raises its SparkTideError): for
+    the owner ``require_run_history``, for a console admin retention."""
+    if staff:
+        run = Run.objects.select_related("app", "tenant", "owner").get(pk=run.pk)
+        require_within_retention(run)
+    else:
+        run = run_for_history_read(run.pk)
+        require_run_history(run)
+    return run
+
+
+def stream_snapshot(run: Run, *, staff: bool = False) -> list[dict[str, Any]]:
+    """The run's live stream text (``runs.streams.live_streams``) after the watcher's gate,
+    re-checked as for a page of the log: nothing of a refused read is returned. Two queries."""
+    _gate(run, staff=staff)
+    return live_streams(run.pk)
+
+
+def stream_frame(data: dict[str, Any]) -> str:
+    """A stream frame: ``{"kind": "stream", "type": "answer.stream", "data": …}`` (no seq:
+    the stream is not the log)."""
+    return dumps({"kind": "stream", "type": STREAM_EVENT, "data": data}).decode()
 
 
 def _page_rows(run_id: str, *, after: int, limit: int) -> list[Any]:

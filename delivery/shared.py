@@ -145,6 +145,8 @@ def release_tail(key: TailKey) -> None:
 class Wakeable(Protocol):
     def wake_up(self, message: dict[str, Any]) -> None: ...
 
+    def stream_delta(self, data: dict[str, Any]) -> None: ...
+
 
 class RunWakeups:
     """One subscription to a run's wake-ups per process, shared by all its sockets.
@@ -201,6 +203,9 @@ class RunWakeups:
             if message.get("type") == "run.wakeup":
                 for socket in list(self.sockets):
                     socket.wake_up(message)
+            elif message.get("type") == "run.stream" and isinstance(message.get("data"), dict):
+                for socket in list(self.sockets):
+                    socket.stream_delta(message["data"])
 
     async def leave(self, socket: Wakeable, layer) -> None:
         self.sockets.discard(socket)

@@ -62,10 +62,18 @@ def _log_failure(future) -> None:
 
 
 def wake_run(run_id: str, seq: int) -> None:
+    _group_send(run_id, {"type": "run.wakeup", "seq": seq})
+
+
+def send_stream(run_id: str, data: dict) -> None:
+    """A delta of the run's live text (runs/streams.py): to the run's group, never the log."""
+    _group_send(run_id, {"type": "run.stream", "data": data})
+
+
+def _group_send(run_id: str, message: dict) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    message = {"type": "run.wakeup", "seq": seq}
     loop = server_loop
     if loop is not None and isinstance(layer, InMemoryChannelLayer) and not loop.is_closed():
         asyncio.run_coroutine_threadsafe(layer.group_send(run_group(run_id), message), loop)

@@ -32,6 +32,7 @@ from runs.models import AgentCall, JournalEntry, Run
 from runs.reasons import RunReason
 from runtime.conversation import conversation_history
 from runtime.state import CallState, Journal, RunCancelled, StepLimitReached
+from runtime.streaming import TurnStream, close_reason
 from runtime.tools import Tools
 
 logger = logging.getLogger(__name__)
@@ -173,6 +174,9 @@ class Engine(Tools):
             for step in range(1, version.max_steps + 1):
                 _heartbeat(run, self.journal)
                 _release_connection()
+                if call.depth == 0:
+                    state.stream = TurnStream(run, call, step)
+                    state.on_text = state.stream.feed
                 turn = _storable_turn(provider.next_turn(state))
                 self.journal.add(
                     call,
@@ -181,10 +185,15 @@ class Engine(Tools):
                     text=turn.text,
                     toolCalls=[t.name for t in turn.tool_calls],
                 )
+                published = None
                 if turn.text.strip():
                     state.texts.append(turn.text)
                     if call.depth == 0:
-                        self._publish(call, step, entry="A", body=turn.text)
+                        published = self._publish(call, step, entry="A", body=turn.text)
+                if state.stream is not None:
+                    # Its preview or receipt now stands where the streamed text stood.
+                    state.stream.close(close_reason(published and published["receipt"]))
+                    state.stream = state.on_text = None
                 message: dict = {"role": "assistant", "content": turn.text or None}
                 if turn.tool_calls:
                     message["tool_calls"] = [
@@ -215,6 +224,11 @@ class Engine(Tools):
                 if isinstance(exc, RunCancelled)
                 else AgentCall.Status.FAILED
             )
+            if state.stream is not None:
+                try:
+                    state.stream.close(status.lower())
+                except Exception:  # the run's own failure is what ends it
+                    logger.warning("stream of %s not closed", call.public_id, exc_info=True)
             self._finish_call(call, status, "")
             raise
         result_text = "\n\n".join(state.texts)

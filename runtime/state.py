@@ -32,6 +32,10 @@ class CallState:
     texts: list[str] = field(default_factory=list)
     # Earlier turns of the run's conversation (runtime/conversation.py); root call only.
     history: list[dict] = field(default_factory=list)
+    # The live turn's text stream (runtime/streaming.py); the provider calls ``on_text``
+    # with content deltas as they arrive. None for a sub-agent: its text is not an answer.
+    stream: Any = None
+    on_text: Any = None
 
     def evidence_ids(self) -> list[str]:
         return [ref.pk for ref in evidence_view(self.call)]

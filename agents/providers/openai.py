@@ -11,8 +11,8 @@ key itself never appears in the config: it is read from the environment variable
 
 One ``next_turn`` is one ``POST {baseUrl}/chat/completions`` with
 ``{"model", "messages", "tools": TOOL_SCHEMAS, "stream": true}`` (plus ``temperature`` and
-``max_tokens`` when configured). No retries, no redirects. The answer may be a Server-Sent Events
-stream or, for servers that ignore ``stream``, one JSON completion; either becomes a ``Turn``:
+``max_tokens`` when configured). No redirects; a 429/503 before any output is retried, bounded.
+The answer may be a Server-Sent Events stream or, for servers that ignore ``stream``, one JSON completion; either becomes a ``Turn``:
 
 - ``text`` is the concatenation of ``content`` only. Hidden reasoning (``reasoning_content``,
   ``reasoning``, …) is never part of it.
@@ -48,7 +48,7 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -69,6 +69,15 @@ MAX_TIMEOUT_SECONDS = 120.0
 # A bound on what one turn may read, so a runaway server cannot exhaust memory before the
 # deadline. Far above any legitimate turn: the tool entry caps one call's arguments at 256 KiB.
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+# A 429/503 answered before any output is asked again, at most this often and never past the
+# turn's deadline; once the body is being read nothing is retried.
+MAX_RETRIES = 2
+RETRY_DEFAULT_SECONDS = 1.0
+RETRY_MAX_SECONDS = 10.0
+
+# The engine's callback for the turn's content as it arrives (runtime/streaming.py): each
+# piece of ``delta.content``, and "" for any other chunk read (a tick).
+TextSink = Callable[[str], None]
 
 ALLOWED_KEYS = frozenset(
     {"provider", "baseUrl", "model", "apiKeyEnv", "temperature", "timeoutSeconds", "maxTokens"}
@@ -169,14 +178,20 @@ class OpenAIProvider:
             "Authorization": f"Bearer {key}",
             "Accept": "text/event-stream, application/json",
         }
+        on_text: TextSink = getattr(state, "on_text", None) or _no_sink
         deadline = time.monotonic() + self.timeout
         try:
-            with (
-                httpx.Client(timeout=self.timeout, follow_redirects=False) as client,
-                client.stream("POST", self.url, json=payload, headers=headers) as response,
-            ):
-                self._check_status(response)
-                return self._read_turn(response, deadline)
+            with httpx.Client(timeout=self.timeout, follow_redirects=False) as client:
+                for attempt in range(MAX_RETRIES + 1):
+                    with client.stream("POST", self.url, json=payload, headers=headers) as response:
+                        wait = _retry_after(response, attempt, deadline)
+                        if wait is None:
+                            self._check_status(response)
+                            return self._read_turn(response, deadline, on_text)
+                    # Only a refusal (429/503) before any output is retried: nothing of
+                    # this turn has been read, let alone streamed to a reader.
+                    time.sleep(wait)
+                raise AssertionError("unreachable")  # the last attempt never waits
         except httpx.TimeoutException as exc:
             raise ProviderError(
                 f"openai provider: request to {self.url} timed out after {self.timeout:g} s"
@@ -244,17 +259,40 @@ class OpenAIProvider:
             hint = " (redirects are not followed)"
         raise ProviderError(f"openai provider: {self.url} answered HTTP {status}{hint}")
 
-    def _read_turn(self, response: httpx.Response, deadline: float) -> Turn:
+    def _read_turn(self, response: httpx.Response, deadline: float, on_text: "TextSink") -> Turn:
         content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
         chunks = _bounded(response.iter_bytes(), deadline, self.timeout)
         if content_type == "text/event-stream":
-            return _turn_from_stream(_lines(chunks))
+            return _turn_from_stream(_lines(chunks), on_text)
         # Some servers ignore "stream" and answer with one JSON completion; some send SSE with
         # a generic content type. Read it whole (bounded) and look at what it is.
         body = _decode(b"".join(chunks))
         if body.lstrip().startswith("{"):
-            return _turn_from_completion(body)
-        return _turn_from_stream(_lines([body.encode()]))
+            turn = _turn_from_completion(body)
+            on_text(turn.text)
+            return turn
+        return _turn_from_stream(_lines([body.encode()]), on_text)
+
+
+def _no_sink(piece: str) -> None:
+    pass
+
+
+def _retry_after(response: httpx.Response, attempt: int, deadline: float) -> float | None:
+    """Seconds to wait before asking again, or None to take this response as it is.
+
+    A 429 or 503 is retried at most MAX_RETRIES times, after its ``Retry-After`` (seconds;
+    a date or nothing means RETRY_DEFAULT_SECONDS), capped at RETRY_MAX_SECONDS and only if
+    the wait ends before the turn's deadline.
+    """
+    if response.status_code not in (429, 503) or attempt >= MAX_RETRIES:
+        return None
+    raw = response.headers.get("retry-after", "").strip()
+    wait = float(raw) if raw.isascii() and raw.isdigit() else RETRY_DEFAULT_SECONDS
+    wait = min(wait, RETRY_MAX_SECONDS)
+    if time.monotonic() + wait >= deadline:
+        return None
+    return wait
 
 
 # -- reading the response ---------------------------------------------------------------------
@@ -384,7 +422,7 @@ def _first_choice(chunk: dict) -> dict | None:
     return None  # e.g. a final usage chunk with "choices": []
 
 
-def _turn_from_stream(lines: Iterable[str]) -> Turn:
+def _turn_from_stream(lines: Iterable[str], on_text: "TextSink" = _no_sink) -> Turn:
     text: list[str] = []
     calls: dict[int, _PendingCall] = {}
     finish: str | None = None
@@ -409,8 +447,11 @@ def _turn_from_stream(lines: Iterable[str]) -> Turn:
         delta = choice.get("delta") or {}
         if not isinstance(delta, dict):
             raise _malformed("delta is not an object")
-        # Only "content" is the answer; reasoning_content and the like stay hidden.
-        text.append(_text_of(delta.get("content"), "delta"))
+        # Only "content" is the answer; reasoning_content and the like stay hidden, and
+        # so do tool calls: the reader's stream is given the content and nothing else.
+        piece = _text_of(delta.get("content"), "delta")
+        text.append(piece)
+        on_text(piece)
         _merge_tool_call_deltas(calls, delta.get("tool_calls"))
         if choice.get("finish_reason") is not None:
             if not isinstance(choice["finish_reason"], str):

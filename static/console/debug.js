@@ -319,6 +319,7 @@ function render(run) {
   const sources = answerSources(snapshot);
   const numbers = new Map(sources.verified.map((source, index) => [source.id, index + 1]));
   renderBlocks(run, snapshot, numbers);
+  renderStream(run);
   renderRejections(snapshot);
   renderSources(sources, run.session.settled());
 
@@ -326,6 +327,28 @@ function render(run) {
   if (snapshot.lastSeq > run.renderedSeq && run.session.ackRendered(snapshot.lastSeq)) {
     run.renderedSeq = snapshot.lastSeq;
   }
+}
+
+/**
+ * The live text of the model turn being generated (answer.stream): plain text nodes only, shown
+ * after the blocks and marked as unverified; gone once the log closes the stream.
+ */
+function renderStream(run) {
+  const container = $("blocks");
+  let node = container.querySelector("[data-stream]");
+  const segments = run.session.streamSegments();
+  if (!segments.length) {
+    node?.remove();
+    return;
+  }
+  if (!node) {
+    node = document.createElement("div");
+    node.dataset.stream = "";
+    node.className = "debug-stream";
+    node.title = "生成中（未核验）";
+    container.append(node);
+  }
+  node.textContent = segments.map((segment) => segment.text ?? "").join("");
 }
 
 /** The 回答来源区: the SDK's one trusted-source rule (segments.js trustedSources). */
