@@ -6,6 +6,9 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/sparktide
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
+# The product's packages, top layer first (docs/design.md).
+PACKAGES := sparktide console evaluation api runtime delivery publication citations runs agents knowledge \
+	tenancy foundation provisioning
 
 .PHONY: demo demo-reset test venv lint services chromium clients java pytest jstest bench chaos mutation clean
 
@@ -43,7 +46,7 @@ lint: venv
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports --no-cache
 	DEBUG=1 $(PY) manage.py makemigrations --check --dry-run
-	DEBUG=1 $(VENV)/bin/mypy sparktide runs citations publication console evaluation
+	DEBUG=1 $(VENV)/bin/mypy $(PACKAGES)
 
 jstest:
 	node --test tests/js/
@@ -58,7 +61,6 @@ bench: venv services
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/preview.py
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) bench/delivery.py
 	$(PY) bench/answers.py
-	$(PY) bench/evalsets.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/retrieval.py
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) bench/load.py
 
@@ -73,7 +75,7 @@ mutation: venv services
 # non-zero exit on any loss. `make test` runs the short version of each scenario.
 chaos: venv services
 	SPARKTIDE_CHAOS=full SPARKTIDE_TEST_STRICT=1 DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) \
-		$(PY) -m pytest tests/reliability/test_chaos.py -q -s -p no:cacheprovider
+		$(PY) -m pytest tests/reliability/test_chaos*.py -q -s -p no:cacheprovider
 
 clean:
 	rm -rf $(VENV) var/*.sqlite3* var/staticfiles

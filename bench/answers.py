@@ -124,9 +124,9 @@ def setup_django(var_dir: str) -> None:
 
 
 def add_openai_agent(url: str) -> str:
-    from sparktide.agents.models import Agent, AgentPin, AgentVersion
-    from sparktide.knowledge.models import KnowledgeVersion
-    from sparktide.tenancy.models import App
+    from agents.models import Agent, AgentPin, AgentVersion
+    from knowledge.models import KnowledgeVersion
+    from tenancy.models import App
 
     app = App.objects.get(slug=APP)
     agent = Agent.objects.create(tenant=app.tenant, key="researcher-openai", name="openai")
@@ -158,9 +158,9 @@ def run_set(agent_key: str, verbose: bool) -> dict:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from runs.runtime.engine import execute_run
-    from runs.runtime.services import start_run
-    from sparktide.tenancy.models import App
+    from runtime.engine import execute_run
+    from runtime.services import start_run
+    from tenancy.models import App
 
     analyst = get_user_model().objects.get(username="analyst")
     app = App.objects.get(slug=APP)

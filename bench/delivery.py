@@ -109,7 +109,7 @@ def new_run(app, owner, version):
 
 
 def tickets(run, owner, count: int) -> list[str]:
-    from runs.delivery.tickets import issue_ticket
+    from delivery.tickets import issue_ticket
 
     return [issue_ticket(run=run, user=owner)[0] for _ in range(count)]
 
@@ -403,7 +403,7 @@ def floor_server_process(texts: list[str], page: int, conn) -> None:
     import base64
     import hashlib
 
-    from runs.delivery.wire import frame_text  # the server's own framing of a text frame
+    from delivery.wire import frame_text  # the server's own framing of a text frame
 
     pages = [
         b"".join(frame_text(t)[1] for t in texts[i : i + page]) for i in range(0, len(texts), page)

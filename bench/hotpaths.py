@@ -121,7 +121,7 @@ def profile_publication(run, call, cites, calls: int) -> None:
 def profile_preview(run, calls: int) -> None:
     from django.test import Client
 
-    from sparktide.tenancy.models import ApiToken
+    from tenancy.models import ApiToken
 
     ApiToken.issue(run.owner, raw=TOKEN)
     cite = run.citations.order_by("ordinal").first()
@@ -175,7 +175,7 @@ def profile_rest(run, calls: int) -> None:
 
     from django.test import Client
 
-    from sparktide.tenancy.models import ApiToken
+    from tenancy.models import ApiToken
 
     ApiToken.issue(run.owner, raw=TOKEN)
     client = Client(headers={"Authorization": f"Bearer {TOKEN}"})

@@ -127,8 +127,8 @@ def build_fixture() -> dict:
     call_command("migrate", verbosity=0)
 
     from citations.models import CitationReference
-    from runs.runtime.engine import execute_run
-    from runs.runtime.services import start_run
+    from runtime.engine import execute_run
+    from runtime.services import start_run
     from tests import factories
 
     tenant = factories.make_tenant("acme", "Acme 资产管理")

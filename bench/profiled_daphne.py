@@ -99,7 +99,7 @@ def _install() -> None:
 def _install_timeline() -> None:
     """Stamp each wake-up's arrival, each read, each send of the delivery path."""
 
-    from runs.delivery import consumers
+    from delivery import consumers
 
     real_wakeup = consumers.RunEventsConsumer.wake_up
     real_read_log = consumers.RunEventsConsumer._read_log
@@ -120,7 +120,7 @@ def _install_timeline() -> None:
         return frames
 
     async def send_frames(self, frames):
-        # Every event frame goes out here, on the fast path (runs/delivery/wire.py)
+        # Every event frame goes out here, on the fast path (delivery/wire.py)
         # or through the ASGI send.
         await real_send_frames(self, frames)
         now = time.monotonic()

@@ -101,7 +101,7 @@ def _wake_up_as_deployed(caller: bool) -> str:
     layer = get_channel_layer()
     if not isinstance(layer, InMemoryChannelLayer):
         return f"{type(layer).__name__}, submitted to the sender loop"
-    from runs.delivery import wakeups
+    from delivery import wakeups
 
     if caller or not hasattr(wakeups, "server_loop"):
         return "in-memory layer, sent by the caller (async_to_sync per commit)"
@@ -114,8 +114,8 @@ def _wake_up_as_deployed(caller: bool) -> str:
 def _build_run():
     """A real run: the engine retrieves 20 chunks, issuing 20 citations to its root call."""
     from runs.models import Run
-    from runs.runtime.engine import execute_run
-    from runs.runtime.services import start_run
+    from runtime.engine import execute_run
+    from runtime.services import start_run
     from tests import factories
 
     tenant = factories.make_tenant("bench", "Bench")

@@ -23,20 +23,20 @@ from django.utils import timezone
 
 from citations.evidence import SourceAccess, lease_of_version
 from citations.models import CitationReference
-from runs.access import access_run_for_owner, require_run_history
-from runs.models import Run
-from sparktide.compiled import (
+from foundation.compiled import (
     PLACEHOLDER_INT,
     PLACEHOLDER_TIME,
     instances_once,
     placeholder_text,
 )
-from sparktide.errors import ErrorCode, SparkTideError
-from sparktide.ids import is_citation_id
-from sparktide.knowledge.models import (
+from foundation.errors import ErrorCode, SparkTideError
+from foundation.ids import is_citation_id
+from knowledge.models import (
     CapabilityRefusal,
     user_may_read_document,
 )
+from runs.access import access_run_for_owner, require_run_history
+from runs.models import Run
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from django.contrib import admin
 
 from citations.models import CitationReference, NumericHandle
-from sparktide.admin_mixins import ReadOnlyAdmin
+from foundation.admin_mixins import ReadOnlyAdmin
 
 
 @admin.register(CitationReference)

@@ -10,14 +10,13 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from citations.models import CitationReference, NumericHandle
-from runs.models import AgentCall, Run
-from sparktide.compiled import (
+from foundation.compiled import (
     PLACEHOLDER_INT,
     PLACEHOLDER_TIME,
     placeholder_text,
     prepared_once,
 )
-from sparktide.knowledge.models import (
+from knowledge.models import (
     CapabilityRefusal,
     Document,
     Knowledge,
@@ -27,7 +26,8 @@ from sparktide.knowledge.models import (
     refusal_of,
     user_may_read_document,
 )
-from sparktide.tenancy.models import App
+from runs.models import AgentCall, Run
+from tenancy.models import App
 
 
 def _evidence_sql(agent_call: AgentCall) -> tuple[str, list[Any]]:
@@ -106,7 +106,7 @@ class SourceAccess:
         (ACL fields; never its text), the capability (``app_lease_current``) and
         whether it is in the call's evidence view (``in_view``). Decided with
         ``learn``. The statement is compiled once per process and prepared once per
-        connection (sparktide/compiled.py); its rows are read as ``ProofReference``
+        connection (foundation/compiled.py); its rows are read as ``ProofReference``
         rows that carry only these fields."""
         compiled = prepared_once(
             "proof_references",

@@ -6,7 +6,7 @@ client (docs/preview.md):
 - ``highlights``: ``[{start, end}]`` UTF-16 ranges of ``content`` — what the run's answer
   said right before this citation's markers, found in the excerpt: the sentences or clauses
   it quotes (found verbatim) and the figures it writes (found by value,
-  ``sparktide.knowledge.figures``: ``48.6亿元`` highlights ``48.6 亿元``).
+  ``knowledge.figures``: ``48.6亿元`` highlights ``48.6 亿元``).
 - ``location``: ``{page, paragraph}`` — the page of the excerpt and the paragraph (a
   non-blank line of that page, 1-based) where the first highlight, or the excerpt, begins.
 
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from citations.models import CitationReference
-from sparktide.knowledge.figures import figures_in, same_figure, spans_to_utf16
+from knowledge.figures import figures_in, same_figure, spans_to_utf16
 
 MAX_HIGHLIGHTS = 20
 # Pieces of a quoted passage: cut at clause and sentence punctuation and at quotes/labels.

@@ -7,11 +7,11 @@ from typing import cast
 from django.db import transaction
 
 from citations.models import MAX_CITATIONS_PER_RUN, CitationReference, NumericHandle
+from foundation.errors import ErrorCode
+from knowledge.models import Fact
+from knowledge.retrieval import RetrievedItem
 from runs.events import append_event
 from runs.models import AgentCall, Run
-from sparktide.errors import ErrorCode
-from sparktide.knowledge.models import Fact
-from sparktide.knowledge.retrieval import RetrievedItem
 
 
 @dataclass(frozen=True)

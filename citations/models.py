@@ -4,9 +4,9 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from foundation.ids import new_citation_id, new_numeric_handle
+from knowledge.models import Chunk, Document, Fact, KnowledgeVersion
 from runs.models import AgentCall, Run
-from sparktide.ids import new_citation_id, new_numeric_handle
-from sparktide.knowledge.models import Chunk, Document, Fact, KnowledgeVersion
 
 MAX_CITATIONS_PER_RUN = 256
 

@@ -20,13 +20,13 @@ from django.db.models import OuterRef, QuerySet, Subquery
 from citations.access import PreviewTarget, access_citation_for_preview, citation_not_available
 from citations.highlights import highlights_and_location, passage_annotations
 from citations.models import CitationReference
+from foundation import observability
+from foundation.errors import ErrorCode, SparkTideError
+from knowledge.context import TrustedContext
+from knowledge.models import Chunk, Knowledge
+from knowledge.remote import RemoteKnowledgeError, call_remote
+from knowledge.text import snippet_digest
 from runs.models import Run
-from sparktide import observability
-from sparktide.errors import ErrorCode, SparkTideError
-from sparktide.knowledge.context import TrustedContext
-from sparktide.knowledge.models import Chunk, Knowledge
-from sparktide.knowledge.remote import RemoteKnowledgeError, call_remote
-from sparktide.knowledge.text import snippet_digest
 
 logger = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sparktide.ids import is_citation_id
+from foundation.ids import is_citation_id
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,10 @@ from django.db.models import Count, Max
 
 from citations.markers import ANY_MARKER, CITE_MARKER, LEGACY_CITE_MARKER
 from citations.trusted import root_check, trusted_sources
+from knowledge.models import Chunk
 from publication.models import BlockRevision, PublicationAttempt
 from publication.reader import PROTECTED, VISIBLE, RunReader
 from runs.models import AgentCall, DeliveryAck, DeliveryLog, JournalEntry, Run, RunEvent
-from sparktide.knowledge.models import Chunk
 
 EVENT_DISPLAY_LIMIT = 2000
 

@@ -6,7 +6,7 @@ from django.utils.translation import gettext_lazy as _
 from console import selectors
 from console.labels import RUN_STATUS
 from runs.models import Run
-from sparktide.tenancy.authentication import authenticate_token
+from tenancy.authentication import authenticate_token
 
 
 class RunFilterForm(forms.Form):

@@ -6,6 +6,8 @@ page shows — server-rendered or built by a script — comes from the one messa
 
 from django.utils.translation import gettext_lazy as _
 
+from foundation.errors import ErrorCode
+
 RUN_STATUS = {
     "QUEUED": _("排队中"),
     "RUNNING": _("运行中"),
@@ -36,6 +38,25 @@ SOURCE_HINT = {
     "none": _("无引用"),
 }
 
+# Why a run ended (runs/reasons.py); a reason that is an error code is named by the
+# error's own detail (foundation/errors.py): see run_reasons().
+RUN_REASON = {
+    "CANCELLED_BY_USER": _("用户取消"),
+    "STEP_LIMIT_REACHED": _("达到步数上限"),
+    "PROVIDER_FAILED": _("模型调用失败"),
+    "WORKER_LOST": _("执行进程失联"),
+    "INTERNAL_ERROR": _("内部错误"),
+}
+
+
+def run_reasons() -> dict[str, str]:
+    """Every reason a run can end with, in words: run reasons and error codes."""
+    return {
+        **{code.wire: str(code.default_detail) for code in ErrorCode},
+        **{code: str(label) for code, label in RUN_REASON.items()},
+    }
+
+
 OUTCOME = {
     "COMMITTED": _("已保存"),
     "UNCHANGED": _("未变化"),
@@ -54,6 +75,9 @@ REJECTION = {
     "SAVE_FAILED": _("保存失败"),
     "SAVE_OUTCOME_UNKNOWN": _("保存结果未知"),
 }
+
+# Publication's two entries (publication/models.py PublicationAttempt.Entry).
+ENTRY = {"A": _("助手文本"), "B": _("回答片段工具")}
 
 EFFECT = {"create": _("新建区块"), "revise": _("修改区块")}
 
@@ -123,9 +147,11 @@ def client_strings() -> dict:
     """Everything the page scripts display, in the request's language."""
     return {
         "runStatus": {k: str(v) for k, v in RUN_STATUS.items()},
+        "runReason": run_reasons(),
         "sessionStatus": {k: str(v) for k, v in SESSION_STATUS.items()},
         "sourceHint": {k: str(v) for k, v in SOURCE_HINT.items()},
         "rejection": {k: str(v) for k, v in REJECTION.items()},
+        "outcome": {k: str(v) for k, v in OUTCOME.items()},
         "effect": {k: str(v) for k, v in EFFECT.items()},
         "eventType": {k: str(v) for k, v in EVENT_TYPE.items()},
         "previewError": {k: str(v) for k, v in PREVIEW_ERROR.items()},

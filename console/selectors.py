@@ -9,9 +9,9 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
+from agents.models import AgentPin, AgentVersion
 from runs.models import Run
-from sparktide.agents.models import AgentPin, AgentVersion
-from sparktide.tenancy.models import App, Membership, Tenant
+from tenancy.models import App, Membership, Tenant
 
 PAGE_SIZES = (10, 25, 50, 100)
 DEFAULT_PAGE_SIZE = 25

@@ -2,23 +2,39 @@
 
 from functools import wraps
 
+from django.conf import settings
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from api.selectors import public_run
 from console import detail, labels, selectors
 from console.forms import RunFilterForm, TryVersionForm
-from runs.runtime.services import start_run
-from runs.selectors import public_run
-from sparktide.errors import ErrorCode, SparkTideError
-from sparktide.tenancy.models import App, Tenant
+from foundation.errors import ErrorCode, SparkTideError
+from runtime.services import start_run
+from tenancy.models import App, Tenant
+
+
+def in_display_time_zone(view):
+    """One clock: every time a console page renders, and every date a filter reads, is in
+    SPARKTIDE_DISPLAY_TIME_ZONE, the zone the page scripts use and the pages name."""
+
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        with timezone.override(settings.SPARKTIDE_DISPLAY_TIME_ZONE):
+            return view(request, *args, **kwargs)
+
+    return wrapped
 
 
 def staff_only(view):
     """Staff session required; pages with run data are never cached by the browser."""
-    return wraps(view)(never_cache(staff_member_required(view, login_url="console:login")))
+    return wraps(view)(
+        never_cache(staff_member_required(in_display_time_zone(view), login_url="console:login"))
+    )
 
 
 def root(request):

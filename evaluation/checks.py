@@ -8,7 +8,7 @@
 - ``holds``: an expected figure (compared as a decimal: ``16.0`` is ``16``) or phrase
   is in a text, markers removed;
 - ``is_not_found``: the answer says it found nothing (the extractive provider's
-  phrase, sparktide/agents/providers/extractive.py, or no text at all).
+  phrase, agents/providers/extractive.py, or no text at all).
 """
 
 from __future__ import annotations

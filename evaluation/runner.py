@@ -9,7 +9,7 @@ business app reads it, and measured mechanically (docs/evaluation.md).
   published version of the pinned agent without changing the app's pin (the console's
   "try a version": ``start_run(agent_version=…)``).
 - **Reading**: the history read every surface shares (``access_run_history``), the answer
-  (``runs.selectors.answer``: Publication's reader, the user's current authorization), the
+  (``api.selectors.answer``: Publication's reader, the user's current authorization), the
   run's event log (``citation.created``, ``citation.verified``, ``answer.published``),
   and every cited excerpt through ``citations.preview.preview_citation`` — the domain
   function the preview endpoint calls on a click, with the user's authorization.
@@ -33,17 +33,17 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import connection
 
+from agents.models import AgentPin, AgentVersion
+from api import selectors
 from citations.preview import preview_citation
 from evaluation.checks import cited_ids, figures_before_markers, holds, is_not_found, numbers
 from evaluation.sets import EvaluationSet, Question
-from runs import selectors
+from foundation.errors import SparkTideError
 from runs.access import access_run_history
 from runs.models import Run
-from runs.runtime.engine import execute_run
-from runs.runtime.services import require_member, runnable_version, start_run
-from sparktide.agents.models import AgentPin, AgentVersion
-from sparktide.errors import SparkTideError
-from sparktide.tenancy.models import App
+from runtime.engine import execute_run
+from runtime.services import require_member, runnable_version, start_run
+from tenancy.models import App
 
 TERMINAL = {Run.Status.COMPLETED, Run.Status.PARTIAL, Run.Status.FAILED, Run.Status.CANCELLED}
 WAIT_FOR_WORKER_SECONDS = 120.0

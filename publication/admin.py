@@ -9,6 +9,7 @@ the records around them: identity, revision, outcome, reason, digest, bindings.
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
+from foundation.admin_mixins import ReadOnlyAdmin, ReadOnlyInline
 from publication.models import (
     AnswerBlock,
     BlockDependency,
@@ -17,7 +18,6 @@ from publication.models import (
     SourceBinding,
 )
 from runs.admin import run_links
-from sparktide.admin_mixins import ReadOnlyAdmin, ReadOnlyInline
 
 
 class BlockRevisionInline(ReadOnlyInline):

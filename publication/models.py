@@ -3,8 +3,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from citations.models import CitationReference
+from foundation.ids import new_candidate_id, new_publication_id
 from runs.models import AgentCall, Run
-from sparktide.ids import new_candidate_id, new_publication_id
 
 REVISIONS_PER_BLOCK = 2  # modifications after the first commit of a block
 REVISIONS_PER_RUN = 8

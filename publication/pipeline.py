@@ -34,6 +34,10 @@ from django.utils import timezone
 from citations.evidence import ProofReference, SourceAccess, evidence_call_ids
 from citations.markers import Markers, parse_markers
 from citations.models import CitationReference, NumericHandle
+from foundation import observability
+from foundation.compiled import server_binding_cursor
+from foundation.faults import maybe_fault
+from foundation.ids import ID_PATTERN, new_publication_id
 from publication.models import (
     REVISIONS_PER_BLOCK,
     REVISIONS_PER_RUN,
@@ -54,10 +58,6 @@ from publication.text import (
 )
 from runs.events import RunEnded, append_event_seq
 from runs.models import AgentCall, Run
-from sparktide import observability
-from sparktide.compiled import server_binding_cursor
-from sparktide.faults import maybe_fault
-from sparktide.ids import ID_PATTERN, new_publication_id
 
 logger = logging.getLogger(__name__)
 

@@ -5,10 +5,10 @@ from typing import Any
 from citations.evidence import evidence_call_ids
 from citations.markers import cited_ids
 from citations.models import MAX_CITATIONS_PER_RUN, CitationReference
+from foundation.errors import ErrorCode, SparkTideError
 from publication.models import BlockRevision
 from publication.text import body_texts
 from runs.models import AgentCall, Run
-from sparktide.errors import ErrorCode, SparkTideError
 
 VERIFIED = "VERIFIED"
 UNVERIFIED = "UNVERIFIED"

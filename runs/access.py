@@ -5,7 +5,7 @@ WebSocket), its answer, an event ticket and, with its own later steps, the
 citation preview (citations/access.py): the owner, the app ACTIVE, retention,
 and the owner's *current* membership and ``view_run_history`` permission. An open
 WebSocket passes ``require_run_history`` again on every read of the log
-(runs/delivery/fanout.py ``read_frames``).
+(delivery/fanout.py ``read_frames``).
 """
 
 from typing import Any
@@ -17,11 +17,11 @@ from django.db.models import CharField, Exists, F, OuterRef, Q, QuerySet
 from django.db.models.functions import Cast
 from guardian.utils import get_group_obj_perms_model, get_user_obj_perms_model
 
+from foundation.compiled import PLACEHOLDER_INT, instances_once, placeholder_text
+from foundation.errors import ErrorCode, SparkTideError, not_found
 from runs.models import Run
 from runs.retention import require_within_retention
-from sparktide.compiled import PLACEHOLDER_INT, instances_once, placeholder_text
-from sparktide.errors import ErrorCode, SparkTideError, not_found
-from sparktide.tenancy.models import App, Membership
+from tenancy.models import App, Membership
 
 
 def _lookup_value(value: str) -> str:
@@ -47,7 +47,7 @@ def access_app_for_member(user: AbstractBaseUser, app_slug: str) -> App:
 
 
 # The values the run statements are compiled with, one placeholder per value asked
-# (sparktide/compiled.py): constants, the same for every call.
+# (foundation/compiled.py): constants, the same for every call.
 _PLACEHOLDERS: dict[str, Any] = {
     "run_id": placeholder_text("run"),
     "app_slug": placeholder_text("app"),
@@ -75,7 +75,7 @@ def access_run_for_owner(
         "owner_id": user.pk,
     }
     # The statement is compiled once per process and prepared once per connection
-    # on PostgreSQL (sparktide/compiled.py: planning it was most of its cost), and
+    # on PostgreSQL (foundation/compiled.py: planning it was most of its cost), and
     # re-bound on every call; its builder names it in the key, and the content type
     # id it holds is part of the key.
     found = instances_once(

@@ -12,8 +12,8 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
+from foundation.admin_mixins import ReadOnlyAdmin, ReadOnlyInline
 from runs.models import AgentCall, JournalEntry, Run, RunEvent
-from sparktide.admin_mixins import ReadOnlyAdmin, ReadOnlyInline
 
 
 def run_links(run_id: str) -> str:

@@ -15,8 +15,8 @@ from django.db import connection, transaction
 from django.db.models import F, Field, QuerySet
 from django.utils import timezone
 
+from foundation.compiled import instances_once, placeholder_text, server_binding_cursor
 from runs.models import Run, RunEvent
-from sparktide.compiled import instances_once, placeholder_text, server_binding_cursor
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ def _locked_run(*, run_id: str, related: bool) -> QuerySet[Run]:
 
 def _lock_run(run_id: str, *, related: bool) -> Run | None:
     """The run's row, locked FOR UPDATE in the caller's transaction (None: no such run).
-    Compiled once per process (sparktide/compiled.py), re-bound on every call."""
+    Compiled once per process (foundation/compiled.py), re-bound on every call."""
     found = instances_once(
         ("lock_run", related),
         _locked_run,
@@ -150,7 +150,7 @@ def log_page(run_id: str, *, after: int, limit: int) -> QuerySet[RunEvent]:
 def log_range(run_id: str, *, after: int, last: int, limit: int) -> QuerySet[RunEvent]:
     """``log_page`` with its last seq given apart (``last`` = ``after + limit``), for a
     caller that compiles the page once with a placeholder for each bound
-    (``runs.delivery.fanout.read_frames``)."""
+    (``delivery.fanout.read_frames``)."""
     return RunEvent.objects.filter(run_id=run_id, seq__gt=after, seq__lte=last).order_by("seq")[
         :limit
     ]
@@ -218,7 +218,7 @@ def _append_in_one_statement(
     payload = RunEvent._meta.get_field("data").get_db_prep_value(data, connection)
     params += [run.pk, type, payload, at]
     # Bound on the server: a text per shape of append (``along``, ``update``, the guard),
-    # prepared once per connection (sparktide/compiled.py).
+    # prepared once per connection (foundation/compiled.py).
     with server_binding_cursor() as cursor:
         cursor.execute(
             f"WITH {before}advanced AS (UPDATE {run_table} SET last_seq = last_seq + 1{also}"  # noqa: S608

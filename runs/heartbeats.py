@@ -1,5 +1,5 @@
 """The task workers' heartbeat: each live worker upserts its row on every sweep tick
-(runs/runtime/workers.py); /readyz (sparktide/ops/health.py) reads the newest beat."""
+(runtime/workers.py); /readyz (sparktide/ops/health.py) reads the newest beat."""
 
 import logging
 import os

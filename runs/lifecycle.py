@@ -11,11 +11,11 @@ import socket
 from django.db import transaction
 from django.utils import timezone
 
+from foundation import observability
+from foundation.errors import ErrorCode, SparkTideError
 from runs.events import append_event, lock_run, lock_run_to_claim
 from runs.models import Run
 from runs.reasons import RunReason
-from sparktide import observability
-from sparktide.errors import ErrorCode, SparkTideError
 
 
 def worker_identity() -> str:

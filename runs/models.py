@@ -5,9 +5,9 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from sparktide.agents.models import AgentVersion
-from sparktide.ids import new_run_id
-from sparktide.tenancy.models import App, Tenant
+from agents.models import AgentVersion
+from foundation.ids import new_run_id
+from tenancy.models import App, Tenant
 
 
 class Run(models.Model):
@@ -160,7 +160,7 @@ class EventTicket(models.Model):
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="tickets")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
     # The bearer token it was issued with (none for the console's session):
-    # revoking the token voids its unused tickets (runs/delivery/tickets.py).
+    # revoking the token voids its unused tickets (delivery/tickets.py).
     token = models.ForeignKey(
         "tenancy.ApiToken", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
@@ -221,3 +221,33 @@ class WorkerHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.worker_id} @ {self.host}:{self.pid}"
+
+
+class AnswerStream(models.Model):
+    """The live text of the model turn an agent call is generating: one row per agent call.
+
+    Not a save and not the log: the text a client connecting mid-turn is shown at once
+    (runs/streams.py, docs/events.md "The text stream"). Each turn starts it again; when
+    the turn ends the row is closed and emptied in the statement that appends its
+    ``answer.stream`` close event, and what the turn said goes through Publication.
+    """
+
+    class State(models.TextChoices):
+        LIVE = "LIVE"
+        CLOSED = "CLOSED"
+
+    agent_call = models.OneToOneField(
+        AgentCall, primary_key=True, on_delete=models.CASCADE, related_name="answer_stream"
+    )
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="answer_streams")
+    step = models.PositiveIntegerField()
+    state = models.CharField(max_length=6, choices=State.choices, default=State.LIVE)
+    text = models.TextField(blank=True)
+    # Unicode code points of ``text``: the stream's offset unit.
+    length = models.PositiveIntegerField(default=0)
+    truncated = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = _("回答文字流")
+        verbose_name_plural = _("回答文字流")

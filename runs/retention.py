@@ -5,9 +5,9 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
+from foundation.errors import ErrorCode, SparkTideError
 from runs.models import Run
-from sparktide.errors import ErrorCode, SparkTideError
-from sparktide.tenancy.models import App
+from tenancy.models import App
 
 
 def retention_cutoff(app: App, now: datetime | None = None) -> datetime:

@@ -8,7 +8,7 @@ there:
   types with new ids, and earlier children have flushed the shared test database since the
   fork. A stale id makes guardian's permission lookups fail (``Permission.DoesNotExist``)
   in the child's first tests, which mutmut counts as a kill.
-- the statements of sparktide/compiled.py, compiled once per process: inherited, they were
+- the statements of foundation/compiled.py, compiled once per process: inherited, they were
   compiled without the mutant, so a mutant in a query they compile would never run; and
   compiled once, their builders are reached by the first test only, so mutmut's stats would
   give a mutant there that one test.
@@ -45,7 +45,7 @@ def pytest_runtest_setup(item):  # noqa: ARG001 - pytest's hook signature
         return
     from django.contrib.contenttypes.models import ContentType
 
-    from sparktide import compiled
+    from foundation import compiled
 
     ContentType.objects.clear_cache()
     compiled._compiled.clear()

@@ -1,6 +1,6 @@
 """Every error of ``/v1/…`` is problem+json, including those DRF never sees.
 
-DRF's exception handler (sparktide/errors.py) renders what a view raises. This
+DRF's exception handler (foundation/errors.py) renders what a view raises. This
 middleware covers the rest of the API's surface with the same codes: a path no
 route matches (404, a trailing slash included), a body over
 ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413, read here before any view parses it), an
@@ -18,7 +18,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.views import defaults
 
-from sparktide.errors import PROBLEM_MEDIA_TYPE, ErrorCode, SparkTideError, problem_response
+from foundation.errors import PROBLEM_MEDIA_TYPE, ErrorCode, SparkTideError, problem_response
 
 logger = logging.getLogger("sparktide.api")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from sparktide.env import env_bool, env_float, env_int, env_list, env_str, env_time_zone, env_url
+from foundation.env import env_bool, env_float, env_int, env_list, env_str, env_time_zone, env_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("SPARKTIDE_VAR_DIR", str(BASE_DIR / "var")))
@@ -40,7 +40,7 @@ SECRET_KEY = _secret_key()
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 # Pages on other origins that may call the API (/v1/ only, django-cors-headers) and
-# open its WebSockets (runs/delivery/consumers.py reads the same list). Bearer
+# open its WebSockets (delivery/consumers.py reads the same list). Bearer
 # tokens, never cookies: no credentials mode.
 CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS", [])
 CORS_URLS_REGEX = r"^/v1/"
@@ -61,13 +61,15 @@ INSTALLED_APPS = [
     "guardian",
     "channels",
     "django_tasks_db",
-    "sparktide.tenancy",
-    "sparktide.knowledge",
-    "sparktide.agents",
+    "tenancy",
+    "knowledge",
+    "agents",
     "runs",
     "citations",
     "publication",
-    "sparktide.provisioning",
+    "runtime",
+    "delivery",
+    "provisioning",
     "console",
     "evaluation",
 ]
@@ -151,7 +153,7 @@ def _databases() -> dict:
             }
         if not env_bool("SPARKTIDE_DB_PREPARE", True):
             # Behind a pooler that does not keep a session per client (PgBouncer in
-            # transaction mode) nothing may be prepared (sparktide/compiled.py).
+            # transaction mode) nothing may be prepared (foundation/compiled.py).
             config.setdefault("OPTIONS", {})["prepare_threshold"] = None
         config["CONN_MAX_AGE"] = 0
     return {"default": config}
@@ -258,13 +260,11 @@ SECURE_PROXY_SSL_HEADER = (
 )
 
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": [
-        "sparktide.tenancy.authentication.BearerTokenAuthentication"
-    ],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["tenancy.authentication.BearerTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["sparktide.parsers.BoundedJSONParser"],
-    "EXCEPTION_HANDLER": "sparktide.errors.problem_exception_handler",
+    "EXCEPTION_HANDLER": "foundation.errors.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,
 }
@@ -342,7 +342,7 @@ if SPARKTIDE_STALE_AFTER_SECONDS < 3 * SPARKTIDE_HEARTBEAT_SECONDS:
 
 # One handler on the root logger (so no line is written twice); JSON lines with
 # LOG_FORMAT=json (python-json-logger), the structured fields of
-# sparktide/observability.py included.
+# foundation/observability.py included.
 LOG_FORMAT = env_str("LOG_FORMAT", "text")
 if LOG_FORMAT not in ("text", "json"):
     raise ImproperlyConfigured(f"LOG_FORMAT must be text or json, got {LOG_FORMAT!r}")
@@ -362,6 +362,10 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {
         "django.tasks": {"level": "WARNING"},
+        # A 4xx is a client's answer, written once by the server's access log (daphne: one
+        # line per request with its status); django.request would log it a second time.
+        # 5xx stay, with their traceback.
+        "django.request": {"level": "ERROR"},
         # A Host outside ALLOWED_HOSTS is answered 400: a warning line, not an ERROR
         # with a traceback (sparktide/log_filters.py).
         "django.security.DisallowedHost": {"filters": ["client_fault"]},

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from django.contrib.auth import get_user_model
 from guardian.shortcuts import assign_perm
 
-from sparktide.agents.models import Agent, AgentPin, AgentVersion
-from sparktide.knowledge.ingest import FactInput, ingest_document
-from sparktide.knowledge.models import Document, Knowledge, KnowledgeVersion, Lease
-from sparktide.tenancy.models import ApiToken, App, Membership, Tenant, TenantUser
+from agents.models import Agent, AgentPin, AgentVersion
+from knowledge.ingest import FactInput, ingest_document
+from knowledge.models import Document, Knowledge, KnowledgeVersion, Lease
+from tenancy.models import ApiToken, App, Membership, Tenant, TenantUser
 
 _seq = itertools.count(1)
 
@@ -174,8 +174,8 @@ def scripted_run(
 ):
     """A real run of a scripted agent pinned in ``app``, executed in-process."""
     from runs.models import Run
-    from runs.runtime.engine import execute_run
-    from runs.runtime.services import start_run
+    from runtime.engine import execute_run
+    from runtime.services import start_run
 
     agent_version = make_agent(
         app.tenant, key, model=scripted(*steps), knowledge=knowledge, pin_to=[app], **agent_fields
@@ -199,7 +199,7 @@ def require(condition: bool, reason: str) -> None:
     so no skip can hide a missing dependency."""
     import pytest
 
-    from sparktide.env import env_bool
+    from foundation.env import env_bool
 
     if condition:
         return

@@ -11,7 +11,7 @@ Use the ``remote_knowledge`` fixture (import it into a conftest)::
 The server answers POSTs with ``{"items": <its items, first topK>}`` unless told
 otherwise: ``sleep``, ``trickle``, ``fail``, ``redirect``, ``respond_raw``. Every
 request (any method, any path) is recorded with its headers and body. Signature
-checking here is written independently of sparktide.knowledge.remote on purpose.
+checking here is written independently of knowledge.remote on purpose.
 """
 
 from __future__ import annotations
@@ -256,7 +256,7 @@ def make_remote_version(
     publish: bool = True,
 ):
     """A REMOTE knowledge version pointing at ``server`` (PUBLISHED unless told)."""
-    from sparktide.knowledge.models import Knowledge
+    from knowledge.models import Knowledge
     from tests import factories
 
     knowledge_version = factories.make_knowledge(

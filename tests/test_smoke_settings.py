@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from sparktide.knowledge.text import search_tokens, utf16_len, utf16_slice
+from knowledge.text import search_tokens, utf16_len, utf16_slice
 
 ROOT = Path(__file__).resolve().parents[1]
 SETTINGS_FROM_ENV = {

@@ -4,7 +4,7 @@ import django.db.models.deletion
 import django.utils.timezone
 from django.db import migrations, models
 
-import sparktide.ids
+import foundation.ids
 
 
 class Migration(migrations.Migration):
@@ -22,7 +22,7 @@ class Migration(migrations.Migration):
                 (
                     "id",
                     models.CharField(
-                        default=sparktide.ids.new_citation_id,
+                        default=foundation.ids.new_citation_id,
                         editable=False,
                         max_length=40,
                         primary_key=True,
@@ -96,7 +96,7 @@ class Migration(migrations.Migration):
                 (
                     "id",
                     models.CharField(
-                        default=sparktide.ids.new_numeric_handle,
+                        default=foundation.ids.new_numeric_handle,
                         editable=False,
                         max_length=40,
                         primary_key=True,

@@ -21,6 +21,12 @@ def status_label(code) -> str:
 
 
 @register.filter
+def reason_label(code) -> str:
+    """Why a run ended, in words: a run reason, or the detail of the error code it carries."""
+    return _label(labels.run_reasons(), code)
+
+
+@register.filter
 def hint_label(code) -> str:
     return _label(labels.SOURCE_HINT, code or "unknown")
 
@@ -33,6 +39,11 @@ def outcome_label(code) -> str:
 @register.filter
 def rejection_label(code) -> str:
     return _label(labels.REJECTION, code)
+
+
+@register.filter
+def entry_label(code) -> str:
+    return _label(labels.ENTRY, code)
 
 
 @register.filter

@@ -4,7 +4,7 @@ import django.db.models.deletion
 import django.utils.timezone
 from django.db import migrations, models
 
-import sparktide.ids
+import foundation.ids
 
 
 class Migration(migrations.Migration):
@@ -22,7 +22,7 @@ class Migration(migrations.Migration):
                 (
                     "id",
                     models.CharField(
-                        default=sparktide.ids.new_publication_id,
+                        default=foundation.ids.new_publication_id,
                         editable=False,
                         max_length=40,
                         primary_key=True,
@@ -148,7 +148,7 @@ class Migration(migrations.Migration):
                 (
                     "candidate_id",
                     models.CharField(
-                        default=sparktide.ids.new_candidate_id, max_length=40, unique=True
+                        default=foundation.ids.new_candidate_id, max_length=40, unique=True
                     ),
                 ),
                 (

@@ -5,7 +5,7 @@ import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
 
-import sparktide.ids
+import foundation.ids
 
 
 class Migration(migrations.Migration):
@@ -74,7 +74,7 @@ class Migration(migrations.Migration):
                 (
                     "id",
                     models.CharField(
-                        default=sparktide.ids.new_run_id,
+                        default=foundation.ids.new_run_id,
                         editable=False,
                         max_length=40,
                         primary_key=True,

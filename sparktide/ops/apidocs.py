@@ -5,7 +5,7 @@
 operation its error responses — ``application/problem+json`` with the
 ``Problem`` schema, one example per code and the codes in the description —
 from ``OPERATION_ERRORS`` below. An operation that declares its own (the
-preview, citations/api.py) keeps them. An operation missing from the table gets
+preview, api/citations.py) keeps them. An operation missing from the table gets
 the errors every authenticated operation of an app can answer, so a new
 endpoint is never without its errors in the reference.
 
@@ -19,8 +19,7 @@ from django.utils.csp import CSP
 from django.views.decorators.csp import csp_override
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
 
-from citations.api import PROBLEM_MEDIA_TYPE, ProblemSerializer
-from sparktide.errors import ErrorCode, SparkTideError
+from foundation.errors import PROBLEM_MEDIA_TYPE, ErrorCode, ProblemSerializer, SparkTideError
 
 E = ErrorCode
 
@@ -35,20 +34,32 @@ AUTHENTICATED = [
 ]
 RUN_GONE = (410, E.EVENT_CURSOR_EXPIRED, "The run is archived or older than its retention.")
 BAD_REQUEST = (400, E.INVALID_REQUEST, "A malformed body or query parameter.")
+APP_NOT_ACTIVE = (403, E.APP_NOT_ACTIVE, "The app is SUSPENDED or DISABLED.")
+# What reading a run's history answers besides 401/404 (runs.access.require_run_history,
+# in its order): the app ACTIVE, the run within retention, the owner's history permission.
+RUN_HISTORY = [
+    APP_NOT_ACTIVE,
+    RUN_GONE,
+    (
+        403,
+        E.BUSINESS_PERMISSION_DENIED,
+        "The owner no longer has the app's business history permission (view_run_history).",
+    ),
+]
 
 # operationId → the errors it can answer besides the AUTHENTICATED ones.
 OPERATION_ERRORS: dict[str, list[tuple[int, ErrorCode, str]]] = {
     "createRun": [
         BAD_REQUEST,
-        (403, E.APP_NOT_ACTIVE, "The app is SUSPENDED or DISABLED."),
+        APP_NOT_ACTIVE,
         (422, E.AGENT_NOT_AVAILABLE, "No such agent is pinned in this app."),
     ],
     "listRuns": [BAD_REQUEST],
     "getRun": [],
-    "listRunEvents": [BAD_REQUEST, RUN_GONE],
-    "getRunAnswer": [RUN_GONE],
+    "listRunEvents": [BAD_REQUEST, *RUN_HISTORY],
+    "getRunAnswer": RUN_HISTORY,
     "cancelRun": [(409, E.RUN_ALREADY_FINISHED, "The run already ended.")],
-    "createEventTicket": [],
+    "createEventTicket": RUN_HISTORY,
 }
 
 

@@ -5,7 +5,7 @@ Two kinds of figures:
 - read from the database at every scrape, so the same in every process:
   ``sparktide_runs{status}`` (runs by status), ``sparktide_task_queue_depth``
   (tasks waiting for a worker) and ``sparktide_publication_attempts{outcome}``;
-- counted where the event happens (sparktide/observability.py):
+- counted where the event happens (foundation/observability.py):
   ``sparktide_runs_ended_total``, ``sparktide_publication_outcomes_total``,
   ``sparktide_preview_outcomes_total{code}``, ``sparktide_open_websockets``.
   These are per process, unless ``PROMETHEUS_MULTIPROC_DIR`` names a directory

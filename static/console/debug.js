@@ -309,12 +309,17 @@ function render(run) {
     finishTimers(run);
     setBusy(false);
   }
-  if (snapshot.reason) $("run-agent").textContent = `${run.agentLabel} · ${snapshot.reason}`;
+  if (snapshot.reason) {
+    const agent = $("run-agent");
+    agent.textContent = `${run.agentLabel} · ${strings.runReason[snapshot.reason] ?? snapshot.reason}`;
+    agent.title = snapshot.reason;
+  }
   if (snapshot.error) showRunError(ui.streamError, snapshot.error);
 
   const sources = answerSources(snapshot);
   const numbers = new Map(sources.verified.map((source, index) => [source.id, index + 1]));
   renderBlocks(run, snapshot, numbers);
+  renderStream(run);
   renderRejections(snapshot);
   renderSources(sources, run.session.settled());
 
@@ -322,6 +327,28 @@ function render(run) {
   if (snapshot.lastSeq > run.renderedSeq && run.session.ackRendered(snapshot.lastSeq)) {
     run.renderedSeq = snapshot.lastSeq;
   }
+}
+
+/**
+ * The live text of the model turn being generated (answer.stream): plain text nodes only, shown
+ * after the blocks and marked as unverified; gone once the log closes the stream.
+ */
+function renderStream(run) {
+  const container = $("blocks");
+  let node = container.querySelector("[data-stream]");
+  const segments = run.session.streamSegments();
+  if (!segments.length) {
+    node?.remove();
+    return;
+  }
+  if (!node) {
+    node = document.createElement("div");
+    node.dataset.stream = "";
+    node.className = "debug-stream";
+    node.title = "生成中（未核验）";
+    container.append(node);
+  }
+  node.textContent = segments.map((segment) => segment.text ?? "").join("");
 }
 
 /** The 回答来源区: the SDK's one trusted-source rule (segments.js trustedSources). */
@@ -530,8 +557,12 @@ function summarize({ type, data = {} }) {
       return `${data.publicationId ?? data.candidateId ?? ""} r${data.revision} · ${ui.unsaved}`;
     case "answer.published":
       // The receipt's hint is what publishing knew, not the final check: shown as its code.
-      return `${data.publicationId} r${data.revision} · #${data.deliveryOrdinal} · ${data.outcome ?? ""} · ${
-        data.state === "protected" ? ui.protected : format(ui.receiptHint, { hint: data.sourceHint ?? "" })
+      return `${data.publicationId} r${data.revision} · #${data.deliveryOrdinal} · ${
+        strings.outcome[data.outcome] ?? data.outcome ?? ""
+      } · ${
+        data.state === "protected"
+          ? ui.protected
+          : format(ui.receiptHint, { hint: strings.sourceHint[data.sourceHint] ?? data.sourceHint ?? "" })
       }`;
     case "answer.rejected":
       return `${data.code} · ${strings.rejection[data.code] ?? ""} · ${strings.effect[data.effect] ?? data.effect ?? ""}`;
@@ -541,7 +572,9 @@ function summarize({ type, data = {} }) {
       return format(ui.verifiedCount, { verified, unverified: references.length - verified });
     }
     default:
-      return [data.status, data.reason].filter(Boolean).join(" · ");
+      return [strings.runStatus[data.status] ?? data.status, strings.runReason[data.reason] ?? data.reason]
+        .filter(Boolean)
+        .join(" · ");
   }
 }
 

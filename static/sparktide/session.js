@@ -19,6 +19,12 @@
  * Block bodies are always the full body carried by the event, never a chunk, so segmentation
  * (answerSegments) always works on whole text.
  *
+ * The live text of a model turn (`answer.stream`, docs/events.md "The text stream") is kept
+ * apart from the blocks: `streaming` (each live stream's whole text so far) and `text` (the
+ * root call's live text, or null). It is shown as plain text — streamSegments() never makes a
+ * citation of it — and it goes away when the log closes its stream (the turn's preview or
+ * receipt stands in its place) or the run ends.
+ *
  * @module sparktide/session
  */
 
@@ -57,6 +63,8 @@ const TERMINAL_STATUS = Object.freeze({
  * @property {Readonly<Record<string, object>>} citationChecks  agentCallId → citation.verified data
  * @property {{code: string, detail: string} | null} error
  * @property {number} lastSeq
+ * @property {readonly {agentCallId: string, streamId: string, text: string, truncated: boolean}[]} streaming
+ * @property {string | null} text  the root call's live, unverified text (plain text), or null
  */
 
 export class ChatSession {
@@ -227,6 +235,10 @@ export class ChatSession {
     this._checks = {};
     this._error = null;
     this._lastSeq = 0;
+    /** @type {Map<string, {agentCallId: string, streamId: string, text: string, length: number, truncated: boolean}>} */
+    this._streams = new Map();
+    /** @type {Set<string>} streams the log has closed: later deltas are ignored */
+    this._closedStreams = new Set();
   }
 
   _follow(turn, runId) {
@@ -237,6 +249,7 @@ export class ChatSession {
       ...this._eventOptions,
       after: 0,
       onEvent: guard((event) => this._onEvent(event)),
+      onStream: guard((frame) => this._onStream(frame.data)),
       onError: guard((error) => this._fail(error)),
       onClose: guard(() => {
         this._stream = null;
@@ -249,6 +262,25 @@ export class ChatSession {
     this._lastSeq = event.seq;
     this._apply(event.type, event.data ?? {});
     this._emit();
+  }
+
+  /**
+   * One `answer.stream` delta (or snapshot, offset 0): text = text[:offset] + delta, in code
+   * points. A delta past the text held (a gap) or of a closed stream is ignored.
+   * @param {any} data
+   */
+  _onStream(data) {
+    if (!applyStreamDelta(this._streams, this._closedStreams, data)) return;
+    this._emit();
+  }
+
+  /**
+   * The root call's live text as segments: always plain text (nothing in a stream is
+   * verified), a trailing, still-incomplete marker held back.
+   */
+  streamSegments() {
+    const text = this._snapshot.text;
+    return text === null ? Object.freeze([]) : answerSegments(text, null, null, null, { streaming: true });
   }
 
   /** Fold one event into the model. Unknown types only advance lastSeq (the API may grow). */
@@ -281,12 +313,20 @@ export class ChatSession {
         // Not saved as far as anyone knows, and not a rejection: the preview goes away.
         this._dropPreview(data);
         return;
+      case "answer.stream":
+        // The turn ended: what Publication said about it now stands where its text stood.
+        if (data.state === "closed" && typeof data.streamId === "string") {
+          this._streams.delete(data.streamId);
+          this._closedStreams.add(data.streamId);
+        }
+        return;
       default:
         if (Object.hasOwn(TERMINAL_STATUS, type)) {
           // A protocol conflict stays visible even though the run itself ended.
           if (this._status !== "error") this._status = TERMINAL_STATUS[type];
           this._reason = data.reason ?? null;
           this._previews.clear(); // never saved: after the end only receipts are the answer
+          this._streams.clear();
         }
     }
   }
@@ -414,6 +454,14 @@ export class ChatSession {
   }
 
   /** Committed blocks (or a newer preview of them, in their place), then new-block previews. */
+  _rootStreamText() {
+    let found = null;
+    for (const stream of this._streams.values()) {
+      if (this._root === null || stream.agentCallId === this._root) found = stream.text;
+    }
+    return found;
+  }
+
   _blocks() {
     const shown = [];
     for (const block of this._committed.values()) {
@@ -445,6 +493,8 @@ export class ChatSession {
       citationChecks: this._checks,
       error: this._error,
       lastSeq: this._lastSeq,
+      streaming: [...this._streams.values()].map(({ agentCallId, streamId, text, truncated }) => ({ agentCallId, streamId, text, truncated })),
+      text: this._rootStreamText(),
     });
   }
 
@@ -455,6 +505,31 @@ export class ChatSession {
 }
 
 /** Two bodies of one revision that are both known and not the same. */
+/**
+ * Apply one `answer.stream` delta to `streams` (streamId → stream); false when it changes nothing.
+ * Offsets count code points, as the server's do.
+ */
+export function applyStreamDelta(streams, closed, data) {
+  if (!data || typeof data !== "object" || data.state === "closed") return false;
+  const { streamId, offset, delta } = data;
+  if (typeof streamId !== "string" || !Number.isSafeInteger(offset) || offset < 0 || typeof delta !== "string") return false;
+  if (closed.has(streamId)) return false;
+  const held = streams.get(streamId);
+  const length = held?.length ?? 0;
+  if (offset > length) return false; // a gap: the server resends from its row
+  const added = [...delta];
+  if (offset + added.length <= length && held) return false; // nothing new
+  const kept = offset === length ? (held?.text ?? "") : [...(held?.text ?? "")].slice(0, offset).join("");
+  streams.set(streamId, {
+    agentCallId: typeof data.agentCallId === "string" ? data.agentCallId : (held?.agentCallId ?? ""),
+    streamId,
+    text: kept + delta,
+    length: offset + added.length,
+    truncated: Boolean(data.truncated) || Boolean(held?.truncated),
+  });
+  return true;
+}
+
 function differs(a, b) {
   return a !== null && b !== null && !sameContent(a, b);
 }

@@ -8,6 +8,8 @@
  *
  * Wire contract
  *   server → client  {"kind":"event","seq":N,"type":"…","at":"…","data":{…}}
+ *                    {"kind":"stream","type":"answer.stream","data":{streamId,offset,delta,…}}
+ *                      (the live text of a model turn: no seq, not in the log, not acked)
  *                    {"kind":"error","code":"…","detail":"…"}   (sent just before a close)
  *   client → server  {"ack":N,"kind":"received"|"rendered"}
  *   close codes      1000 normal end (after the terminal event)        → finish, no reconnect
@@ -198,6 +200,11 @@ class EventStream {
     if (!frame || typeof frame !== "object") return;
     if (frame.kind === "error") {
       this.errorFrame = { code: String(frame.code ?? ""), detail: String(frame.detail ?? "") };
+      return;
+    }
+    if (frame.kind === "stream") {
+      // The live text before verification (docs/events.md "The text stream"): handed on as is.
+      if (frame.data && typeof frame.data === "object") this.options.onStream?.(Object.freeze({ type: String(frame.type ?? ""), data: frame.data }));
       return;
     }
     if (frame.kind !== "event" || !Number.isSafeInteger(frame.seq)) return;

@@ -14,9 +14,9 @@ from django.core.management import call_command
 # the evaluation runner; the tests here import them from this module as before.
 from evaluation.checks import cited_ids, figures_before_markers, numbers  # noqa: F401
 from runs.models import Run
-from runs.runtime.engine import execute_run
-from runs.runtime.services import start_run
-from sparktide.tenancy.models import App
+from runtime.engine import execute_run
+from runtime.services import start_run
+from tenancy.models import App
 from tests.factories import client_for
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,5 +1,5 @@
 """Two fixtures whose documents are FILES ingested the way an operator ingests them (a
-manifest's ``file:``, sparktide/knowledge/files.py): the evaluation sets of
+manifest's ``file:``, knowledge/files.py): the evaluation sets of
 tests/answers/sets/ ask about them. All companies and figures are fictional.
 
 - ``coldchain`` — 远川冷链's half-year report as a **PDF with a table** (regional cold

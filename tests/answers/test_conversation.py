@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from runs.runtime.conversation import MAX_TURNS, conversation_history
-from runs.runtime.engine import execute_run
-from runs.runtime.services import start_run
+from runtime.conversation import MAX_TURNS, conversation_history
+from runtime.engine import execute_run
+from runtime.services import start_run
 from tests import factories
 from tests.providers.fake_openai import FakeOpenAI, finish_chunk, stream, text_chunk
 

@@ -12,10 +12,10 @@ import yaml
 from django.core.management import CommandError, call_command
 
 from citations.models import NumericHandle
+from knowledge.figures import anchor_value, value_spans
+from knowledge.ingest import FactInput, FactNotStated
+from knowledge.models import Fact
 from runs.models import Run
-from sparktide.knowledge.figures import anchor_value, value_spans
-from sparktide.knowledge.ingest import FactInput, FactNotStated
-from sparktide.knowledge.models import Fact
 from tests import factories
 from tests.answers.conftest import DEMO_MANIFEST
 
@@ -244,10 +244,10 @@ def test_the_migration_anchors_earlier_facts_and_numbers_earlier_chunks(tenant):
 
     from django.apps import apps
 
-    from sparktide.knowledge.models import Chunk
+    from knowledge.models import Chunk
 
     migration = importlib.import_module(
-        "sparktide.knowledge.migrations.0004_facts_bound_to_their_chunk_chunk_paragraphs"
+        "knowledge.migrations.0004_facts_bound_to_their_chunk_chunk_paragraphs"
     )
     document = ingest(tenant, [])
     # As stored before: no chunk on the facts, every chunk at paragraph 1.
@@ -267,7 +267,7 @@ def test_the_migration_anchors_earlier_facts_and_numbers_earlier_chunks(tenant):
 
 
 def test_chunks_record_the_paragraph_of_their_page_they_begin_at(tenant):
-    from sparktide.knowledge.models import Chunk
+    from knowledge.models import Chunk
 
     long_line = "长句。" * 250  # 750 characters: each paragraph here is a chunk of its own
     document = ingest(tenant, [], pages=["标题\n\n第一段\n" + long_line + "\n\n尾段", "第二页"])

@@ -1,12 +1,12 @@
 """Scales of a unit (亿/万/千 of 元, …) are converted when a figure is matched: one rule in
-sparktide/knowledge/figures.py, read by anchoring, value spans and the preview's highlights."""
+knowledge/figures.py, read by anchoring, value spans and the preview's highlights."""
 
 from decimal import Decimal
 
 import pytest
 
 from citations.highlights import highlight_spans
-from sparktide.knowledge.figures import anchor_value, in_base_unit, same_figure, value_spans
+from knowledge.figures import anchor_value, in_base_unit, same_figure, value_spans
 
 
 @pytest.mark.parametrize(

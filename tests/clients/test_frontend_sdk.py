@@ -296,7 +296,7 @@ def test_the_example_page_asks_shows_verified_sources_and_previews_them_in_chrom
             assert f"/citations/{verified_citations(run_id)[1]}/preview" in previews[-1]
 
             # A preview that is refused shows the code's message, never an old excerpt.
-            from sparktide.tenancy.models import App
+            from tenancy.models import App
 
             App.objects.filter(pk=desk.pk).update(security_policy_epoch=99)
             page.click("#source-close")

@@ -25,10 +25,10 @@ from sparktide_client import (
     UnprocessableError,
 )
 
+from knowledge.models import Chunk, KnowledgeVersion, Lease
 from publication.models import AnswerBlock
 from runs.models import DeliveryLog, Run
-from sparktide.knowledge.models import Chunk, KnowledgeVersion, Lease
-from sparktide.tenancy.models import App
+from tenancy.models import App
 from tests.clients.conftest import (
     start_live_server,
     verified_citations,

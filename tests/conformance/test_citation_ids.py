@@ -1,4 +1,4 @@
-"""One citation ID grammar (sparktide/ids.py), and every client's pre-request check agreeing
+"""One citation ID grammar (foundation/ids.py), and every client's pre-request check agreeing
 with it case by case, read from the shared cases file (the browser SDK's and the Java client's
 checks read the same file: tests/js/citation_ids.test.mjs, clients/java CitationIdsTest)."""
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import sparktide_client
 
-from sparktide.ids import is_citation_id, new_citation_id
+from foundation.ids import is_citation_id, new_citation_id
 
 CASES = json.loads((Path(__file__).with_name("citation_ids.json")).read_text())
 ALL = [(case["id"], True, case["why"]) for case in CASES["valid"]] + [

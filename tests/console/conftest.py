@@ -20,8 +20,8 @@ from django.test import Client
 from playwright.sync_api import expect
 
 from runs.models import Run
-from runs.runtime.engine import execute_run
-from runs.runtime.services import start_run
+from runtime.engine import execute_run
+from runtime.services import start_run
 from tests import factories
 
 REPORT_PAGES = [

@@ -6,10 +6,10 @@ version may run, membership and the input rules are start_run's."""
 import pytest
 from django.utils import timezone
 
+from agents.models import AgentVersion
 from runs.models import Run
-from runs.runtime.services import MAX_INPUT_CHARS
-from sparktide.agents.models import AgentVersion
-from sparktide.tenancy.models import ApiToken
+from runtime.services import MAX_INPUT_CHARS
+from tenancy.models import ApiToken
 from tests import factories
 from tests.console.conftest import ANSWER_STEPS
 

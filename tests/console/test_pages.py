@@ -13,7 +13,7 @@ from guardian.shortcuts import remove_perm
 
 from publication.models import BlockRevision
 from runs.models import DeliveryAck, DeliveryLog, Run
-from runs.runtime.services import start_run
+from runtime.services import start_run
 from tests import factories
 from tests.console.conftest import ANSWER_STEPS, FORGED_ID
 
@@ -102,12 +102,14 @@ def test_the_runs_list_filters(staff_client, many_runs, query, expected):
     assert page.count('class="run-link"') == expected
 
 
-def test_the_runs_list_filters_by_time_range(staff_client, many_runs):
-    today = timezone.localdate()
+def test_the_runs_list_filters_by_time_range(staff_client, many_runs, settings):
+    """Days are read on the console's clock, the display zone its pages show times in."""
+    with timezone.override(settings.SPARKTIDE_DISPLAY_TIME_ZONE):
+        today = timezone.localdate()
+        expected = Run.objects.filter(created_at__date=today).count()
     page = html(
         staff_client.get(f"/console/apps/business/runs/?per=100&since={today}&until={today}")
     )
-    expected = Run.objects.filter(created_at__date=today).count()
     assert 0 < expected < 30
     assert page.count('class="run-link"') == expected
 
@@ -272,7 +274,7 @@ def test_the_source_dialog_has_a_label_for_every_code_the_preview_can_return():
     languages; a code the endpoint documents but the dialog cannot name would show raw."""
     from django.utils import translation
 
-    from citations.api import PREVIEW_ERRORS
+    from api.citations import PREVIEW_ERRORS
     from console.labels import PREVIEW_ERROR
 
     codes = {str(code) for code, _ in PREVIEW_ERRORS}
@@ -282,3 +284,66 @@ def test_the_source_dialog_has_a_label_for_every_code_the_preview_can_return():
     with translation.override("zh-hans"):
         chinese = {code: str(PREVIEW_ERROR[code]) for code in codes}
     assert [code for code in codes if english[code] == chinese[code]] == []
+
+
+# --- one clock, codes in words, counts that count what they say ----------------------------
+
+
+def test_every_console_page_shows_times_on_the_display_clock_and_names_it(staff_client, run):
+    """The runs list and 运行详情 render the same instant on one clock, the display zone,
+    and say which (SPARKTIDE_DISPLAY_TIME_ZONE; storage and the API stay UTC)."""
+    at = timezone.datetime(2026, 12, 5, 8, 3, 54, tzinfo=timezone.UTC)
+    Run.objects.filter(pk=run.pk).update(created_at=at)
+    listed = html(staff_client.get("/console/apps/business/runs/"))
+    detail = html(staff_client.get(f"/console/runs/{run.pk}/"))
+    assert "2026-12-05 16:03:54" in listed and "08:03:54" not in listed
+    assert "创建时间（Asia/Shanghai）" in listed
+    assert "2026-12-05 16:03:54" in detail and "时间按 Asia/Shanghai 显示" in detail
+
+
+def test_the_runs_list_date_filter_reads_days_on_the_display_clock(staff_client, run):
+    """A run created at 20:00 UTC on 4 December is on 5 December in Shanghai: it is listed
+    for that day, the day the page shows it on."""
+    at = timezone.datetime(2026, 12, 4, 20, 0, tzinfo=timezone.UTC)
+    Run.objects.filter(pk=run.pk).update(created_at=at)
+    day = html(staff_client.get("/console/apps/business/runs/?since=2026-12-05&until=2026-12-05"))
+    before = html(
+        staff_client.get("/console/apps/business/runs/?since=2026-12-04&until=2026-12-04")
+    )
+    assert run.pk in day and run.pk not in before
+
+
+def test_a_runs_end_reason_is_shown_in_words_with_its_code_on_hover(staff_client, run):
+    Run.objects.filter(pk=run.pk).update(status="CANCELLED", reason="CANCELLED_BY_USER")
+    for page in (
+        html(staff_client.get("/console/apps/business/runs/")),
+        html(staff_client.get(f"/console/runs/{run.pk}/")),
+    ):
+        assert 'title="CANCELLED_BY_USER">用户取消<' in page
+        assert ">CANCELLED_BY_USER<" not in page
+
+
+def test_a_reason_that_is_an_error_code_is_named_by_the_errors_detail(staff_client, run):
+    Run.objects.filter(pk=run.pk).update(status="FAILED", reason="KNOWLEDGE_SOURCE_ERROR")
+    page = html(staff_client.get(f"/console/runs/{run.pk}/"))
+    from foundation.errors import ErrorCode
+
+    detail = str(ErrorCode.KNOWLEDGE_SOURCE_ERROR.default_detail)
+    assert f'title="KNOWLEDGE_SOURCE_ERROR">{detail}<' in page
+
+
+def test_run_detail_counts_cited_sources_apart_from_retrieved_ones(staff_client, run):
+    """Two sources retrieved and both cited, one forged ID: 2 verified / 1 unverified, and
+    the two retrieved counted on their own line — not "2 / 2" of blocks and issued IDs."""
+    page = html(staff_client.get(f"/console/runs/{run.pk}/"))
+    assert re.search(r'data-count="blocks">\s*2\s*<', page)
+    assert re.search(r'data-count="cited">\s*2 / 1\s*<', page)
+    assert re.search(r'data-count="retrieved">\s*2\s*<', page)
+
+
+def test_the_attempts_table_names_the_entry_and_the_outcome_in_words(staff_client, run):
+    attempts = html(staff_client.get(f"/console/runs/{run.pk}/")).split(
+        'class="list compact attempts"'
+    )[1]
+    assert "回答片段工具" in attempts and 'title="COMMITTED"' in attempts
+    assert '<td class="mono">B</td>' not in attempts

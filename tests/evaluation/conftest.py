@@ -15,7 +15,7 @@ DEMO_MANIFEST = ROOT / "demo" / "manifest.yaml"
 @pytest.fixture
 def demo(db):
     call_command("apply_manifest", str(DEMO_MANIFEST), stdout=StringIO())
-    from sparktide.tenancy.models import App
+    from tenancy.models import App
 
     return App.objects.get(slug="research-desk")
 

@@ -11,7 +11,7 @@ from django.core.management import call_command
 
 from evaluation.runner import evaluate, resolve, summarize
 from evaluation.sets import load_set
-from sparktide.knowledge.models import Document
+from knowledge.models import Document
 from tests.answers.file_fixtures import SET_FIXTURES as FIXTURES
 from tests.answers.file_fixtures import fixture_manifest
 

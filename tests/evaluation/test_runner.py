@@ -12,6 +12,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
+from agents.models import AgentPin, AgentVersion
 from evaluation.runner import (
     EvaluationError,
     evaluate,
@@ -21,9 +22,8 @@ from evaluation.runner import (
     summarize,
 )
 from evaluation.sets import load_set
+from knowledge.models import KnowledgeVersion
 from runs.models import Run
-from sparktide.agents.models import AgentPin, AgentVersion
-from sparktide.knowledge.models import KnowledgeVersion
 from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)

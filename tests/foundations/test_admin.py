@@ -13,10 +13,10 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.urls import reverse
 
-from sparktide.agents.models import AgentVersion
-from sparktide.knowledge.models import Knowledge, KnowledgeVersion, Lease
-from sparktide.tenancy.authentication import authenticate_token
-from sparktide.tenancy.models import ApiToken, App, hash_token
+from agents.models import AgentVersion
+from knowledge.models import Knowledge, KnowledgeVersion, Lease
+from tenancy.authentication import authenticate_token
+from tenancy.models import ApiToken, App, hash_token
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -263,3 +263,44 @@ def test_the_console_admin_can_log_in_to_the_console(client, db):
     client.logout()
     response = client.post(reverse("console:login"), {"username": "ops", "password": password})
     assert response.status_code == 302
+
+
+def test_the_console_admins_session_survives_a_restart_that_keeps_its_password(
+    client, db, tmp_path
+):
+    """make demo runs ensure_console_admin --password-file on every start: the kept password
+    is not hashed again, so a logged-in admin stays logged in across restarts."""
+    kept = tmp_path / "admin_password"
+    call_command(
+        "ensure_console_admin", "--username", "ops", "--password-file", kept, stdout=StringIO()
+    )
+    client.login(username="ops", password=kept.read_text().strip())
+    assert client.get("/console/").status_code in (200, 302)
+    home = client.get(reverse("console:home"))
+    assert home.status_code == 200
+    call_command(
+        "ensure_console_admin", "--username", "ops", "--password-file", kept, stdout=StringIO()
+    )
+    assert client.get(reverse("console:home")).status_code == 200
+
+
+def test_a_new_password_still_ends_the_admins_sessions(client, db):
+    call_command(
+        "ensure_console_admin",
+        "--username",
+        "ops",
+        "--password",
+        "first-pass-123",
+        stdout=StringIO(),
+    )
+    client.login(username="ops", password="first-pass-123")
+    assert client.get(reverse("console:home")).status_code == 200
+    call_command(
+        "ensure_console_admin",
+        "--username",
+        "ops",
+        "--password",
+        "second-pass-456",
+        stdout=StringIO(),
+    )
+    assert client.get(reverse("console:home")).status_code == 302

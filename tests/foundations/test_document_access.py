@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from guardian.shortcuts import assign_perm, remove_perm
 
-from sparktide.knowledge.models import user_may_read_document
+from knowledge.models import user_may_read_document
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from django.utils.translation import override
 
-from sparktide.errors import ErrorCode, SparkTideError, wire_codes
-from sparktide.reason_phrases import complete_reason_phrases
+from foundation.errors import ErrorCode, SparkTideError, wire_codes
+from foundation.reason_phrases import complete_reason_phrases
 
 ROOT = Path(__file__).resolve().parents[2]
 PRODUCT = ["citations", "console", "publication", "runs", "sparktide"]

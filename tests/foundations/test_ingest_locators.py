@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from sparktide.knowledge.text import MAX_CHUNK_UTF16, PAGE_SEPARATOR, utf16_len, utf16_slice
+from knowledge.text import MAX_CHUNK_UTF16, PAGE_SEPARATOR, utf16_len, utf16_slice
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -12,8 +12,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from guardian.models import UserObjectPermission
 
-from sparktide.agents.models import Agent, AgentPin, AgentVersion
-from sparktide.knowledge.models import (
+from agents.models import Agent, AgentPin, AgentVersion
+from knowledge.models import (
     Chunk,
     Document,
     Fact,
@@ -22,8 +22,8 @@ from sparktide.knowledge.models import (
     Lease,
     user_may_read_document,
 )
-from sparktide.tenancy.authentication import authenticate_token
-from sparktide.tenancy.models import ApiToken, App, Membership, Tenant, TenantUser, hash_token
+from tenancy.authentication import authenticate_token
+from tenancy.models import ApiToken, App, Membership, Tenant, TenantUser, hash_token
 
 pytestmark = pytest.mark.django_db
 
@@ -823,6 +823,20 @@ def test_the_demo_manifest_applies_cleanly_and_is_idempotent():
     call_command("apply_manifest", str(DEMO_MANIFEST), stdout=again)
     assert "no changes" in again.getvalue()
     assert snapshot() == before
+
+
+def test_if_new_applies_on_the_first_start_and_keeps_later_changes():
+    """make demo's --if-new: the manifest provisions an empty database; once its tenant exists
+    it is not applied again, so a pin changed since (by ingest --agent) is not reverted."""
+    first = StringIO()
+    call_command("apply_manifest", str(DEMO_MANIFEST), "--if-new", stdout=first)
+    assert "Applied" in first.getvalue()
+    pin = AgentPin.objects.get(app__slug="research-desk", agent__key="briefing")
+    pin.delete()
+    again = StringIO()
+    call_command("apply_manifest", str(DEMO_MANIFEST), "--if-new", stdout=again)
+    assert "already provisioned; not applied again" in again.getvalue()
+    assert not AgentPin.objects.filter(app__slug="research-desk", agent__key="briefing").exists()
 
 
 def test_the_demo_users_see_different_documents():

@@ -9,7 +9,7 @@ import yaml
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from sparktide.provisioning.manifest import (
+from provisioning.manifest import (
     MAX_MANIFEST_BYTES,
     MAX_YAML_DEPTH,
     ManifestError,
@@ -250,7 +250,7 @@ def test_an_unquoted_date_is_still_a_date():
     data = base_manifest()
     text = _dump(data).replace("'2026-09-30'", "2026-09-30")
     assert "asOf: 2026-09-30" in text
-    from sparktide.provisioning.manifest import parse_manifest
+    from provisioning.manifest import parse_manifest
 
     manifest = parse_manifest(load_yaml(text))
     fact = manifest.tenants[0].knowledge[0].versions[0].documents[0].facts[0]

@@ -9,8 +9,8 @@ from django.utils import timezone
 from rest_framework import exceptions
 from rest_framework.test import APIRequestFactory
 
-from sparktide.tenancy.authentication import BearerTokenAuthentication
-from sparktide.tenancy.models import ApiToken, hash_token
+from tenancy.authentication import BearerTokenAuthentication
+from tenancy.models import ApiToken, hash_token
 
 pytestmark = pytest.mark.django_db
 

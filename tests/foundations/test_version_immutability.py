@@ -6,9 +6,9 @@ from decimal import Decimal
 import pytest
 from django.db import transaction
 
-from sparktide.agents.models import AgentPin, AgentVersion
-from sparktide.knowledge.ingest import FactInput
-from sparktide.knowledge.models import (
+from agents.models import AgentPin, AgentVersion
+from knowledge.ingest import FactInput
+from knowledge.models import (
     Chunk,
     Document,
     Fact,

@@ -4,7 +4,7 @@ import { test } from "node:test";
 
 import { isCitationId } from "../../static/sparktide/index.js";
 
-// The server's grammar (sparktide/ids.py) case by case, from the file every client's check reads.
+// The server's grammar (foundation/ids.py) case by case, from the file every client's check reads.
 const cases = JSON.parse(readFileSync(new URL("../conformance/citation_ids.json", import.meta.url), "utf8"));
 
 for (const { id, why } of cases.valid) {

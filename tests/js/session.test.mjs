@@ -325,3 +325,63 @@ describe("ChatSession: receipts and unknown saves", () => {
     assert.equal(session.getSnapshot().rejections.length, 0);
   });
 });
+
+describe("ChatSession: the live text stream (answer.stream)", () => {
+  const delta = (streamId, offset, d, extra = {}) => ({ agentCallId: "call_root", streamId, step: 1, state: "streaming", offset, delta: d, ...extra });
+
+  test("streamed text is shown as plain text before answer.published, then replaced by it", async () => {
+    const { session, stream, push } = await started();
+    push("agent.started", { agentCallId: "call_root", depth: 0, agent: "researcher" });
+    assert.equal(session.getSnapshot().text, null);
+    stream.options.onStream({ type: "answer.stream", data: delta("stm_1_1", 0, "营收增长") });
+    stream.options.onStream({ type: "answer.stream", data: delta("stm_1_1", 4, " [[cite:cite_abc]] 了") });
+    assert.equal(session.getSnapshot().text, "营收增长 [[cite:cite_abc]] 了");
+    assert.deepEqual(session.getSnapshot().blocks, []);
+    // Markers in a stream are literal text: never a citation, even a well-formed one.
+    assert.deepEqual(
+      session.streamSegments().map((s) => s.type),
+      ["text"],
+    );
+    assert.equal(session.streamSegments()[0].text, "营收增长 [[cite:cite_abc]] 了");
+
+    push("answer.published", published(P1, 1, 1, "营收增长了"));
+    push("answer.stream", { agentCallId: "call_root", streamId: "stm_1_1", step: 1, state: "closed", offset: 22, reason: "committed" });
+    assert.equal(session.getSnapshot().text, null);
+    assert.deepEqual(session.getSnapshot().streaming, []);
+    assert.deepEqual(bodies(session), [[P1, 1, "营收增长了", false]]);
+    // A late delta of a closed stream never brings the text back.
+    stream.options.onStream({ type: "answer.stream", data: delta("stm_1_1", 22, "迟到") });
+    assert.equal(session.getSnapshot().text, null);
+  });
+
+  test("an unfinished trailing marker is held back (pending), never shown half", async () => {
+    const { session, stream, push } = await started();
+    push("agent.started", { agentCallId: "call_root", depth: 0, agent: "researcher" });
+    stream.options.onStream({ type: "answer.stream", data: delta("stm_1_1", 0, "增长 [[cite:ci") });
+    assert.equal(session.getSnapshot().text, "增长 [[cite:ci");
+    assert.deepEqual(session.streamSegments(), [{ type: "text", text: "增长 " }]);
+  });
+
+  test("a snapshot then overlapping deltas: no duplicates, offsets in code points; a gap is ignored", async () => {
+    const { session, stream, push } = await started();
+    push("agent.started", { agentCallId: "call_root", depth: 0, agent: "researcher" });
+    stream.options.onStream({ type: "answer.stream", data: delta("stm_1_1", 0, "😀ab", { snapshot: true }) });
+    stream.options.onStream({ type: "answer.stream", data: delta("stm_1_1", 2, "bc") }); // overlaps "b"
+    assert.equal(session.getSnapshot().text, "😀abc");
+    stream.options.onStream({ type: "answer.stream", data: delta("stm_1_1", 9, "gap") });
+    assert.equal(session.getSnapshot().text, "😀abc");
+  });
+
+  test("the run's end clears every stream; a rejection's close clears it too", async () => {
+    const { session, stream, push } = await started();
+    push("agent.started", { agentCallId: "call_root", depth: 0, agent: "researcher" });
+    stream.options.onStream({ type: "answer.stream", data: delta("stm_1_1", 0, "被拒的话") });
+    push("answer.rejected", { candidateId: "cand_x", code: "SOURCE_NOT_AUTHORIZED", effect: "create" });
+    push("answer.stream", { agentCallId: "call_root", streamId: "stm_1_1", step: 1, state: "closed", offset: 4, reason: "rejected" });
+    assert.equal(session.getSnapshot().text, null);
+    stream.options.onStream({ type: "answer.stream", data: delta("stm_1_2", 0, "下一轮") });
+    assert.equal(session.getSnapshot().text, "下一轮");
+    push("run.failed", { status: "FAILED", reason: "PROVIDER_FAILED" });
+    assert.equal(session.getSnapshot().text, null);
+  });
+});

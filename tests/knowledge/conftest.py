@@ -1,6 +1,6 @@
 import pytest
 
-from sparktide.knowledge.context import TrustedContext
+from knowledge.context import TrustedContext
 from tests.remote_server import remote_knowledge  # noqa: F401 - the fixture
 
 

@@ -6,8 +6,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from sparktide.knowledge.models import CapabilityRefusal, KnowledgeVersion, capability_refusals
-from sparktide.knowledge.retrieval import retrieve
+from knowledge.models import CapabilityRefusal, KnowledgeVersion, capability_refusals
+from knowledge.retrieval import retrieve
 from tests import factories
 from tests.factories import add_document, lease, make_knowledge, publish
 from tests.remote_server import make_remote_version, remote_item

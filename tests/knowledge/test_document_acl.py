@@ -5,8 +5,8 @@ import pytest
 from django.contrib.auth.models import Group
 from guardian.shortcuts import assign_perm, remove_perm
 
-from sparktide.knowledge.models import Document, user_may_read_document
-from sparktide.knowledge.retrieval import readable_documents, search_managed
+from knowledge.models import Document, user_may_read_document
+from knowledge.retrieval import readable_documents, search_managed
 from tests.factories import add_document, make_knowledge, make_tenant, make_user, publish
 
 pytestmark = pytest.mark.django_db

@@ -4,9 +4,9 @@ versions, at most top_k, a deterministic order, and a constant number of queries
 import pytest
 from django.db import connection
 
-from sparktide.knowledge.models import Knowledge, KnowledgeVersion
-from sparktide.knowledge.retrieval import search_managed
-from sparktide.knowledge.text import snippet_digest
+from knowledge.models import Knowledge, KnowledgeVersion
+from knowledge.retrieval import search_managed
+from knowledge.text import snippet_digest
 from tests import factories
 from tests.factories import add_document, make_knowledge, publish
 
@@ -190,8 +190,8 @@ def test_the_search_can_use_the_gin_index(reports, alice):
     factories.require(connection.vendor == "postgresql", "the GIN index is PostgreSQL-only")
     from django.contrib.postgres.search import SearchQuery
 
-    from sparktide.knowledge.models import Chunk
-    from sparktide.knowledge.retrieval import StoredSearchVector
+    from knowledge.models import Chunk
+    from knowledge.retrieval import StoredSearchVector
 
     queryset = (
         Chunk.objects.alias(search=StoredSearchVector())

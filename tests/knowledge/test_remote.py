@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from sparktide.errors import ErrorCode
-from sparktide.knowledge.models import Knowledge
-from sparktide.knowledge.remote import (
+from foundation.errors import ErrorCode
+from knowledge.models import Knowledge
+from knowledge.remote import (
     RefusedItem,
     RemoteBadResponse,
     RemoteKnowledgeError,
@@ -18,8 +18,8 @@ from sparktide.knowledge.remote import (
     acall_remote,
     call_remote,
 )
-from sparktide.knowledge.retrieval import search_remote
-from sparktide.knowledge.text import snippet_digest
+from knowledge.retrieval import search_remote
+from knowledge.text import snippet_digest
 from tests.factories import make_knowledge, publish
 from tests.remote_server import DEFAULT_SECRET, make_remote_version, remote_item
 

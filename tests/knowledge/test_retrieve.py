@@ -3,8 +3,8 @@ remote fails the retrieval (the engine reports it as a tool error)."""
 
 import pytest
 
-from sparktide.knowledge.remote import RemoteKnowledgeError, RemoteTimeout
-from sparktide.knowledge.retrieval import retrieve, select_versions
+from knowledge.remote import RemoteKnowledgeError, RemoteTimeout
+from knowledge.retrieval import retrieve, select_versions
 from tests.factories import add_document, lease, make_agent, make_knowledge, publish, scripted
 from tests.remote_server import make_remote_version, remote_item
 

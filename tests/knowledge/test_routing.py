@@ -2,8 +2,8 @@
 
 import pytest
 
-from sparktide.knowledge.models import KnowledgeVersion
-from sparktide.knowledge.retrieval import select_versions
+from knowledge.models import KnowledgeVersion
+from knowledge.retrieval import select_versions
 from tests.factories import make_agent, make_knowledge, publish, scripted
 
 pytestmark = pytest.mark.django_db

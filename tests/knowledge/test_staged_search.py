@@ -13,15 +13,15 @@ import pytest
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection
 
-from sparktide.knowledge import retrieval
-from sparktide.knowledge.models import Chunk, Document
-from sparktide.knowledge.retrieval import (
+from knowledge import retrieval
+from knowledge.models import Chunk, Document
+from knowledge.retrieval import (
     MAX_QUERY_TOKENS,
     StoredSearchVector,
     search_managed,
     staged_search_sql,
 )
-from sparktide.knowledge.text import search_tokens
+from knowledge.text import search_tokens
 from tests import factories
 from tests.factories import add_document, make_knowledge, publish
 

@@ -4,8 +4,8 @@ round"). Its answer is tests/knowledge/test_staged_search.py's."""
 
 import pytest
 
-from sparktide.knowledge.models import KnowledgeVersion
-from sparktide.knowledge.retrieval import readable_documents, staged_search_sql
+from knowledge.models import KnowledgeVersion
+from knowledge.retrieval import readable_documents, staged_search_sql
 from tests.knowledge import test_staged_search as staged
 
 pytestmark = pytest.mark.django_db

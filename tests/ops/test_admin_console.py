@@ -11,12 +11,12 @@ from django.contrib.admin.utils import quote
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from agents.models import Agent, AgentVersion
 from citations.models import CitationReference, NumericHandle
+from knowledge.models import Knowledge, KnowledgeVersion, Lease
 from publication.models import AnswerBlock, BlockRevision, PublicationAttempt
 from runs.models import AgentCall, JournalEntry, Run, RunEvent
-from sparktide.agents.models import Agent, AgentVersion
-from sparktide.knowledge.models import Knowledge, KnowledgeVersion, Lease
-from sparktide.tenancy.models import ApiToken, App
+from tenancy.models import ApiToken, App
 from tests.ops.pdfs import make_pdf
 from tests.ops.test_documents import write_docx
 

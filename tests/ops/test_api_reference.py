@@ -11,7 +11,7 @@ import pytest
 from drf_spectacular.generators import SchemaGenerator
 from openapi_spec_validator import validate
 
-from sparktide.errors import ErrorCode
+from foundation.errors import ErrorCode
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -148,3 +148,88 @@ def test_every_link_of_the_readme_and_docs_stays_inside_the_repository(document)
         assert (document.parent / target).resolve().exists(), f"{document.name} → {target}"
     for outside in ("DESIGN.md", "API.md", "STYLE.md", "/work/shared", "seeds/"):
         assert outside not in text, f"{document.name} refers to {outside}, not in the repository"
+
+
+# --- what each operation answers, against what the reference says ---------------------------
+
+RUN_OPERATIONS = {
+    "getRun": ("get", ""),
+    "listRunEvents": ("get", "/events"),
+    "getRunAnswer": ("get", "/answer"),
+    "createEventTicket": ("post", "/events/ticket"),
+    "cancelRun": ("post", "/cancel"),
+}
+
+
+def _documented(schema, operation_id: str) -> set[tuple[int, str]]:
+    (operation,) = [op for _, _, op in operations(schema) if op["operationId"] == operation_id]
+    return {
+        (int(status), example["value"]["code"])
+        for status, response in operation["responses"].items()
+        if status[0] in "45"
+        for example in response["content"]["application/problem+json"]["examples"].values()
+    }
+
+
+def _answers(run, owner) -> dict[str, tuple[int, str]]:
+    from tests.factories import client_for
+
+    client = client_for(owner)
+    seen = {}
+    for operation_id, (method, suffix) in RUN_OPERATIONS.items():
+        response = getattr(client, method)(f"/v1/apps/{run.app.slug}/runs/{run.pk}{suffix}")
+        if response.status_code >= 400:
+            seen[operation_id] = (response.status_code, response.json()["code"])
+    return seen
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("situation", ["suspended", "no_history", "archived"])
+def test_every_error_a_run_operation_answers_is_in_the_reference(schema, situation):
+    """Each run operation is asked in a situation that refuses it; whatever it answers
+    (status and code) must be listed for that operation in the served reference."""
+    from django.utils import timezone
+    from guardian.shortcuts import remove_perm
+
+    from runs.models import Run
+    from tests import factories
+
+    tenant = factories.make_tenant()
+    owner = factories.make_user(tenant)
+    app = factories.make_app(tenant, members=[owner])
+    run = factories.scripted_run(app, owner, [{"answer": "好。"}])
+    if situation == "suspended":
+        app.status = "SUSPENDED"
+        app.save(update_fields=["status"])
+    elif situation == "no_history":
+        remove_perm("tenancy.view_run_history", owner, app)
+    else:
+        Run.objects.filter(pk=run.pk).update(archived_at=timezone.now())
+    seen = _answers(run, owner)
+    assert seen, "the situation refused nothing"
+    undocumented = {
+        operation_id: answer
+        for operation_id, answer in seen.items()
+        if answer not in _documented(schema, operation_id)
+    }
+    assert undocumented == {}
+
+
+def test_the_events_limit_the_docs_give_is_the_one_the_api_accepts(client, db):
+    """docs/api.md says 1–1000; a page of 1000 is accepted and 1001 is a 400."""
+    from api.selectors import MAX_EVENTS_PAGE
+    from runs.models import Run
+    from tests import factories
+
+    assert "`&limit=N` (1–1000, default 100)" in (ROOT / "docs" / "api.md").read_text()
+    assert MAX_EVENTS_PAGE == 1000
+    tenant = factories.make_tenant()
+    owner = factories.make_user(tenant)
+    app = factories.make_app(tenant, members=[owner])
+    run = factories.scripted_run(app, owner, [{"answer": "好。"}])
+    api = factories.client_for(owner)
+    events = f"/v1/apps/{app.slug}/runs/{run.pk}/events"
+    assert api.get(events, {"limit": 1000}).status_code == 200
+    refused = api.get(events, {"limit": 1001})
+    assert refused.status_code == 400 and refused.json()["code"] == "INVALID_REQUEST"
+    assert Run.objects.filter(pk=run.pk).exists()

@@ -89,6 +89,6 @@ def test_the_cors_allow_list_is_empty_by_default():
     [(ALLOWED, True), (REFUSED, False), ("https://portal.example.com:8443", False)],
 )
 def test_the_websocket_origin_check_reads_the_same_allow_list(origin, allowed):
-    from runs.delivery.origin import origin_allowed
+    from delivery.origin import origin_allowed
 
     assert origin_allowed(origin, "testserver") is allowed

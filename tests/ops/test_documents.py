@@ -11,9 +11,9 @@ from django.core.management import CommandError, call_command
 from docx.enum.text import WD_BREAK
 
 from citations.models import CitationReference
-from sparktide.knowledge.files import UnreadableFile, read_file, read_stream
-from sparktide.knowledge.models import Document, Knowledge, KnowledgeVersion
-from sparktide.provisioning.manifest import ManifestError, apply_manifest, read_manifest
+from knowledge.files import UnreadableFile, read_file, read_stream
+from knowledge.models import Document, Knowledge, KnowledgeVersion
+from provisioning.manifest import ManifestError, apply_manifest, read_manifest
 from tests import factories
 from tests.ops.pdfs import make_pdf
 
@@ -257,3 +257,100 @@ def test_a_manifest_file_that_cannot_be_read_names_its_path(db, tmp_path):
     with pytest.raises(ManifestError, match="OCR") as error:
         read_manifest(manifest(tmp_path, "{key: s, file: scan.pdf}"))
     assert error.value.path.endswith("documents[0].file")
+
+
+# --- ingest → answer in one step: --app leases, --agent releases and re-pins -----------------
+
+
+@pytest.fixture
+def extractive_desk(app, funds):
+    """The app answers with an extractive agent over an older version of ``funds``."""
+    first = KnowledgeVersion.objects.create(knowledge=funds, version="2026-q2")
+    factories.add_document(first, ["二季度：Zephyr 基金规模 3.0 亿元。"], key="q2")
+    factories.publish(first)
+    factories.lease(app, first)
+    return factories.make_agent(
+        app.tenant,
+        "researcher",
+        model={"provider": "extractive"},
+        knowledge=[first],
+        pin_to=[app],
+    )
+
+
+def test_ingest_with_app_and_agent_makes_the_app_answer_from_the_new_file(
+    app, alice, funds, pdf, extractive_desk
+):
+    """One command: the PDF is ingested and published, the app leases it, a new agent version
+    allowing it is published and pinned, and the next run cites the PDF's page."""
+    from agents.models import AgentPin
+    from runs.models import Run
+    from runtime.engine import execute_run
+    from runtime.services import start_run
+
+    output = ingest(
+        "acme/funds@2026-q3", pdf, "--publish", "--app", app.slug, "--agent", "researcher"
+    )
+    version = KnowledgeVersion.objects.get(knowledge=funds, version="2026-q3")
+    assert "+ lease: business → funds@2026-q3" in output
+    assert "+ agent researcher@2 published (a copy of researcher@1" in output
+    pinned = AgentPin.objects.get(app=app, agent__key="researcher").version
+    assert pinned.version == "2" and pinned.status == "PUBLISHED"
+    assert {v.label for v in pinned.allowed_knowledge.all()} == {
+        "funds@2026-q2",
+        "funds@2026-q3",
+    }
+    assert pinned.model == extractive_desk.model
+
+    run = start_run(user=alice, app=app, agent_key="researcher", input="Quasar fund outlook?")
+    execute_run(run.pk)
+    run = Run.objects.get(pk=run.pk)
+    assert run.status == "COMPLETED", run.reason
+    reference = CitationReference.objects.filter(run=run, version=version).first()
+    assert reference is not None, "the answer did not retrieve the new version"
+    body = (
+        factories.client_for(alice)
+        .get(f"/v1/apps/{app.slug}/runs/{run.pk}/citations/{reference.pk}/preview")
+        .json()
+    )
+    assert body["sourceRef"]["page"] == 3
+    assert body["content"] == "Outlook: Quasar fund keeps growing."
+
+
+def test_ingest_with_app_only_leases_and_says_what_is_left(app, funds, pdf, extractive_desk):
+    from agents.models import AgentPin
+
+    output = ingest("acme/funds@2026-q3", pdf, "--publish", "--app", app.slug)
+    assert "an agent version that allows it must be pinned (--agent does both)" in output
+    assert app.leases.filter(version__version="2026-q3").exists()
+    assert AgentPin.objects.get(app=app, agent__key="researcher").version == extractive_desk
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--app", "business"], "give --publish with it"),
+        (["--publish", "--agent", "researcher"], "give --app with it"),
+        (["--publish", "--app", "nowhere"], "no app 'nowhere' in acme"),
+        (["--publish", "--app", "business", "--agent", "nobody"], "pins no agent 'nobody'"),
+    ],
+)
+def test_ingest_refuses_a_one_step_it_cannot_complete_and_writes_nothing(
+    app, funds, pdf, extractive_desk, args, message
+):
+    from agents.models import AgentVersion
+
+    with pytest.raises(CommandError, match=message):
+        ingest("acme/funds@2026-q3", pdf, *args)
+    assert not KnowledgeVersion.objects.filter(version="2026-q3").exists()
+    assert AgentVersion.objects.count() == 1 and app.leases.count() == 1
+
+
+def test_rolling_back_is_pinning_the_previous_agent_version(app, funds, pdf, extractive_desk):
+    from agents.models import AgentPin
+
+    ingest("acme/funds@2026-q3", pdf, "--publish", "--app", app.slug, "--agent", "researcher")
+    pin = AgentPin.objects.get(app=app, agent__key="researcher")
+    pin.version = extractive_desk
+    pin.save()
+    assert AgentPin.objects.get(app=app, agent__key="researcher").version.version == "1"

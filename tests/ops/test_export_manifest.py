@@ -10,11 +10,11 @@ import yaml
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from sparktide.agents.models import AgentPin
-from sparktide.knowledge.models import Document, KnowledgeVersion, Lease
-from sparktide.provisioning.export import document_pages
-from sparktide.provisioning.manifest import apply_manifest, parse_manifest, read_manifest
-from sparktide.tenancy.models import App, Tenant
+from agents.models import AgentPin
+from knowledge.models import Document, KnowledgeVersion, Lease
+from provisioning.export import document_pages
+from provisioning.manifest import apply_manifest, parse_manifest, read_manifest
+from tenancy.models import App, Tenant
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "demo" / "manifest.yaml"

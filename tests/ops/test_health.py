@@ -71,7 +71,7 @@ def test_readyz_fails_when_the_newest_heartbeat_is_older_than_the_threshold(clie
 
 @pytest.mark.django_db(transaction=True)
 def test_a_workers_sweep_tick_writes_its_heartbeat(client):
-    from runs.runtime.workers import RunWorker
+    from runtime.workers import RunWorker
 
     worker = RunWorker(worker_id="sweeper-1", sweep_seconds=60)
     try:
@@ -90,7 +90,7 @@ def test_a_workers_sweep_tick_writes_its_heartbeat(client):
 def waiting_task(age_seconds: float) -> DBTaskResult:
     task = DBTaskResult.objects.create(
         args_kwargs={"args": ["run_x"], "kwargs": {}},
-        task_path="runs.runtime.tasks.execute_run_task",
+        task_path="runtime.tasks.execute_run_task",
         backend_name="default",
         run_after=get_date_max(),
     )

@@ -92,7 +92,7 @@ def test_every_preview_logs_its_outcome_by_code(make_run, alice, bob, events):
 LOG_ONE_EVENT = """
 import django
 django.setup()
-from sparktide import observability
+from foundation import observability
 observability.run_ended(run_id="run_abc", app="desk", agent="researcher", status="COMPLETED",
                         reason="", duration=1.25)
 """
@@ -203,3 +203,13 @@ async def test_the_open_websockets_gauge_counts_accepted_streams_only(app, alice
     assert refused[1] == 4401 and open_now() == before + 1
     await live.disconnect(timeout=5)
     assert open_now() == before
+
+
+def test_a_client_error_is_not_logged_a_second_time_by_django(client, db, caplog):
+    """The access log records every 4xx once; django.request would add a second line."""
+    import logging
+
+    with caplog.at_level(logging.DEBUG):
+        response = client.get("/v1/apps/no-such-app/runs/run_missing")
+    assert response.status_code in (401, 404)
+    assert not [r for r in caplog.records if r.name == "django.request"]

@@ -14,12 +14,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from citations.models import CitationReference
+from knowledge.models import Chunk
 from publication.models import AnswerBlock, BlockRevision, SourceBinding, SourceHint
 from publication.pipeline import Outcome, publish_candidate
 from publication.reader import RunReader
 from runs.events import RunEnded, append_event
 from runs.models import Run, RunEvent
-from sparktide.knowledge.models import Chunk
 from tests.factories import client_for
 
 # citations cited → statements of publish_candidate, with and without the preview.
@@ -283,9 +283,9 @@ TICKET_BUDGET = 3  # 4 before the history permission joined the run's query
 @pytest.mark.django_db(transaction=True)
 def test_the_compiled_statements_take_each_calls_own_values(live_run, alice):
     """The source proof and the preview's reference read run a statement compiled once
-    per process (sparktide/compiled.py): every value of a call is re-bound, so a second
+    per process (foundation/compiled.py): every value of a call is re-bound, so a second
     run gets its own references, and another run's citation stays unknown."""
-    from sparktide import compiled
+    from foundation import compiled
 
     first, second = live_run(), live_run()
     root = second.agent_calls.get(depth=0)
@@ -321,11 +321,11 @@ def test_the_compiled_statements_take_each_calls_own_values(live_run, alice):
 
 
 def test_the_sockets_page_is_compiled_once_and_reads_each_calls_own_range(live_run):
-    """A socket's page of the log (runs.delivery.fanout.read_frames) runs its statement
+    """A socket's page of the log (delivery.fanout.read_frames) runs its statement
     compiled once per page size: each read gets its own run, its own bounds, and the
     rows the QuerySet as written gives (seqs, types, the stored JSON, ``at`` typed)."""
-    from runs.delivery import fanout
-    from sparktide import compiled
+    from delivery import fanout
+    from foundation import compiled
 
     first, second = _running(live_run()), _running(live_run())
     start = {}
@@ -377,8 +377,8 @@ def test_a_page_of_the_log_reads_only_its_own_rows_whatever_the_plan(live_run, r
     rows, even when the planner does not take the index in seq order: with index scans
     off (the plan PostgreSQL chose for a run its statistics did not count yet), a page
     written as ``seq > after … LIMIT`` read every later event of the run and sorted it."""
-    from runs.delivery import fanout
-    from runs.selectors import events_page
+    from api.selectors import events_page
+    from delivery import fanout
 
     run = live_run()
     start = run.last_seq

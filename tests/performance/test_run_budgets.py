@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from runs.models import JournalEntry, Run, RunEvent
-from runs.runtime.engine import execute_run
+from runtime.engine import execute_run
 from tests import factories
 from tests.factories import client_for
 

@@ -12,7 +12,7 @@ import pytest
 
 from citations.models import CitationReference
 from runs.models import Run
-from sparktide.tenancy.models import ApiToken, Membership, TenantUser
+from tenancy.models import ApiToken, Membership, TenantUser
 from tests import factories
 from tests.remote_server import (
     make_remote_version,

@@ -11,8 +11,8 @@ from django.db import connection
 from django.utils import timezone
 
 from citations.models import CitationReference
-from runs.archive import archive_runs
 from runs.models import JournalEntry, Run
+from runtime.archive import archive_runs
 from tests import factories
 from tests.factories import client_for
 
@@ -105,7 +105,7 @@ def test_runs_inside_the_retention_window_are_not_archived(cited, app):
 
 
 def test_each_app_uses_its_own_retention(make_run, app):
-    from sparktide.tenancy.models import App
+    from tenancy.models import App
 
     run = make_run({"search": "营收"}, {"answerPart": "x [[cite:{{c1}}]]"})
     age(run, 10)

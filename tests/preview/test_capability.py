@@ -1,5 +1,5 @@
 """The preview asks the same capability rule retrieval and source proof ask
-(sparktide.knowledge: PUBLISHED, a current lease of the app, the app's tenant), and the
+(knowledge: PUBLISHED, a current lease of the app, the app's tenant), and the
 document ACL is checked before the re-fetched digest."""
 
 import pytest
@@ -7,7 +7,7 @@ from django.db import connection
 from guardian.shortcuts import remove_perm
 
 from citations.models import CitationReference
-from sparktide.knowledge.models import Chunk, Knowledge
+from knowledge.models import Chunk, Knowledge
 from tests import factories
 from tests.factories import client_for
 
@@ -48,7 +48,7 @@ def test_a_version_moved_to_another_tenant_is_refused_even_with_a_current_lease(
 
 def test_the_preview_and_source_proof_answer_from_the_same_rule(cited, alice, app, knowledge):
     from citations.evidence import SourceAccess
-    from sparktide.knowledge.models import Lease
+    from knowledge.models import Lease
 
     reference = CitationReference.objects.select_related("version__knowledge").get(
         pk=cited.reference.pk

@@ -5,7 +5,7 @@ unread is not in the response."""
 import pytest
 
 from citations.access import access_citation_for_preview
-from sparktide.errors import ErrorCode, SparkTideError
+from foundation.errors import ErrorCode, SparkTideError
 
 pytestmark = pytest.mark.django_db
 

@@ -95,7 +95,7 @@ def test_an_outsider_asking_for_a_uri_citation_learns_nothing_more(cited, outsid
 
 
 def test_a_non_owner_does_not_learn_that_the_app_is_suspended(cited, bob, app, missing_run):
-    from sparktide.tenancy.models import App
+    from tenancy.models import App
 
     App.objects.filter(pk=app.pk).update(status=App.Status.SUSPENDED)
     assert_same_as_missing(answer(client_for(bob), cited.url), missing_run)

@@ -10,8 +10,8 @@ from django.utils import timezone
 from citations.access import _reference_query
 from citations.models import CitationReference
 from citations.preview import _read_with
-from sparktide import compiled
-from sparktide.knowledge.models import Chunk
+from foundation import compiled
+from knowledge.models import Chunk
 from tests import factories
 from tests.factories import client_for
 from tests.preview.conftest import preview_url

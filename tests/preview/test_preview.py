@@ -9,9 +9,9 @@ from django.utils import timezone
 from guardian.shortcuts import assign_perm, remove_perm
 
 from citations.models import CitationReference
-from sparktide.knowledge.models import Chunk, KnowledgeVersion, Lease
-from sparktide.knowledge.text import snippet_digest
-from sparktide.tenancy.models import App, Membership
+from knowledge.models import Chunk, KnowledgeVersion, Lease
+from knowledge.text import snippet_digest
+from tenancy.models import App, Membership
 from tests.factories import client_for
 from tests.preview.conftest import preview_url
 
@@ -121,7 +121,7 @@ def test_no_token_is_authentication_required(cited):
 
 
 def test_a_revoked_token_is_authentication_required(cited, alice):
-    from sparktide.tenancy.models import ApiToken
+    from tenancy.models import ApiToken
 
     ApiToken.objects.get(user=alice).revoke()
     assert_problem(get(cited.url, alice), 401, "AUTHENTICATION_REQUIRED")
@@ -294,7 +294,7 @@ def test_an_owner_moved_to_another_tenant_is_knowledge_access_denied_or_not_foun
 def test_knowledge_that_now_belongs_to_another_tenant_is_knowledge_access_denied(cited, alice):
     """The owner must share the knowledge's tenant *now*: a knowledge row handed to
     another tenant (or a tampered store) denies even a public document."""
-    from sparktide.knowledge.models import Knowledge
+    from knowledge.models import Knowledge
     from tests import factories
 
     other = factories.make_tenant("elsewhere")

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from sparktide.errors import ErrorCode
-from sparktide.knowledge.text import snippet_digest
+from foundation.errors import ErrorCode
+from knowledge.text import snippet_digest
 from tests.factories import client_for
 from tests.preview.conftest import REMOTE_CONTENT, SESSION_ID
 from tests.remote_server import DEFAULT_SECRET, remote_item
@@ -195,7 +195,7 @@ def test_the_remote_is_not_called_when_an_earlier_check_refuses(
 ):
     from django.utils import timezone
 
-    from sparktide.knowledge.models import Lease
+    from knowledge.models import Lease
 
     Lease.objects.filter(app=app, version=remote_version).update(revoked_at=timezone.now())
     assert_problem(preview(cited_remote, alice), 503, "CAPABILITY_UNAVAILABLE")
@@ -203,7 +203,7 @@ def test_the_remote_is_not_called_when_an_earlier_check_refuses(
 
 
 def test_the_remote_error_codes_are_the_documented_ones():
-    from sparktide.knowledge.remote import RemoteBadResponse, RemoteTimeout, RemoteUnavailable
+    from knowledge.remote import RemoteBadResponse, RemoteTimeout, RemoteUnavailable
 
     assert (RemoteTimeout.code_for_class, RemoteTimeout.code_for_class.status) == (
         ErrorCode.CITATION_PREVIEW_TIMED_OUT,

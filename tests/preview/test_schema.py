@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from drf_spectacular.generators import SchemaGenerator
 
-from citations.api import PREVIEW_ERRORS
-from sparktide.errors import ErrorCode, wire_codes
+from api.citations import PREVIEW_ERRORS
+from foundation.errors import ErrorCode, wire_codes
 
 PREVIEW_PATH = "/v1/apps/{app}/runs/{run_id}/citations/{citation_id}/preview"
 DOCS = Path(__file__).resolve().parents[2] / "docs"

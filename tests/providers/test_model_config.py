@@ -6,9 +6,9 @@ import json
 import pytest
 from django.urls import reverse
 
-from sparktide.agents.models import AgentVersion
-from sparktide.agents.providers import ModelConfigError, ProviderError, get_provider
-from sparktide.agents.providers import validate_model_config as validate
+from agents.models import AgentVersion
+from agents.providers import ModelConfigError, ProviderError, get_provider
+from agents.providers import validate_model_config as validate
 from tests import factories
 
 REFUSED = {

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from sparktide.agents.providers import get_provider, validate_model_config
-from sparktide.agents.providers import openai as openai_module
-from sparktide.agents.providers.base import TOOL_SCHEMAS, ProviderError, ToolCall, Turn
-from sparktide.agents.providers.openai import OpenAIProvider, validate_config
+from agents.providers import get_provider, validate_model_config
+from agents.providers import openai as openai_module
+from agents.providers.base import TOOL_SCHEMAS, ProviderError, ToolCall, Turn
+from agents.providers.openai import OpenAIProvider, validate_config
 from tests.providers.fake_openai import (
     FakeOpenAI,
     Reply,
@@ -433,12 +433,35 @@ def test_a_redirect_is_not_followed(api_key):
     assert len(server.requests) == 1
 
 
-def test_there_are_no_retries(api_key):
+def test_a_500_is_not_retried(api_key):
     with (
-        FakeOpenAI([Reply(status=503, pieces=[b""])] * 3) as server,
-        pytest.raises(ProviderError, match="HTTP 503"),
+        FakeOpenAI([Reply(status=500, pieces=[b""])] * 3) as server,
+        pytest.raises(ProviderError, match="HTTP 500"),
     ):
         OpenAIProvider(config_for(server)).next_turn(FakeState())
+    assert len(server.requests) == 1
+
+
+def test_429_and_503_are_retried_a_bounded_number_of_times_after_retry_after(api_key):
+    refused = [
+        Reply(status=429, pieces=[b""], headers={"Retry-After": "0"}),
+        Reply(status=503, pieces=[b""], headers={"Retry-After": "0"}),
+        Reply(status=503, pieces=[b""], headers={"Retry-After": "0"}),
+    ]
+    with FakeOpenAI(refused) as server, pytest.raises(ProviderError, match="HTTP 503"):
+        OpenAIProvider(config_for(server)).next_turn(FakeState())
+    assert len(server.requests) == 3  # the first request and MAX_RETRIES (2) more
+
+    answer = stream([text_chunk("Hallo"), finish_chunk("stop")])
+    with FakeOpenAI([refused[0], answer]) as server:
+        turn = OpenAIProvider(config_for(server)).next_turn(FakeState())
+    assert (turn.text, len(server.requests)) == ("Hallo", 2)
+
+
+def test_a_retry_after_past_the_deadline_is_not_waited_for(api_key):
+    refused = Reply(status=429, pieces=[b""], headers={"Retry-After": "3600"})
+    with FakeOpenAI([refused] * 3) as server, pytest.raises(ProviderError, match="HTTP 429"):
+        OpenAIProvider(config_for(server, timeoutSeconds=5)).next_turn(FakeState())
     assert len(server.requests) == 1
 
 

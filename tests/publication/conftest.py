@@ -6,8 +6,8 @@ from decimal import Decimal
 
 import pytest
 
+from knowledge.ingest import FactInput
 from runs.models import Run
-from sparktide.knowledge.ingest import FactInput
 from tests import factories
 
 REPORT_PAGES = [

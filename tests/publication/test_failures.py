@@ -19,8 +19,8 @@ from publication.models import AnswerBlock, BlockRevision, PublicationAttempt
 from publication.pipeline import publish_candidate
 from publication.reader import VISIBLE, read_answer
 from runs.models import JournalEntry, Run, RunEvent
-from runs.runtime.engine import execute_run
-from runs.runtime.services import start_run
+from runtime.engine import execute_run
+from runtime.services import start_run
 from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -6,8 +6,8 @@ import pytest
 
 from citations.issuance import issue_citations
 from citations.models import MAX_CITATIONS_PER_RUN, CitationReference
+from knowledge.retrieval import RetrievedItem
 from runs.models import Run
-from sparktide.knowledge.retrieval import RetrievedItem
 from tests.publication.conftest import refs
 
 pytestmark = pytest.mark.django_db

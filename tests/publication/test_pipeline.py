@@ -6,6 +6,7 @@ from django.utils import timezone
 from guardian.shortcuts import remove_perm
 
 from citations.models import NumericHandle
+from knowledge.models import Lease
 from publication.models import (
     AnswerBlock,
     BlockDependency,
@@ -16,7 +17,6 @@ from publication.models import (
 from publication.pipeline import MAX_DISPLAY_CHARS, TRUNCATION_NOTE, VALUE_UNAVAILABLE
 from publication.reader import read_answer
 from runs.models import Run, RunEvent
-from sparktide.knowledge.models import Lease
 from tests.publication.conftest import refs
 
 pytestmark = pytest.mark.django_db
@@ -409,7 +409,7 @@ def test_a_new_block_still_commits_after_the_run_revision_quota_is_spent(live_ru
 
 def test_recovery_never_rewrites_a_committed_attempt(live_run, publish):
     """A dead worker's committed blocks stay COMMITTED, revision and body untouched."""
-    from runs.runtime.recovery import recover_run
+    from runtime.recovery import recover_run
 
     run = live_run()
     first = publish(run, "已提交的段落")
@@ -599,7 +599,7 @@ def test_a_failure_inside_the_commit_leaves_nothing_half_written(live_run, publi
 
 
 def test_a_preview_is_never_promoted_to_committed(live_run, publish, settings):
-    from runs.runtime.recovery import recover_run
+    from runtime.recovery import recover_run
 
     run = live_run()
     settings.SPARKTIDE_FAULT = "during_publication_commit"
@@ -679,7 +679,7 @@ def test_a_preview_never_masks_a_committed_receipt_in_duplicate_detection(
 
 
 def test_an_unknown_fault_point_in_the_code_is_an_error():
-    from sparktide.faults import maybe_fault
+    from foundation.faults import maybe_fault
 
     with pytest.raises(ValueError):
         maybe_fault("after_publication_comit")

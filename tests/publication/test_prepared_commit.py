@@ -9,9 +9,9 @@ from guardian.shortcuts import remove_perm
 
 from citations.evidence import ProofDocument, SourceAccess, lease_of_version
 from citations.models import CitationReference
+from knowledge.models import Document
 from publication.models import BlockRevision, PublicationAttempt, SourceBinding, SourceHint
 from publication.pipeline import Outcome
-from sparktide.knowledge.models import Document
 from tests.publication.conftest import refs
 
 pytestmark = pytest.mark.django_db

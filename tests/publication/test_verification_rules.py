@@ -7,9 +7,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from citations.models import MAX_CITATIONS_PER_RUN
+from foundation.errors import ErrorCode, SparkTideError
 from publication.models import AnswerBlock, BlockRevision, Origin
 from publication.verification import answer_cited_ids, verify_answer
-from sparktide.errors import ErrorCode, SparkTideError
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from runs.delivery.routing import websocket_application
+from delivery.routing import websocket_application
 
 SAME_ORIGIN = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
 
@@ -56,7 +56,7 @@ async def read_events(comm, count: int, *, timeout: float = 10.0) -> list[dict]:
 
 def read_page(run, **page) -> list[dict]:
     """The events of one read of the log as a socket sends them (``fanout.read_frames``)."""
-    from runs.delivery.fanout import read_frames
+    from delivery.fanout import read_frames
 
     return [
         {k: v for k, v in json.loads(text).items() if k != "kind"}
@@ -66,7 +66,7 @@ def read_page(run, **page) -> list[dict]:
 
 @database_sync_to_async
 def ticket_for(run, user) -> str:
-    from runs.delivery.tickets import issue_ticket
+    from delivery.tickets import issue_ticket
 
     raw, _ = issue_ticket(run=run, user=user)
     return raw

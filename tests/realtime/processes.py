@@ -113,6 +113,6 @@ def start_worker(run_id: str, env: dict) -> Process:
     """Execute one run in another process, as a task worker would."""
     code = (
         "import django, sys; django.setup(); "
-        "from runs.runtime.engine import execute_run; print(execute_run(sys.argv[1]))"
+        "from runtime.engine import execute_run; print(execute_run(sys.argv[1]))"
     )
     return Process([PYTHON, "-c", code, run_id], env)

@@ -8,9 +8,9 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
-from runs.delivery import fanout
-from runs.delivery.consumers import RunEventsConsumer
-from runs.delivery.wakeups import run_group
+from delivery import fanout
+from delivery.consumers import RunEventsConsumer
+from delivery.wakeups import run_group
 from runs.events import append_event
 from tests.realtime.helpers import read_until_close, socket, ticket_for
 from tests.realtime.test_socket_wire import RecordingSocket, unframe
@@ -25,7 +25,7 @@ def seqs(fast: RecordingSocket) -> list[int]:
 async def open_sockets(run, alice, monkeypatch, fasts, *, after=0):
     """One socket per fake daphne socket in ``fasts``, in that order."""
     handed = iter(fasts)
-    monkeypatch.setattr("runs.delivery.consumers.direct_socket", lambda send: next(handed))
+    monkeypatch.setattr("delivery.consumers.direct_socket", lambda send: next(handed))
     comms = [socket(run, after=after, ticket=await ticket_for(run, alice)) for _ in fasts]
     for comm in comms:
         assert (await comm.connect(timeout=5))[0]

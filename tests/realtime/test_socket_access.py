@@ -122,7 +122,7 @@ async def test_an_unknown_websocket_path_is_4404(finished_run):
     """Any other path gets the same 4404 as a missing run, not a server error."""
     from channels.testing import WebsocketCommunicator
 
-    from runs.delivery.routing import websocket_application
+    from delivery.routing import websocket_application
     from tests.realtime.helpers import SAME_ORIGIN
 
     comm = WebsocketCommunicator(websocket_application, "/ws/v1/nothing", headers=SAME_ORIGIN)
@@ -236,7 +236,7 @@ async def test_a_bad_cursor_is_4400_and_spends_no_ticket(finished_run, alice, qu
     """after must be one non-negative integer; otherwise 4400 INVALID_REQUEST before authentication."""
     from channels.testing import WebsocketCommunicator
 
-    from runs.delivery.routing import websocket_application
+    from delivery.routing import websocket_application
     from tests.realtime.helpers import SAME_ORIGIN
 
     ticket = await ticket_for(finished_run, alice)
@@ -278,7 +278,7 @@ async def test_the_error_frame_comes_before_the_close(finished_run):
 )
 def test_origin_rules(settings, origin, host, allowed):
     """The origin table of docs/events.md, decided before any session or database work."""
-    from runs.delivery.origin import origin_allowed
+    from delivery.origin import origin_allowed
 
     settings.ALLOWED_HOSTS = ["testserver", "[::1]"]
     settings.CSRF_TRUSTED_ORIGINS = []

@@ -8,7 +8,7 @@ from channels.layers import get_channel_layer
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from runs.delivery.wakeups import run_group
+from delivery.wakeups import run_group
 from runs.events import append_event
 from runs.models import Run
 from tests.realtime.helpers import (
@@ -34,7 +34,7 @@ SLOW_RUN = (
 
 
 def execute_in_background(run_id: str) -> asyncio.Task:
-    from runs.runtime.engine import execute_run
+    from runtime.engine import execute_run
 
     return asyncio.create_task(database_sync_to_async(execute_run, thread_sensitive=False)(run_id))
 
@@ -194,7 +194,7 @@ async def test_a_revoked_source_is_withheld_on_replay(make_run, alice, knowledge
 
 async def test_a_revoked_knowledge_version_is_withheld_on_replay(make_run, alice, knowledge):
     """After the cited knowledge version is revoked, replay shows the block protected, without content."""
-    from sparktide.knowledge.models import KnowledgeVersion
+    from knowledge.models import KnowledgeVersion
 
     run = await database_sync_to_async(make_run)(
         {"search": "营收"}, {"answerPart": "增长 [[cite:{{c1}}]]"}
@@ -210,7 +210,7 @@ async def test_a_revoked_knowledge_version_is_withheld_on_replay(make_run, alice
 
 def test_a_replay_page_costs_the_same_queries_for_one_block_or_five(make_run):
     """Reading and hydrating a page does not grow with the number of answer events (no N+1)."""
-    from runs.delivery.fanout import read_frames
+    from delivery.fanout import read_frames
 
     small = make_run({"search": "营收"}, {"answerPart": "一 [[cite:{{c1}}]]"}, key="small")
     large = make_run(
@@ -247,7 +247,7 @@ async def test_a_failing_channel_layer_costs_wake_ups_not_the_connection(
 
     monkeypatch.setattr(layer, "group_add", flaky("group_add"))
     monkeypatch.setattr(layer, "receive", flaky("receive"))
-    monkeypatch.setattr("runs.delivery.consumers.RESUBSCRIBE_SECONDS", 0.05)
+    monkeypatch.setattr("delivery.consumers.RESUBSCRIBE_SECONDS", 0.05)
     run = await database_sync_to_async(make_run)({"text": "x"}, execute=False)
     comm = socket(run, after=0, ticket=await ticket_for(run, alice))
     assert (await comm.connect(timeout=5))[0]
@@ -277,11 +277,11 @@ async def test_a_shared_read_never_serves_a_source_revoked_before_the_wake_up(
     """
     from guardian.shortcuts import remove_perm
 
-    from runs.delivery.consumers import RunEventsConsumer
-    from runs.runtime.engine import execute_run
+    from delivery.consumers import RunEventsConsumer
+    from runtime.engine import execute_run
 
     settings.SPARKTIDE_WS_POLL_SECONDS = 60  # only the wake-ups below move the sockets
-    monkeypatch.setattr("runs.delivery.shared.SHARED_READ_SECONDS", 60.0)
+    monkeypatch.setattr("delivery.shared.SHARED_READ_SECONDS", 60.0)
     monkeypatch.setattr("runs.events.notify_run", lambda run_id, seq: None)
     consumers = []
     connect = RunEventsConsumer.connect
@@ -322,7 +322,7 @@ async def test_sockets_woken_together_share_one_read_of_the_log(
     make_run, alice, settings, monkeypatch
 ):
     """Eight sockets woken by one wake-up: the log is read for them a few times, not eight."""
-    from runs.delivery import fanout
+    from delivery import fanout
 
     settings.SPARKTIDE_WS_POLL_SECONDS = 60
     monkeypatch.setattr("runs.events.notify_run", lambda run_id, seq: None)
@@ -396,7 +396,7 @@ async def test_sockets_ending_together_are_each_recorded_sent_and_closed(
 ):
     """Eight sockets of a run that ends: every DeliveryLog row has the terminal seq and a close
     time when its socket is gone, written together rather than three statements a socket."""
-    from runs.delivery import fanout
+    from delivery import fanout
     from runs.lifecycle import finish_run
     from runs.models import DeliveryLog
 

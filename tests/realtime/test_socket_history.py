@@ -9,7 +9,7 @@ from guardian.shortcuts import remove_perm
 
 from runs.events import append_event
 from runs.models import Run
-from sparktide.tenancy.models import App, Membership
+from tenancy.models import App, Membership
 from tests.realtime.helpers import (
     open_and_read,
     read_events,

@@ -4,7 +4,7 @@ unknown run, never an HTTP 500 handshake (issue 14, finding 4)."""
 import pytest
 from channels.testing import WebsocketCommunicator
 
-from runs.delivery.routing import websocket_application
+from delivery.routing import websocket_application
 from tests.realtime.helpers import SAME_ORIGIN, read_until_close, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)

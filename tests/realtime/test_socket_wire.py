@@ -1,4 +1,4 @@
-"""The fast path of an event frame to a daphne socket (runs/delivery/wire.py): framed once,
+"""The fast path of an event frame to a daphne socket (delivery/wire.py): framed once,
 written to the socket's transport — the same bytes autobahn would send, only to a socket that
 is open, never ahead of what is buffered, and never a frame other than the one the socket took."""
 
@@ -14,9 +14,9 @@ from daphne.server import Server
 from twisted.internet import tcp
 from twisted.internet.testing import StringTransport
 
-from runs.delivery import wire
-from runs.delivery.shared import RunTail
-from runs.delivery.wire import DirectSocket, direct_socket, frame_text, write_now
+from delivery import wire
+from delivery.shared import RunTail
+from delivery.wire import DirectSocket, direct_socket, frame_text, write_now
 
 FRAME = (
     '{"kind": "event", "seq": 7, "type": "citation.created", "at": "2026-12-02T05:00:00+00:00", '
@@ -198,7 +198,7 @@ def test_a_shared_write_sends_the_frame_the_socket_took_never_an_older_one(monke
         framed.append(text)
         return real(text)
 
-    monkeypatch.setattr("runs.delivery.shared.frame_text", counting)
+    monkeypatch.setattr("delivery.shared.frame_text", counting)
     tail = RunTail()
     visible = (5, "answer.published", '{"seq": 5, "data": {"content": "secret"}}')
     tail.store([visible], read_started=1e12)
@@ -261,7 +261,7 @@ async def test_the_consumer_sends_a_run_through_the_fast_path_in_order_and_recor
     from tests.realtime.helpers import public_events, read_until_close, socket, ticket_for
 
     fast = RecordingSocket()
-    monkeypatch.setattr("runs.delivery.consumers.direct_socket", lambda send: fast)
+    monkeypatch.setattr("delivery.consumers.direct_socket", lambda send: fast)
     run = await database_sync_to_async(make_run)(
         {"search": "营收"}, {"answerPart": "增长 [[cite:{{c1}}]]"}
     )
@@ -293,7 +293,7 @@ async def test_a_socket_the_fast_path_skips_gets_every_frame_through_the_plain_s
     )
 
     gone = RecordingSocket(open_=False)
-    monkeypatch.setattr("runs.delivery.consumers.direct_socket", lambda send: gone)
+    monkeypatch.setattr("delivery.consumers.direct_socket", lambda send: gone)
     run = await database_sync_to_async(make_run)({"text": "x"})
     frames, code = await open_and_read(socket(run, after=0, ticket=await ticket_for(run, alice)))
     assert code == 1000 and gone.written == []
@@ -326,7 +326,7 @@ def test_an_event_the_reader_does_not_fill_in_is_sent_as_its_stored_json(make_ru
     reaches the client as stored, and the answer events are still filled in."""
     from django.db import connection
 
-    from runs.delivery.fanout import read_frames
+    from delivery.fanout import read_frames
     from runs.models import Run, RunEvent
 
     run = make_run({"search": "营收"}, {"answerPart": "增长 [[cite:{{c1}}]]"})
@@ -348,7 +348,7 @@ def test_an_event_the_reader_does_not_fill_in_is_sent_as_its_stored_json(make_ru
 def test_what_was_sent_never_moves_back_and_the_first_close_is_kept(
     make_run, alice, django_assert_num_queries
 ):
-    from runs.delivery.fanout import open_delivery, record_deliveries
+    from delivery.fanout import open_delivery, record_deliveries
     from runs.models import DeliveryLog
 
     run = make_run({"text": "x"}, execute=False)

@@ -18,10 +18,10 @@ from datetime import timedelta
 
 import pytest
 
+from foundation.faults import KILL_POINTS
 from runs.events import TERMINAL_EVENT_TYPES
 from runs.models import Run
-from runs.runtime import recovery
-from sparktide.faults import KILL_POINTS
+from runtime import recovery
 from tests.realtime.helpers import public_events, without_kind
 from tests.realtime.processes import free_port
 from tests.realtime.wsclient import Closed
@@ -216,8 +216,8 @@ def _race_run(first: Run | None, make_run) -> Run:
     The first is made with its own agent; the rest start on the same agent (no
     new agent, version or pin per run: a third of the queries) and run an empty
     script — the race needs only the run and its root call."""
-    from runs.runtime.engine import execute_run
-    from runs.runtime.services import start_run
+    from runtime.engine import execute_run
+    from runtime.services import start_run
 
     if first is None:
         run = make_run(execute=True)
@@ -550,8 +550,8 @@ async def test_events_with_half_the_wakeups_dropped_reach_resuming_clients_once_
 
     from channels.db import database_sync_to_async
 
+    from delivery.wakeups import wake_run
     from runs import events
-    from runs.delivery.wakeups import wake_run
 
     prefix = f"sparktide-chaos-{uuid.uuid4().hex[:12]}"
     settings.CHANNEL_LAYERS = {  # this process's wake-ups reach the server's sockets

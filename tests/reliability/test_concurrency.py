@@ -6,7 +6,7 @@ import pytest
 from django.db.models import Max, Min
 
 from runs.models import Run
-from runs.runtime.workers import RunWorker
+from runtime.workers import RunWorker
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from runs.delivery.shared import RunWakeups
-from runs.delivery.tickets import redeem_ticket
-from sparktide.tenancy.models import ApiToken, hash_token
+from delivery.shared import RunWakeups
+from delivery.tickets import redeem_ticket
+from tenancy.models import ApiToken, hash_token
 from tests import factories
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -144,7 +144,7 @@ def test_an_idle_sockets_redis_read_timeout_logs_no_traceback_and_keeps_listenin
             await asyncio.sleep(0.01)
         await wakeups.leave(socket, layer)
 
-    with caplog.at_level(logging.DEBUG, logger="runs.delivery.shared"):
+    with caplog.at_level(logging.DEBUG, logger="delivery.shared"):
         asyncio.run(asyncio.wait_for(listen_until_woken(), 5))
 
     assert woken == [{"type": "run.wakeup", "seq": 7}] and not outcomes

@@ -7,7 +7,7 @@ import signal
 import pytest
 
 from runs.models import Run
-from runs.runtime import recovery
+from runtime import recovery
 from tests.reliability.support import Worker, reliability_env, statuses, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]

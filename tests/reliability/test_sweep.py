@@ -14,9 +14,9 @@ from django.utils import timezone
 from publication.models import AnswerBlock
 from runs.lifecycle import claim_run
 from runs.models import Run, RunEvent
-from runs.runtime import recovery
-from runs.runtime.engine import execute_run
-from runs.runtime.workers import RunWorker
+from runtime import recovery
+from runtime.engine import execute_run
+from runtime.workers import RunWorker
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -43,7 +43,7 @@ def test_a_sweep_recovers_a_run_whose_heartbeat_stopped_and_settles_its_task_row
     assert (run.status, run.reason) == (Run.Status.FAILED, recovery.WORKER_LOST)
     task = recovery.run_tasks(run.pk).get()
     assert task.status == TaskResultStatus.FAILED
-    assert task.exception_class_path == "runs.runtime.recovery.WorkerLost"
+    assert task.exception_class_path == "runtime.recovery.WorkerLost"
     assert RunEvent.objects.filter(run=run, type="run.failed").count() == 1
 
 

@@ -5,10 +5,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from foundation.errors import ErrorCode, SparkTideError
 from runs.models import Run
 from runs.retention import is_expired, require_within_retention, retention_cutoff
-from sparktide.errors import ErrorCode, SparkTideError
-from sparktide.tenancy.models import App
+from tenancy.models import App
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 

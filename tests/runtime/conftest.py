@@ -2,7 +2,7 @@ from decimal import Decimal
 
 import pytest
 
-from sparktide.knowledge.ingest import FactInput
+from knowledge.ingest import FactInput
 from tests import factories
 from tests.remote_server import remote_knowledge  # noqa: F401 - the fixture
 

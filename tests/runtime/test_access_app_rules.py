@@ -3,8 +3,8 @@ Found as a mutant (the slug filter dropped) that false kills had hidden."""
 
 import pytest
 
+from foundation.errors import SparkTideError
 from runs.access import access_app_for_member
-from sparktide.errors import SparkTideError
 from tests import factories
 
 pytestmark = pytest.mark.django_db

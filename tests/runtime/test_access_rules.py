@@ -7,14 +7,14 @@ import pytest
 from django.utils import timezone
 from guardian.shortcuts import remove_perm
 
+from agents.models import AgentVersion
 from citations.models import CitationReference
+from foundation.errors import SparkTideError
+from knowledge.models import Lease
 from runs.models import Run
-from runs.runtime.engine import execute_run
-from runs.runtime.services import MAX_INPUT_CHARS, start_run
-from sparktide.agents.models import AgentVersion
-from sparktide.errors import SparkTideError
-from sparktide.knowledge.models import Lease
-from sparktide.tenancy.models import Membership
+from runtime.engine import execute_run
+from runtime.services import MAX_INPUT_CHARS, start_run
+from tenancy.models import Membership
 from tests import factories, remote_server
 from tests.factories import client_for
 from tests.remote_server import make_remote_version, remote_item

@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 
 from citations.models import CitationReference
 from runs.models import Run
-from runs.runtime.engine import execute_run
+from runtime.engine import execute_run
 from tests import factories
 from tests.factories import client_for
 
@@ -110,7 +110,7 @@ def test_the_run_is_readable_by_its_owner(finished_run, alice):
 def test_everyone_but_the_owner_gets_the_same_404_as_a_missing_run(
     finished_run, bob, outsider, admin_user
 ):
-    from sparktide.tenancy.models import ApiToken
+    from tenancy.models import ApiToken
 
     _, admin_token = ApiToken.issue(admin_user)
     admin_client = APIClient()

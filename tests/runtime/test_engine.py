@@ -124,7 +124,7 @@ def test_the_step_limit_ends_the_run(make_run):
 
 def test_a_queued_run_cancelled_never_starts(make_run):
     from runs.lifecycle import cancel_run
-    from runs.runtime.engine import execute_run
+    from runtime.engine import execute_run
 
     run = make_run({"text": "hi"}, execute=False)
     cancel_run(run)
@@ -160,8 +160,8 @@ def test_an_engine_whose_run_was_ended_elsewhere_stops_at_its_next_step(make_run
 
     from django.db import connections
 
-    from runs.runtime.engine import execute_run
-    from runs.runtime.recovery import recover_run
+    from runtime.engine import execute_run
+    from runtime.recovery import recover_run
 
     run = make_run({"sleep": 0.5}, {"text": "too late"}, execute=False)
     outcome = {}

@@ -12,6 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from guardian.shortcuts import assign_perm, remove_perm
 
+from foundation.errors import SparkTideError
 from runs.access import (
     access_app_for_member,
     access_run_for_owner,
@@ -21,8 +22,7 @@ from runs.access import (
     run_for_history_read,
 )
 from runs.models import Run
-from sparktide.errors import SparkTideError
-from sparktide.tenancy.models import App, Membership, TenantUser
+from tenancy.models import App, Membership, TenantUser
 from tests import factories
 
 pytestmark = pytest.mark.django_db

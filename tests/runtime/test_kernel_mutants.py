@@ -17,7 +17,7 @@ from runs.access import (
 )
 from runs.lifecycle import finish_run
 from runs.models import Run
-from sparktide.tenancy.models import App
+from tenancy.models import App
 from tests import factories
 
 pytestmark = pytest.mark.django_db

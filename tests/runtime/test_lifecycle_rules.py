@@ -2,10 +2,10 @@
 
 import pytest
 
+from foundation.errors import ErrorCode, SparkTideError
 from runs.lifecycle import cancel_run, claim_run, finish_run
 from runs.models import Run
 from runs.reasons import RunReason
-from sparktide.errors import ErrorCode, SparkTideError
 
 pytestmark = pytest.mark.django_db
 

@@ -21,8 +21,8 @@ def many_pages(tenant, app):
 
 
 def test_the_257th_citation_of_a_run_is_refused_with_an_event(app, alice, many_pages):
-    from runs.runtime.engine import execute_run
-    from runs.runtime.services import start_run
+    from runtime.engine import execute_run
+    from runtime.services import start_run
 
     steps = [{"search": "营收", "topK": 20} for _ in range(13)] + [{"text": "done"}]
     factories.make_agent(

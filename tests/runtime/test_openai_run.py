@@ -7,8 +7,8 @@ import pytest
 from publication.models import AnswerBlock
 from publication.reader import read_answer
 from runs.models import JournalEntry
-from runs.runtime.engine import execute_run
-from runs.runtime.services import start_run
+from runtime.engine import execute_run
+from runtime.services import start_run
 from tests import factories
 from tests.providers.fake_openai import (
     FakeOpenAI,

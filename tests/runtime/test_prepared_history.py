@@ -7,9 +7,9 @@ import pytest
 from django.db import connection
 from guardian.shortcuts import remove_perm
 
+from foundation.errors import SparkTideError
 from runs.access import access_run_for_owner, require_run_history, run_for_history_read
 from runs.models import Run
-from sparktide.errors import SparkTideError
 from tests import factories
 
 pytestmark = [

@@ -2,11 +2,11 @@
 
 import pytest
 
+from agents.providers import validate_model_config
 from citations.models import CitationReference
 from publication.models import AnswerBlock, BlockRevision
 from publication.reader import read_answer
 from runs.models import JournalEntry, Run
-from sparktide.agents.providers import validate_model_config
 from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -103,8 +103,8 @@ def test_invalid_model_configs_are_refused_with_a_reason(config, message):
 
 def extractive_run(app, owner, knowledge, question: str) -> Run:
     """A real run of an extractive agent over ``knowledge``."""
-    from runs.runtime.engine import execute_run
-    from runs.runtime.services import start_run
+    from runtime.engine import execute_run
+    from runtime.services import start_run
 
     factories.make_agent(
         app.tenant,
@@ -122,7 +122,7 @@ def extractive_run(app, owner, knowledge, question: str) -> Run:
 def test_the_extractive_provider_publishes_a_progressive_cited_answer(app, alice, tenant):
     from decimal import Decimal
 
-    from sparktide.knowledge.ingest import FactInput
+    from knowledge.ingest import FactInput
 
     growth = FactInput(key="revenue_growth", value=Decimal("12.0"), unit="%", label="营收增长")
     version = factories.fund_reports(tenant, app, alice, facts=[growth])
@@ -151,7 +151,7 @@ def test_the_extractive_provider_says_so_when_nothing_is_found(app, alice, knowl
 def test_the_extractive_provider_names_figures_by_their_label(app, alice, tenant):
     from decimal import Decimal
 
-    from sparktide.knowledge.ingest import FactInput
+    from knowledge.ingest import FactInput
 
     growth = FactInput(
         key="revenue_growth_yoy", value=Decimal("18.4"), unit="%", label="营业收入同比增长"

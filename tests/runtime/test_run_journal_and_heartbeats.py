@@ -1,7 +1,7 @@
 """The run's journal, batched, and the process's one heartbeat thread.
 
 The engine keeps journal entries and writes them in one statement, never past a side
-effect (runs/runtime/state.py ``Journal``): these tests watch the journal on disk at
+effect (runtime/state.py ``Journal``): these tests watch the journal on disk at
 each side effect — a tool's handler, a Publication candidate, the fault point after
 a commit's note — and check it is what writing each entry at once gave.
 """
@@ -14,8 +14,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from runs.models import JournalEntry, Run
-from runs.runtime import engine as engine_module
-from runs.runtime import tools as tools_module
+from runtime import engine as engine_module
+from runtime import tools as tools_module
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

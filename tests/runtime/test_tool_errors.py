@@ -10,8 +10,8 @@ import pytest
 from citations.models import CitationReference
 from publication.reader import read_answer
 from runs.models import AgentCall, JournalEntry, Run
-from runs.runtime.engine import execute_run
-from runs.runtime.services import start_run
+from runtime.engine import execute_run
+from runtime.services import start_run
 from tests import factories
 from tests.providers.fake_openai import (
     FakeOpenAI,

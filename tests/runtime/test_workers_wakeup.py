@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 
 from runs.models import Run
-from runs.runtime.workers import RunWorker
+from runtime.workers import RunWorker
 from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -62,7 +62,7 @@ def test_a_worker_claims_as_many_ready_runs_as_it_has_free_slots_in_one_locking_
 ):
     from django.test.utils import CaptureQueriesContext
 
-    from runs.runtime.services import start_run
+    from runtime.services import start_run
 
     first = factories.scripted_run(
         app, alice, [{"text": "批量"}], knowledge=[knowledge], execute=False

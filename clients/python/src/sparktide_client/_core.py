@@ -130,6 +130,20 @@ def backoff(attempt: int) -> float:
     return ceiling / 2 + random.random() * ceiling / 2  # noqa: S311 - jitter, not a secret
 
 
+def stream_frame(message: str | bytes) -> dict | None:
+    """A ``kind: "stream"`` frame (the live text of a model turn, docs/events.md) as
+    ``{"kind": "stream", "type", "data"}``; None for any other frame. Cheap for event frames."""
+    if isinstance(message, bytes) or '"kind":"stream"' not in message[:40]:
+        return None
+    try:
+        frame = json.loads(message)
+    except ValueError:
+        return None
+    if not isinstance(frame, dict) or not isinstance(frame.get("data"), dict):
+        return None
+    return {"kind": "stream", "type": frame.get("type"), "data": frame["data"]}
+
+
 class StreamPolicy:
     """The resume rules of docs/events.md, shared by both clients.
 

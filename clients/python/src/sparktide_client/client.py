@@ -167,6 +167,7 @@ class Client:
         ack: bool = True,
         max_reconnects: int = 5,
         open_timeout: float | None = _UNSET,
+        stream_text: bool = False,
     ) -> Iterator[dict]:
         """Follow the run's events live over the WebSocket (docs/events.md).
 
@@ -198,6 +199,9 @@ class Client:
                 with ws_connect(url, open_timeout=open_timeout, max_size=2**24) as socket:
                     try:
                         for message in socket:
+                            if stream_text and (frame := _core.stream_frame(message)):
+                                yield frame
+                                continue
                             event = policy.on_message(message)
                             if event is None:
                                 continue
@@ -217,6 +221,44 @@ class Client:
             if delay is None:
                 return
             time.sleep(delay)
+
+    def stream_text(self, run_id: str, *, after: int = 0, **stream_options) -> Iterator[dict]:
+        """The run's live answer text as it is generated, then what Publication made of it.
+
+        Follows ``stream(…)`` and yields ``{"streamId", "agentCallId", "text"}`` with the whole
+        text so far of the turn being generated (unverified plain text: markers are not
+        citations) each time it grows, and ``{"streamId", "closed": True, "reason"}`` when the
+        log closes it; every other event is yielded as ``stream`` yields it.
+        """
+        texts: dict[str, str] = {}
+        closed: set[str] = set()
+        for item in self.stream(run_id, after=after, stream_text=True, **stream_options):
+            if item.get("kind") != "stream":
+                data = item.get("data") or {}
+                if item.get("type") == "answer.stream" and data.get("state") == "closed":
+                    closed.add(data.get("streamId"))
+                    texts.pop(data.get("streamId"), None)
+                    yield {
+                        "streamId": data.get("streamId"),
+                        "closed": True,
+                        "reason": data.get("reason"),
+                    }
+                    continue
+                yield item
+                continue
+            data = item["data"]
+            stream_id, offset, delta = data.get("streamId"), data.get("offset"), data.get("delta")
+            if stream_id in closed or not isinstance(offset, int) or not isinstance(delta, str):
+                continue
+            have = texts.get(stream_id, "")
+            if offset > len(have):
+                continue  # a gap: the server resends from its snapshot
+            texts[stream_id] = have[:offset] + delta
+            yield {
+                "streamId": stream_id,
+                "agentCallId": data.get("agentCallId"),
+                "text": texts[stream_id],
+            }
 
     # --- internals -------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """The citation ID grammar, as the platform issues it (its one home is the server's
-``sparktide/ids.py``; ``tests/conformance/citation_ids.json`` pins this copy to it)."""
+``foundation/ids.py``; ``tests/conformance/citation_ids.json`` pins this copy to it)."""
 
 import re
 

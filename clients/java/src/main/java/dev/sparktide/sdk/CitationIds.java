@@ -4,7 +4,7 @@ import java.util.regex.Pattern;
 
 /**
  * The citation ID grammar as the platform issues it: {@code cite_} and 24 characters of
- * {@code [a-z0-9]}. Its one home is the server's {@code sparktide/ids.py}; the shared cases file
+ * {@code [a-z0-9]}. Its one home is the server's {@code foundation/ids.py}; the shared cases file
  * {@code tests/conformance/citation_ids.json} pins this copy to it ({@code CitationIdsTest}).
  */
 public final class CitationIds {

@@ -1,0 +1,145 @@
+"""Django admin for agents: versions are read-only once published; apps pin
+exact published versions (rolling back = pinning an older one)."""
+
+from typing import Any, cast
+
+from django import forms
+from django.contrib import admin, messages
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from agents.models import Agent, AgentPin, AgentVersion
+from agents.providers import ModelConfigError, validate_model_config
+from foundation.admin_mixins import FrozenOnceOutOfDraftAdmin, ReadOnlyInline
+from knowledge.models import ImmutableVersionError, KnowledgeVersion
+
+
+class AgentVersionInline(ReadOnlyInline):
+    model = AgentVersion
+    fields = ("version", "status", "max_steps", "published_at")
+
+
+@admin.register(Agent)
+class AgentAdmin(admin.ModelAdmin):
+    list_display = ("key", "tenant", "name")
+    list_filter = ("tenant",)
+    list_select_related = ("tenant",)
+    search_fields = ("key", "name", "tenant__key")
+    inlines = [AgentVersionInline]
+
+
+class AgentVersionForm(forms.ModelForm):
+    class Meta:
+        model = AgentVersion
+        fields = ("model",)  # the admin's fieldsets add the rest
+
+    def clean_model(self):
+        # The providers' validator: the admin accepts what an agent call can run.
+        config = self.cleaned_data.get("model")
+        try:
+            validate_model_config(config)
+        except ModelConfigError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return config
+
+
+@admin.register(AgentVersion)
+class AgentVersionAdmin(FrozenOnceOutOfDraftAdmin, admin.ModelAdmin):
+    form = AgentVersionForm
+    list_display = ("__str__", "agent", "status", "max_steps", "published_at")
+    list_filter = ("status", "agent__tenant")
+    list_select_related = ("agent__tenant",)
+    search_fields = ("version", "agent__key")
+    filter_horizontal = ("allowed_knowledge", "sub_agents")
+    fields = (
+        "agent",
+        "version",
+        "status",
+        "instructions",
+        "model",
+        "routing",
+        "allowed_knowledge",
+        "sub_agents",
+        "max_steps",
+        "created_at",
+        "published_at",
+    )
+    actions = ["publish_versions", "retire_versions"]
+
+    def get_readonly_fields(self, request, obj=None):
+        readonly = ["status", "created_at", "published_at"]
+        if obj is not None:
+            readonly.append("agent")
+        return readonly
+
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        if db_field.name == "allowed_knowledge":
+            kwargs["queryset"] = KnowledgeVersion.objects.filter(
+                status=KnowledgeVersion.Status.PUBLISHED
+            ).select_related("knowledge__tenant")
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+    @admin.action(description=_("发布所选草稿版本"), permissions=["change"])
+    def publish_versions(self, request, queryset):
+        published = 0
+        for version in queryset.filter(status=AgentVersion.Status.DRAFT):
+            version.status = AgentVersion.Status.PUBLISHED
+            try:
+                version.save()
+            except ImmutableVersionError as exc:
+                self.message_user(request, f"{version}: {exc.detail}", messages.ERROR)
+                continue
+            published += 1
+        self.message_user(request, f"{published} version(s) published.", messages.SUCCESS)
+
+    @admin.action(description=_("停用所选已发布版本"), permissions=["change"])
+    def retire_versions(self, request, queryset):
+        retired = 0
+        for version in queryset.filter(status=AgentVersion.Status.PUBLISHED):
+            if version.pins.exists():
+                self.message_user(
+                    request,
+                    f"{version} is pinned by an app; pin another version first.",
+                    messages.ERROR,
+                )
+                continue
+            version.status = AgentVersion.Status.RETIRED
+            version.save()
+            retired += 1
+        self.message_user(request, f"{retired} version(s) retired.", messages.SUCCESS)
+
+
+class AgentPinForm(forms.ModelForm):
+    class Meta:
+        model = AgentPin
+        fields = ("app", "agent", "version")
+
+    def clean(self):
+        cleaned = cast(dict[str, Any], super().clean())  # ModelForm.clean returns cleaned_data
+        agent, version, app = cleaned.get("agent"), cleaned.get("version"), cleaned.get("app")
+        if agent and version and version.agent_id != agent.pk:
+            self.add_error("version", f"{version} is not a version of {agent}.")
+        if app and agent and app.tenant_id != agent.tenant_id:
+            self.add_error("agent", "The agent belongs to another tenant than the app.")
+        return cleaned
+
+
+@admin.register(AgentPin)
+class AgentPinAdmin(admin.ModelAdmin):
+    form = AgentPinForm
+    list_display = ("app", "agent", "version", "pinned_at")
+    list_filter = ("app",)
+    list_select_related = ("app", "agent", "version")
+    readonly_fields = ("pinned_at",)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "version":
+            kwargs["queryset"] = AgentVersion.objects.filter(
+                status=AgentVersion.Status.PUBLISHED
+            ).select_related("agent")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def save_model(self, request, obj, form, change):
+        if change and "version" in form.changed_data:
+            obj.pinned_at = timezone.now()
+        super().save_model(request, obj, form, change)

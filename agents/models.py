@@ -1,0 +1,118 @@
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import pgettext_lazy
+
+from knowledge.models import ImmutableVersionError, KnowledgeVersion
+from tenancy.models import App, Tenant
+
+
+class Agent(models.Model):
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="agents")
+    key = models.SlugField(max_length=64)
+    name = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        verbose_name = pgettext_lazy("model", "智能体")
+        verbose_name_plural = pgettext_lazy("models", "智能体")
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "key"], name="agent_unique_tenant_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tenant.key}/{self.key}"
+
+
+class AgentVersion(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "DRAFT"
+        PUBLISHED = "PUBLISHED"
+        RETIRED = "RETIRED"
+
+    CONTENT_FIELDS = ("agent_id", "version", "instructions", "model", "routing", "max_steps")
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="versions")
+    version = models.CharField(max_length=64)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    instructions = models.TextField(blank=True)
+    model = models.JSONField(help_text="Provider config, e.g. {provider: scripted, steps: [...]}")
+    # Routing rules: [{"match": "keyword", "knowledge": ["key@version", ...]}];
+    # empty means every allowed version is searched.
+    routing = models.JSONField(default=list, blank=True)
+    allowed_knowledge = models.ManyToManyField(
+        KnowledgeVersion, blank=True, related_name="agent_versions"
+    )
+    sub_agents = models.ManyToManyField(Agent, blank=True, related_name="callable_from")
+    max_steps = models.PositiveIntegerField(default=20)
+    created_at = models.DateTimeField(default=timezone.now)
+    published_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = pgettext_lazy("model", "智能体版本")
+        verbose_name_plural = pgettext_lazy("models", "智能体版本")
+        constraints = [
+            models.UniqueConstraint(fields=["agent", "version"], name="agentversion_unique_version")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.agent.key}@{self.version}"
+
+    @property
+    def is_frozen(self) -> bool:
+        return self.status != self.Status.DRAFT
+
+    def save(self, *args, **kwargs) -> None:
+        if self.pk is not None:
+            stored = (
+                type(self).objects.filter(pk=self.pk).values(*self.CONTENT_FIELDS, "status").first()
+            )
+            if (
+                stored is not None
+                and stored["status"] == self.Status.RETIRED
+                and self.status != self.Status.RETIRED
+            ):
+                raise ImmutableVersionError(
+                    f"Agent version {self} is retired; it cannot be published again."
+                )
+            if stored is not None and stored["status"] != self.Status.DRAFT:
+                changed = [f for f in self.CONTENT_FIELDS if getattr(self, f) != stored[f]]
+                if changed or self.status == self.Status.DRAFT:
+                    raise ImmutableVersionError(
+                        f"Agent version {self} is published; it cannot change ({', '.join(changed) or 'status'})."
+                    )
+        if self.status == self.Status.PUBLISHED and self.published_at is None:
+            self.published_at = timezone.now()
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        if self.is_frozen:
+            raise ImmutableVersionError(f"Agent version {self} is published; it cannot be deleted.")
+        return super().delete(*args, **kwargs)
+
+
+class AgentPin(models.Model):
+    """The exact published agent version an app uses; rollback = pin an older one."""
+
+    app = models.ForeignKey(App, on_delete=models.CASCADE, related_name="agent_pins")
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="pins")
+    version = models.ForeignKey(AgentVersion, on_delete=models.PROTECT, related_name="pins")
+    pinned_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = pgettext_lazy("model", "智能体固定")
+        verbose_name_plural = pgettext_lazy("models", "智能体固定")
+        constraints = [
+            models.UniqueConstraint(fields=["app", "agent"], name="agentpin_unique_app_agent")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.app} pins {self.version}"
+
+    def save(self, *args, **kwargs) -> None:
+        if (
+            self.version.status != AgentVersion.Status.PUBLISHED
+            or self.version.agent_id != self.agent_id
+        ):
+            raise ImmutableVersionError(f"Only a published version of {self.agent} can be pinned.")
+        if self.agent.tenant_id != self.app.tenant_id:
+            raise ImmutableVersionError(f"{self.agent} belongs to another tenant than {self.app}.")
+        super().save(*args, **kwargs)

@@ -1,0 +1,125 @@
+"""Reads of runs and their events for the public API (through Publication's reader)."""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.core import signing
+from django.db.models import F, Q
+from django.utils.translation import gettext as _
+
+from foundation.errors import ErrorCode, SparkTideError
+from publication.reader import RunReader
+from runs.events import TERMINAL_EVENT_TYPES, log_page
+from runs.models import Run, RunEvent
+from runs.streams import live_streams
+
+MAX_EVENTS_PAGE = 1000
+DEFAULT_RUNS_PAGE = 20
+MAX_RUNS_PAGE = 100
+_CURSOR_SALT = "sparktide.runs.list-cursor"
+
+
+def public_run(run: Run) -> dict:
+    data = {
+        "id": run.pk,
+        "status": run.status,
+        "agent": run.agent_version.agent.key,
+        "agentVersion": run.agent_version.version,
+        "createdAt": run.created_at.isoformat(),
+        "sessionId": run.session_id,
+    }
+    if run.reason:
+        data["reason"] = run.reason
+    if run.completed_at:
+        data["completedAt"] = run.completed_at.isoformat()
+    return data
+
+
+def events_page(run: Run, *, after: int, limit: int) -> dict:
+    events = list(log_page(run.pk, after=after, limit=limit))
+    hydrated = RunReader(run).hydrate(events)
+    next_after = events[-1].seq if events else after
+    terminal = RunEvent.objects.filter(
+        run=run, type__in=TERMINAL_EVENT_TYPES, seq__lte=next_after
+    ).exists()
+    page = {"events": hydrated, "nextAfter": next_after, "terminal": terminal}
+    if not terminal:
+        # The live turn's text so far (docs/events.md, "The text stream"): not events.
+        page["stream"] = live_streams(run.pk)
+    return page
+
+
+def answer(run: Run) -> dict:
+    return {"blocks": [view.as_dict() for view in RunReader(run).blocks()]}
+
+
+# --- the caller's own runs of one app, newest first ----------------------------------
+
+
+@dataclass(frozen=True)
+class RunFilters:
+    status: str = ""
+    session_id: str | None = None
+    created_after: datetime | None = None  # inclusive
+    created_before: datetime | None = None  # exclusive
+
+
+def encode_runs_cursor(run: Run) -> str:
+    """An opaque, server-signed position: the (createdAt, id) of the last run of a page."""
+    return signing.dumps([run.created_at.isoformat(), run.pk], salt=_CURSOR_SALT, compress=True)
+
+
+def decode_runs_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        created_at, run_id = signing.loads(cursor, salt=_CURSOR_SALT)
+        return datetime.fromisoformat(created_at), str(run_id)
+    except (signing.BadSignature, ValueError, TypeError):
+        raise SparkTideError(
+            ErrorCode.INVALID_REQUEST, "cursor: " + _("不是本 API 签发的游标。")
+        ) from None
+
+
+def runs_page(
+    user, app, *, filters: RunFilters, cursor: str | None = None, limit: int = DEFAULT_RUNS_PAGE
+) -> dict:
+    """One page of ``user``'s own runs in ``app`` (membership already checked by the caller).
+
+    Ordered by (createdAt, id) descending, so runs created in the same microsecond still have
+    one total order and keyset paging neither skips nor repeats one. Ownership is the rule of
+    ``access_run_for_owner``: the owner, in the owner's own tenant. One query per page.
+    """
+    runs = Run.objects.select_related("agent_version__agent").filter(
+        app=app, owner=user, owner__tenant_user__tenant=F("tenant")
+    )
+    if filters.status:
+        runs = runs.filter(status=filters.status)
+    if filters.session_id is not None:
+        runs = runs.filter(session_id=filters.session_id)
+    if filters.created_after is not None:
+        runs = runs.filter(created_at__gte=filters.created_after)
+    if filters.created_before is not None:
+        runs = runs.filter(created_at__lt=filters.created_before)
+    if cursor:
+        created_at, run_id = decode_runs_cursor(cursor)
+        runs = runs.filter(Q(created_at__lt=created_at) | Q(created_at=created_at, pk__lt=run_id))
+    page = list(runs.order_by("-created_at", "-pk")[: limit + 1])
+    more = len(page) > limit
+    page = page[:limit]
+    return {
+        "runs": [_listed_run(run) for run in page],
+        "nextCursor": encode_runs_cursor(page[-1]) if more else None,
+    }
+
+
+def _listed_run(run: Run) -> dict:
+    data = {
+        "id": run.pk,
+        "status": run.status,
+        "agent": run.agent_version.agent.key,
+        "agentVersion": run.agent_version.version,
+        "sessionId": run.session_id,
+        "createdAt": run.created_at.isoformat(),
+    }
+    if run.completed_at:
+        data["completedAt"] = run.completed_at.isoformat()
+    return data

@@ -1,0 +1,566 @@
+"""The run events WebSocket: ``ws/v1/apps/{app}/runs/{runId}/events?after=SEQ``.
+
+A thin edge over delivery/fanout.py: it parses the query and the client's
+frames, calls one access function, and streams what the log holds after the
+cursor. The contract (frames, close codes, acks) is in docs/events.md.
+
+One task per connection sends; wake-ups from the channel layer and the poll
+timer only nudge it. That single sender is what makes "each event at most
+once, in seq order, without gaps" hold however wake-ups overlap.
+"""
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from typing import Any, cast
+
+from channels.consumer import get_handler_name
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from delivery import fanout
+from delivery.fanout import Frame
+from delivery.protocol import (
+    CLOSE_INTERNAL_ERROR,
+    CLOSE_NORMAL,
+    CLOSE_TOO_SLOW,
+    close_code,
+    error_frame,
+    parse_ack,
+    parse_query,
+)
+from delivery.shared import (
+    RunTail,
+    RunWakeups,
+    acquire_tail,
+    db_call,
+    delivery_writer,
+    release_tail,
+    run_wakeups,
+    sent_recorder,
+)
+from delivery.wire import DirectSocket, Wire, direct_socket, frame_text
+from foundation import observability
+from foundation.errors import SparkTideError, not_found
+from runs.events import TERMINAL_EVENT_TYPES
+
+logger = logging.getLogger(__name__)
+
+# After the terminal event, how long an acking client may take to acknowledge it.
+FINAL_ACK_GRACE_SECONDS = 2.0
+# A socket whose subscription failed polls at least this often until it succeeds.
+RESUBSCRIBE_SECONDS = 1.0
+# Stream deltas a socket keeps waiting before it drops them and reads the row instead.
+MAX_QUEUED_DELTAS = 200
+
+
+async def _receive_nothing() -> dict:
+    await asyncio.get_running_loop().create_future()  # never set
+    raise AssertionError("unreachable")
+
+
+class RunEventsConsumer(AsyncWebsocketConsumer):
+    run_id: str
+    log_id: str | None = None
+    tail: RunTail | None = None
+    wakeups: RunWakeups | None = None
+    task: asyncio.Task | None = None
+    ack_task: asyncio.Task | None = None
+    direct: DirectSocket | None = None
+
+    @property
+    def channel_receive(self):
+        return self._channel_receive
+
+    @channel_receive.setter
+    def channel_receive(self, receive) -> None:
+        # Channels gives every consumer a channel of its own to receive on. This
+        # socket's wake-ups come through its run's one subscription in this
+        # process (RunWakeups, which calls wake_up), so its own channel is never
+        # in a group and nothing is ever received on it: wait forever instead of
+        # holding a receive of the layer open per socket.
+        self._channel_receive = _receive_nothing
+
+    async def dispatch(self, message) -> None:
+        # Channels closes stale connections before every handler with a hop
+        # through its one thread-sensitive thread. These handlers hold no
+        # connection there (database work runs in db_call threads, which close
+        # their own), and with hundreds of subscribers that hop per wake-up
+        # would serialise the fan-out. websocket_disconnect still closes.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+    async def connect(self) -> None:
+        kwargs = self.scope["url_route"]["kwargs"]
+        self.run_id = kwargs["run_id"]
+        try:
+            query = parse_query(self.scope.get("query_string", b""))
+            run, user = await db_call(fanout.access_run_for_watcher)(
+                app_slug=kwargs["app"],
+                run_id=self.run_id,
+                ticket=query.ticket,
+                session_user=self._session_user(),
+            )
+        except SparkTideError as error:
+            await self.refuse(error.code, error.detail, close_code(error))
+            return
+        self.run, self.client_id = run, query.client_id
+        # Every read re-checks the gate this socket was opened through.
+        self.staff = query.ticket is None
+        self.config = fanout.delivery_config()
+        # Cursors: what the client had, what was sent, and the highest seq a
+        # wake-up announced.
+        self.after = self.sent = self.wanted = query.after
+        self.acked: dict[str, int] = {}
+        self.pending_acks: dict[str, int] = {}
+        self.stalled_since: float | None = None
+        self.wake = asyncio.Event()
+        self.woken_at = time.monotonic()
+        # The live text stream (docs/events.md, "The text stream"): how far this socket
+        # sent each stream, the streams the log has closed, the deltas waiting, and
+        # whether to (re)read the row — at connect, after a gap, and when the gate was
+        # last passed longer than a poll ago.
+        self.stream_sent: dict[str, int] = {}
+        self.stream_closed: set[str] = set()
+        self.stream_queue: list[dict[str, Any]] = []
+        self.stream_resync = True
+        self.gate_at = 0.0
+        # Subscribe before accepting and before the first read: an event
+        # committed after that read wakes us, one committed before it is in it.
+        self.subscribed = await self._subscribe()
+        await self.accept()
+        log = await db_call(fanout.open_delivery)(
+            run=run, user=user, client_id=query.client_id, after=query.after
+        )
+        self.log_id = log.connection_id
+        observability.websocket_opened()
+        self.tail = acquire_tail((self.run_id, self.staff))
+        self.direct = direct_socket(self.base_send)
+        ended = await db_call(fanout.terminal_seq)(run)
+        if ended is not None and ended <= query.after:
+            await self.close(CLOSE_NORMAL)  # the client already has the whole run
+            return
+        self.task = asyncio.create_task(self._deliver())
+
+    def _session_user(self):
+        user = self.scope.get("user")
+        return user if user is not None and user.is_authenticated else None
+
+    async def refuse(self, code: str, detail: str, close: int) -> None:
+        await self.accept()
+        await self.send(text_data=error_frame(code, detail))
+        await self.close(close)
+
+    async def _subscribe(self) -> bool:
+        if self.channel_layer is None:
+            return False
+        if self.wakeups is None:
+            self.wakeups = run_wakeups(self.run_id)
+        return await self.wakeups.join(self, self.channel_layer, retry_seconds=RESUBSCRIBE_SECONDS)
+
+    # -- the single sender --------------------------------------------------------
+
+    async def _deliver(self) -> None:
+        try:
+            while True:
+                self.wake.clear()
+                # The stream first: a delta queued before the log's close event of its
+                # stream is sent before that event, never after it.
+                await self._send_stream()
+                if await self._drain():
+                    await self._await_final_acks()
+                    await self.close(CLOSE_NORMAL)
+                    return
+                if self._too_slow():
+                    await self._record_sent()
+                    await self.refuse_slow()
+                    return
+                await self._wait()
+                if not self.subscribed and self.channel_layer is not None:
+                    self.subscribed = await self._subscribe()
+        except asyncio.CancelledError:
+            raise
+        except SparkTideError as error:
+            # The history gate refused a read (permission or membership gone, app
+            # not active, past retention): nothing of that read is sent.
+            await self._record_sent()
+            await self.send(text_data=error_frame(error.code, error.detail))
+            await self.close(close_code(error))
+        except Exception:
+            logger.exception("delivery of %s to %s failed", self.run_id, self.log_id)
+            await self.close(CLOSE_INTERNAL_ERROR)
+
+    async def _await_final_acks(self) -> None:
+        """A client renders the terminal event after it is sent; one that acks gets a
+        moment to say so before the normal close, so the evidence is complete."""
+        if not self.acked:
+            return  # a client that never acks is not waited for
+        kind = "rendered" if "rendered" in self.acked else "received"
+        deadline = asyncio.get_running_loop().time() + FINAL_ACK_GRACE_SECONDS
+        while self.acked.get(kind, 0) < self.sent and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.05)
+
+    async def _drain(self) -> bool:
+        """Send everything after the cursor the window allows; True once the run has ended.
+
+        While a full page is being sent, the next page is already being read
+        (replay of a long run: the database and the socket work at once). Each
+        page is still one read that re-checks this socket's gate.
+        """
+        ahead: asyncio.Task | None = None
+        ahead_since, ahead_limit = 0.0, 0
+        try:
+            while True:
+                room = self._room()
+                if room <= 0:
+                    # At its window: the client is behind only if there is more to send.
+                    if self.stalled_since is None and await db_call(fanout.has_events_after)(
+                        self.run_id, after=self.sent
+                    ):
+                        self.stalled_since = time.monotonic()
+                    return False
+                limit = min(room, self.config.page_size)
+                frames: list[Frame] | None = None
+                # The log ends here if a read returned fewer than it asked for.
+                asked = limit
+                if ahead is not None:
+                    frames, ahead = await ahead, None
+                    asked = ahead_limit
+                    if len(frames) > limit:
+                        frames, asked = frames[:limit], limit
+                    if (frames and frames[0][0] != self.sent + 1) or self.woken_at > ahead_since:
+                        # Read for another cursor, or begun before a wake-up that came
+                        # since (as with shared reads, nothing read before a wake-up
+                        # is sent for it): read again.
+                        frames = None
+                if frames is None:
+                    frames, asked = await self._read(limit), limit
+                if not frames:
+                    return False
+                last_seq, last_type, _ = frames[-1]
+                if (
+                    len(frames) == asked
+                    and last_type not in TERMINAL_EVENT_TYPES
+                    and self.wanted <= last_seq  # the next read is this socket's own
+                    and room - limit > 0
+                ):
+                    ahead_since = time.monotonic()
+                    ahead_limit = min(room - limit, self.config.page_size)
+                    ahead = asyncio.create_task(self._read_own(ahead_limit, after=last_seq))
+                batch: list[Frame] = []
+                gap = ended = False
+                for frame in frames:
+                    if frame[0] != self.sent + len(batch) + 1:
+                        # The log has no holes (seq is assigned under the run's row
+                        # lock and committed with it); never send past one.
+                        gap = True
+                        break
+                    batch.append(frame)
+                    if frame[1] in TERMINAL_EVENT_TYPES:
+                        ended = True
+                        break
+                if batch:
+                    await self._send_frames(batch)
+                if gap:
+                    logger.error("gap in %s after seq %s", self.run_id, self.sent)
+                    return False
+                if ended:
+                    await self._record_sent()
+                    return True
+                sent_recorder().note(cast(str, self.log_id), self.sent)  # set by connect
+                if len(frames) < asked:
+                    return False
+        finally:
+            if ahead is not None:
+                ahead.cancel()
+                await asyncio.gather(ahead, return_exceptions=True)
+
+    async def _send_frames(self, frames: list[Frame]) -> None:
+        """Send these frames, consecutive after the cursor, in order.
+
+        Through daphne each frame is framed once per process (a run's shared read
+        is framed once for all its sockets) and written straight to the socket's
+        transport (delivery/wire.py); otherwise — another server, the test
+        communicator, a socket daphne would not send as one plain frame — each goes
+        through the ASGI send. Either way the cursor moves before the bytes go out,
+        so an ack racing the send is not taken for an ack of an unsent event.
+        """
+        self._note_closed_streams(frames)
+        if self.direct is not None:
+            tail = self.tail
+            wires = [tail.wire(f) if tail is not None else frame_text(f[2]) for f in frames]
+            if self.direct.write(wires):
+                self.sent = frames[-1][0]
+                return
+        for seq, _, text in frames:
+            self.sent = seq
+            await self.send(text_data=text)
+
+    async def _read_own(self, limit: int, *, after: int) -> list[Frame]:
+        return await self._read_log(limit, after=after)
+
+    async def _read(self, limit: int) -> list[Frame]:
+        """The next frames after the cursor: (seq, type, text)."""
+        if self.tail is None or self.wanted <= self.sent:
+            return await self._read_log(limit, after=self.sent)
+        want: dict[str, Any] = {
+            "after": self.sent,
+            "limit": limit,
+            "want": self.wanted,
+            "since": self.woken_at,
+        }
+        tail = self.tail
+        frames = tail.cached(**want)
+        if frames is not None:
+            return frames
+        # One socket reads for all of this run's sockets woken with it, and writes
+        # what it read to those waiting here (_write_to_waiting).
+        tail.waiting.add(self)
+        try:
+            await tail.lock.acquire()
+        finally:
+            tail.waiting.discard(self)
+        try:
+            if self.sent != want["after"]:
+                # The socket that held the lock wrote this socket's frames; a wake-up
+                # that came since has set self.wake, so _deliver drains again at once.
+                return []
+            frames = tail.cached(**want)
+            if frames is None:
+                started, after = time.monotonic(), self.sent
+                frames = await self._read_log(limit, after=after)
+                tail.store(frames, read_started=started)
+                self._write_to_waiting(frames, after=after, read_started=started)
+        finally:
+            tail.lock.release()
+        return frames
+
+    def _write_to_waiting(self, frames: list[Frame], *, after: int, read_started: float) -> None:
+        """Write a shared read to the run's sockets waiting for it, in this one turn.
+
+        Without it each waiting socket took the lock in turn, found the read and
+        sent it itself: one loop turn per socket per event, so the last of 500 was
+        sent long after the first and shared reads aged out (docs/performance.md,
+        fifth round). A waiting socket's sender is suspended at the lock until this
+        one releases it, so moving its cursor here keeps one sender per cursor. Only
+        a socket whose cursor is exactly where the read began, woken before the read
+        began (the shared-read rule of RunTail: the gate this read re-checked decides
+        what it is sent), with room in its ack window and a daphne socket that takes
+        the bytes now (the write is synchronous); every other socket, and the
+        terminal event (each socket sends its own end and records it), go on as
+        before.
+        """
+        tail = cast(RunTail, self.tail)
+        batch: list[Frame] = []
+        for frame in frames:
+            if frame[0] != after + len(batch) + 1 or frame[1] in TERMINAL_EVENT_TYPES:
+                break
+            batch.append(frame)
+        if not batch or not tail.waiting:
+            return
+        wires = [tail.wire(frame) for frame in batch]
+        for other in list(tail.waiting):
+            if (
+                other.sent == after
+                and other.woken_at <= read_started
+                and other._room() >= len(batch)
+            ):
+                other._write_shared(batch, wires)
+
+    def _write_shared(self, frames: list[Frame], wires: list[Wire]) -> bool:
+        """Write frames of a shared read on the fast path; False if it would not take them."""
+        if self.direct is None or not self.direct.write(wires):
+            return False
+        self._note_closed_streams(frames)
+        self.gate_at = time.monotonic()  # the read that made these frames passed the gate
+        self.sent = frames[-1][0]
+        sent_recorder().note(cast(str, self.log_id), self.sent)  # set by connect
+        return True
+
+    async def _read_log(self, limit: int, *, after: int) -> list[Frame]:
+        """One read of the log, which re-checks this socket's gate (raises SparkTideError)."""
+        started = time.monotonic()
+        frames = await db_call(fanout.read_frames)(
+            self.run, after=after, limit=limit, staff=self.staff
+        )
+        if frames:
+            self.gate_at = started
+        return frames
+
+    # -- the text stream ----------------------------------------------------------
+
+    def stream_delta(self, data: dict[str, Any]) -> None:
+        """A delta of the run's live text reached this socket: queue it, nudge the sender."""
+        if self.log_id is None:
+            return
+        if len(self.stream_queue) >= MAX_QUEUED_DELTAS:
+            # The row holds all of it: read it once instead of keeping the deltas.
+            self.stream_queue.clear()
+            self.stream_resync = True
+        self.stream_queue.append(data)
+        self.wake.set()
+
+    async def _send_stream(self) -> None:
+        """Send the stream's text this socket does not have yet: the row's snapshot when it
+        must resync, then the queued deltas, each trimmed to what is new (no duplicates);
+        a delta past what was sent (a lost message) makes it read the row instead.
+
+        Deltas come from the channel layer, not from a read of the log, so the gate is
+        not re-checked per delta: a socket whose gate was last passed more than a poll
+        ago reads the row through the gate (``fanout.stream_snapshot``) before it sends
+        more. A refusal raises, and nothing of the stream is sent."""
+        for _ in range(2):
+            stale = time.monotonic() - self.gate_at > self.config.poll_seconds
+            if self.stream_resync or (self.stream_queue and stale):
+                self.stream_resync = False
+                started = time.monotonic()
+                snapshots = await db_call(fanout.stream_snapshot)(self.run, staff=self.staff)
+                self.gate_at = started
+                await self._send_stream_data(snapshots)
+            queue, self.stream_queue = self.stream_queue, []
+            await self._send_stream_data(queue)
+            if not self.stream_resync:
+                return
+
+    async def _send_stream_data(self, items: list[dict[str, Any]]) -> None:
+        for data in items:
+            stream, offset, delta = data.get("streamId"), data.get("offset"), data.get("delta")
+            if not isinstance(stream, str) or not isinstance(offset, int):
+                continue
+            if not isinstance(delta, str) or stream in self.stream_closed:
+                continue
+            have = self.stream_sent.get(stream, 0)
+            end = offset + len(delta)
+            if end <= have:
+                continue  # sent already
+            if offset > have:
+                self.stream_resync = True  # a delta was lost: the row has it
+                return
+            if offset < have:
+                data = {**data, "offset": have, "delta": delta[have - offset :]}
+                data.pop("snapshot", None)
+            self.stream_sent[stream] = end
+            await self.send(text_data=fanout.stream_frame(data))
+
+    def _note_closed_streams(self, frames: list[Frame]) -> None:
+        """The log's ``answer.stream`` close events among frames being sent: nothing more
+        of those streams is sent on this socket."""
+        for _, type_, text in frames:
+            if type_ == fanout.STREAM_EVENT:
+                stream = json.loads(text).get("data", {}).get("streamId")
+                if isinstance(stream, str):
+                    self.stream_closed.add(stream)
+                    self.stream_sent.pop(stream, None)
+
+    def _room(self) -> int:
+        """How many more events may be sent now (flow control for acking clients).
+
+        A client that never acks is not flow-controlled; one that does may be
+        at most ``ack_window`` events behind what it was sent.
+        """
+        if not self.acked:
+            return self.config.page_size
+        # Acks of events sent before this connection (≤ after) do not move the window.
+        return max(self.after, *self.acked.values()) + self.config.ack_window - self.sent
+
+    def _too_slow(self) -> bool:
+        return (
+            self.stalled_since is not None
+            and time.monotonic() - self.stalled_since >= self.config.slow_client_seconds
+        )
+
+    async def _record_sent(self) -> None:
+        sent_recorder().forget(cast(str, self.log_id))  # set by connect
+        await delivery_writer().write(cast(str, self.log_id), self.sent)
+
+    async def _wait(self) -> None:
+        timeout = self.config.poll_seconds
+        if not self.subscribed and self.channel_layer is not None:
+            timeout = min(timeout, RESUBSCRIBE_SECONDS)
+        if self.stalled_since is not None:
+            left = self.stalled_since + self.config.slow_client_seconds - time.monotonic()
+            timeout = min(timeout, left)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.wake.wait(), max(0.0, timeout))
+
+    async def refuse_slow(self) -> None:
+        await self.send(
+            text_data=error_frame(
+                fanout.CLIENT_TOO_SLOW,
+                f"No acknowledgement for {self.config.slow_client_seconds:g} s while "
+                f"{self.config.ack_window} events behind; reconnect with after=<last seq>.",
+            )
+        )
+        await self.close(CLOSE_TOO_SLOW)
+
+    # -- wake-ups and client frames -----------------------------------------------
+
+    async def run_wakeup(self, message) -> None:
+        self.wake_up(message)
+
+    def wake_up(self, message: dict[str, Any]) -> None:
+        """A wake-up reached this socket: note how far the log is announced, nudge the sender."""
+        seq = message.get("seq")
+        if isinstance(seq, int) and seq > self.wanted:
+            self.wanted = seq
+            self.woken_at = self.tail.wake_time(seq) if self.tail else time.monotonic()
+        if not isinstance(seq, int) or seq > self.sent:
+            self.wake.set()
+
+    async def receive(self, text_data=None, bytes_data=None) -> None:
+        if self.log_id is None:
+            return
+        ack = parse_ack(text_data)
+        if ack is None:
+            return  # not a frame of this protocol: ignored, the stream goes on
+        seq, kind = ack
+        if seq > self.sent or seq <= self.acked.get(kind, 0):
+            return  # not sent on this connection yet, or nothing new
+        was_blocked = self._room() <= 0
+        self.acked[kind] = seq
+        if was_blocked and self._room() > 0:
+            self.stalled_since = None
+            self.wake.set()
+        self.pending_acks[kind] = seq
+        if self.ack_task is None or self.ack_task.done():
+            self.ack_task = asyncio.create_task(self._flush_acks())
+
+    async def _flush_acks(self) -> None:
+        while self.pending_acks:
+            acks, self.pending_acks = self.pending_acks, {}
+            await db_call(fanout.record_acks)(
+                run_id=self.run_id,
+                connection_id=self.log_id,
+                client_id=self.client_id,
+                acks=acks,
+            )
+
+    async def disconnect(self, code) -> None:
+        if self.task is not None and self.task is not asyncio.current_task():
+            self.task.cancel()
+            await asyncio.gather(self.task, return_exceptions=True)
+        if self.wakeups is not None:
+            await self.wakeups.leave(self, self.channel_layer)
+        if self.log_id is None:
+            return
+        observability.websocket_closed()
+        if self.tail is not None:
+            release_tail((self.run_id, self.staff))
+        if self.ack_task is not None:
+            await asyncio.gather(self.ack_task, return_exceptions=True)
+        await self._flush_acks()
+        sent_recorder().forget(cast(str, self.log_id))  # set by connect
+        await delivery_writer().write(cast(str, self.log_id), self.sent, closed=True)
+
+
+class NotFoundConsumer(AsyncWebsocketConsumer):
+    """Any other WebSocket path: the same 4404 a missing run gets."""
+
+    async def connect(self) -> None:
+        error = not_found()
+        await self.accept()
+        await self.send(text_data=error_frame(error.code, error.detail))
+        await self.close(close_code(error))

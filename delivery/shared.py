@@ -1,0 +1,319 @@
+"""What the sockets of one process share: one subscription to a run's wake-ups
+(RunWakeups), one read of a run's log per wake-up (RunTail), one writer of what
+was sent while events flow (SentRecorder) and one group commit of what sockets
+that end were sent and that they closed (DeliveryWriter)."""
+
+import asyncio
+import logging
+import time
+import weakref
+from typing import Any, Protocol
+
+from channels.db import database_sync_to_async
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from delivery import fanout
+from delivery.fanout import Frame
+from delivery.wakeups import run_group
+from delivery.wire import Wire, frame_text
+
+logger = logging.getLogger(__name__)
+
+# How often DeliveryLog.last_sent_seq is written while events flow (for all
+# sockets of the process in one statement); always when a connection ends.
+SENT_RECORD_SECONDS = 1.0
+# How long a wake-driven read of a run is kept for this process's other sockets
+# (each takes it only if the read began after its wake-up reached the process:
+# RunTail). It also bounds how late a socket can be sent a shared read.
+SHARED_READ_SECONDS = 0.5
+MAX_SHARED_EVENTS = 1000
+
+
+def db_call(func):
+    # Not thread-sensitive: every call is self-contained (no transaction spans
+    # two calls), so hundreds of connections need not queue behind one thread.
+    return database_sync_to_async(func, thread_sensitive=False)
+
+
+class RunTail:
+    """The newest events of one run as read by this process, shared by its sockets.
+
+    A wake-up reaches every socket of the run at once; without sharing, each
+    would read and hydrate the same new events: one read per run per wake-up
+    per process serves them all, each socket still taking exactly the events
+    after its own cursor. Entries come only from database reads, each stamped
+    with the moment its read *began*, and a socket takes an entry only if that
+    read began after the wake-up that moved the socket first reached this
+    process: nothing a socket is sent was read before it was woken, so a
+    revocation committed before a wake-up is honoured by every socket it reaches — sharing changes how often
+    the log is read, never what a socket may be sent. The frame text is
+    encoded once per event, not once per socket.
+    """
+
+    def __init__(self) -> None:
+        # seq → (monotonic start of the read that produced it, (seq, type, frame text))
+        self.frames: dict[int, tuple[float, Frame]] = {}
+        # seq → when its wake-up first reached this process (any socket of the run)
+        self.woken: dict[int, float] = {}
+        self.lock = asyncio.Lock()
+        self.sockets = 0
+        # The sockets whose sender waits for ``lock`` (RunEventsConsumer._read): the
+        # socket that reads for the run writes the shared frames to them too.
+        self.waiting: set[Any] = set()
+        # seq → the shared frame's bytes on the wire (delivery/wire.py), framed
+        # once for every socket the shared read serves.
+        self.wires: dict[int, Wire] = {}
+
+    def wake_time(self, seq: int) -> float:
+        """When the wake-up for ``seq`` first reached this process.
+
+        Every socket a wake-up reaches counts from its first arrival, so one
+        read that began after it serves them all — one read per run per wake-up
+        per process — and still none is sent what was read before the wake-up.
+        """
+        now = time.monotonic()
+        first = self.woken.setdefault(seq, now)
+        if len(self.woken) > MAX_SHARED_EVENTS:
+            oldest = now - SHARED_READ_SECONDS
+            self.woken = {k: at for k, at in self.woken.items() if at >= oldest}
+        return first
+
+    def cached(self, *, after: int, limit: int, want: int, since: float) -> list[Frame] | None:
+        """Frames after ``after`` read since ``since``, if they reach ``want`` (or fill ``limit``)."""
+        frames: list[Frame] = []
+        while len(frames) < limit:
+            hit = self.frames.get(after + len(frames) + 1)
+            if hit is None or hit[0] < since:
+                break
+            frames.append(hit[1])
+        if frames and (len(frames) == limit or after + len(frames) >= want):
+            return frames
+        return None
+
+    def wire(self, frame: Frame) -> Wire:
+        """``frame`` on the wire: framed once if it is this tail's shared frame."""
+        held = self.frames.get(frame[0])
+        if held is None or held[1] is not frame:
+            return frame_text(frame[2])  # a socket's own read: nobody else sends it
+        wire = self.wires.get(frame[0])
+        if wire is None:
+            wire = self.wires[frame[0]] = frame_text(frame[2])
+        return wire
+
+    def store(self, frames: list[Frame], *, read_started: float) -> None:
+        for frame in frames:
+            self.frames[frame[0]] = (read_started, frame)
+        oldest = time.monotonic() - SHARED_READ_SECONDS
+        stale = [seq for seq, (at, _) in self.frames.items() if at < oldest]
+        for seq in stale:
+            del self.frames[seq]
+        overflow = len(self.frames) - MAX_SHARED_EVENTS
+        for seq in sorted(self.frames)[: max(0, overflow)]:
+            del self.frames[seq]
+        for frame in frames:
+            self.wires.pop(frame[0], None)  # framed again from the frame now held
+        if len(self.wires) > len(self.frames):
+            self.wires = {seq: w for seq, w in self.wires.items() if seq in self.frames}
+
+
+# Per event loop (one in a daphne process; one per test in the test suite).
+_tails: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_recorders: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+# A tail is shared by the sockets of one run that pass the same gate on every
+# read (fanout.read_frames): the owner's (a ticket) or a console admin's.
+TailKey = tuple[str, bool]
+
+
+def acquire_tail(key: TailKey) -> RunTail:
+    tails = _tails.setdefault(asyncio.get_running_loop(), {})
+    tail = tails.setdefault(key, RunTail())
+    tail.sockets += 1
+    return tail
+
+
+def release_tail(key: TailKey) -> None:
+    tails = _tails.get(asyncio.get_running_loop(), {})
+    tail = tails.get(key)
+    if tail is not None:
+        tail.sockets -= 1
+        if tail.sockets <= 0:
+            del tails[key]
+
+
+class Wakeable(Protocol):
+    def wake_up(self, message: dict[str, Any]) -> None: ...
+
+    def stream_delta(self, data: dict[str, Any]) -> None: ...
+
+
+class RunWakeups:
+    """One subscription to a run's wake-ups per process, shared by all its sockets.
+
+    Every socket of a run used to join the run's channel-layer group itself, so
+    one wake-up became one message per socket: with Redis, a list of hundreds of
+    channel names in the message and, in this process, one buffered message, one
+    woken receive and a few tasks per socket before any of them could read. Here
+    one channel of the process is in the group and one task receives: a wake-up
+    is one message, handed to every socket of the run by a plain call (each only
+    records the seq and sets its event; its own sender task reads and sends).
+    Wake-ups stay best effort: a failed subscription is retried by the sockets
+    (they poll meanwhile), a failing receive is retried after ``retry_seconds``.
+    """
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        self.sockets: set[Wakeable] = set()
+        self.channel: str | None = None
+        self.listener: asyncio.Task | None = None
+        self.lock = asyncio.Lock()
+
+    async def join(self, socket: Wakeable, layer, *, retry_seconds: float) -> bool:
+        """Add ``socket``; True once this process is subscribed to the run's group."""
+        self.sockets.add(socket)
+        if self.channel is not None:
+            return True
+        async with self.lock:
+            if self.channel is None:
+                channel = await layer.new_channel()
+                try:
+                    await layer.group_add(run_group(self.run_id), channel)
+                except Exception:  # wake-ups are an optimisation: the sockets poll and retry
+                    logger.warning("could not subscribe to %s; polling", self.run_id, exc_info=True)
+                    return False
+                self.channel = channel
+                self.listener = asyncio.create_task(self._listen(layer, channel, retry_seconds))
+        return True
+
+    async def _listen(self, layer, channel: str, retry_seconds: float) -> None:
+        while True:
+            try:
+                message = await layer.receive(channel)
+            except asyncio.CancelledError:
+                raise
+            except (TimeoutError, RedisTimeoutError):
+                # An idle run's read timing out is expected: listen again.
+                logger.debug("wake-ups for %s: read timed out", self.run_id)
+                continue
+            except Exception as exc:
+                logger.warning("wake-ups for %s interrupted: %r", self.run_id, exc)
+                await asyncio.sleep(retry_seconds)
+                continue
+            if message.get("type") == "run.wakeup":
+                for socket in list(self.sockets):
+                    socket.wake_up(message)
+            elif message.get("type") == "run.stream" and isinstance(message.get("data"), dict):
+                for socket in list(self.sockets):
+                    socket.stream_delta(message["data"])
+
+    async def leave(self, socket: Wakeable, layer) -> None:
+        self.sockets.discard(socket)
+        if self.sockets:
+            return
+        registry = _wakeups.get(asyncio.get_running_loop(), {})
+        if registry.get(self.run_id) is self:
+            del registry[self.run_id]
+        if self.listener is not None:
+            self.listener.cancel()
+            await asyncio.gather(self.listener, return_exceptions=True)
+        if self.channel is not None:
+            try:
+                await layer.group_discard(run_group(self.run_id), self.channel)
+            except Exception:  # the membership expires with the group (channels_redis)
+                logger.warning("could not unsubscribe from %s", self.run_id, exc_info=True)
+
+
+_wakeups: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def run_wakeups(run_id: str) -> RunWakeups:
+    """This process's (this event loop's) subscription to ``run_id``'s wake-ups."""
+    registry = _wakeups.setdefault(asyncio.get_running_loop(), {})
+    hub = registry.get(run_id)
+    if hub is None:
+        hub = registry[run_id] = RunWakeups(run_id)
+    return hub
+
+
+class SentRecorder:
+    """Writes DeliveryLog.last_sent_seq for all of this process's sockets at once.
+
+    A socket notes each send here; every ``SENT_RECORD_SECONDS`` one statement
+    records them all, instead of one write per socket per event. A socket
+    writes its own final value when it ends (terminal event, 4408, close).
+    """
+
+    def __init__(self) -> None:
+        self.pending: dict[str, int] = {}
+        self.task: asyncio.Task | None = None
+
+    def note(self, connection_id: str, seq: int) -> None:
+        self.pending[connection_id] = seq
+        if self.task is None or self.task.done():
+            self.task = asyncio.create_task(self._flush_periodically())
+
+    def forget(self, connection_id: str) -> None:
+        self.pending.pop(connection_id, None)
+
+    async def _flush_periodically(self) -> None:
+        while self.pending:
+            await asyncio.sleep(SENT_RECORD_SECONDS)
+            sent, self.pending = self.pending, {}
+            try:
+                await db_call(fanout.record_deliveries)(sent)
+            except Exception:  # evidence of sending is best effort; delivery goes on
+                logger.warning("could not record what was sent", exc_info=True)
+
+
+def sent_recorder() -> SentRecorder:
+    return _recorders.setdefault(asyncio.get_running_loop(), SentRecorder())
+
+
+class DeliveryWriter:
+    """Group commit of the records a socket must have written before it goes on:
+    how far it was sent at its end (terminal event, 4408, a refused read) and its
+    close.
+
+    Each writer waits until its record is in the database, as it did with a
+    statement of its own; the writes of every socket that arrives while one
+    statement runs go into the next one. When a run ends, its hundreds of sockets
+    write in a few statements instead of three autocommitted statements each,
+    every one waiting for its own WAL flush.
+    """
+
+    def __init__(self) -> None:
+        self.sent: dict[str, int] = {}
+        self.closed: set[str] = set()
+        self.done: asyncio.Future | None = None
+        self.task: asyncio.Task | None = None
+
+    async def write(self, connection_id: str, seq: int, *, closed: bool = False) -> None:
+        self.sent[connection_id] = max(seq, self.sent.get(connection_id, 0))
+        if closed:
+            self.closed.add(connection_id)
+        if self.done is None:
+            self.done = asyncio.get_running_loop().create_future()
+        done = self.done
+        if self.task is None or self.task.done():
+            self.task = asyncio.create_task(self._flush())
+        await asyncio.shield(done)
+
+    async def _flush(self) -> None:
+        while self.done is not None:
+            await asyncio.sleep(0)  # the sockets ending in this turn of the loop join in
+            sent, closed, done = self.sent, frozenset(self.closed), self.done
+            self.sent, self.closed, self.done = {}, set(), None
+            try:
+                await db_call(fanout.record_deliveries)(sent, closed)
+            except Exception as exc:
+                done.set_exception(exc)
+            else:
+                done.set_result(None)
+
+
+_writers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def delivery_writer() -> DeliveryWriter:
+    return _writers.setdefault(asyncio.get_running_loop(), DeliveryWriter())

@@ -1,0 +1,215 @@
+"""Django admin for knowledge.
+
+A version's content is read-only once it leaves DRAFT (the models refuse the
+write anyway; the admin just does not offer it). Documents are created by
+ingestion (the manifest), not typed in here; their ACL (``restricted`` and the
+guardian ``read_document`` grants) stays editable on every version.
+"""
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.db.models import Count
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from guardian.admin import GuardedModelAdmin
+
+from foundation.admin_mixins import FrozenOnceOutOfDraftAdmin, ReadOnlyInline
+from knowledge.admin_upload import UploadDocumentsMixin
+from knowledge.models import (
+    Chunk,
+    Document,
+    Fact,
+    ImmutableVersionError,
+    Knowledge,
+    KnowledgeVersion,
+    Lease,
+)
+
+
+class KnowledgeVersionInline(ReadOnlyInline):
+    model = KnowledgeVersion
+    fields = ("version", "status", "published_at", "revoked_at")
+
+
+@admin.register(Knowledge)
+class KnowledgeAdmin(admin.ModelAdmin):
+    list_display = ("key", "tenant", "type", "name")
+    list_filter = ("type", "tenant")
+    list_select_related = ("tenant",)
+    search_fields = ("key", "name", "tenant__key")
+    inlines = [KnowledgeVersionInline]
+
+    def get_readonly_fields(self, request, obj=None):
+        # The type decides what a version holds; it is fixed once created.
+        return ("type",) if obj is not None else ()
+
+
+class DocumentInline(ReadOnlyInline):
+    model = Document
+    fields = ("key", "title", "source_version", "page_count", "restricted")
+
+
+class KnowledgeVersionForm(forms.ModelForm):
+    class Meta:
+        model = KnowledgeVersion
+        fields = ("knowledge", "version", "endpoint", "secret", "timeout_seconds")
+        widgets = {"secret": forms.PasswordInput(render_value=True)}
+
+
+@admin.register(KnowledgeVersion)
+class KnowledgeVersionAdmin(UploadDocumentsMixin, FrozenOnceOutOfDraftAdmin, admin.ModelAdmin):
+    form = KnowledgeVersionForm
+    list_display = (
+        "__str__",
+        "knowledge",
+        "status",
+        "document_count",
+        "published_at",
+        "revoked_at",
+    )
+    list_filter = ("status", "knowledge__type", "knowledge__tenant")
+    list_select_related = ("knowledge__tenant",)
+    search_fields = ("version", "knowledge__key")
+    inlines = [DocumentInline]
+    actions = ["publish_versions", "revoke_versions"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(_documents=Count("documents"))
+
+    @admin.display(description=_("文档数"), ordering="_documents")
+    def document_count(self, obj):
+        return obj._documents
+
+    @admin.display(description=_("签名密钥"))
+    def secret_display(self, obj):
+        return "•••••• (set)" if obj.secret else "—"
+
+    def get_fields(self, request, obj=None):
+        fields = ["knowledge", "version", "status", "endpoint", "secret", "timeout_seconds"]
+        if obj is not None and obj.is_frozen:
+            fields[fields.index("secret")] = "secret_display"
+            fields += ["published_at", "revoked_at"]
+        elif obj is not None:
+            fields.append("upload_link")  # a DRAFT: add documents from files
+        return fields
+
+    def get_readonly_fields(self, request, obj=None):
+        # Status moves only through the actions (publish / revoke).
+        readonly = ["status", "published_at", "revoked_at", "secret_display", "upload_link"]
+        if obj is not None:
+            readonly.append("knowledge")
+        return readonly
+
+    @admin.action(description=_("发布所选草稿版本"), permissions=["change"])
+    def publish_versions(self, request, queryset):
+        published = 0
+        for version in queryset.select_related("knowledge"):
+            if version.status != KnowledgeVersion.Status.DRAFT:
+                self.message_user(
+                    request,
+                    f"{version} is {version.status}; only a DRAFT is published.",
+                    messages.ERROR,
+                )
+                continue
+            try:
+                version.clean()
+                version.status = KnowledgeVersion.Status.PUBLISHED
+                version.save()
+            except (ValidationError, ImmutableVersionError) as exc:
+                self.message_user(request, f"{version}: {exc}", messages.ERROR)
+                continue
+            published += 1
+        if published:
+            self.message_user(request, f"{published} version(s) published.", messages.SUCCESS)
+
+    @admin.action(description=_("撤销所选版本"), permissions=["change"])
+    def revoke_versions(self, request, queryset):
+        revoked = 0
+        for version in queryset.exclude(status=KnowledgeVersion.Status.REVOKED):
+            version.status = KnowledgeVersion.Status.REVOKED
+            version.save()
+            revoked += 1
+        self.message_user(request, f"{revoked} version(s) revoked.", messages.SUCCESS)
+
+
+class FactInline(ReadOnlyInline):
+    model = Fact
+    fields = ("key", "value", "unit", "as_of")
+    show_change_link = False
+
+
+@admin.register(Document)
+class DocumentAdmin(GuardedModelAdmin):
+    """The ACL stays editable: ``restricted`` here, ``read_document`` grants under
+    "Object permissions"."""
+
+    list_display = ("title", "key", "version", "page_count", "restricted")
+    list_filter = ("restricted", "version__status", "version__knowledge__tenant")
+    list_select_related = ("version__knowledge",)
+    search_fields = ("title", "key", "version__knowledge__key")
+    fields = ("version", "key", "title", "source_version", "page_count", "restricted", "text")
+    readonly_fields = ("version", "key", "title", "source_version", "page_count", "text")
+    inlines = [FactInline]
+
+    def has_add_permission(self, request):
+        return False  # documents are ingested (manifest), so their chunks and locators exist
+
+    def has_delete_permission(self, request, obj=None):
+        if obj is not None and obj.version.is_frozen:
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def save_model(self, request, obj, form, change):
+        obj.save(update_fields=["restricted"])
+
+
+class ViewOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Chunk)
+class ChunkAdmin(ViewOnlyAdmin):
+    list_display = ("document", "ordinal", "page", "start", "end", "digest")
+    list_select_related = ("document",)
+    search_fields = ("document__title", "document__key")
+    list_filter = ("document__version__knowledge__tenant",)
+
+
+@admin.register(Fact)
+class FactAdmin(ViewOnlyAdmin):
+    list_display = ("key", "value", "unit", "as_of", "document")
+    list_select_related = ("document",)
+    search_fields = ("key", "document__title")
+
+
+@admin.register(Lease)
+class LeaseAdmin(admin.ModelAdmin):
+    list_display = ("app", "version", "expires_at", "revoked_at", "is_current_now")
+    list_filter = ("app", "revoked_at")
+    list_select_related = ("app", "version__knowledge")
+    search_fields = ("app__slug", "version__knowledge__key", "version__version")
+    actions = ["revoke_leases"]
+
+    @admin.display(boolean=True, description=_("当前"))
+    def is_current_now(self, obj):
+        return obj.is_current()
+
+    def get_readonly_fields(self, request, obj=None):
+        # A lease is for one exact version of one app; re-target = a new lease.
+        readonly = ["created_at", "revoked_at"]
+        if obj is not None:
+            readonly += ["app", "version"]
+        return readonly
+
+    @admin.action(description=_("撤销所选租约"), permissions=["change"])
+    def revoke_leases(self, request, queryset):
+        count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+        self.message_user(request, f"{count} lease(s) revoked.", messages.SUCCESS)

@@ -1,0 +1,115 @@
+"""What one agent call carries between the engine, its provider and its tools."""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection
+from django.utils import timezone
+
+from citations.evidence import evidence_handles, evidence_view
+from publication.models import AnswerBlock
+from runs.models import AgentCall, JournalEntry, Run
+
+
+class RunCancelled(Exception):
+    pass
+
+
+class StepLimitReached(Exception):
+    pass
+
+
+@dataclass
+class CallState:
+    """What the provider may read about one agent call (AgentState protocol)."""
+
+    run: Run
+    call: AgentCall
+    instructions: str
+    task: str
+    messages: list[dict] = field(default_factory=list)
+    results: list[dict] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    # Earlier turns of the run's conversation (runtime/conversation.py); root call only.
+    history: list[dict] = field(default_factory=list)
+    # The live turn's text stream (runtime/streaming.py); the provider calls ``on_text``
+    # with content deltas as they arrive. None for a sub-agent: its text is not an answer.
+    stream: Any = None
+    on_text: Any = None
+
+    def evidence_ids(self) -> list[str]:
+        return [ref.pk for ref in evidence_view(self.call)]
+
+    def publication_ids(self) -> list[str]:
+        return list(
+            AnswerBlock.objects.filter(run=self.run)
+            .order_by("delivery_ordinal")
+            .values_list("pk", flat=True)
+        )
+
+    def numeric_handles(self) -> list[str]:
+        return [h.pk for h in evidence_handles(self.call)]
+
+    def search_results(self) -> list[dict]:
+        return self.results
+
+
+def journal(
+    run: Run, call: AgentCall | None, kind: str, *, tool: str = "", step: int = 0, **data
+) -> None:
+    """Write one journal entry now."""
+    writer = Journal(run)
+    writer.add(call, kind, tool=tool, step=step, **data)
+    writer.flush()
+
+
+_COLUMNS = ("run_id", "agent_call_id", "kind", "tool", "step", "data", "at")
+
+
+class Journal:
+    """A run's journal writes, batched without moving any of them past a side effect.
+
+    ``add`` keeps an entry; ``flush`` writes what is kept in one statement. The engine
+    flushes before everything that acts outside the journal — a tool's handler, a
+    Publication candidate, a model turn (the step's heartbeat carries the entries:
+    ``heartbeat_statement``), the end of an agent call — so when any side effect
+    happens, the journal on disk is exactly what it was when each entry was written at
+    once (docs/reliability.md: a tool call is journaled before it runs, a commit's
+    note before ``after_journal_write``). A crash between an ``add`` and its flush is
+    the crash just before that entry's own write: nothing happened in between.
+    """
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self.pending: list[tuple[Any, ...]] = []
+
+    def add(
+        self, call: AgentCall | None, kind: str, *, tool: str = "", step: int = 0, **data
+    ) -> None:
+        self.pending.append(
+            (self.run.pk, call.pk if call else None, kind, tool, step, data, timezone.now())
+        )
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        if connection.vendor != "postgresql":
+            JournalEntry.objects.bulk_create(
+                [JournalEntry(**dict(zip(_COLUMNS, row, strict=True))) for row in self.pending]
+            )
+            self.pending.clear()
+            return
+        sql, params = self.insert_statement()
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+
+    def insert_statement(self) -> tuple[str, list[Any]]:
+        """PostgreSQL: the INSERT of every kept entry (emptied), in the order they were kept."""
+        rows, self.pending = self.pending, []
+        data_field = JournalEntry._meta.get_field("data")
+        params: list[Any] = []
+        for row in rows:
+            params += [*row[:5], data_field.get_db_prep_value(row[5], connection), row[6]]
+        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(rows))
+        table = JournalEntry._meta.db_table
+        return f"INSERT INTO {table} ({', '.join(_COLUMNS)}) VALUES {values}", params  # noqa: S608

@@ -1,0 +1,217 @@
+"""The tools an agent call may use: the native tool entry and its three tools.
+
+The entry checks identity, argument sealing and the 256 KiB transport cap only —
+no content veto: what a tool result may say is each tool's own rule, and what an
+answer may say is Publication's. ``Tools`` is mixed into the engine, whose
+``run``, ``context`` and ``run_call`` (for sub-agents) the tools use.
+"""
+
+import json
+import logging
+
+from agents.models import AgentPin
+from agents.providers import ProviderError
+from agents.providers.base import TOOL_NAMES, ToolCall
+from citations.issuance import issue_citations
+from foundation.errors import SparkTideError
+from foundation.faults import maybe_fault
+from foundation.text_boundary import storable_json
+from knowledge.context import TrustedContext
+from knowledge.remote import RemoteKnowledgeError
+from knowledge.retrieval import MAX_TOP_K, retrieve, select_versions
+from publication.pipeline import publish_candidate
+from runs.models import AgentCall, JournalEntry, Run
+from runtime.state import CallState, Journal, StepLimitReached
+from runtime.tool_errors import REMOTE_TOOL_ERRORS, ToolError
+
+logger = logging.getLogger(__name__)
+
+TRANSPORT_BYTE_CAP = 256 * 1024
+MAX_CALL_DEPTH = 4
+
+
+class Tools:
+    # Provided by the engine this is mixed into.
+    run: Run
+    context: TrustedContext
+    journal: Journal
+
+    def run_call(self, call: AgentCall) -> str:
+        raise NotImplementedError
+
+    def tool_entry(self, call: AgentCall, state: CallState, step: int, tool_call: ToolCall) -> dict:
+        """The native tool entry: identity, argument sealing, transport cap. No content veto."""
+        if tool_call.name not in TOOL_NAMES:
+            return self._tool_error(call, step, tool_call, ToolError.UNKNOWN_TOOL)
+        if len(tool_call.arguments.encode("utf-8", "surrogatepass")) > TRANSPORT_BYTE_CAP:
+            return self._tool_error(call, step, tool_call, ToolError.ARGUMENTS_TOO_LARGE)
+        try:
+            args = json.loads(tool_call.arguments or "{}")
+        except (ValueError, RecursionError):
+            args = None
+        if not isinstance(args, dict):
+            return self._tool_error(call, step, tool_call, ToolError.ARGUMENTS_NOT_SEALED)
+        # Model output crosses the storage boundary here: a NUL or lone surrogate
+        # in a query, a task or a body is removed, never a DataError mid-run.
+        args = storable_json(args)
+        self._journal_tool(call, step, tool_call, JournalEntry.Kind.TOOL_CALL, arguments=args)
+        # A tool call is on disk before its tool runs (recovery notes it unanswered).
+        self.journal.flush()
+        handler = {
+            "search_knowledge": self.search_knowledge,
+            "send_answer_part": self.send_answer_part,
+            "call_agent": self.call_agent,
+        }[tool_call.name]
+        result = handler(call, state, step, args)
+        self._journal_tool(
+            call, step, tool_call, JournalEntry.Kind.TOOL_RECEIPT, receipt=_brief(result)
+        )
+        return result
+
+    def _journal_tool(self, call, step: int, tool_call: ToolCall, kind: str, **data) -> None:
+        self.journal.add(
+            call, kind, tool=tool_call.name, step=step, toolCallId=tool_call.id, **data
+        )
+
+    def _tool_error(self, call, step, tool_call, error: ToolError) -> dict:
+        self._journal_tool(
+            call, step, tool_call, JournalEntry.Kind.TOOL_RECEIPT, receipt={"error": str(error)}
+        )
+        return error.result()
+
+    def search_knowledge(self, call: AgentCall, state: CallState, step: int, args: dict) -> dict:
+        query = args.get("query")
+        if not isinstance(query, str) or not query.strip():
+            return ToolError.INVALID_ARGUMENTS.result("query must be non-empty text")
+        try:
+            top_k = max(1, min(MAX_TOP_K, int(args.get("top_k") or 3)))
+        except (TypeError, ValueError, OverflowError):
+            return ToolError.INVALID_ARGUMENTS.result("top_k must be an integer")
+        versions = select_versions(call.agent_version, query)
+        try:
+            items = retrieve(
+                versions=versions,
+                query=query,
+                top_k=top_k,
+                owner=self.run.owner,
+                app=self.run.app,
+                context=self.context,
+            )
+        except RemoteKnowledgeError as exc:
+            # The exception names the endpoint; the model gets the code only.
+            logger.warning("run %s: search_knowledge: %s", self.run.pk, exc)
+            return REMOTE_TOOL_ERRORS.get(exc.code, ToolError.KNOWLEDGE_SOURCE_ERROR).result()
+        issued = issue_citations(
+            run=self.run, agent_call=call, items=items, query=query, top_k=top_k
+        )
+        handles_by_ref = {
+            ref: [
+                {
+                    "id": handle.pk,
+                    "key": handle.fact.key,
+                    "label": handle.fact.label or handle.fact.key,
+                    "display": handle.fact.display(),
+                    "asOf": handle.fact.as_of.isoformat() if handle.fact.as_of else None,
+                }
+                for handle in handles
+            ]
+            for ref, handles in issued.handles_by_citation().items()
+        }
+        results = [
+            {
+                "id": ref.pk,
+                "title": ref.title,
+                "content": item.content,
+                "sourceRef": ref.source_ref,
+                "handles": handles_by_ref.get(ref.pk, []),
+            }
+            for ref, item in zip(issued.references, items, strict=False)
+        ]
+        state.results.extend(results)
+        answer: dict = {"results": results}
+        if issued.refused:
+            answer["refused"] = {
+                "code": str(ToolError.CITATION_LIMIT_EXCEEDED),
+                "count": issued.refused,
+            }
+        refused_items = getattr(items, "refused", ())
+        if refused_items:
+            # Each REMOTE item the storage boundary refused is a coded error of
+            # its own; the other items and the run go on (docs/errors.md).
+            answer["itemErrors"] = [
+                ToolError.SOURCE_ITEM_UNSTORABLE.result()["error"] for _ in refused_items
+            ]
+        return answer
+
+    def send_answer_part(self, call: AgentCall, state: CallState, step: int, args: dict) -> dict:
+        markdown = args.get("markdown")
+        if not isinstance(markdown, str | dict):
+            return ToolError.INVALID_ARGUMENTS.result("markdown must be text")
+        if call.depth > 0:
+            # Sub-agents answer their caller; only the root agent publishes.
+            state.texts.append(
+                markdown if isinstance(markdown, str) else json.dumps(markdown, ensure_ascii=False)
+            )
+            return {"accepted": "returned to caller"}
+        # Any replaces the model sent goes to Publication as it is: an invalid
+        # target is a failed modification there, never silently a new block.
+        replaces = args.get("replaces")
+        if replaces is not None and not isinstance(replaces, str):
+            replaces = json.dumps(replaces, ensure_ascii=False)
+        return self._publish(call, step, entry="B", body=markdown, replaces=replaces)
+
+    def _publish(
+        self, call: AgentCall, step: int, *, entry: str, body, replaces: str | None = None
+    ) -> dict:
+        self.journal.flush()  # the journal as it was, before Publication acts
+        receipt = publish_candidate(
+            run=self.run, agent_call=call, entry=entry, body=body, replaces=replaces
+        )
+        # Fault points for recovery tests: the commit happened; the journal
+        # may not know it. Publication's store stays the truth.
+        maybe_fault("after_publication_commit")
+        self.journal.add(
+            call, JournalEntry.Kind.NOTE, tool="publication", step=step, receipt=receipt.as_dict()
+        )
+        self.journal.flush()
+        maybe_fault("after_journal_write")
+        return {"receipt": receipt.as_dict()}
+
+    def call_agent(self, call: AgentCall, state: CallState, step: int, args: dict) -> dict:
+        key, task = args.get("agent"), args.get("task")
+        if not isinstance(key, str) or not isinstance(task, str):
+            return ToolError.INVALID_ARGUMENTS.result("agent and task must be text")
+        allowed = call.agent_version.sub_agents.filter(key=key).first()
+        if allowed is None or call.depth + 1 > MAX_CALL_DEPTH:
+            return ToolError.AGENT_NOT_ALLOWED.result()
+        pin = (
+            AgentPin.objects.filter(app=self.run.app, agent=allowed)
+            .select_related("version__agent")
+            .first()
+        )
+        if pin is None:
+            return ToolError.AGENT_NOT_AVAILABLE.result()
+        child = AgentCall.objects.create(
+            run=self.run, parent=call, depth=call.depth + 1, agent_version=pin.version, task=task
+        )
+        try:
+            text = self.run_call(child)
+        except (ProviderError, StepLimitReached, SparkTideError) as exc:
+            # The child ended FAILED with its agent.completed; its cause (which
+            # may name a host or a URL) is for the log, the parent gets a code.
+            logger.warning("run %s: sub-agent %s failed: %s", self.run.pk, child.public_id, exc)
+            return ToolError.SUB_AGENT_FAILED.result()
+        return {"agentCallId": child.public_id, "text": text}
+
+
+def _brief(result: dict) -> dict:
+    if "receipt" in result:
+        return result["receipt"]
+    if "results" in result:
+        brief: dict = {"citations": [r["id"] for r in result["results"]]}
+        if "itemErrors" in result:
+            brief["itemErrors"] = [error["code"] for error in result["itemErrors"]]
+        return brief
+    if "error" in result:
+        return {"error": result["error"]["code"]}
+    return {"agentCallId": result.get("agentCallId")}

@@ -1,7 +1,0 @@
-from django.apps import AppConfig
-
-
-class ProvisioningConfig(AppConfig):
-    name = "sparktide.provisioning"
-    label = "provisioning"
-    verbose_name = "Provisioning"

@@ -1,0 +1,177 @@
+"""Django admin for tenancy: provisioning by platform admins.
+
+Apps use guardian's object-permission screens for ``view_run_history``. Tokens
+are issued here (the raw value is shown once, in the confirmation message) and
+can only be revoked afterwards, never edited.
+"""
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from guardian.admin import GuardedModelAdmin
+
+from tenancy.models import ApiToken, App, Membership, Tenant, TenantUser
+
+
+class TenantUserInline(admin.TabularInline):
+    model = TenantUser
+    extra = 0
+    raw_id_fields = ("user",)
+
+
+@admin.register(Tenant)
+class TenantAdmin(admin.ModelAdmin):
+    list_display = ("key", "name", "created_at")
+    search_fields = ("key", "name")
+    readonly_fields = ("created_at",)
+    inlines = [TenantUserInline]
+
+
+@admin.register(TenantUser)
+class TenantUserAdmin(admin.ModelAdmin):
+    list_display = ("user", "tenant")
+    list_filter = ("tenant",)
+    list_select_related = ("user", "tenant")
+    search_fields = ("user__username", "tenant__key")
+    raw_id_fields = ("user",)
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    raw_id_fields = ("user",)
+    readonly_fields = ("created_at",)
+
+
+@admin.register(App)
+class AppAdmin(GuardedModelAdmin):
+    list_display = (
+        "slug",
+        "name",
+        "tenant",
+        "status",
+        "retention_days",
+        "security_policy_epoch",
+        "knowledge_access_epoch",
+    )
+    list_filter = ("status", "tenant")
+    list_select_related = ("tenant",)
+    search_fields = ("slug", "name", "tenant__key")
+    # Epochs only move up, one step at a time, through the actions below: an
+    # epoch typed back to an older value would revalidate old runs' previews.
+    readonly_fields = ("security_policy_epoch", "knowledge_access_epoch", "created_at")
+    inlines = [MembershipInline]
+    actions = [
+        "suspend_apps",
+        "activate_apps",
+        "bump_security_policy_epoch",
+        "bump_knowledge_access_epoch",
+    ]
+
+    @admin.action(description=_("暂停所选应用"), permissions=["change"])
+    def suspend_apps(self, request, queryset):
+        count = queryset.exclude(status=App.Status.SUSPENDED).update(status=App.Status.SUSPENDED)
+        self.message_user(request, f"{count} app(s) suspended.", messages.SUCCESS)
+
+    @admin.action(description=_("启用所选应用"), permissions=["change"])
+    def activate_apps(self, request, queryset):
+        count = queryset.exclude(status=App.Status.ACTIVE).update(status=App.Status.ACTIVE)
+        self.message_user(request, f"{count} app(s) activated.", messages.SUCCESS)
+
+    @admin.action(description=_("提升安全策略版本号"), permissions=["change"])
+    def bump_security_policy_epoch(self, request, queryset):
+        count = queryset.update(security_policy_epoch=F("security_policy_epoch") + 1)
+        self.message_user(
+            request,
+            f"Security policy epoch bumped on {count} app(s); earlier runs' sources no longer open.",
+            messages.SUCCESS,
+        )
+
+    @admin.action(description=_("提升知识访问版本号"), permissions=["change"])
+    def bump_knowledge_access_epoch(self, request, queryset):
+        count = queryset.update(knowledge_access_epoch=F("knowledge_access_epoch") + 1)
+        self.message_user(
+            request,
+            f"Knowledge access epoch bumped on {count} app(s); earlier runs' sources no longer open.",
+            messages.SUCCESS,
+        )
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ("user", "app", "created_at")
+    list_filter = ("app",)
+    list_select_related = ("user", "app")
+    search_fields = ("user__username", "app__slug")
+    raw_id_fields = ("user",)
+    readonly_fields = ("created_at",)
+
+
+class BusinessUserChoice(forms.ModelChoiceField):
+    """Business users by tenant and name — never a raw row ID to type in."""
+
+    def label_from_instance(self, user):
+        return f"{user.tenant_user.tenant.key} / {user.get_username()}"
+
+
+class ApiTokenForm(forms.ModelForm):
+    user = BusinessUserChoice(
+        queryset=get_user_model()
+        .objects.filter(tenant_user__isnull=False, is_active=True)
+        .select_related("tenant_user__tenant")
+        .order_by("tenant_user__tenant__key", "username"),
+        label="user",
+    )
+
+    class Meta:
+        model = ApiToken
+        fields = ("user", "name")
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    form = ApiTokenForm
+    list_display = ("prefix", "user", "name", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("revoked_at",)
+    list_select_related = ("user",)
+    search_fields = ("prefix", "user__username", "name")
+    actions = ["revoke_tokens"]
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ("user", "name")
+        return ("user", "name", "prefix", "created_at", "last_used_at", "revoked_at")
+
+    def get_readonly_fields(self, request, obj=None):
+        return () if obj is None else self.get_fields(request, obj)
+
+    def has_change_permission(self, request, obj=None):
+        # A token is issued and revoked, never edited: the change page is read-only,
+        # while the changelist keeps the revoke action.
+        if obj is not None:
+            return False
+        return super().has_change_permission(request, obj)
+
+    def save_model(self, request, obj, form, change):
+        token, raw = ApiToken.issue(obj.user, name=obj.name)
+        # The admin goes on with ``obj`` (log entry, redirect): make it the issued row.
+        obj.pk, obj.prefix, obj.digest, obj.created_at = (
+            token.pk,
+            token.prefix,
+            token.digest,
+            token.created_at,
+        )
+        self.message_user(
+            request,
+            f"Token for {obj.user}: {raw} — copy it now, it is stored only as a hash "
+            "and will not be shown again.",
+            messages.WARNING,
+        )
+
+    @admin.action(description=_("吊销所选令牌"), permissions=["change"])
+    def revoke_tokens(self, request, queryset):
+        count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+        self.message_user(request, f"{count} token(s) revoked.", messages.SUCCESS)

@@ -1,0 +1,217 @@
+"""The text stream of a live model turn, as a WebSocket client and a REST client get it.
+
+A real local model server (tests/providers/fake_openai.py) streams a turn slowly; the run
+executes in a worker thread while a socket watches. What the client is sent proves: text
+before the answer is published, the deltas join to the published text, no hidden reasoning
+and no tool call ever reaches it, the stream is closed in the log, a reconnect mid-turn gets
+a snapshot then only what is new, and a replay after the turn shows no stream.
+"""
+
+import asyncio
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+
+from runs.models import AnswerStream, Run, RunEvent
+from runtime.services import start_run
+from tests import factories
+from tests.providers.fake_openai import (
+    FakeOpenAI,
+    chunk,
+    finish_chunk,
+    stream,
+    text_chunk,
+    tool_call_chunk,
+)
+from tests.realtime.helpers import open_and_read, read_until_close, socket, ticket_for
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SECRET_REASONING = "SECRET-REASONING-过程"
+SECRET_ARGUMENTS = "SECRET-ARGS-查询"
+WORDS = ["营收", "增长", "了", " 12%", "，", "结论", "如下", "：", "稳健", "。"]
+
+
+def _model(server) -> dict:
+    return {
+        "provider": "openai",
+        "baseUrl": server.base_url,
+        "model": "m",
+        "apiKeyEnv": "SPARKTIDE_TEST_OPENAI_KEY",
+    }
+
+
+@pytest.fixture
+def openai_key(monkeypatch):
+    monkeypatch.setenv("SPARKTIDE_TEST_OPENAI_KEY", "sk-test")
+
+
+def start(app, alice, knowledge, server) -> Run:
+    factories.make_agent(
+        app.tenant, "llm", model=_model(server), knowledge=[knowledge], pin_to=[app]
+    )
+    return start_run(user=alice, app=app, agent_key="llm", input="营收如何？")
+
+
+def execute_in_background(run_id: str) -> asyncio.Task:
+    from runtime.engine import execute_run
+
+    return asyncio.create_task(database_sync_to_async(execute_run, thread_sensitive=False)(run_id))
+
+
+def slow_turn(words=WORDS, *, delay=0.06) -> list:
+    """A turn that thinks (hidden), then says ``words`` one chunk each."""
+    chunks = [chunk({"reasoning_content": SECRET_REASONING}), chunk({"role": "assistant"})]
+    chunks += [text_chunk(w) for w in words]
+    return [stream([*chunks, finish_chunk("stop")], delay_between=delay)]
+
+
+def tool_then_text() -> list:
+    """A turn whose text is interleaved with a tool call's name and arguments, then the answer."""
+    first = [
+        text_chunk("先查一下"),
+        tool_call_chunk(0, id="call_a", name="search_knowledge", arguments='{"query": "'),
+        chunk({"reasoning": SECRET_REASONING}),
+        tool_call_chunk(0, arguments=SECRET_ARGUMENTS),
+        text_chunk("资料"),
+        tool_call_chunk(0, arguments='"}'),
+        finish_chunk("tool_calls"),
+    ]
+    return [stream(first, delay_between=0.03), *slow_turn(delay=0.03)]
+
+
+def texts(frames: list[dict]) -> dict[str, str]:
+    """Each stream's text as a client rebuilds it: text[:offset] + delta."""
+    built: dict[str, str] = {}
+    for f in frames:
+        if f["kind"] == "stream":
+            d = f["data"]
+            have = built.get(d["streamId"], "")
+            assert d["offset"] <= len(have), "a gap"
+            built[d["streamId"]] = have[: d["offset"]] + d["delta"]
+    return built
+
+
+async def test_streamed_text_reaches_the_socket_before_publication_and_nothing_hidden_does(
+    app, alice, knowledge, openai_key
+):
+    with FakeOpenAI(tool_then_text()) as server:
+        run = await database_sync_to_async(start)(app, alice, knowledge, server)
+        comm = socket(run, after=0, ticket=await ticket_for(run, alice))
+        assert (await comm.connect(timeout=5))[0]
+        worker = execute_in_background(run.pk)
+        try:
+            frames, code = await read_until_close(comm, timeout=20)
+        finally:
+            await comm.disconnect()
+            await asyncio.wait_for(worker, 30)
+    assert code == 1000
+    kinds = [(f["kind"], f.get("type")) for f in frames]
+    first_stream = kinds.index(("stream", "answer.stream"))
+    published = kinds.index(("event", "answer.published"))
+    assert first_stream < published, kinds
+
+    # Every streamed turn's deltas join to exactly the turn's text; the last is the answer.
+    built = texts(frames)
+    assert sorted(built.values()) == sorted(["先查一下资料", "".join(WORDS)])
+    published_texts = [
+        f["data"]["content"]["text"] for f in frames if f.get("type") == "answer.published"
+    ]
+    assert published_texts == ["先查一下资料", "".join(WORDS)]
+
+    # Nothing hidden reached the client: not the reasoning, not a tool's name or arguments.
+    wire = json.dumps(frames, ensure_ascii=False)
+    for secret in (SECRET_REASONING, SECRET_ARGUMENTS, "search_knowledge", "tool_calls"):
+        assert secret not in wire
+
+    # Each streamed turn is closed in the log after its text went through Publication,
+    # and a stream frame never follows its stream's close.
+    closes = [f for f in frames if f.get("type") == "answer.stream" and f["kind"] == "event"]
+    assert {c["data"]["streamId"] for c in closes} == set(built)
+    assert {c["data"]["reason"] for c in closes} <= {"committed", "previewed"}
+    for close in closes:
+        after = frames[frames.index(close) + 1 :]
+        assert not any(
+            f["kind"] == "stream" and f["data"]["streamId"] == close["data"]["streamId"]
+            for f in after
+        )
+    assert await database_sync_to_async(
+        lambda: list(AnswerStream.objects.filter(run=run).values_list("state", "text"))
+    )() == [("CLOSED", "")]
+
+
+async def test_a_reconnect_mid_turn_gets_a_snapshot_then_only_new_text(
+    app, alice, knowledge, openai_key
+):
+    with FakeOpenAI(slow_turn(delay=0.15)) as server:
+        run = await database_sync_to_async(start)(app, alice, knowledge, server)
+        first = socket(run, after=0, ticket=await ticket_for(run, alice))
+        assert (await first.connect(timeout=5))[0]
+        worker = execute_in_background(run.pk)
+        try:
+            seen: list[dict] = []
+            while sum(1 for f in seen if f["kind"] == "stream") < 3:
+                seen.append(await first.receive_json_from(10))
+            await first.disconnect()
+            cursor = max(f["seq"] for f in seen if f["kind"] == "event")
+            second = socket(run, after=cursor, ticket=await ticket_for(run, alice))
+            rest, code = await open_and_read(second, timeout=20)
+        finally:
+            await asyncio.wait_for(worker, 30)
+    assert code == 1000
+    stream_frames = [f for f in rest if f["kind"] == "stream"]
+    snapshot = stream_frames[0]["data"]
+    assert snapshot["snapshot"] is True and snapshot["offset"] == 0
+    assert len(snapshot["delta"]) >= len(texts(seen)[snapshot["streamId"]])
+    # After the snapshot: consecutive offsets, no byte twice, the whole text.
+    offset = 0
+    for f in stream_frames:
+        assert f["data"]["offset"] == offset
+        offset += len(f["data"]["delta"])
+    assert texts(rest) == {snapshot["streamId"]: "".join(WORDS)}
+
+
+async def test_a_replay_after_the_turn_shows_the_published_blocks_not_the_stream(
+    app, alice, knowledge, openai_key
+):
+    with FakeOpenAI(slow_turn(delay=0.01)) as server:
+        run = await database_sync_to_async(start)(app, alice, knowledge, server)
+        from runtime.engine import execute_run
+
+        await database_sync_to_async(execute_run, thread_sensitive=False)(run.pk)
+    frames, code = await open_and_read(socket(run, after=0, ticket=await ticket_for(run, alice)))
+    assert code == 1000
+    assert not [f for f in frames if f["kind"] == "stream"]
+    types = [f["type"] for f in frames]
+    assert types.count("answer.stream") == 1  # the one close event of the streamed turn
+    assert types.index("answer.published") < types.index("answer.stream")
+    # The log holds one stream event per streamed turn: the deltas are not events.
+    assert (
+        await database_sync_to_async(
+            lambda: RunEvent.objects.filter(run=run, type="answer.stream").count()
+        )()
+        == 1
+    )
+
+
+async def test_a_failed_turn_clears_its_stream(app, alice, knowledge, openai_key):
+    cut = stream([text_chunk("半句话"), text_chunk("没说完")], done=False, delay_between=0.05)
+    with FakeOpenAI([cut]) as server:
+        run = await database_sync_to_async(start)(app, alice, knowledge, server)
+        comm = socket(run, after=0, ticket=await ticket_for(run, alice))
+        assert (await comm.connect(timeout=5))[0]
+        worker = execute_in_background(run.pk)
+        try:
+            frames, code = await read_until_close(comm, timeout=20)
+        finally:
+            await comm.disconnect()
+            await asyncio.wait_for(worker, 30)
+    # What was shown is the start of what the model said (a last delta racing the close event
+    # may be dropped: the text goes away with the close either way).
+    [shown] = texts(frames).values()
+    assert shown and "半句话没说完".startswith(shown)
+    close = next(f for f in frames if f["kind"] == "event" and f["type"] == "answer.stream")
+    assert close["data"]["state"] == "closed" and close["data"]["reason"] == "failed"
+    assert frames[-1]["type"] == "run.failed"
+    assert "answer.published" not in [f.get("type") for f in frames]
