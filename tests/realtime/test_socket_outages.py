@@ -6,8 +6,14 @@ import pytest
 from channels.db import database_sync_to_async
 
 from delivery.protocol import CLOSE_DATABASE_UNAVAILABLE
-from tests.realtime.helpers import public_events, read_events, read_until_close, socket, ticket_for
-from tests.realtime.helpers import without_kind
+from tests.realtime.helpers import (
+    public_events,
+    read_events,
+    read_until_close,
+    socket,
+    ticket_for,
+    without_kind,
+)
 from tests.realtime.test_socket_delivery import execute_in_background, last_seq
 
 pytestmark = pytest.mark.django_db(transaction=True)
