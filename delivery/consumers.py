@@ -208,8 +208,8 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             await self.refuse_unavailable()
         except Exception:
             logger.exception("delivery of %s to %s failed", self.run_id, self.log_id)
-            error = SparkTideError(ErrorCode.INTERNAL_ERROR)
-            await self.send(text_data=error_frame(error.code, error.detail))
+            internal = SparkTideError(ErrorCode.INTERNAL_ERROR)
+            await self.send(text_data=error_frame(internal.code, internal.detail))
             await self.close(CLOSE_INTERNAL_ERROR)
 
     async def _await_final_acks(self) -> None:

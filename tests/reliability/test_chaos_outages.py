@@ -7,6 +7,7 @@ stalled, 5xx, seconds to recover. ``make test`` runs the short version;
 SPARKTIDE_CHAOS=full lengthens the outage to 60 s.
 """
 
+import contextlib
 import json
 import os
 import socket
@@ -60,20 +61,16 @@ class DatabaseProxy:
         if self.listener is not None:
             # shutdown wakes the accept blocked in the other thread (close alone does
             # not, and the kernel would go on accepting).
-            try:
+            with contextlib.suppress(OSError):
                 self.listener.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             self.listener.close()
             self.listener = None
         with self.lock:
             pairs, self.pairs = self.pairs, []
         for pair in pairs:
             for end in pair:
-                try:
+                with contextlib.suppress(OSError):
                     end.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
                 end.close()
 
     def _accept(self, listener: socket.socket) -> None:
@@ -102,10 +99,8 @@ class DatabaseProxy:
             pass
         finally:
             for end in (source, sink):
-                try:
+                with contextlib.suppress(OSError):
                     end.close()
-                except OSError:
-                    pass
 
 
 @pytest.fixture
