@@ -18,6 +18,7 @@ from typing import Any, cast
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.db import InterfaceError, OperationalError
 
 from delivery import fanout
 from delivery.fanout import Frame
@@ -42,7 +43,7 @@ from delivery.shared import (
 )
 from delivery.wire import DirectSocket, Wire, direct_socket, frame_text
 from foundation import observability
-from foundation.errors import SparkTideError, not_found
+from foundation.errors import ErrorCode, SparkTideError, not_found
 from runs.events import TERMINAL_EVENT_TYPES
 
 logger = logging.getLogger(__name__)
@@ -53,6 +54,9 @@ FINAL_ACK_GRACE_SECONDS = 2.0
 RESUBSCRIBE_SECONDS = 1.0
 # Stream deltas a socket keeps waiting before it drops them and reads the row instead.
 MAX_QUEUED_DELTAS = 200
+# The database went away under a read (a restart, a failover, a cut session): the
+# socket is closed 4503 so the client reconnects and resumes from its cursor.
+CONNECTION_ERRORS = (OperationalError, InterfaceError)
 
 
 async def _receive_nothing() -> dict:
@@ -68,6 +72,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
     task: asyncio.Task | None = None
     ack_task: asyncio.Task | None = None
     direct: DirectSocket | None = None
+    accepted: bool = False
 
     @property
     def channel_receive(self):
@@ -94,6 +99,14 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         await handler(message)
 
     async def connect(self) -> None:
+        try:
+            await self._open()
+        except CONNECTION_ERRORS as exc:
+            # Never an open socket that says nothing: the client reconnects later.
+            logger.warning("socket of %s refused, database unavailable: %s", self.run_id, exc)
+            await self.refuse_unavailable()
+
+    async def _open(self) -> None:
         kwargs = self.scope["url_route"]["kwargs"]
         self.run_id = kwargs["run_id"]
         try:
@@ -154,6 +167,18 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=error_frame(code, detail))
         await self.close(close)
 
+    async def refuse_unavailable(self) -> None:
+        """DATABASE_UNAVAILABLE and close 4503, whether or not the socket was accepted."""
+        error = SparkTideError(ErrorCode.DATABASE_UNAVAILABLE)
+        if not self.accepted:
+            await self.accept()
+        await self.send(text_data=error_frame(error.code, error.detail))
+        await self.close(close_code(error))
+
+    async def accept(self, subprotocol=None, headers=None) -> None:
+        self.accepted = True
+        await super().accept(subprotocol, headers)
+
     async def _subscribe(self) -> bool:
         if self.channel_layer is None:
             return False
@@ -189,8 +214,17 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             await self._record_sent()
             await self.send(text_data=error_frame(error.code, error.detail))
             await self.close(close_code(error))
+        except CONNECTION_ERRORS as exc:
+            # What was sent is recorded when the socket closes (disconnect); the
+            # client resumes from the last seq it has, so nothing is lost or sent twice.
+            logger.warning(
+                "delivery of %s to %s: database unavailable: %s", self.run_id, self.log_id, exc
+            )
+            await self.refuse_unavailable()
         except Exception:
             logger.exception("delivery of %s to %s failed", self.run_id, self.log_id)
+            internal = SparkTideError(ErrorCode.INTERNAL_ERROR)
+            await self.send(text_data=error_frame(internal.code, internal.detail))
             await self.close(CLOSE_INTERNAL_ERROR)
 
     async def _await_final_acks(self) -> None:
@@ -551,9 +585,14 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             release_tail((self.run_id, self.staff))
         if self.ack_task is not None:
             await asyncio.gather(self.ack_task, return_exceptions=True)
-        await self._flush_acks()
         sent_recorder().forget(cast(str, self.log_id))  # set by connect
-        await delivery_writer().write(cast(str, self.log_id), self.sent, closed=True)
+        try:
+            await self._flush_acks()
+            await delivery_writer().write(cast(str, self.log_id), self.sent, closed=True)
+        except CONNECTION_ERRORS as exc:
+            # Evidence, not delivery: a row left open is closed by the sweep of
+            # open deliveries (fanout.close_abandoned_deliveries).
+            logger.warning("could not record the close of %s: %s", self.log_id, exc)
 
 
 class NotFoundConsumer(AsyncWebsocketConsumer):

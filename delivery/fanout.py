@@ -31,6 +31,7 @@ from foundation.compiled import (
     server_binding_cursor,
 )
 from foundation.errors import ErrorCode, SparkTideError, not_found
+from foundation.faults import maybe_fault
 from publication.reader import HYDRATED_EVENT_TYPES, RunReader
 from runs.access import access_run_history, require_run_history, run_for_history_read
 from runs.events import TERMINAL_EVENT_TYPES, log_range
@@ -147,6 +148,7 @@ def read_frames(run: Run, *, after: int, limit: int, staff: bool = False) -> lis
     the database thread, not on the event loop (docs/performance.md, sixth round: "the
     stored JSON as it is").
     """
+    maybe_fault("during_event_read")
     rows = _page_rows(run.pk, after=after, limit=limit)
     if not rows:
         return []

@@ -8,17 +8,23 @@ from urllib.parse import parse_qs
 from foundation.errors import ErrorCode, SparkTideError
 
 CLOSE_NORMAL = 1000
-CLOSE_INTERNAL_ERROR = 1011
 CLOSE_ORIGIN_REFUSED = 4403
 CLOSE_TOO_SLOW = 4408
+# A fault of the server, not of the client: reconnect with backoff and resume
+# from the cursor (docs/events.md). 1011 would say the same, but the WebSocket
+# library under daphne refuses to send any code outside 1000 and 3000–4999 — a
+# socket told to close with 1011 stayed open and silent — so the server sends
+# 4000 + the HTTP status instead, like every other close.
+CLOSE_INTERNAL_ERROR = 4500
+CLOSE_DATABASE_UNAVAILABLE = 4503
 MAX_SEQ = 2**31 - 1
 MAX_CLIENT_ID_CHARS = 100
 ACK_KINDS = frozenset({"received", "rendered"})
 
 
 def close_code(error: SparkTideError) -> int:
-    """401 → 4401, 404 → 4404, 410 → 4410, 400 → 4400 (docs/events.md)."""
-    return 4000 + error.status if 400 <= error.status <= 499 else CLOSE_INTERNAL_ERROR
+    """4000 + the HTTP status: 401 → 4401, 404 → 4404, 410 → 4410, 503 → 4503 (docs/events.md)."""
+    return 4000 + error.status if 400 <= error.status <= 599 else CLOSE_INTERNAL_ERROR
 
 
 @dataclass(frozen=True)

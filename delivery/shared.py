@@ -159,7 +159,9 @@ class RunWakeups:
     is one message, handed to every socket of the run by a plain call (each only
     records the seq and sets its event; its own sender task reads and sends).
     Wake-ups stay best effort: a failed subscription is retried by the sockets
-    (they poll meanwhile), a failing receive is retried after ``retry_seconds``.
+    (they poll meanwhile); after a failing receive (Redis restarted or the
+    connection killed) the channel joins the group again before it listens, so
+    wake-ups come back within about a second instead of never.
     """
 
     def __init__(self, run_id: str) -> None:
@@ -187,7 +189,25 @@ class RunWakeups:
         return True
 
     async def _listen(self, layer, channel: str, retry_seconds: float) -> None:
+        rejoin = False
         while True:
+            if rejoin:
+                # The receive failed: Redis may have restarted, and with it the group
+                # forgot this channel. Join again before listening (group_add is
+                # idempotent), and wake every socket once: what was announced while
+                # the subscription was down is read now, not at the next poll.
+                try:
+                    await layer.group_add(run_group(self.run_id), channel)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    logger.warning("wake-ups for %s: rejoin failed: %r", self.run_id, exc)
+                    await asyncio.sleep(retry_seconds)
+                    continue
+                rejoin = False
+                logger.info("wake-ups for %s: subscribed again", self.run_id)
+                for socket in list(self.sockets):
+                    socket.wake_up({"type": "run.wakeup"})
             try:
                 message = await layer.receive(channel)
             except asyncio.CancelledError:
@@ -198,7 +218,8 @@ class RunWakeups:
                 continue
             except Exception as exc:
                 logger.warning("wake-ups for %s interrupted: %r", self.run_id, exc)
-                await asyncio.sleep(retry_seconds)
+                await asyncio.sleep(min(retry_seconds, 0.5))
+                rejoin = True
                 continue
             if message.get("type") == "run.wakeup":
                 for socket in list(self.sockets):

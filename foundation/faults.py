@@ -11,16 +11,20 @@ kill. Points (comma-separated in SPARKTIDE_FAULT):
 * ``during_publication_commit`` — raises a DatabaseError inside Publication's
   commit transaction, after every row is written and before COMMIT: the
   transaction rolls back (a clean save failure), nothing is killed.
+* ``during_event_read`` — raises an OperationalError (the database went away)
+  in a WebSocket's read of the event log (delivery/fanout.py read_frames).
 """
 
 import os
 import signal
 
 from django.conf import settings
-from django.db import DatabaseError
+from django.db import DatabaseError, OperationalError
 
 KILL_POINTS = frozenset({"after_publication_commit", "after_journal_write"})
-RAISE_POINTS = frozenset({"during_publication_commit"})
+RAISE_POINTS = frozenset({"during_publication_commit", "during_event_read"})
+# The error each raise point stands for.
+_RAISES: dict[str, type[DatabaseError]] = {"during_event_read": OperationalError}
 POINTS = KILL_POINTS | RAISE_POINTS
 
 
@@ -34,5 +38,5 @@ def maybe_fault(point: str) -> None:
     if point not in active_points():
         return
     if point in RAISE_POINTS:
-        raise DatabaseError(f"injected fault at {point}")
+        raise _RAISES.get(point, DatabaseError)(f"injected fault at {point}")
     os.kill(os.getpid(), signal.SIGKILL)

@@ -140,6 +140,9 @@ class RunWorker:
             max_workers=self.concurrency, thread_name_prefix="sparktide-run"
         )
         self.next_sweep = 0.0
+        # Until then stale runs are not recovered: this worker has just been out
+        # of touch with the database, and so, likely, have the others (_maybe_sweep).
+        self.recovery_held_until = 0.0
         self.unfinished = 0
         # Set by the listener on a NOTIFY, and by stop(): the idle wait ends at once.
         self.wake = threading.Event()
@@ -247,10 +250,21 @@ class RunWorker:
         now = time.monotonic()
         if now < self.next_sweep:
             return
+        late = self.next_sweep and now - self.next_sweep > self.sweep_seconds
         self.next_sweep = now + self.sweep_seconds
         heartbeats.beat(self.worker_id)
+        stale_after = self.stale_after
+        if late or time.monotonic() - now > self.sweep_seconds:
+            # This sweep comes a whole interval late, or its beat waited that long for a
+            # connection: the database was out of reach. Runs whose workers could not
+            # beat meanwhile are not lost; the outage is given back to them: no run is
+            # taken as stale until every live worker has had a full window to beat again.
+            self.recovery_held_until = time.monotonic() + stale_after.total_seconds()
+        held = self.recovery_held_until - time.monotonic()
+        if held > 0:
+            stale_after += timedelta(seconds=held)
         try:
-            result = recovery.sweep(self.stale_after)
+            result = recovery.sweep(stale_after)
         except CONNECTION_ERRORS:
             raise
         except Exception:  # a bug in the sweep must not stop the worker running runs

@@ -11,6 +11,12 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from foundation.env import env_bool, env_float, env_int, env_list, env_str, env_time_zone, env_url
+from sparktide.dbpool import (
+    bound_reconnect_backoff,
+    check_connection,
+    database_timeouts,
+    process_role,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("SPARKTIDE_VAR_DIR", str(BASE_DIR / "var")))
@@ -111,6 +117,11 @@ TEMPLATES = [
 ]
 
 
+# What this process is (web, worker or command): it sets how long it waits for
+# the database and the server-side timeouts of its sessions (sparktide/dbpool.py).
+SPARKTIDE_ROLE = process_role()
+
+
 def _databases() -> dict:
     url = env_url("DATABASE_URL", schemes={"sqlite", "postgres", "postgresql", "pgsql"})
     if url is None:
@@ -134,27 +145,38 @@ def _databases() -> dict:
     else:
         # Under ASGI every thread would keep its own persistent connection and
         # exhaust PostgreSQL; a pool bounds them. CONN_MAX_AGE must stay 0 with it.
+        timeouts = database_timeouts(SPARKTIDE_ROLE)
+        config["OPTIONS"] = {
+            "connect_timeout": timeouts.connect,
+            # statement_timeout, lock_timeout, idle_in_transaction_session_timeout:
+            # a frozen worker, a stuck statement or a held row lock is cut by the
+            # server, not waited for (sparktide/dbpool.py, docs/deployment.md).
+            "options": timeouts.server_options(),
+        }
+        # Under ASGI every thread would keep its own persistent connection and
+        # exhaust PostgreSQL; a pool bounds them. CONN_MAX_AGE must stay 0 with it.
         if env_bool("SPARKTIDE_DB_POOL", True):
-            from psycopg_pool import ConnectionPool
-
-            config["OPTIONS"] = {
-                "pool": {
-                    "min_size": 1,
-                    "max_size": env_int("SPARKTIDE_DB_POOL_SIZE", 20, minimum=2),
-                    # A connection whose backend died (failover, restart, idle
-                    # timeout) is dropped when handed out, not given to a request.
-                    # psycopg_pool's defaults are kept on purpose (make chaos,
-                    # storm-of-cuts): timeout 30 s to wait for a connection,
-                    # reconnect_timeout 300 s of reconnect attempts (backing off
-                    # 1, 2, 4 … s) before a slot is given up and regrown on demand,
-                    # max_lifetime 1 h and max_idle 10 min.
-                    "check": ConnectionPool.check_connection,
-                }
+            bound_reconnect_backoff()
+            config["OPTIONS"]["pool"] = {
+                "min_size": 1,
+                "max_size": env_int("SPARKTIDE_DB_POOL_SIZE", 20, minimum=2),
+                # How long a checkout waits for a connection, by role: a web
+                # process answers 503 DATABASE_UNAVAILABLE after 2 s, a worker
+                # waits through an outage of two minutes (sparktide/dbpool.py).
+                "timeout": timeouts.wait,
+                # A connection whose backend died (failover, restart, idle
+                # timeout) is dropped when handed out, not given to a request,
+                # and the pool's other idle connections are checked with it.
+                # Otherwise psycopg_pool's defaults: reconnect_timeout 300 s of
+                # attempts (every ~0.5 s, dbpool.bound_reconnect_backoff) before a
+                # slot is given up and regrown on demand, max_lifetime 1 h and
+                # max_idle 10 min.
+                "check": check_connection,
             }
         if not env_bool("SPARKTIDE_DB_PREPARE", True):
             # Behind a pooler that does not keep a session per client (PgBouncer in
             # transaction mode) nothing may be prepared (foundation/compiled.py).
-            config.setdefault("OPTIONS", {})["prepare_threshold"] = None
+            config["OPTIONS"]["prepare_threshold"] = None
         config["CONN_MAX_AGE"] = 0
     return {"default": config}
 

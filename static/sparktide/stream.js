@@ -18,6 +18,8 @@
  *                    4404 run not found / not yours                    → give up (RESOURCE_NOT_FOUND)
  *                    4408 client fell too far behind                   → reconnect at once from cursor
  *                    4410 cursor older than retention                  → give up (EVENT_CURSOR_EXPIRED)
+ *                    45xx a fault of the server (4503 DATABASE_UNAVAILABLE, 4500 INTERNAL_ERROR)
+ *                                                                      → reconnect with backoff from cursor
  *                    other 4xxx                                        → give up (code of the error frame)
  *                    anything else (1001, 1006, 1011, 1012, 1013, …)   → reconnect with backoff
  *
@@ -41,7 +43,18 @@ export const CloseCode = Object.freeze({
   NOT_FOUND: 4404,
   TOO_FAR_BEHIND: 4408,
   CURSOR_EXPIRED: 4410,
+  SERVER_ERROR: 4500,
+  DATABASE_UNAVAILABLE: 4503,
 });
+
+/**
+ * Whether a close is a fault of the server the client outlives: 4500–4599 (4000 + a 5xx status,
+ * docs/events.md) like 1011, which the server no longer sends.
+ * @param {number} code
+ */
+export function isServerFault(code) {
+  return code === 1011 || (code >= 4500 && code <= 4599);
+}
 
 const SOCKET_CONNECTING = 0;
 const SOCKET_OPEN = 1;
@@ -266,7 +279,10 @@ class EventStream {
         this._scheduleReconnect(0);
         return;
       default:
-        if (code >= 4000 && code <= 4999) giveUp(ClientErrorCode.STREAM_UNAVAILABLE);
+        // A server fault (the database away, an internal error): the log keeps everything after
+        // the cursor, so reconnect with backoff like after a dropped network.
+        if (isServerFault(code)) this._scheduleReconnect();
+        else if (code >= 4000 && code <= 4999) giveUp(ClientErrorCode.STREAM_UNAVAILABLE);
         else this._scheduleReconnect();
     }
   }

@@ -425,3 +425,28 @@ async def test_the_async_client_runs_streams_and_previews(sparktide_server, agen
         with pytest.raises(NotFoundError) as forged:
             await client.preview_citation(run["id"], FORGED)
         assert forged.value.code == "CITATION_NOT_AVAILABLE"
+
+
+@pytest.mark.parametrize("code", [4503, 4500, 1011])
+def test_a_server_fault_close_is_resumed_from_the_cursor_after_a_backoff(code):
+    """4503 DATABASE_UNAVAILABLE, 4500 INTERNAL_ERROR (and 1011, which older servers sent):
+    the stream reconnects after a backoff from the last seq it delivered, instead of raising."""
+    from sparktide_client import _core
+
+    policy = _core.StreamPolicy(after=0, max_reconnects=3)
+    assert policy.on_message('{"kind":"event","seq":1,"type":"agent.started","data":{}}')
+    policy.on_message('{"kind":"error","code":"DATABASE_UNAVAILABLE","detail":"later"}')
+    delay = policy.after_close(code)
+    assert delay is not None and 0 < delay <= 5.0
+    assert policy.last_seq == 1  # the next socket asks for after=1
+    assert policy.on_message('{"kind":"event","seq":1,"type":"agent.started","data":{}}') is None
+
+
+def test_other_4xxx_closes_still_raise_with_the_frame_code():
+    from sparktide_client import StreamError, _core
+
+    policy = _core.StreamPolicy(after=0, max_reconnects=3)
+    policy.on_message('{"kind":"error","code":"INVALID_REQUEST","detail":"bad after"}')
+    with pytest.raises(StreamError) as raised:
+        policy.after_close(4400)
+    assert raised.value.code == "INVALID_REQUEST"

@@ -290,6 +290,50 @@ describe("events(): close codes", () => {
     assert.deepEqual(seqs(seen), [1, 2, 3]);
   });
 
+  for (const code of [4503, 4500]) {
+    test(`${code} (a fault of the server) reconnects with backoff and resumes from the cursor`, async () => {
+      const delays = [];
+      const { handle, seen, sockets } = follow(
+        (socket, index) => {
+          socket.open();
+          if (index === 0) {
+            socket.event(1);
+            socket.event(2);
+            socket.errorFrame(code === 4503 ? "DATABASE_UNAVAILABLE" : "INTERNAL_ERROR", "try again");
+            socket.serverClose(code);
+          } else {
+            socket.event(2); // a replay at the cursor is dropped
+            socket.event(3, "run.completed");
+            socket.serverClose(1000);
+          }
+        },
+        {
+          retryDelay: (attempt) => {
+            delays.push(attempt);
+            return 0;
+          },
+        },
+      );
+      await handle.finished;
+      assert.equal(sockets.length, 2);
+      assert.equal(sockets[1].query.get("after"), "2");
+      assert.deepEqual(seqs(seen), [1, 2, 3]);
+      assert.deepEqual(delays, [0]); // the backoff, not the at-once path of 4408
+      assert.equal(seen.errors.length, 0);
+    });
+  }
+
+  test("other 4xxx closes still give up", async () => {
+    const { handle, seen, sockets } = follow((socket) => {
+      socket.open();
+      socket.errorFrame("INVALID_REQUEST", "bad after");
+      socket.serverClose(4400);
+    });
+    await handle.finished;
+    assert.equal(sockets.length, 1);
+    assert.equal(seen.errors[0].code, "INVALID_REQUEST");
+  });
+
   test("maxRetries bounds reconnects without progress (STREAM_UNAVAILABLE)", async () => {
     const { handle, seen, sockets } = follow((socket) => socket.drop(), { maxRetries: 3 });
     await handle.finished;

@@ -204,6 +204,10 @@ class StreamPolicy:
             raise give_up(ClientErrorCode.ORIGIN_NOT_ALLOWED)
         if code == 4408:
             return 0.0  # too slow: the log still has everything after the cursor
+        if 4500 <= code <= 4599:
+            # A fault of the server (4503 DATABASE_UNAVAILABLE, 4500 INTERNAL_ERROR): the log
+            # still has everything after the cursor; back off like after a dropped network.
+            return self.reconnect_delay()
         if 4000 <= code <= 4999:
             raise give_up(ClientErrorCode.STREAM_UNAVAILABLE)
         return self.reconnect_delay()
