@@ -103,11 +103,6 @@ def refusal_of(app, status, tenant_id, leased: bool) -> CapabilityRefusal | None
     return None
 
 
-def capability_refusal(app, version, now=None) -> CapabilityRefusal | None:
-    """``capability_refusals`` for one version."""
-    return capability_refusals(app, [version], now)[getattr(version, "pk", version)]
-
-
 class KnowledgeVersion(models.Model):
     class Status(models.TextChoices):
         DRAFT = "DRAFT"
@@ -383,10 +378,6 @@ class Lease(models.Model):
 
     def __str__(self) -> str:
         return f"{self.app} → {self.version}"
-
-    def is_current(self, now=None) -> bool:
-        now = now or timezone.now()
-        return self.revoked_at is None and (self.expires_at is None or self.expires_at > now)
 
 
 def user_may_read_document(user, document: Document, *, checker=None) -> bool:

@@ -44,11 +44,7 @@ def test_the_console_segments_each_shared_case_as_written(case):
         case["text"], sources.verified_map(), settled=sources.checked or case["settled"]
     )
     assert _shared_form(segments) == case["expect"]["segments"]
-    cited = [
-        {"id": seg.citation_id, "state": seg.state}
-        for seg in segments
-        if seg.citation_id
-    ]
+    cited = [{"id": seg.citation_id, "state": seg.state} for seg in segments if seg.citation_id]
     assert cited == case["expect"]["markers"]
     for seg in segments:
         if seg.type == "citation":

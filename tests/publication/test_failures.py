@@ -17,7 +17,7 @@ from django.db import OperationalError, connection, connections
 
 from publication.models import AnswerBlock, BlockRevision, PublicationAttempt
 from publication.pipeline import publish_candidate
-from publication.reader import VISIBLE, read_answer
+from publication.reader import VISIBLE, RunReader
 from runs.models import JournalEntry, Run, RunEvent
 from runtime.engine import execute_run
 from runtime.services import start_run
@@ -104,7 +104,7 @@ def test_a_worker_killed_at_a_fault_point_is_recovered_with_its_commit_exactly_o
     run.refresh_from_db()
     assert (run.status, run.reason) == (Run.Status.PARTIAL, "WORKER_LOST")
     # The committed block is readable exactly once; nothing is duplicated or redone.
-    [block] = read_answer(run)
+    [block] = RunReader(run).blocks()
     assert (block.id, block.state, block.revision) == (committed.block_id, VISIBLE, 1)
     assert block.content["text"].startswith("A：营收增长 [[cite:cite_")
     assert AnswerBlock.objects.filter(run=run).count() == 1

@@ -11,7 +11,7 @@ from django.db import connection
 from guardian.shortcuts import remove_perm
 
 from publication.models import AnswerBlock, BlockRevision, PublicationAttempt
-from publication.reader import PROTECTED, VISIBLE, RunReader, read_answer, valid_content
+from publication.reader import PROTECTED, VISIBLE, RunReader, valid_content
 from runs.models import RunEvent
 from tests.publication.conftest import refs
 
@@ -245,7 +245,7 @@ def test_a_block_reads_as_the_fields_of_the_answer_contract(live_run, publish):
     run = live_run()
     publish(run, "正文", preview=False)
 
-    [view] = read_answer(run)
+    [view] = RunReader(run).blocks()
     assert view.as_dict() == {
         "id": view.id,
         "revision": 1,
@@ -294,7 +294,7 @@ def test_a_stored_body_that_is_not_valid_is_protected_even_with_a_matching_diges
     attempt = _preview_only(run, publish, settings, "只预览过")
     PublicationAttempt.objects.filter(pk=attempt.pk).update(content=body)
 
-    [view] = read_answer(run)
+    [view] = RunReader(run).blocks()
     assert view.state == PROTECTED
     [preview] = _replayed(run, "answer.preview")[-1:]
     assert preview["state"] == PROTECTED and "content" not in preview
@@ -309,7 +309,7 @@ def test_a_revision_that_does_not_match_its_digest_is_logged_with_its_ids(
     revision = BlockRevision.objects.get(block_id=block)
 
     with caplog.at_level(logging.ERROR, logger="publication.reader"):
-        [view] = read_answer(run)
+        [view] = RunReader(run).blocks()
 
     assert view.state == PROTECTED
     assert [r.getMessage() for r in caplog.records if r.name == "publication.reader"] == [
@@ -327,7 +327,7 @@ def test_a_block_missing_its_revision_keeps_its_place_and_fields_and_hides_no_la
     block = AnswerBlock.objects.get(pk=first)
 
     with caplog.at_level(logging.ERROR, logger="publication.reader"):
-        views = read_answer(run)
+        views = RunReader(run).blocks()
 
     assert [v.id for v in views] == [first, second]
     missing = views[0]
@@ -350,7 +350,7 @@ def test_a_blocks_view_carries_its_delivery_ordinal_and_origin(live_run, publish
     publish(run, "第二段", preview=False, entry="B")
     blocks = {b.pk: b for b in AnswerBlock.objects.filter(run=run)}
 
-    views = read_answer(run)
+    views = RunReader(run).blocks()
     revised = RunReader(run).revisions()
 
     assert [(v.delivery_ordinal, v.origin) for v in views] == [
