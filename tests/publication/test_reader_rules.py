@@ -42,14 +42,20 @@ def test_a_block_committed_while_the_reader_reads_does_not_hide_the_revisions_of
     publish(run, "修订稿", replaces=block)
     late: list[str] = []
 
+    listed: list[bool] = []
+
     def commit_a_block_after_the_blocks_are_listed(execute, sql, params, many, context):
-        result = execute(sql, params, many, context)
-        listing_blocks = sql.lstrip().upper().startswith("SELECT") and sql.split(" WHERE ")[
-            0
-        ].rstrip().endswith(f'FROM "{AnswerBlock._meta.db_table}"')
-        if listing_blocks and not late:
+        # The commit goes in before the reader's next statement, once the listing's rows
+        # are all read: SQLite steps a SELECT's rows lazily on the connection, so a write
+        # made as the listing statement returns would show in its own rows.
+        if listed and not late:
             late.append("")
             late[0] = publish(run, "读取期间提交的新段落").publication_id
+        result = execute(sql, params, many, context)
+        if sql.lstrip().upper().startswith("SELECT") and sql.split(" WHERE ")[0].rstrip().endswith(
+            f'FROM "{AnswerBlock._meta.db_table}"'
+        ):
+            listed.append(True)
         return result
 
     reader = RunReader(run)
