@@ -1,5 +1,6 @@
 from collections.abc import Iterable
 from enum import StrEnum
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -245,7 +246,7 @@ class FrozenContentModel(models.Model):
         self._guard(kwargs.get("update_fields"))
         super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         self._guard()
         return super().delete(*args, **kwargs)
 

@@ -837,6 +837,7 @@ def test_the_one_write_stores_the_rows_the_orm_would(live_run, publish, preview)
     ) == sorted([(public.pk, public.pk, True), ("cite_forged", None, False)])
 
 
+@pytest.mark.postgres(reason="the one write is PostgreSQL's; SQLite writes statement by statement")
 def test_after_a_preview_the_commit_sends_only_the_attempts_changed_columns(live_run, publish):
     """The previewed row was written by this candidate a moment ago: the commit's one write
     sets what the commit changes (outcome, block, revision), not the body again."""
@@ -845,8 +846,6 @@ def test_after_a_preview_the_commit_sends_only_the_attempts_changed_columns(live
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    if connection.vendor != "postgresql":
-        pytest.skip("the one write is PostgreSQL's; SQLite writes statement by statement")
     run = live_run()
     with CaptureQueriesContext(connection) as log:
         receipt = publish(run, "先预览，再只改三列。")

@@ -1,8 +1,9 @@
 """python manage.py apply_manifest FILE.yaml [--dry-run] — format in docs/manifest.md."""
 
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from provisioning.manifest import ManifestError, apply_manifest, describe, read_manifest
 
@@ -10,7 +11,7 @@ from provisioning.manifest import ManifestError, apply_manifest, describe, read_
 class Command(BaseCommand):
     help = "Provision tenants, users, knowledge, agents and apps from a manifest (all or nothing)."
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="the manifest, a YAML file")
         parser.add_argument(
             "--dry-run",
@@ -18,7 +19,7 @@ class Command(BaseCommand):
             help="validate and report what would change, then roll everything back",
         )
 
-    def handle(self, *args, file: str, dry_run: bool, **options) -> None:
+    def handle(self, *args: Any, file: str, dry_run: bool, **options: Any) -> None:
         try:
             result = apply_manifest(read_manifest(Path(file)), dry_run=dry_run)
         except ManifestError as exc:
