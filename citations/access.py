@@ -2,7 +2,7 @@
 
 Steps 2–5 are the run-history gate every history read shares
 (``runs.access.access_run_for_owner`` and ``require_run_history``); step 8 asks
-knowledge's one capability rule (``capability_refusal``).
+knowledge's one capability rule (``refusal_of``, through ``SourceAccess.refusal``).
 
 Each function returns what the next one needs or raises ``SparkTideError``;
 ``access_citation_for_preview`` runs them in order. Nothing here reads the

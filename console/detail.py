@@ -23,6 +23,8 @@ EVENT_DISPLAY_LIMIT = 2000
 
 
 # --- answer segments (server-side twin of the SDK's answerSegments) -----------------
+# Pinned with answerSegments and citationState (static/sparktide/segments.js) by the
+# hand-written cases of tests/conformance/answer_segments.json.
 
 
 @dataclass(frozen=True)

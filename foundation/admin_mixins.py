@@ -1,6 +1,10 @@
 """Admin behaviour shared by the versioned models of knowledge and agents."""
 
+from typing import Any
+
 from django.contrib import admin
+from django.db.models import Model
+from django.http import HttpRequest
 
 
 class FrozenOnceOutOfDraftAdmin:
@@ -8,34 +12,36 @@ class FrozenOnceOutOfDraftAdmin:
     content may not change and it may not be deleted. The models enforce the
     same rule; the admin only stops offering what would be refused."""
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         if obj is not None and obj.is_frozen:
             return False
-        return super().has_change_permission(request, obj)  # type: ignore[misc]  # a mixin: ModelAdmin follows it
+        allowed: bool = super().has_change_permission(request, obj)  # type: ignore[misc]  # a mixin: ModelAdmin follows it
+        return allowed
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         if obj is not None and obj.is_frozen:
             return False
-        return super().has_delete_permission(request, obj)  # type: ignore[misc]  # a mixin: ModelAdmin follows it
+        allowed: bool = super().has_delete_permission(request, obj)  # type: ignore[misc]  # a mixin: ModelAdmin follows it
+        return allowed
 
 
-class ReadOnlyInline(admin.TabularInline):
+class ReadOnlyInline(admin.TabularInline[Any, Any]):
     """Rows shown in their parent's page; they change through their own admin."""
 
     extra = 0
     show_change_link = True
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(admin.ModelAdmin[Any]):
     """A record the platform writes (runs, answers, citations): operators look, never edit.
 
     View only — no add, no change, no delete, no bulk action — so the admin can
@@ -44,11 +50,11 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     actions = None
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False

@@ -65,7 +65,8 @@ class Compiled:
     def rows(self, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         with connection.cursor() as cursor:
             cursor.execute(self.sql, self.bind(values))
-            return cursor.fetchall()
+            rows: list[tuple[Any, ...]] = cursor.fetchall()
+            return rows
 
     def values(self, values: Mapping[str, Any]) -> list[Any]:
         """The rows of a ``values_list()`` query as its QuerySet gives them: each
@@ -237,7 +238,8 @@ class Prepared(Compiled):
     def _rows(self, db: BaseDatabaseWrapper, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         with server_binding_cursor(db) as cursor:
             cursor.execute(self.sql, self.bind(values))
-            return cursor.fetchall()
+            rows: list[tuple[Any, ...]] = cursor.fetchall()
+            return rows
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ class ErrorCode(StrEnum):
     status: int
     default_detail: str
 
-    def __new__(cls, wire: str, status: int, detail: str, variant: str = ""):
+    def __new__(cls, wire: str, status: int, detail: str, variant: str = "") -> "ErrorCode":
         member = str.__new__(cls, wire)
         # Distinct values keep a variant from collapsing into an alias of the
         # first member with the same wire code.
@@ -53,7 +53,7 @@ class ErrorCode(StrEnum):
     __hash__ = str.__hash__
 
     @classmethod
-    def _missing_(cls, value):
+    def _missing_(cls, value: object) -> "ErrorCode | None":
         # ErrorCode("CAPABILITY_UNAVAILABLE") finds the member without a variant.
         return next((m for m in cls if str(m) == value), None)
 
@@ -157,7 +157,7 @@ class SparkTideError(Exception):
     def __str__(self) -> str:
         return f"{self.code}: {self.detail}"
 
-    def problem(self) -> dict:
+    def problem(self) -> dict[str, Any]:
         return {
             # A URN, not a URL: nothing to fetch, and the same for every deployment.
             "type": f"urn:sparktide:problem:{self.code.lower().replace('_', '-')}",
@@ -173,7 +173,7 @@ def not_found() -> SparkTideError:
     return SparkTideError(ErrorCode.RESOURCE_NOT_FOUND)
 
 
-def _headers(error: SparkTideError) -> dict:
+def _headers(error: SparkTideError) -> dict[str, str]:
     if error.status == 401:
         return {"WWW-Authenticate": 'Bearer realm="sparktide"'}
     return {}
@@ -182,7 +182,7 @@ def _headers(error: SparkTideError) -> dict:
 class ProblemResponse(Response):
     """The DRF rendering (views, the exception handler)."""
 
-    def __init__(self, error: SparkTideError, headers: dict | None = None) -> None:
+    def __init__(self, error: SparkTideError, headers: dict[str, str] | None = None) -> None:
         super().__init__(
             error.problem(),
             status=error.status,
@@ -239,7 +239,7 @@ def as_problem(exc: Exception) -> SparkTideError | None:
     return None
 
 
-def _flatten(detail, prefix: str = "") -> str:
+def _flatten(detail: object, prefix: str = "") -> str:
     if isinstance(detail, dict):
         return "; ".join(_flatten(v, f"{prefix}{k}: ") for k, v in detail.items())
     if isinstance(detail, list):
@@ -247,7 +247,7 @@ def _flatten(detail, prefix: str = "") -> str:
     return f"{prefix}{detail}"
 
 
-def problem_exception_handler(exc, context):
+def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     error = as_problem(exc)
     if error is None:
         if isinstance(exc, drf_exceptions.APIException):

@@ -38,7 +38,7 @@ OPEN_WEBSOCKETS = Gauge(
 )
 
 
-def _log(message: str, event: str, **fields) -> None:
+def _log(message: str, event: str, **fields: object) -> None:
     logger.info(message, extra={"event": event, **fields})
 
 

@@ -9,7 +9,7 @@ guardian ``read_document`` grants) stays editable on every version.
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
-from django.db.models import Count
+from django.db.models import Count, Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from guardian.admin import GuardedModelAdmin
@@ -198,9 +198,14 @@ class LeaseAdmin(admin.ModelAdmin):
     search_fields = ("app__slug", "version__knowledge__key", "version__version")
     actions = ["revoke_leases"]
 
-    @admin.display(boolean=True, description=_("当前"))
+    def get_queryset(self, request):
+        # "Current" is the one lease rule the capability check uses (LeaseQuerySet.current).
+        current = Lease.objects.current().filter(pk=OuterRef("pk"))
+        return super().get_queryset(request).annotate(current_now=Exists(current))
+
+    @admin.display(boolean=True, description=_("当前"), ordering="current_now")
     def is_current_now(self, obj):
-        return obj.is_current()
+        return obj.current_now
 
     def get_readonly_fields(self, request, obj=None):
         # A lease is for one exact version of one app; re-target = a new lease.

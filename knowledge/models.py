@@ -1,5 +1,6 @@
 from collections.abc import Iterable
 from enum import StrEnum
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -101,11 +102,6 @@ def refusal_of(app, status, tenant_id, leased: bool) -> CapabilityRefusal | None
     if tenant_id != app.tenant_id:
         return CapabilityRefusal.OTHER_TENANT
     return None
-
-
-def capability_refusal(app, version, now=None) -> CapabilityRefusal | None:
-    """``capability_refusals`` for one version."""
-    return capability_refusals(app, [version], now)[getattr(version, "pk", version)]
 
 
 class KnowledgeVersion(models.Model):
@@ -250,7 +246,7 @@ class FrozenContentModel(models.Model):
         self._guard(kwargs.get("update_fields"))
         super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         self._guard()
         return super().delete(*args, **kwargs)
 
@@ -383,10 +379,6 @@ class Lease(models.Model):
 
     def __str__(self) -> str:
         return f"{self.app} → {self.version}"
-
-    def is_current(self, now=None) -> bool:
-        now = now or timezone.now()
-        return self.revoked_at is None and (self.expires_at is None or self.expires_at > now)
 
 
 def user_may_read_document(user, document: Document, *, checker=None) -> bool:

@@ -146,19 +146,6 @@ def call_remote(
         return pool.submit(asyncio.run, coroutine).result()
 
 
-async def acall_remote(
-    version: KnowledgeVersion,
-    *,
-    query: str,
-    top_k: int,
-    context: TrustedContext,
-    timeout: float | None = None,
-) -> list[RemoteItem]:
-    """``call_remote`` for async callers; ``version.knowledge`` must already be loaded."""
-    request = _build_request(version, query=query, top_k=top_k, context=context, timeout=timeout)
-    return await _exchange(request)
-
-
 def sign(secret: str, timestamp: str, body: bytes) -> str:
     """The signature header value: HMAC-SHA256 over ``timestamp + "." + body``."""
     mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)

@@ -21,15 +21,16 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.contenttypes.models import ContentType
+from django.db.models import Model
 from guardian.models import UserObjectPermission
 
-from agents.models import AgentPin
+from agents.models import Agent, AgentPin
 from knowledge.models import Document, Knowledge, KnowledgeVersion
 from knowledge.text import PAGE_SEPARATOR
 from tenancy.models import App, Tenant
 
 
-def export_manifest(*, include_secrets: bool = False) -> dict:
+def export_manifest(*, include_secrets: bool = False) -> dict[str, Any]:
     return {
         "tenants": [_tenant(tenant, include_secrets) for tenant in Tenant.objects.order_by("key")]
     }
@@ -40,7 +41,7 @@ def secret_env_name(version: KnowledgeVersion) -> str:
     return re.sub(r"[^A-Z0-9_]", "_", raw.upper())
 
 
-def _holders(obj, codename: str) -> set[int]:
+def _holders(obj: Model, codename: str) -> set[int]:
     return set(
         UserObjectPermission.objects.filter(
             content_type=ContentType.objects.get_for_model(type(obj)),
@@ -50,7 +51,7 @@ def _holders(obj, codename: str) -> set[int]:
     )
 
 
-def _tenant(tenant: Tenant, include_secrets: bool) -> dict:
+def _tenant(tenant: Tenant, include_secrets: bool) -> dict[str, Any]:
     users = {
         tu.user_id: tu.user.get_username()
         for tu in tenant.users.select_related("user").order_by("user__username")
@@ -65,7 +66,9 @@ def _tenant(tenant: Tenant, include_secrets: bool) -> dict:
     return data
 
 
-def _knowledge(knowledge: Knowledge, users: dict, include_secrets: bool) -> dict:
+def _knowledge(
+    knowledge: Knowledge, users: dict[int, str], include_secrets: bool
+) -> dict[str, Any]:
     data: dict[str, Any] = {"key": knowledge.key, "type": knowledge.type}
     if knowledge.name:
         data["name"] = knowledge.name
@@ -85,7 +88,7 @@ def _knowledge(knowledge: Knowledge, users: dict, include_secrets: bool) -> dict
     return data
 
 
-def _document(document: Document, users: dict) -> dict:
+def _document(document: Document, users: dict[int, str]) -> dict[str, Any]:
     data: dict[str, Any] = {"key": document.key, "title": document.title}
     if document.source_version:
         data["sourceVersion"] = document.source_version
@@ -152,7 +155,7 @@ def _utf16_to_code_points(text: str) -> dict[int, int]:
     return mapping
 
 
-def _agent(agent) -> dict:
+def _agent(agent: Agent) -> dict[str, Any]:
     data: dict[str, Any] = {"key": agent.key}
     if agent.name:
         data["name"] = agent.name
@@ -172,7 +175,7 @@ def _agent(agent) -> dict:
     return data
 
 
-def _app(app: App, users: dict) -> dict:
+def _app(app: App, users: dict[int, str]) -> dict[str, Any]:
     history = _holders(app, "view_run_history")
     data: dict[str, Any] = {
         "slug": app.slug,

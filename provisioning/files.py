@@ -7,6 +7,7 @@ without a ``title``, the file's own title. Everything after that — validation,
 idempotency, immutability — is the manifest's, as for pages written inline.
 """
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ def inline_files(data: Any, base: Path) -> Any:
     return data
 
 
-def _documents(data: Any):
+def _documents(data: Any) -> Iterator[tuple[str, Any]]:
     """(path, entry) of every document entry, wherever the shape allows one."""
     for t, tenant in _items(data, "tenants"):
         for k, knowledge in _items(tenant, "knowledge"):
@@ -42,6 +43,6 @@ def _documents(data: Any):
                     yield path, document
 
 
-def _items(parent: Any, key: str):
+def _items(parent: Any, key: str) -> Iterable[tuple[int, Any]]:
     value = parent.get(key) if isinstance(parent, dict) else None
     return enumerate(value) if isinstance(value, list) else ()

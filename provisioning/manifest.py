@@ -38,11 +38,13 @@ from urllib.parse import urlsplit
 import yaml
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Model
 from django.utils import timezone
 from guardian.models import GroupObjectPermission, UserObjectPermission
 from guardian.shortcuts import assign_perm
@@ -149,11 +151,11 @@ class AgentVersionSpec:
     version: str
     status: str
     instructions: str
-    model: dict
+    model: dict[str, Any]
     allowed_knowledge: tuple[str, ...]
     sub_agents: tuple[str, ...]
     max_steps: int
-    routing: list
+    routing: list[Any]
 
 
 @dataclass(frozen=True)
@@ -248,13 +250,13 @@ class _StrictLoader(yaml.SafeLoader):
       ManifestError at its key path instead of a ValueError inside PyYAML.
     """
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream: str | bytes) -> None:
         super().__init__(stream)
         self._path: list[str | int] = []
 
-    def compose_node(self, parent, index):
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
+            event = self.peek_event()  # type: ignore[no-untyped-call]  # untyped in types-PyYAML
             raise ManifestError(
                 _yaml_path(self._path, index),
                 f"YAML aliases (*{event.anchor}) are not allowed, at line "
@@ -278,7 +280,7 @@ _StrictLoader.yaml_implicit_resolvers = {
 }
 
 
-def _yaml_path(stack: list, index=None) -> str:
+def _yaml_path(stack: list[Any], index: Any = None) -> str:
     # compose_node's index: None for the root, an int in a sequence, the key
     # node in a mapping.
     path = ""
@@ -293,9 +295,11 @@ def _yaml_path(stack: list, index=None) -> str:
     return path
 
 
-def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+def _construct_mapping(
+    loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False
+) -> dict[Any, Any]:
     loader.flatten_mapping(node)
-    seen: set = set()
+    seen: set[Any] = set()
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=True)
         try:
@@ -361,7 +365,9 @@ def _at(path: str, key: str | int) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _mapping(value: Any, path: str, *, required: Iterable[str] = (), optional: Iterable[str] = ()):
+def _mapping(
+    value: Any, path: str, *, required: Iterable[str] = (), optional: Iterable[str] = ()
+) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ManifestError(path, f"must be a mapping, got {_kind(value)}")
     required, optional = tuple(required), tuple(optional)
@@ -374,10 +380,11 @@ def _mapping(value: Any, path: str, *, required: Iterable[str] = (), optional: I
     for key in required:
         if key not in value:
             raise ManifestError(_at(path, key), "is required")
-    return value
+    mapping: dict[str, Any] = value
+    return mapping
 
 
-def _list(value: Any, path: str, *, default_empty: bool = True) -> list:
+def _list(value: Any, path: str, *, default_empty: bool = True) -> list[Any]:
     if value is None and default_empty:
         return []
     if not isinstance(value, list):
@@ -446,7 +453,8 @@ def _choice(value: Any, path: str, choices: Iterable[str]) -> str:
     choices = tuple(choices)
     if value not in choices:
         raise ManifestError(path, f"must be one of {', '.join(choices)}, got {value!r}")
-    return value
+    chosen: str = value
+    return chosen
 
 
 def _unique(items: Iterable[tuple[str, str]], what: str) -> None:
@@ -834,7 +842,7 @@ def _knowledge_label(value: Any, path: str) -> str:
     return text
 
 
-def _parse_model(value: Any, path: str) -> dict:
+def _parse_model(value: Any, path: str) -> dict[str, Any]:
     # The providers' own validator: the manifest accepts exactly what an agent
     # call can run (one home for the model-config rules).
     try:
@@ -842,7 +850,8 @@ def _parse_model(value: Any, path: str) -> dict:
     except ModelConfigError as exc:
         raise ManifestError(_at_path(path, exc.path), exc.problem)
     _json_value(value, path)
-    return value
+    model: dict[str, Any] = value
+    return model
 
 
 def _at_path(path: str, relative: str) -> str:
@@ -851,7 +860,7 @@ def _at_path(path: str, relative: str) -> str:
     return f"{path}{relative}" if relative.startswith("[") else f"{path}.{relative}"
 
 
-def _parse_routing(value: Any, path: str, allowed: tuple[str, ...]) -> list:
+def _parse_routing(value: Any, path: str, allowed: tuple[str, ...]) -> list[Any]:
     rules = _list(value, path)
     for i, rule in enumerate(rules):
         rule_path = _at(path, i)
@@ -1074,7 +1083,7 @@ class _Applier:
         for pin in stale.select_related("app", "version__agent"):
             self.warn(f"app {pin.app.slug} pins {pin.version}, which is {pin.version.status}")
 
-    def tenant_user(self, tenant: Tenant, username: str, path: str):
+    def tenant_user(self, tenant: Tenant, username: str, path: str) -> User:
         user = self.User.objects.filter(username=username, tenant_user__tenant=tenant).first()
         if user is None:
             raise ManifestError(
@@ -1324,7 +1333,7 @@ class _Applier:
             f"reader of {label}/{document.key}",
         )
 
-    def sync_object_perm(self, obj, perm: str, wanted: dict, what: str) -> None:
+    def sync_object_perm(self, obj: Model, perm: str, wanted: dict[int, User], what: str) -> None:
         """Make the users holding ``perm`` on ``obj`` directly exactly ``wanted``."""
         codename = perm.split(".", 1)[1]
         grants = UserObjectPermission.objects.filter(

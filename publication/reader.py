@@ -288,7 +288,3 @@ class RunReader:
             return True
         graph = self.graph
         return all(graph.block_sources_ok(b) for b in inherited if b in graph.blocks)
-
-
-def read_answer(run: Run) -> list[BlockView]:
-    return RunReader(run).blocks()

@@ -8,7 +8,10 @@ can only be revoked afterwards, never edited.
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
-from django.db.models import F
+from django.contrib.auth.models import User
+from django.db.models import F, QuerySet
+from django.forms import ModelForm
+from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from guardian.admin import GuardedModelAdmin
@@ -16,14 +19,14 @@ from guardian.admin import GuardedModelAdmin
 from tenancy.models import ApiToken, App, Membership, Tenant, TenantUser
 
 
-class TenantUserInline(admin.TabularInline):
+class TenantUserInline(admin.TabularInline[TenantUser, Tenant]):
     model = TenantUser
     extra = 0
     raw_id_fields = ("user",)
 
 
 @admin.register(Tenant)
-class TenantAdmin(admin.ModelAdmin):
+class TenantAdmin(admin.ModelAdmin[Tenant]):
     list_display = ("key", "name", "created_at")
     search_fields = ("key", "name")
     readonly_fields = ("created_at",)
@@ -31,7 +34,7 @@ class TenantAdmin(admin.ModelAdmin):
 
 
 @admin.register(TenantUser)
-class TenantUserAdmin(admin.ModelAdmin):
+class TenantUserAdmin(admin.ModelAdmin[TenantUser]):
     list_display = ("user", "tenant")
     list_filter = ("tenant",)
     list_select_related = ("user", "tenant")
@@ -39,7 +42,7 @@ class TenantUserAdmin(admin.ModelAdmin):
     raw_id_fields = ("user",)
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(admin.TabularInline[Membership, App]):
     model = Membership
     extra = 0
     raw_id_fields = ("user",)
@@ -72,17 +75,17 @@ class AppAdmin(GuardedModelAdmin):
     ]
 
     @admin.action(description=_("暂停所选应用"), permissions=["change"])
-    def suspend_apps(self, request, queryset):
+    def suspend_apps(self, request: HttpRequest, queryset: QuerySet[App]) -> None:
         count = queryset.exclude(status=App.Status.SUSPENDED).update(status=App.Status.SUSPENDED)
         self.message_user(request, f"{count} app(s) suspended.", messages.SUCCESS)
 
     @admin.action(description=_("启用所选应用"), permissions=["change"])
-    def activate_apps(self, request, queryset):
+    def activate_apps(self, request: HttpRequest, queryset: QuerySet[App]) -> None:
         count = queryset.exclude(status=App.Status.ACTIVE).update(status=App.Status.ACTIVE)
         self.message_user(request, f"{count} app(s) activated.", messages.SUCCESS)
 
     @admin.action(description=_("提升安全策略版本号"), permissions=["change"])
-    def bump_security_policy_epoch(self, request, queryset):
+    def bump_security_policy_epoch(self, request: HttpRequest, queryset: QuerySet[App]) -> None:
         count = queryset.update(security_policy_epoch=F("security_policy_epoch") + 1)
         self.message_user(
             request,
@@ -91,7 +94,7 @@ class AppAdmin(GuardedModelAdmin):
         )
 
     @admin.action(description=_("提升知识访问版本号"), permissions=["change"])
-    def bump_knowledge_access_epoch(self, request, queryset):
+    def bump_knowledge_access_epoch(self, request: HttpRequest, queryset: QuerySet[App]) -> None:
         count = queryset.update(knowledge_access_epoch=F("knowledge_access_epoch") + 1)
         self.message_user(
             request,
@@ -101,7 +104,7 @@ class AppAdmin(GuardedModelAdmin):
 
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(admin.ModelAdmin[Membership]):
     list_display = ("user", "app", "created_at")
     list_filter = ("app",)
     list_select_related = ("user", "app")
@@ -110,14 +113,14 @@ class MembershipAdmin(admin.ModelAdmin):
     readonly_fields = ("created_at",)
 
 
-class BusinessUserChoice(forms.ModelChoiceField):
+class BusinessUserChoice(forms.ModelChoiceField[User]):
     """Business users by tenant and name — never a raw row ID to type in."""
 
-    def label_from_instance(self, user):
+    def label_from_instance(self, user: User) -> str:
         return f"{user.tenant_user.tenant.key} / {user.get_username()}"
 
 
-class ApiTokenForm(forms.ModelForm):
+class ApiTokenForm(forms.ModelForm[ApiToken]):
     user = BusinessUserChoice(
         queryset=get_user_model()
         .objects.filter(tenant_user__isnull=False, is_active=True)
@@ -132,7 +135,7 @@ class ApiTokenForm(forms.ModelForm):
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
+class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
     form = ApiTokenForm
     list_display = ("prefix", "user", "name", "created_at", "last_used_at", "revoked_at")
     list_filter = ("revoked_at",)
@@ -140,22 +143,26 @@ class ApiTokenAdmin(admin.ModelAdmin):
     search_fields = ("prefix", "user__username", "name")
     actions = ["revoke_tokens"]
 
-    def get_fields(self, request, obj=None):
+    def get_fields(self, request: HttpRequest, obj: ApiToken | None = None) -> tuple[str, ...]:
         if obj is None:
             return ("user", "name")
         return ("user", "name", "prefix", "created_at", "last_used_at", "revoked_at")
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: ApiToken | None = None
+    ) -> tuple[str, ...]:
         return () if obj is None else self.get_fields(request, obj)
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: ApiToken | None = None) -> bool:
         # A token is issued and revoked, never edited: the change page is read-only,
         # while the changelist keeps the revoke action.
         if obj is not None:
             return False
         return super().has_change_permission(request, obj)
 
-    def save_model(self, request, obj, form, change):
+    def save_model(
+        self, request: HttpRequest, obj: ApiToken, form: ModelForm[ApiToken], change: bool
+    ) -> None:
         token, raw = ApiToken.issue(obj.user, name=obj.name)
         # The admin goes on with ``obj`` (log entry, redirect): make it the issued row.
         obj.pk, obj.prefix, obj.digest, obj.created_at = (
@@ -172,6 +179,6 @@ class ApiTokenAdmin(admin.ModelAdmin):
         )
 
     @admin.action(description=_("吊销所选令牌"), permissions=["change"])
-    def revoke_tokens(self, request, queryset):
+    def revoke_tokens(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
         count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
         self.message_user(request, f"{count} token(s) revoked.", messages.SUCCESS)

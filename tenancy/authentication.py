@@ -1,7 +1,9 @@
 from datetime import timedelta
 
+from django.contrib.auth.models import User
 from django.utils import timezone
 from rest_framework import authentication, exceptions
+from rest_framework.request import Request
 
 from tenancy.models import ApiToken, hash_token
 
@@ -10,7 +12,7 @@ from tenancy.models import ApiToken, hash_token
 LAST_USED_GRANULARITY = timedelta(minutes=1)
 
 
-def authenticate_token(raw: str):
+def authenticate_token(raw: str) -> User | None:
     """Return the active user owning the raw bearer token, or None."""
     token = usable_token(raw)
     return None if token is None else token.user
@@ -35,7 +37,7 @@ def usable_token(raw: str) -> ApiToken | None:
 class BearerTokenAuthentication(authentication.BaseAuthentication):
     keyword = "Bearer"
 
-    def authenticate(self, request):
+    def authenticate(self, request: Request) -> tuple[User, ApiToken] | None:
         header = authentication.get_authorization_header(request).decode("latin-1")
         if not header:
             return None
@@ -47,5 +49,5 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed("Invalid or revoked token.")
         return (token.user, token)  # request.auth is the token (tickets record it)
 
-    def authenticate_header(self, request):
+    def authenticate_header(self, request: Request) -> str:
         return 'Bearer realm="sparktide"'

@@ -3,6 +3,7 @@ import secrets
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import pgettext_lazy
@@ -96,8 +97,8 @@ def hash_token(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
-class ApiTokenQuerySet(models.QuerySet):
-    def usable(self):
+class ApiTokenQuerySet(models.QuerySet["ApiToken"]):
+    def usable(self) -> "ApiTokenQuerySet":
         return self.filter(revoked_at__isnull=True)
 
 
@@ -131,7 +132,7 @@ class ApiToken(models.Model):
 
     @classmethod
     def issue(
-        cls, user, *, name: str = "default", raw: str | None = None
+        cls, user: User, *, name: str = "default", raw: str | None = None
     ) -> tuple["ApiToken", str]:
         """Create a token; the raw value is returned once and never stored."""
         raw = raw or TOKEN_PREFIX + secrets.token_urlsafe(32)

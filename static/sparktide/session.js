@@ -3,8 +3,8 @@
  * useSyncExternalStore, Vue's shallowRef, or plain subscribe/getSnapshot).
  *
  * It folds the run's event log into what a page shows, applying Publication's display rules on
- * the client (docs/publication.md "Display precedence"; the same rules as publication/precedence.py,
- * pinned by the shared cases of tests/conformance/display_precedence.json):
+ * the client (docs/publication.md "Display precedence"; this is the rule's one home, specified by
+ * the hand-written cases of tests/conformance/display_precedence.json):
  *   - a preview is temporary and never a save; a newer legitimate preview shows over an older
  *     committed revision, which comes back when the preview is never saved (`answer.rejected` or
  *     `answer.save_unknown` naming its candidate, or the run's end);

@@ -3,6 +3,7 @@ read-only, and the actions publish/revoke versions, revoke leases and tokens,
 bump an app's policy epochs and suspend it. Plus ensure_console_admin."""
 
 import re
+from datetime import timedelta
 from io import StringIO
 
 import pytest
@@ -12,6 +13,7 @@ from django.contrib.admin.utils import quote
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.urls import reverse
+from django.utils import timezone
 
 from agents.models import AgentVersion
 from knowledge.models import Knowledge, KnowledgeVersion, Lease
@@ -152,7 +154,31 @@ def test_the_revoke_lease_action(client, app, published):
     lease = factories.lease(app, published)
     run_action(client, Lease, "revoke_leases", lease)
     lease.refresh_from_db()
-    assert lease.revoked_at is not None and not lease.is_current()
+    assert lease.revoked_at is not None and not Lease.objects.current().filter(pk=lease.pk).exists()
+
+
+def test_the_lease_list_says_which_leases_are_current_by_the_capability_rule(
+    client, app, published
+):
+    """Revoked and expired leases are not current; an open-ended one and one expiring later are."""
+    other = factories.make_app(app.tenant, "other")
+    third = factories.make_app(app.tenant, "third")
+    fourth = factories.make_app(app.tenant, "fourth")
+    now = timezone.now()
+    leases = {
+        "open": factories.lease(app, published),
+        "later": factories.lease(other, published, expires_at=now + timedelta(days=1)),
+        "expired": factories.lease(third, published, expires_at=now - timedelta(seconds=1)),
+        "revoked": factories.lease(fourth, published, revoked_at=now),
+    }
+    response = client.get(changelist(Lease))
+    shown = {row.pk: row.current_now for row in response.context["cl"].result_list}
+    assert {name: shown[lease.pk] for name, lease in leases.items()} == {
+        "open": True,
+        "later": True,
+        "expired": False,
+        "revoked": False,
+    }
 
 
 def test_the_revoke_token_action(client, alice):

@@ -17,7 +17,7 @@ async function fold(events) {
   return session.getSnapshot();
 }
 
-describe("ChatSession's display precedence agrees with publication/precedence.py on every shared case", () => {
+describe("ChatSession shows the hand-written display of every display-precedence case", () => {
   for (const c of cases) {
     test(c.name, async () => {
       const snapshot = await fold(c.events);
@@ -40,4 +40,11 @@ describe("ChatSession's display precedence agrees with publication/precedence.py
       assert.equal(block.preview, c.expect.temporary, "temporary (a preview) or durable (a receipt)");
     });
   }
+});
+
+test("the cases cover every display, a temporary preview and a conflict", () => {
+  assert.deepEqual(new Set(cases.map((c) => c.expect.display)), new Set(["shown", "withheld", "none"]));
+  assert.ok(cases.some((c) => c.expect.temporary), "a temporary preview");
+  assert.ok(cases.some((c) => c.expect.conflict), "a protocol conflict");
+  assert.equal(new Set(cases.map((c) => c.name)).size, cases.length, "names are unique");
 });

@@ -15,7 +15,6 @@ from knowledge.remote import (
     RemoteKnowledgeError,
     RemoteTimeout,
     RemoteUnavailable,
-    acall_remote,
     call_remote,
 )
 from knowledge.retrieval import search_remote
@@ -420,10 +419,3 @@ def test_every_remote_error_is_a_sparktide_error_with_a_problem_body():
 
 async def test_call_remote_works_inside_a_running_event_loop(crm, context):
     assert [item.id for item in call(crm, context)] == ["crm-1", "crm-2"]
-
-
-async def test_acall_remote_awaits_the_same_exchange(crm, context, remote_knowledge):
-    remote_knowledge.sleep(5)
-
-    with pytest.raises(RemoteTimeout):
-        await acall_remote(crm, query="营收", top_k=5, context=context, timeout=0.2)

@@ -7,13 +7,11 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
 from django.utils import timezone
 
 from citations.models import CitationReference
 from runs.models import JournalEntry, Run
 from runtime.archive import archive_runs
-from tests import factories
 from tests.factories import client_for
 
 pytestmark = pytest.mark.django_db
@@ -165,11 +163,13 @@ def test_the_command_refuses_a_batch_size_below_one():
 
 
 @pytest.mark.timing
+@pytest.mark.postgres(
+    reason="SKIP LOCKED: SQLite has no row locks, its writers queue on the database"
+)
 @pytest.mark.django_db(transaction=True)
 def test_an_overlapping_archiver_skips_runs_another_one_holds(make_run, app):
     """Two archivers at once never wait on each other: rows locked by one are
     skipped by the other, and archived when the lock is gone."""
-    factories.require(connection.features.has_select_for_update_skip_locked, "needs SKIP LOCKED")
     from django.db import connections, transaction
 
     held, other = (make_run({"text": "x"}, key=f"agent-{i}") for i in range(2))

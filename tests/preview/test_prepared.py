@@ -18,9 +18,7 @@ from tests.preview.conftest import preview_url
 
 pytestmark = pytest.mark.django_db
 
-postgresql_only = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's"
-)
+postgresql_only = pytest.mark.postgres(reason="prepared statements are PostgreSQL's")
 REFERENCE_SELECT = 'SELECT "citations_citationreference"."id"'
 
 

@@ -17,7 +17,7 @@ from django.db import OperationalError, connection, connections
 
 from publication.models import AnswerBlock, BlockRevision, PublicationAttempt
 from publication.pipeline import publish_candidate
-from publication.reader import VISIBLE, read_answer
+from publication.reader import VISIBLE, RunReader
 from runs.models import JournalEntry, Run, RunEvent
 from runtime.engine import execute_run
 from runtime.services import start_run
@@ -29,12 +29,10 @@ Outcome = PublicationAttempt.Outcome
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _postgres_only():
-    factories.require(connection.vendor == "postgresql", "needs PostgreSQL (set DATABASE_URL)")
-
-
 def _database_url() -> str:
     db = connection.settings_dict
+    if db["ENGINE"] == "django.db.backends.sqlite3":
+        return f"sqlite:///{db['NAME']}"  # the test database's file (settings.py)
     auth = quote(db["USER"] or "")
     if db.get("PASSWORD"):
         auth += ":" + quote(db["PASSWORD"])
@@ -67,7 +65,6 @@ def _cut_own_connection() -> None:
 def test_a_worker_killed_at_a_fault_point_is_recovered_with_its_commit_exactly_once(
     app, alice, knowledge, fault
 ):
-    _postgres_only()
     factories.make_agent(
         app.tenant,
         "killed",
@@ -104,7 +101,7 @@ def test_a_worker_killed_at_a_fault_point_is_recovered_with_its_commit_exactly_o
     run.refresh_from_db()
     assert (run.status, run.reason) == (Run.Status.PARTIAL, "WORKER_LOST")
     # The committed block is readable exactly once; nothing is duplicated or redone.
-    [block] = read_answer(run)
+    [block] = RunReader(run).blocks()
     assert (block.id, block.state, block.revision) == (committed.block_id, VISIBLE, 1)
     assert block.content["text"].startswith("A：营收增长 [[cite:cite_")
     assert AnswerBlock.objects.filter(run=run).count() == 1
@@ -139,7 +136,6 @@ def test_a_worker_killed_at_a_fault_point_is_recovered_with_its_commit_exactly_o
 
 @pytest.fixture
 def running(live_run):
-    _postgres_only()
     return live_run()
 
 
@@ -158,6 +154,7 @@ def _assert_no_phantom(receipt, run):
     return attempt, revision
 
 
+@pytest.mark.postgres(reason="cuts its own session with pg_terminate_backend")
 def test_a_connection_cut_right_before_commit_is_save_unknown_never_saved(
     running, publish, monkeypatch
 ):
@@ -184,6 +181,7 @@ def test_a_connection_cut_right_before_commit_is_save_unknown_never_saved(
     assert publish(running, "恢复后的段落").outcome == Outcome.COMMITTED
 
 
+@pytest.mark.postgres(reason="cuts its own session with pg_terminate_backend")
 def test_a_connection_cut_inside_the_commit_transaction_is_a_clean_failure(
     running, publish, monkeypatch
 ):

@@ -15,7 +15,7 @@ from publication.models import (
     SourceBinding,
 )
 from publication.pipeline import MAX_DISPLAY_CHARS, TRUNCATION_NOTE, VALUE_UNAVAILABLE
-from publication.reader import read_answer
+from publication.reader import RunReader
 from runs.models import Run, RunEvent
 from tests.publication.conftest import refs
 
@@ -68,7 +68,7 @@ def test_seed_example_a_degrades_while_b_citing_an_unauthorized_private_report_i
         (Outcome.REJECTED, "SOURCE_NOT_AUTHORIZED"),
         (Outcome.COMMITTED, ""),
     ]
-    a, c = read_answer(run)
+    a, c = RunReader(run).blocks()
     assert a.source_hint == "sources_unverified"
     assert a.content["text"].startswith(
         "A：营收增长 12% [[cite:cite_"
@@ -147,7 +147,7 @@ def test_unknown_and_malformed_citations_degrade_in_place_and_keep_the_body(live
     receipt = publish(run, body)
 
     assert (receipt.outcome, receipt.source_hint) == (Outcome.COMMITTED, "sources_unverified")
-    [block] = read_answer(run)
+    [block] = RunReader(run).blocks()
     assert block.content == {"type": "text", "text": body}
     bindings = SourceBinding.objects.filter(revision__block_id=receipt.publication_id)
     assert sorted(bindings.values_list("cited_id", "citation_id", "verified")) == sorted(
@@ -173,7 +173,7 @@ def test_invalid_numeric_handles_render_value_unavailable_and_never_a_guess(
         run, f"甲 [[num:num_bogus]] 乙 [[num:]] 丙 [[num:{foreign.pk}]] 丁 [[num:{foreign.pk}x]]"
     )
 
-    text = read_answer(run)[0].content["text"]
+    text = RunReader(run).blocks()[0].content["text"]
     assert (
         text
         == f"甲 {VALUE_UNAVAILABLE} 乙 {VALUE_UNAVAILABLE} 丙 {VALUE_UNAVAILABLE} 丁 {VALUE_UNAVAILABLE}"
@@ -190,7 +190,7 @@ def test_a_valid_numeric_handle_renders_its_value_and_binds_its_source(
 
     receipt = publish(run, f"营收增长 [[num:{handle.pk}]]，另 [[num:num_bogus]]")
 
-    assert read_answer(run)[0].content["text"] == f"营收增长 12%，另 {VALUE_UNAVAILABLE}"
+    assert RunReader(run).blocks()[0].content["text"] == f"营收增长 12%，另 {VALUE_UNAVAILABLE}"
     assert receipt.source_hint == "sources_partial"
     binding = SourceBinding.objects.get(revision__block_id=receipt.publication_id)
     assert (binding.cited_id, binding.citation_id, binding.verified) == (
@@ -222,7 +222,9 @@ def test_control_characters_are_removed_and_line_endings_unified(live_run, publi
 
     publish(run, "第一行\r\n第二\x00行\r第三\x07行\u2028第四\u200b行\x1b[31m\ufeff\t尾\ud800")
 
-    assert read_answer(run)[0].content["text"] == "第一行\n第二行\n第三行\n第四行[31m\t尾\ufffd"
+    assert (
+        RunReader(run).blocks()[0].content["text"] == "第一行\n第二行\n第三行\n第四行[31m\t尾\ufffd"
+    )
 
 
 def test_a_control_character_inside_a_marker_cannot_smuggle_an_unproven_source(
@@ -263,7 +265,7 @@ def test_a_body_over_60000_display_characters_keeps_a_truncated_prefix_without_c
     # Only what is stored is bound: the cut-off markers are no dependency.
     assert not SourceBinding.objects.filter(revision__block__run=run).exists()
     assert receipt.source_hint == "none"
-    assert read_answer(run)[0].truncated
+    assert RunReader(run).blocks()[0].truncated
 
 
 def test_a_table_body_renders_values_in_its_cells(live_run, publish):
@@ -281,7 +283,7 @@ def test_a_table_body_renders_values_in_its_cells(live_run, publish):
     )
 
     assert receipt.source_hint == "verified"
-    assert read_answer(run)[0].content == {
+    assert RunReader(run).blocks()[0].content == {
         "type": "table",
         "columns": ["指标", "数值"],
         "rows": [["营收增长", f"12% [[cite:{public.pk}]]"], ["毛利率", ""]],
@@ -332,7 +334,7 @@ def test_an_invalid_replaces_is_a_failed_modification_never_a_new_block(
     )
     assert receipt.publication_id is None
     assert snapshot(run) == before
-    assert [b.content["text"] for b in read_answer(run)] == ["已提交的正文"]
+    assert [b.content["text"] for b in RunReader(run).blocks()] == ["已提交的正文"]
     assert AnswerBlock.objects.get(run=other).current_revision == 1
     assert events(run, "answer.rejected")[-1].data["code"] == "REPLACES_TARGET_INVALID"
     attempt = PublicationAttempt.objects.get(candidate_id=receipt.candidate_id)
@@ -352,7 +354,7 @@ def test_a_valid_replaces_revises_the_block_in_place(live_run, publish):
         2,
         first.delivery_ordinal,
     )
-    assert [(b.revision, b.content["text"]) for b in read_answer(run)] == [(2, "修订稿")]
+    assert [(b.revision, b.content["text"]) for b in RunReader(run).blocks()] == [(2, "修订稿")]
     assert BlockRevision.objects.filter(block_id=first.publication_id).count() == 2
 
 
@@ -374,7 +376,7 @@ def test_a_block_takes_two_revisions_and_the_third_is_refused_with_content_intac
         "BLOCK_REVISION_QUOTA_EXCEEDED",
         block,
     )
-    assert [(b.revision, b.content["text"]) for b in read_answer(run)] == [(3, "v3")]
+    assert [(b.revision, b.content["text"]) for b in RunReader(run).blocks()] == [(3, "v3")]
     assert publish(run, "新的段落").outcome == Outcome.COMMITTED  # new blocks are not limited
 
 
@@ -390,7 +392,7 @@ def test_a_run_takes_eight_revisions_and_the_ninth_is_refused(live_run, publish)
     assert (refused.outcome, refused.reason) == (Outcome.REJECTED, "RUN_REVISION_QUOTA_EXCEEDED")
     run.refresh_from_db()
     assert run.revision_quota_used == 8
-    assert read_answer(run)[4].content["text"] == "段落4"
+    assert RunReader(run).blocks()[4].content["text"] == "段落4"
 
 
 def test_a_new_block_still_commits_after_the_run_revision_quota_is_spent(live_run, publish):
@@ -404,7 +406,7 @@ def test_a_new_block_still_commits_after_the_run_revision_quota_is_spent(live_ru
     fresh = publish(run, "新的段落")
 
     assert fresh.outcome == Outcome.COMMITTED
-    assert [b.content["text"] for b in read_answer(run)][-1] == "新的段落"
+    assert [b.content["text"] for b in RunReader(run).blocks()][-1] == "新的段落"
 
 
 def test_recovery_never_rewrites_a_committed_attempt(live_run, publish):
@@ -426,7 +428,9 @@ def test_recovery_never_rewrites_a_committed_attempt(live_run, publish):
     assert after[first.candidate_id] == after[revised.candidate_id] == Outcome.COMMITTED
     assert after == committed
     assert list(BlockRevision.objects.filter(block__run=run).values_list("pk", "content")) == bodies
-    assert [(b.revision, b.content["text"]) for b in read_answer(run)] == [(2, "已提交的修订")]
+    assert [(b.revision, b.content["text"]) for b in RunReader(run).blocks()] == [
+        (2, "已提交的修订")
+    ]
 
 
 def test_a_visible_preview_consumes_quota_even_if_its_save_then_fails(live_run, publish, settings):
@@ -445,7 +449,7 @@ def test_a_visible_preview_consumes_quota_even_if_its_save_then_fails(live_run, 
     assert [e.data["candidateId"] for e in events(run, "answer.preview")][-1] == failed.candidate_id
     assert publish(run, "v2", replaces=block).outcome == Outcome.COMMITTED
     assert publish(run, "v3", replaces=block).reason == "BLOCK_REVISION_QUOTA_EXCEEDED"
-    assert read_answer(run)[0].content["text"] == "v2"
+    assert RunReader(run).blocks()[0].content["text"] == "v2"
 
 
 def test_a_save_that_fails_without_a_visible_preview_consumes_no_quota(live_run, publish, settings):
@@ -522,7 +526,7 @@ def test_a_revoked_source_makes_a_byte_identical_repeat_fail_instead_of_unchange
     again = publish(run, body)
 
     assert (again.outcome, again.reason) == (Outcome.REJECTED, "SOURCE_NOT_AUTHORIZED")
-    assert read_answer(run)[0].state == "protected"
+    assert RunReader(run).blocks()[0].state == "protected"
     assert BlockRevision.objects.filter(block_id=original.publication_id).count() == 1
 
 
@@ -608,7 +612,7 @@ def test_a_preview_is_never_promoted_to_committed(live_run, publish, settings):
 
     assert receipt.outcome == Outcome.REJECTED
     assert not AnswerBlock.objects.filter(run=run).exists()
-    assert read_answer(run) == []
+    assert RunReader(run).blocks() == []
     recovered = recover_run(run)
     assert recovered.status == Run.Status.FAILED
     attempt = PublicationAttempt.objects.get(candidate_id=receipt.candidate_id)
@@ -833,6 +837,7 @@ def test_the_one_write_stores_the_rows_the_orm_would(live_run, publish, preview)
     ) == sorted([(public.pk, public.pk, True), ("cite_forged", None, False)])
 
 
+@pytest.mark.postgres(reason="the one write is PostgreSQL's; SQLite writes statement by statement")
 def test_after_a_preview_the_commit_sends_only_the_attempts_changed_columns(live_run, publish):
     """The previewed row was written by this candidate a moment ago: the commit's one write
     sets what the commit changes (outcome, block, revision), not the body again."""
@@ -841,8 +846,6 @@ def test_after_a_preview_the_commit_sends_only_the_attempts_changed_columns(live
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    if connection.vendor != "postgresql":
-        pytest.skip("the one write is PostgreSQL's; SQLite writes statement by statement")
     run = live_run()
     with CaptureQueriesContext(connection) as log:
         receipt = publish(run, "先预览，再只改三列。")

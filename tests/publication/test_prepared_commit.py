@@ -16,9 +16,7 @@ from tests.publication.conftest import refs
 
 pytestmark = pytest.mark.django_db
 
-postgresql_only = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's"
-)
+postgresql_only = pytest.mark.postgres(reason="prepared statements are PostgreSQL's")
 
 LOCK = 'SELECT "status", "last_seq", "block_count", "revision_quota_used" FROM "runs_run"'
 WRITE = 'WITH blk AS (INSERT INTO "publication_answerblock"'

@@ -7,7 +7,7 @@ from django.test.utils import CaptureQueriesContext
 from guardian.shortcuts import remove_perm
 
 from publication.models import AnswerBlock, BlockRevision, PublicationAttempt
-from publication.reader import PROTECTED, VISIBLE, RunReader, read_answer
+from publication.reader import PROTECTED, VISIBLE, RunReader
 from runs.models import Run, RunEvent
 from tests.publication.conftest import refs
 
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 
 def states(run):
-    return {b.id: b.state for b in read_answer(run)}
+    return {b.id: b.state for b in RunReader(run).blocks()}
 
 
 @pytest.fixture
@@ -40,7 +40,7 @@ def test_revoking_the_source_of_x_protects_the_blocks_inheriting_it_through_two_
     remove_perm("knowledge.read_document", alice, knowledge.private_doc)
 
     assert states(run) == {x: PROTECTED, y: PROTECTED, z: PROTECTED, w: VISIBLE}
-    protected = {b.id: b for b in read_answer(run)}
+    protected = {b.id: b for b in RunReader(run).blocks()}
     assert protected[z].content is None and "content" not in protected[z].as_dict()
     # X's committed record stays for audit.
     assert BlockRevision.objects.get(block_id=x).content["text"].startswith("X：纪要")
@@ -117,7 +117,7 @@ def test_a_block_whose_current_revision_is_missing_stays_listed_as_protected(cha
     run, x, y, z, w = chain
     AnswerBlock.objects.filter(pk=w).update(current_revision=9)
 
-    views = {b.id: b for b in read_answer(run)}
+    views = {b.id: b for b in RunReader(run).blocks()}
     assert (views[w].state, views[w].revision, views[w].source_hint) == (PROTECTED, 9, "unknown")
     assert views[x].state == VISIBLE
 
@@ -128,7 +128,7 @@ def test_a_legacy_revision_without_source_status_reads_unknown_which_is_not_none
     plain = publish(run, "没有引用的段落").publication_id
     BlockRevision.objects.filter(block_id=legacy).update(source_hint=None)
 
-    hints = {b.id: b.source_hint for b in read_answer(run)}
+    hints = {b.id: b.source_hint for b in RunReader(run).blocks()}
 
     assert hints == {legacy: "unknown", plain: "none"}
     published = RunReader(run).hydrate(RunEvent.objects.filter(run=run, type="answer.published"))
@@ -152,7 +152,7 @@ def test_a_preview_whose_save_failed_is_never_read_as_a_block(live_run, publish,
     publish(run, "只预览过")
     settings.SPARKTIDE_FAULT = ""
 
-    assert read_answer(run) == []
+    assert RunReader(run).blocks() == []
     replay = RunReader(run).hydrate(RunEvent.objects.filter(run=run).order_by("seq"))
     assert [e["type"] for e in replay][-2:] == ["answer.preview", "answer.rejected"]
     assert not any(e["type"] == "answer.published" for e in replay)

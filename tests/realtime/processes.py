@@ -16,6 +16,8 @@ DAPHNE = str(Path(sys.executable).with_name("daphne"))
 
 
 def database_url(settings_dict: dict) -> str:
+    if settings_dict["ENGINE"] == "django.db.backends.sqlite3":
+        return f"sqlite:///{settings_dict['NAME']}"  # the test database's file (settings.py)
     user = settings_dict.get("USER") or "postgres"
     password = settings_dict.get("PASSWORD") or ""
     auth = f"{user}:{password}" if password else user

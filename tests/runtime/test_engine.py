@@ -101,12 +101,12 @@ def test_a_failed_sub_calls_citations_are_not_the_callers_evidence(make_run, app
 def test_a_provider_failure_after_a_committed_part_ends_partial_with_the_part_intact(
     make_run, alice
 ):
-    from publication.reader import read_answer
+    from publication.reader import RunReader
 
     run = make_run({"answerPart": "第一部分"}, {"fail": "model crashed"})
     assert run.status == Run.Status.PARTIAL
     assert run.reason == "PROVIDER_FAILED"
-    assert [b.content for b in read_answer(run)] == [{"type": "text", "text": "第一部分"}]
+    assert [b.content for b in RunReader(run).blocks()] == [{"type": "text", "text": "第一部分"}]
     assert event_types(run)[-1] == "run.partial"
 
 
@@ -142,12 +142,12 @@ def test_document_acl_filters_retrieval(make_run, bob):
 
 
 def test_numeric_handles_render_values_and_bad_handles_say_unavailable(make_run):
-    from publication.reader import read_answer
+    from publication.reader import RunReader
 
     run = make_run(
         {"search": "营收增长"}, {"answerPart": "增长 [[num:{{n1}}]]，另 [[num:num_bogus]]"}
     )
-    text = read_answer(run)[0].content["text"]
+    text = RunReader(run).blocks()[0].content["text"]
     assert text == "增长 12%，另 〔数值不可用〕"
 
 

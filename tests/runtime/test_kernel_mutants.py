@@ -50,8 +50,10 @@ def recreate_app_content_type():
 def _recreate_app_content_type() -> None:
     old = ContentType.objects.get_for_model(App).pk
     new = ContentType.objects.order_by("-pk").values_list("pk", flat=True)[0] + 1
-    with connection.cursor() as cursor:
-        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+    if connection.vendor == "postgresql":
+        # SQLite checks Django's foreign keys at commit already (DEFERRABLE INITIALLY DEFERRED).
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
     ContentType.objects.filter(pk=old).update(id=new)
     for model in (Permission, get_user_obj_perms_model(), get_group_obj_perms_model()):
         model._default_manager.filter(content_type_id=old).update(content_type_id=new)

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from publication.models import AnswerBlock
-from publication.reader import read_answer
+from publication.reader import RunReader
 from runs.models import JournalEntry
 from runtime.engine import execute_run
 from runtime.services import start_run
@@ -64,7 +64,7 @@ def test_an_openai_run_searches_refuses_unsealed_arguments_and_publishes_its_tex
     assert [r["id"][:5] for r in tool_result["results"]] == ["cite_", "cite_"]
     refused = json.loads(requests[2].body["messages"][-1]["content"])
     assert refused["error"]["code"] == "ARGUMENTS_NOT_SEALED"
-    assert [v.content["text"] for v in read_answer(run)] == ["营收增长了 12%。"]
+    assert [v.content["text"] for v in RunReader(run).blocks()] == ["营收增长了 12%。"]
     assert AnswerBlock.objects.get(run=run).origin == "A"
     assert JournalEntry.objects.filter(
         run=run, kind="TOOL_RECEIPT", data__receipt__error="ARGUMENTS_NOT_SEALED"

@@ -14,9 +14,7 @@ from tests import factories
 
 pytestmark = [
     pytest.mark.django_db,
-    pytest.mark.skipif(
-        connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's"
-    ),
+    pytest.mark.postgres(reason="prepared statements are PostgreSQL's"),
 ]
 
 RUN_SELECT = 'SELECT "runs_run"."id"'

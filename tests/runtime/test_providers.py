@@ -5,7 +5,7 @@ import pytest
 from agents.providers import validate_model_config
 from citations.models import CitationReference
 from publication.models import AnswerBlock, BlockRevision
-from publication.reader import read_answer
+from publication.reader import RunReader
 from runs.models import JournalEntry, Run
 from tests import factories
 
@@ -22,7 +22,7 @@ def test_search_step_issues_citations_with_the_requested_top_k(make_run):
 def test_text_step_is_published_through_entry_a(make_run):
     run = make_run({"text": "直接回答"})
     block = AnswerBlock.objects.get(run=run)
-    assert (block.origin, read_answer(run)[0].content) == (
+    assert (block.origin, RunReader(run).blocks()[0].content) == (
         "A",
         {"type": "text", "text": "直接回答"},
     )
@@ -30,7 +30,7 @@ def test_text_step_is_published_through_entry_a(make_run):
 
 def test_answer_part_step_with_replaces_revises_the_block(make_run):
     run = make_run({"answerPart": "初稿"}, {"answerPart": "定稿", "replaces": "{{p1}}"})
-    (view,) = read_answer(run)
+    (view,) = RunReader(run).blocks()
     assert (view.revision, view.content["text"], view.origin) == (2, "定稿", "B")
 
 
@@ -77,7 +77,7 @@ def test_placeholders_name_issued_ids_and_unknown_ones_stay_literal(make_run):
         {"answerPart": "c={{c1}} n={{n1}}"},
         {"answerPart": "p={{p1}} c9={{c9}}"},
     )
-    texts = [v.content["text"] for v in read_answer(run)]
+    texts = [v.content["text"] for v in RunReader(run).blocks()]
     cite = CitationReference.objects.filter(run=run).order_by("ordinal").first().pk
     handle = run.numeric_handles.first().pk
     block = AnswerBlock.objects.get(run=run, delivery_ordinal=1).pk
@@ -128,7 +128,7 @@ def test_the_extractive_provider_publishes_a_progressive_cited_answer(app, alice
     version = factories.fund_reports(tenant, app, alice, facts=[growth])
     run = extractive_run(app, alice, version, "北辰医药营收增长")
     assert run.status == Run.Status.COMPLETED
-    views = read_answer(run)
+    views = RunReader(run).blocks()
     assert len(views) >= 2
     assert BlockRevision.objects.filter(
         block__run=run, revision=2
@@ -143,7 +143,7 @@ def test_the_extractive_provider_publishes_a_progressive_cited_answer(app, alice
 
 def test_the_extractive_provider_says_so_when_nothing_is_found(app, alice, knowledge):
     run = extractive_run(app, alice, knowledge, "zzzz qqqq")
-    (view,) = read_answer(run)
+    (view,) = RunReader(run).blocks()
     assert "未在可用的知识版本中找到" in view.content["text"]
     assert view.source_hint == "none"
 
@@ -159,6 +159,6 @@ def test_the_extractive_provider_names_figures_by_their_label(app, alice, tenant
     pages = ["北辰医药三季度营业收入同比增长 18.4%，主要来自创新药销售。"]
     version = factories.fund_reports(tenant, app, alice, pages=pages, facts=[growth])
     run = extractive_run(app, alice, version, "北辰医药营收增长")
-    texts = "\n".join(v.content["text"] for v in read_answer(run))
+    texts = "\n".join(v.content["text"] for v in RunReader(run).blocks())
     assert "营业收入同比增长：18.4%" in texts
     assert "revenue_growth_yoy" not in texts

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from citations.models import CitationReference
-from publication.reader import read_answer
+from publication.reader import RunReader
 from runs.models import AgentCall, JournalEntry, Run
 from runtime.engine import execute_run
 from runtime.services import start_run
@@ -220,4 +220,4 @@ def test_model_output_with_nul_is_stored_without_it(app, alice, monkeypatch):
         execute_run(run.pk)
     run.refresh_from_db()
     assert (run.status, run.reason) == ("COMPLETED", "")
-    assert [view.content["text"] for view in read_answer(run)] == ["营收增长"]
+    assert [view.content["text"] for view in RunReader(run).blocks()] == ["营收增长"]

@@ -18,7 +18,6 @@ POLL = 30.0
 
 @pytest.fixture
 def idle_worker():
-    factories.require(connection.vendor == "postgresql", "LISTEN/NOTIFY is PostgreSQL's")
     worker = RunWorker(concurrency=1, interval=POLL, sweep_seconds=3600)
     thread = threading.Thread(target=worker.run, daemon=True)
     thread.start()
@@ -40,6 +39,7 @@ def _wait_for(run_id, seconds: float) -> Run:
     return Run.objects.get(pk=run_id)
 
 
+@pytest.mark.postgres(reason="LISTEN/NOTIFY is PostgreSQL's")
 def test_a_worker_polling_every_30_s_picks_a_new_run_up_at_once(idle_worker, app, alice, knowledge):
     started = time.monotonic()
     run = factories.scripted_run(
@@ -50,6 +50,7 @@ def test_a_worker_polling_every_30_s_picks_a_new_run_up_at_once(idle_worker, app
     assert time.monotonic() - started < POLL / 6
 
 
+@pytest.mark.postgres(reason="LISTEN/NOTIFY is PostgreSQL's")
 def test_the_listener_ends_with_the_worker(idle_worker):
     idle_worker.stop()
     idle_worker.listener.join(5)
@@ -57,6 +58,9 @@ def test_the_listener_ends_with_the_worker(idle_worker):
     assert not idle_worker.listener.is_alive()
 
 
+@pytest.mark.postgres(
+    reason="FOR UPDATE SKIP LOCKED: SQLite has no row locks, its writers queue on the database"
+)
 def test_a_worker_claims_as_many_ready_runs_as_it_has_free_slots_in_one_locking_query(
     app, alice, knowledge
 ):

@@ -1,8 +1,9 @@
 """python manage.py apply_manifest FILE.yaml [--dry-run] [--if-new] — format in docs/manifest.md."""
 
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from provisioning.manifest import ManifestError, apply_manifest, describe, read_manifest
 from tenancy.models import Tenant
@@ -11,7 +12,7 @@ from tenancy.models import Tenant
 class Command(BaseCommand):
     help = "Provision tenants, users, knowledge, agents and apps from a manifest (all or nothing)."
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="the manifest, a YAML file")
         parser.add_argument(
             "--dry-run",
@@ -25,7 +26,7 @@ class Command(BaseCommand):
             "first start provisions, later starts keep what was changed since)",
         )
 
-    def handle(self, *args, file: str, dry_run: bool, if_new: bool, **options) -> None:
+    def handle(self, *args: Any, file: str, dry_run: bool, if_new: bool, **options: Any) -> None:
         try:
             manifest = read_manifest(Path(file))
             keys = [tenant.key for tenant in manifest.tenants]

@@ -1,9 +1,10 @@
 """python manage.py export_manifest [FILE] [--include-secrets] — docs/manifest.md "Export"."""
 
 from pathlib import Path
+from typing import Any
 
 import yaml
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 from provisioning.export import export_manifest
 
@@ -12,7 +13,7 @@ class _Dumper(yaml.SafeDumper):
     pass
 
 
-def _text(dumper, value: str):
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
@@ -20,14 +21,14 @@ def _text(dumper, value: str):
 _Dumper.add_representer(str, _text)
 
 
-def dump(data: dict) -> str:
+def dump(data: dict[str, Any]) -> str:
     return yaml.dump(data, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=100)
 
 
 class Command(BaseCommand):
     help = "Write the current tenants, knowledge, agents and apps as a manifest apply_manifest accepts."
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", nargs="?", help="where to write it (default: standard output)")
         parser.add_argument(
             "--include-secrets",
@@ -35,7 +36,7 @@ class Command(BaseCommand):
             help="write REMOTE signing secrets inline instead of as secretEnv names",
         )
 
-    def handle(self, *args, file, include_secrets, **options) -> None:
+    def handle(self, *args: Any, file: str | None, include_secrets: bool, **options: Any) -> None:
         text = dump(export_manifest(include_secrets=include_secrets))
         if file:
             Path(file).write_text(text, encoding="utf-8")

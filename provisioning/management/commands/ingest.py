@@ -6,8 +6,9 @@ with --app and --agent, makes an app answer from it in the same step — a lease
 version allowing it, pinned (agents/releases.py)."""
 
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from django.utils.text import slugify
 
@@ -31,7 +32,7 @@ class Command(BaseCommand):
         "knowledge version (created if missing); --publish publishes it afterwards."
     )
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "target", help="TENANT/KNOWLEDGE@VERSION, e.g. acme/fund-reports@2026-10"
         )
@@ -62,7 +63,17 @@ class Command(BaseCommand):
             "pins) that also allows the new knowledge version, and pin it in the app",
         )
 
-    def handle(self, *args, target, files, key, title, source_version, restricted, **options):
+    def handle(
+        self,
+        *args: Any,
+        target: str,
+        files: list[str],
+        key: str | None,
+        title: str | None,
+        source_version: str,
+        restricted: bool,
+        **options: Any,
+    ) -> None:
         if len(files) > 1 and (key or title):
             raise CommandError("--key and --title name one document: give one file with them")
         if options["app"] and not options["publish"]:
@@ -137,7 +148,9 @@ class Command(BaseCommand):
                 "only the versions that rule names"
             )
 
-    def draft_version(self, tenant_key, knowledge_key, label, *, create) -> KnowledgeVersion:
+    def draft_version(
+        self, tenant_key: str, knowledge_key: str, label: str, *, create: bool
+    ) -> KnowledgeVersion:
         tenant = Tenant.objects.filter(key=tenant_key).first()
         if tenant is None:
             raise CommandError(f"no tenant {tenant_key!r}")

@@ -11,18 +11,19 @@ admin login survives restarts.
 import os
 import secrets
 from pathlib import Path
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 
 class Command(BaseCommand):
     help = "Create or refresh a staff superuser for the console and Django admin; prints the login."
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "--username", default=os.environ.get("SPARKTIDE_ADMIN_USERNAME", "admin")
         )
@@ -34,7 +35,7 @@ class Command(BaseCommand):
             help="keep the generated password in this file and reuse it on later runs",
         )
 
-    def handle(self, *args, username: str, password: str, email: str, **options) -> None:
+    def handle(self, *args: Any, username: str, password: str, email: str, **options: Any) -> None:
         if not username.strip():
             raise CommandError("--username must not be empty")
         generated = not password
