@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from publication.models import AnswerBlock
-from publication.reader import read_answer
+from publication.reader import RunReader
 from publication.text import MAX_DISPLAY_CHARS, clean_text
 from runs.models import AgentCall, AnswerStream, Run, RunEvent
 from runtime import streaming
@@ -146,7 +146,7 @@ def test_a_model_that_streams_8_mib_one_character_a_chunk_ends_clearly_and_keeps
     assert (run.status, run.reason) == ("PARTIAL", "PROVIDER_FAILED")
     assert "8 MiB" in run.reason_detail
     # Nothing committed is lost; the runaway turn's stream was bounded, then cleared.
-    assert [v.content["text"] for v in read_answer(run)] == ["已保存的第一段"]
+    assert [v.content["text"] for v in RunReader(run).blocks()] == ["已保存的第一段"]
     assert AnswerBlock.objects.filter(run=run).count() == 1
     closes = _stream_events(run)
     assert [(c["step"], c["reason"]) for c in closes] == [(1, "committed"), (2, "failed")]
