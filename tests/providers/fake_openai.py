@@ -11,6 +11,7 @@ chunked transfer encoding, one write per piece, with optional pauses, the way re
 import contextlib
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -25,6 +26,10 @@ class Reply:
     delay_before: float = 0.0  # before the status line
     delay_between: float = 0.0  # between pieces
     headers: dict[str, str] = field(default_factory=dict)
+    # Held before the status line until set (a bench opens it when its clients are ready).
+    gate: threading.Event | None = None
+    # time.monotonic() after each piece was written and flushed (filled as it is sent).
+    written_at: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -155,6 +160,9 @@ class FakeOpenAI:
             def _send(self, reply: Reply):
                 if reply.delay_before and fake._stopping.wait(reply.delay_before):
                     return
+                while reply.gate is not None and not reply.gate.wait(0.05):
+                    if fake._stopping.is_set():
+                        return
                 self.send_response(reply.status)
                 self.send_header("Content-Type", reply.content_type)
                 self.send_header("Connection", "close")
@@ -173,6 +181,7 @@ class FakeOpenAI:
                         return
                     self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
                     self.wfile.flush()
+                    reply.written_at.append(time.monotonic())
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
 
