@@ -73,6 +73,7 @@ bench: venv services
 	$(PY) bench/answers.py
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/retrieval.py
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) bench/load.py
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) bench/stream.py --no-replay
 
 # One module at a time: make mutation MUTATION_MODULES="runs.access*" (docs/reliability.md
 # "## Mutation" lists each module's time); empty runs every module in [tool.mutmut].

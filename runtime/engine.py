@@ -178,6 +178,11 @@ class Engine(Tools):
                     state.stream = TurnStream(run, call, step)
                     state.on_text = state.stream.feed
                 turn = _storable_turn(provider.next_turn(state))
+                if state.stream is not None:
+                    # What the coalescing interval still holds goes out before Publication
+                    # starts: readers have the whole turn before its block, and the last
+                    # delta does not race the stream's close event.
+                    state.stream.flush()
                 self.journal.add(
                     call,
                     JournalEntry.Kind.STEP,

@@ -15,10 +15,15 @@ One ``next_turn`` is one ``POST {baseUrl}/chat/completions`` with
 The answer may be a Server-Sent Events stream or, for servers that ignore ``stream``, one JSON completion; either becomes a ``Turn``:
 
 - ``text`` is the concatenation of ``content`` only. Hidden reasoning (``reasoning_content``,
-  ``reasoning``, …) is never part of it.
+  ``reasoning``, …) is never part of it, and neither is a ``<think>…</think>`` block that opens
+  the content (what Qwen-style models emit when the server runs no reasoning parser): it is
+  withheld from the stream and the text; a turn that ends inside it, or whose content holds a
+  ``</think>`` that closes no block, fails (``ProviderError``), so hidden reasoning is never
+  published.
 - ``tool_calls`` keep the model's raw ``arguments`` text exactly as streamed (fragments
   concatenated). It is never parsed or repaired: the engine's tool entry decides whether it is
-  sealed, so unclosed arguments (e.g. a ``length`` cut) are passed through as they came.
+  sealed. A turn cut at the token limit (``finish_reason: "length"``) while it carried tool calls
+  fails instead: it was cut inside a call, and a cut call is not the model's request.
 - ``done`` is True when the turn has no tool calls (``finish_reason`` ``stop`` or ``length``).
 
 Transport failures, a non-2xx status, a malformed stream or body, an error object in the stream,
@@ -74,6 +79,8 @@ MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 MAX_RETRIES = 2
 RETRY_DEFAULT_SECONDS = 1.0
 RETRY_MAX_SECONDS = 10.0
+
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
 # The engine's callback for the turn's content as it arrives (runtime/streaming.py): each
 # piece of ``delta.content``, and "" for any other chunk read (a tick).
@@ -422,8 +429,69 @@ def _first_choice(chunk: dict) -> dict | None:
     return None  # e.g. a final usage chunk with "choices": []
 
 
+class _VisibleContent:
+    """The content a reader may see: a ``<think>…</think>`` block opening it is withheld.
+
+    Qwen-style models think in the content itself when the server runs no reasoning parser
+    (vLLM without ``--reasoning-parser``, llama.cpp with ``--reasoning-format none``). Only a
+    block at the very start counts (after whitespace): that is where those models put it, and a
+    ``<think>`` later in an answer is text the model wrote. Pieces are held while they could
+    still be the opening tag, and inside the block until its closing tag, whose halves may
+    arrive in different deltas.
+    """
+
+    def __init__(self) -> None:
+        self.state = "start"  # "start" → "think" → "text", or "start" → "text"
+        self.held = ""
+
+    def feed(self, piece: str) -> str:
+        if self.state == "text":
+            return piece
+        self.held += piece
+        if self.state == "start":
+            lead = self.held.lstrip()
+            if not lead or THINK_OPEN.startswith(lead):
+                return ""  # whitespace, or a prefix of the opening tag: wait
+            if not lead.startswith(THINK_OPEN):
+                self.state, visible, self.held = "text", self.held, ""
+                return visible
+            self.state, self.held = "think", lead[len(THINK_OPEN) :]
+        end = self.held.find(THINK_CLOSE)
+        if end < 0:
+            # Only what could be the start of the closing tag is kept.
+            self.held = self.held[-(len(THINK_CLOSE) - 1) :]
+            return ""
+        self.state, visible, self.held = "text", self.held[end + len(THINK_CLOSE) :], ""
+        # The answer starts after the blank line the model puts after its thinking.
+        return visible.lstrip()
+
+    def finish(self, text: str) -> None:
+        """Fail a turn that would publish or has shown reasoning: one ending inside its block,
+        or content holding a closing tag that closes nothing (a template that opened the block
+        in the prompt: configure the server's reasoning parser for such a model)."""
+        if self.state == "think":
+            raise ProviderError(
+                "openai provider: the turn ended inside its <think> block: no answer was given"
+            )
+        if THINK_CLOSE in text:
+            raise ProviderError(
+                "openai provider: the content holds a </think> without its <think>: hidden "
+                "reasoning reached the answer (enable the server's reasoning parser)"
+            )
+
+
+def visible_content(content: str) -> str:
+    """A whole content's visible text (a non-streamed completion): as ``_VisibleContent``."""
+    reader = _VisibleContent()
+    text = reader.feed(content)
+    text += reader.held if reader.state == "start" else ""
+    reader.finish(text)
+    return text
+
+
 def _turn_from_stream(lines: Iterable[str], on_text: "TextSink" = _no_sink) -> Turn:
     text: list[str] = []
+    visible = _VisibleContent()
     calls: dict[int, _PendingCall] = {}
     finish: str | None = None
     saw_done = False
@@ -449,7 +517,7 @@ def _turn_from_stream(lines: Iterable[str], on_text: "TextSink" = _no_sink) -> T
             raise _malformed("delta is not an object")
         # Only "content" is the answer; reasoning_content and the like stay hidden, and
         # so do tool calls: the reader's stream is given the content and nothing else.
-        piece = _text_of(delta.get("content"), "delta")
+        piece = visible.feed(_text_of(delta.get("content"), "delta"))
         text.append(piece)
         on_text(piece)
         _merge_tool_call_deltas(calls, delta.get("tool_calls"))
@@ -461,6 +529,10 @@ def _turn_from_stream(lines: Iterable[str], on_text: "TextSink" = _no_sink) -> T
         raise _malformed("no completion chunks")
     if finish is None and not saw_done:
         raise _malformed("the stream ended before the completion finished")
+    if visible.state == "start":
+        text.append(visible.held)  # whitespace, or a "<thi" that never became a tag
+        on_text(visible.held)
+    visible.finish("".join(text))
     tool_calls = [
         ToolCall(id=c.id or _call_id(), name=c.name, arguments="".join(c.arguments))
         for _, c in sorted(calls.items())
@@ -522,7 +594,7 @@ def _turn_from_completion(body: str) -> Turn:
     message = choice.get("message")
     if not isinstance(message, dict):
         raise ProviderError("openai provider: malformed response: choice has no message")
-    text = _text_of(message.get("content"), "message")
+    text = visible_content(_text_of(message.get("content"), "message"))
     raw_calls = message.get("tool_calls") or []
     if not isinstance(raw_calls, list):
         raise _malformed("message.tool_calls is not a list")
@@ -554,5 +626,12 @@ def _turn(text: str, tool_calls: list[ToolCall], finish: str | None) -> Turn:
         raise ProviderError("openai provider: the endpoint stopped the answer (content_filter)")
     if finish == "tool_calls" and not tool_calls:
         raise _malformed("finish_reason is tool_calls but no tool call was sent")
+    if finish == "length" and tool_calls:
+        # The token limit cut the turn inside a call: its arguments (and any call after it)
+        # are not what the model asked for, and asking again hits the same limit.
+        raise ProviderError(
+            "openai provider: the answer reached the token limit (finish_reason length) in the "
+            "middle of a tool call (raise model.maxTokens)"
+        )
     # Calls win over the finish reason: several servers report "stop" even with tool calls.
     return Turn(text=text, tool_calls=tool_calls, done=not tool_calls)

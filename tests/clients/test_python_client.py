@@ -450,3 +450,58 @@ def test_other_4xxx_closes_still_raise_with_the_frame_code():
     with pytest.raises(StreamError) as raised:
         policy.after_close(4400)
     assert raised.value.code == "INVALID_REQUEST"
+
+
+# --- the live text, end to end ---------------------------------------------------------
+
+
+def test_stream_text_yields_the_growing_text_then_its_close_against_a_live_daphne(
+    app, knowledge, alice
+):
+    """A real model server streams slowly (after hidden reasoning); ``stream_text`` yields the
+    turn's whole text so far each time it grows — before the answer is published — then the
+    close with Publication's outcome, and never the reasoning."""
+    from tests import factories
+    from tests.providers.fake_openai import FakeOpenAI, chunk, finish_chunk, stream, text_chunk
+
+    words = ["北辰医药", "营收", "增长", " 12%", "。"]
+    reply = stream(
+        [
+            chunk({"reasoning_content": "SECRET-思考"}),
+            *map(text_chunk, words),
+            finish_chunk("stop"),
+        ],
+        delay_between=0.15,
+    )
+    with FakeOpenAI([reply]) as model:
+        factories.make_agent(
+            app.tenant,
+            "llm",
+            model={
+                "provider": "openai",
+                "baseUrl": model.base_url,
+                "model": "m",
+                "apiKeyEnv": "SPARKTIDE_TEST_OPENAI_KEY",
+            },
+            knowledge=[knowledge],
+            pin_to=[app],
+        )
+        # The key for daphne's in-process worker.
+        server = start_live_server(SPARKTIDE_TEST_OPENAI_KEY="sk-test")
+        try:
+            with client_for(server, alice) as client:
+                run = client.create_run("llm", "营收如何？")
+                items = list(client.stream_text(run["id"]))
+        finally:
+            server.process.stop(timeout=3)
+    texts = [item["text"] for item in items if "text" in item]
+    assert texts and texts[-1] == "".join(words)
+    assert all(later.startswith(earlier) for earlier, later in zip(texts, texts[1:], strict=False))
+    assert len(texts) >= 2  # it grew while the model spoke, not once at the end
+    kinds = ["text" if "text" in i else "closed" if i.get("closed") else i["type"] for i in items]
+    assert kinds.index("text") < kinds.index("answer.published")
+    [closed] = [i for i in items if i.get("closed")]
+    assert closed["reason"] == "committed"
+    assert kinds.index("closed") > kinds.index("answer.published")
+    assert kinds[-1] == "run.completed"
+    assert "SECRET" not in repr(items)

@@ -11,6 +11,7 @@ chunked transfer encoding, one write per piece, with optional pauses, the way re
 import contextlib
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -25,6 +26,10 @@ class Reply:
     delay_before: float = 0.0  # before the status line
     delay_between: float = 0.0  # between pieces
     headers: dict[str, str] = field(default_factory=dict)
+    # Held before the status line until set (a bench opens it when its clients are ready).
+    gate: threading.Event | None = None
+    # time.monotonic() after each piece was written and flushed (filled as it is sent).
+    written_at: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -155,6 +160,9 @@ class FakeOpenAI:
             def _send(self, reply: Reply):
                 if reply.delay_before and fake._stopping.wait(reply.delay_before):
                     return
+                while reply.gate is not None and not reply.gate.wait(0.05):
+                    if fake._stopping.is_set():
+                        return
                 self.send_response(reply.status)
                 self.send_header("Content-Type", reply.content_type)
                 self.send_header("Connection", "close")
@@ -173,7 +181,123 @@ class FakeOpenAI:
                         return
                     self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
                     self.wfile.flush()
+                    reply.written_at.append(time.monotonic())
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
 
         return Handler
+
+
+# -- model servers as they behave ---------------------------------------------------------
+#
+# Each builder returns the ``Reply`` a real server sends for one turn, in that server's own
+# shape (checked against their server code). ``calls`` are ``(id, name, arguments)``.
+
+Call = tuple[str, str, str]
+
+
+def _split(text: str, parts: int) -> list[str]:
+    size = max(1, -(-len(text) // parts))
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def usage_chunk() -> dict:
+    """What vLLM, llama.cpp and OpenAI send last under ``stream_options.include_usage``."""
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion.chunk",
+        "choices": [],
+        "usage": {"prompt_tokens": 120, "completion_tokens": 17, "total_tokens": 137},
+    }
+
+
+def vllm_tool_calls(calls: list[Call], *, fragments: int = 6, **reply) -> Reply:
+    """vLLM's tool parsers: a first delta per call with its index, id, type and name (no
+    arguments), then the arguments in many small deltas; parallel calls by index, one after
+    the other; ``finish_reason: "tool_calls"`` on an empty delta; a usage chunk."""
+    chunks: list[dict | str] = [chunk({"role": "assistant", "content": ""})]
+    for index, (call_id, name, arguments) in enumerate(calls):
+        chunks.append(
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": name},
+                        }
+                    ]
+                }
+            )
+        )
+        for piece in _split(arguments, fragments):
+            chunks.append(tool_call_chunk(index, arguments=piece))
+    chunks += [finish_chunk("tool_calls"), usage_chunk()]
+    return stream(chunks, **reply)
+
+
+def llamacpp_text(words: list[str], **reply) -> Reply:
+    """llama.cpp's server: a first delta ``{"role": "assistant", "content": null}``, the
+    words, then a final chunk carrying ``finish_reason``, ``usage`` and ``timings``."""
+    final = finish_chunk("stop")
+    final["usage"] = {"completion_tokens": len(words), "prompt_tokens": 90, "total_tokens": 99}
+    final["timings"] = {
+        "prompt_n": 90,
+        "prompt_ms": 20.1,
+        "predicted_n": len(words),
+        "predicted_ms": 180.5,
+        "predicted_per_second": 55.4,
+    }
+    chunks = [chunk({"role": "assistant", "content": None})]
+    chunks += [text_chunk(w) for w in words]
+    return stream([*chunks, final], **reply)
+
+
+def whole_tool_calls(calls: list[Call], *, finish: str, index: bool = True, **reply) -> Reply:
+    """Each call whole in one delta (llama.cpp for some templates; Ollama's ``/v1`` always,
+    which also ends with ``finish_reason: "stop"``; older Ollama sent no ``index``)."""
+    deltas = []
+    for i, (call_id, name, arguments) in enumerate(calls):
+        call = {
+            "id": call_id,
+            "type": "function",
+            "function": {"name": name, "arguments": arguments},
+        }
+        if index:
+            call["index"] = i
+        deltas.append(chunk({"role": "assistant", "content": "", "tool_calls": [call]}))
+    return stream([*deltas, finish_chunk(finish)], **reply)
+
+
+def reasoning_then_text(
+    reasoning: str, words: list[str], *, field: str = "reasoning_content", **reply
+) -> Reply:
+    """A thinking model behind a server with a reasoning parser (vLLM ``--reasoning-parser
+    qwen3``, llama.cpp ``--reasoning-format deepseek``): the thinking in ``field``, then content."""
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    chunks += [chunk({field: piece}) for piece in _split(reasoning, 4)]
+    chunks += [text_chunk(w) for w in words]
+    return stream([*chunks, finish_chunk("stop"), usage_chunk()], **reply)
+
+
+def think_in_content(reasoning: str, words: list[str], *, closed: bool = True, **reply) -> Reply:
+    """Qwen without a reasoning parser: ``<think>…</think>`` in the content itself, the tags
+    split across deltas the way a tokenizer splits them."""
+    pieces = ["<th", "ink>\n", *_split(reasoning, 4)]
+    if closed:
+        pieces += ["\n</th", "ink>\n\n", *words]
+    chunks = [text_chunk(p) for p in pieces]
+    return stream([*chunks, finish_chunk("stop" if closed else "length")], **reply)
+
+
+def cut_in_a_tool_call(text: str, call: Call, **reply) -> Reply:
+    """``finish_reason: "length"`` while a call's arguments are still open."""
+    call_id, name, arguments = call
+    chunks = [
+        text_chunk(text),
+        tool_call_chunk(0, id=call_id, name=name, arguments=""),
+        *(tool_call_chunk(0, arguments=piece) for piece in _split(arguments, 3)),
+        finish_chunk("length"),
+    ]
+    return stream(chunks, **reply)

@@ -278,7 +278,7 @@ def test_unclosed_tool_arguments_are_passed_through_raw(api_key):
                 [
                     tool_call_chunk(0, id="call_cut", name="send_answer_part"),
                     tool_call_chunk(0, arguments='{"markdown": "## 结论\\n权益仓位升至'),
-                    finish_chunk("length"),
+                    finish_chunk("tool_calls"),
                 ]
             )
         ]
@@ -289,6 +289,23 @@ def test_unclosed_tool_arguments_are_passed_through_raw(api_key):
         )
     ]
     assert turn.done is False
+
+
+def test_a_length_cut_in_the_middle_of_a_tool_call_is_a_provider_error(api_key):
+    """The token limit cut the call: it is not the model's request, so it is not passed on."""
+    message = turn_error(
+        [
+            stream(
+                [
+                    tool_call_chunk(0, id="call_cut", name="send_answer_part"),
+                    tool_call_chunk(0, arguments='{"markdown": "## 结论\\n权益仓位升至'),
+                    finish_chunk("length"),
+                ]
+            )
+        ]
+    )
+    assert "token limit (finish_reason length) in the middle of a tool call" in message
+    assert "maxTokens" in message
 
 
 def test_tool_calls_with_a_stop_finish_reason_still_mean_the_turn_is_not_done(api_key):

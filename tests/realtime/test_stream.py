@@ -215,3 +215,83 @@ async def test_a_failed_turn_clears_its_stream(app, alice, knowledge, openai_key
     assert close["data"]["state"] == "closed" and close["data"]["reason"] == "failed"
     assert frames[-1]["type"] == "run.failed"
     assert "answer.published" not in [f.get("type") for f in frames]
+
+
+def paused_turn(words=WORDS, *, pause_ticks=15, delay=0.1) -> list:
+    """A turn that thinks (hidden), says ``words``, then pauses ``pause_ticks`` intervals
+    (empty chunks) before it ends."""
+    chunks = [chunk({"reasoning_content": SECRET_REASONING})]
+    chunks += [text_chunk(w) for w in words]
+    chunks += [chunk({}) for _ in range(pause_ticks)]
+    return [stream([*chunks, finish_chunk("stop")], delay_between=delay)]
+
+
+async def wait_for_stream_text(run, text: str, timeout: float = 20.0) -> None:
+    def current() -> str | None:
+        return AnswerStream.objects.filter(run=run).values_list("text", flat=True).first()
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while await database_sync_to_async(current)() != text:
+        assert loop.time() < deadline, "the stream never held the text"
+        await asyncio.sleep(0.05)
+
+
+async def test_rest_events_of_a_live_run_carry_the_stream_snapshot_and_drop_it_at_the_end(
+    app, alice, knowledge, openai_key
+):
+    """GET …/events while the model pauses mid-turn: ``stream`` is the text so far (offset 0,
+    a snapshot) and nothing hidden; once the run has ended there is no ``stream``."""
+    from tests.factories import client_for
+
+    def events_page() -> dict:
+        response = client_for(alice).get(f"/v1/apps/business/runs/{run.pk}/events?after=0")
+        assert response.status_code == 200
+        return response.json()
+
+    with FakeOpenAI(paused_turn()) as server:
+        run = await database_sync_to_async(start)(app, alice, knowledge, server)
+        worker = execute_in_background(run.pk)
+        try:
+            await wait_for_stream_text(run, "".join(WORDS))
+            live = await database_sync_to_async(events_page)()
+        finally:
+            await asyncio.wait_for(worker, 30)
+    [snapshot] = live["stream"]
+    assert snapshot["delta"] == "".join(WORDS)
+    assert (snapshot["offset"], snapshot["snapshot"], snapshot["state"]) == (0, True, "streaming")
+    assert snapshot["streamId"].startswith("stm_") and snapshot["agentCallId"].startswith("call_")
+    assert "answer.published" not in [e["type"] for e in live["events"]]
+    assert SECRET_REASONING not in json.dumps(live, ensure_ascii=False)
+
+    ended = await database_sync_to_async(events_page)()
+    assert "stream" not in ended or ended["stream"] == []
+    types = [e["type"] for e in ended["events"]]
+    assert types.count("answer.stream") == 1 and "answer.published" in types
+
+
+async def test_an_unclosed_marker_is_streamed_as_the_plain_text_the_model_wrote(
+    app, alice, knowledge, openai_key
+):
+    """The stream does not parse markers: a half-written ``[[cite:`` reaches the socket as the
+    characters the model sent, whatever Publication then makes of the turn."""
+    words = ["结论：", "营收增长", " [[cite:cite_", "abcdef", "ghij"]
+    with FakeOpenAI(slow_turn(words, delay=0.05)) as server:
+        run = await database_sync_to_async(start)(app, alice, knowledge, server)
+        comm = socket(run, after=0, ticket=await ticket_for(run, alice))
+        assert (await comm.connect(timeout=5))[0]
+        worker = execute_in_background(run.pk)
+        try:
+            frames, code = await read_until_close(comm, timeout=20)
+        finally:
+            await comm.disconnect()
+            await asyncio.wait_for(worker, 30)
+    assert code == 1000
+    assert list(texts(frames).values()) == ["".join(words)]
+    close = next(f for f in frames if f["kind"] == "event" and f["type"] == "answer.stream")
+    published = [f for f in frames if f.get("type") == "answer.published"]
+    # Publication decides: whatever it is, the close reason names it and matches the log.
+    assert close["data"]["reason"] in {"committed", "previewed", "rejected"}
+    if close["data"]["reason"] == "committed":
+        assert len(published) == 1
+    assert frames[-1]["type"] in {"run.completed", "run.partial", "run.failed"}
