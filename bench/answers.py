@@ -26,16 +26,25 @@ against an ``openai`` agent version too. Timings are printed, never asserted.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import re
 import sys
 import tempfile
 import time
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+# The checks have one home, shared with the evaluation runner (docs/evaluation.md).
+from evaluation.checks import (  # noqa: E402
+    NOT_FOUND_PHRASE,
+    cited_ids,
+    figures_before_markers,
+    holds,
+    is_not_found,
+    numbers,
+)
+
 TOKEN = "st_demo_analyst_token_0001"
 APP = "research-desk"
 
@@ -89,30 +98,6 @@ QUESTIONS: list[tuple[str, str, str | None, str | None, int | None]] = [
     ("s3", "那净值增长率呢？", "7.85", HEALTH, 1),
 ]
 
-_MARKER = re.compile(r"\[\[(cite|num|block):([^\[\]\s]*)\]\]")
-_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
-NOT_FOUND_PHRASE = "未在可用的知识版本中找到"
-
-
-def numbers(text: str) -> list[Decimal]:
-    out = []
-    for match in _NUMBER.finditer(text):
-        with contextlib.suppress(InvalidOperation):
-            out.append(Decimal(match.group(0).replace(",", "")))
-    return out
-
-
-def figures_before_markers(text: str) -> list[tuple[Decimal, str]]:
-    """(figure, cite ID) for every number written since the previous marker."""
-    out = []
-    position = 0
-    for marker in _MARKER.finditer(text):
-        segment = text[position : marker.start()]
-        position = marker.end()
-        if marker.group(1) == "cite":
-            out += [(n, marker.group(2)) for n in numbers(segment)]
-    return out
-
 
 def setup_django(var_dir: str) -> None:
     os.environ.update(
@@ -125,7 +110,6 @@ def setup_django(var_dir: str) -> None:
         }
     )
     os.environ.pop("REDIS_URL", None)
-    sys.path.insert(0, str(ROOT))
     import django
 
     django.setup()
@@ -222,7 +206,7 @@ def run_set(agent_key: str, verbose: bool) -> dict:
                 else:
                     failures.append(f"figure {value} not in {cite}: {question}")
         first = texts[0] if texts else ""
-        not_found = NOT_FOUND_PHRASE in "\n".join(texts) or not texts
+        not_found = is_not_found(texts) or any(NOT_FOUND_PHRASE in t for t in texts)
         if expected is None:
             stats["oos"] += 1
             if not verified and not_found:
@@ -233,18 +217,12 @@ def run_set(agent_key: str, verbose: bool) -> dict:
             stats["direct"] += 1
             if not_found:
                 stats["false_not_found"] += 1
-            body = _MARKER.sub(" ", first)
-            hit = (
-                Decimal(expected) in numbers(body)
-                if re.fullmatch(r"[\d.]+", expected)
-                else expected in body
-            )
+            hit = holds(first, expected)
             stats["direct_ok"] += hit
             if not hit:
                 failures.append(f"direct answer misses {expected}: {question} → {first[:80]!r}")
             stats["pages"] += 1
-            cites = [m.group(2) for m in _MARKER.finditer(first) if m.group(1) == "cite"]
-            refs = [preview(c) for c in cites]
+            refs = [preview(c) for c in cited_ids(first)]
             if any(
                 r.get("documentId") == document and r.get("sourceRef", {}).get("page") == page
                 for r in refs

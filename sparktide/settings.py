@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "delivery",
     "provisioning",
     "console",
+    "evaluation",
 ]
 
 MIDDLEWARE = [

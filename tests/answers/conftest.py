@@ -2,9 +2,7 @@
 with ``apply_manifest``; runs are REAL extractive runs executed by the engine, read back
 through the REST endpoints a business app uses."""
 
-import re
 from dataclasses import dataclass
-from decimal import Decimal
 from io import StringIO
 from pathlib import Path
 
@@ -12,6 +10,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
+# The answer checks have one home (evaluation/checks.py), shared with bench/answers.py and
+# the evaluation runner; the tests here import them from this module as before.
+from evaluation.checks import cited_ids, figures_before_markers, numbers  # noqa: F401
 from runs.models import Run
 from runtime.engine import execute_run
 from runtime.services import start_run
@@ -74,33 +75,6 @@ class Answer:
 
     def preview(self, citation_id: str) -> dict:
         return self._get(f"/citations/{citation_id}/preview")
-
-
-_MARKER = re.compile(r"\[\[(cite|num|block):([^\[\]\s]*)\]\]")
-_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
-
-
-def numbers(text: str) -> list[Decimal]:
-    """Every number written in ``text`` (ASCII or full-width digits), as a decimal."""
-    import unicodedata
-
-    folded = unicodedata.normalize("NFKC", text)
-    return [Decimal(m.group(0).replace(",", "")) for m in _NUMBER.finditer(folded)]
-
-
-def figures_before_markers(text: str) -> list[tuple[Decimal, str]]:
-    """(figure, cite ID) for every number written since the previous marker."""
-    out, position = [], 0
-    for marker in _MARKER.finditer(text):
-        segment = text[position : marker.start()]
-        position = marker.end()
-        if marker.group(1) == "cite":
-            out += [(n, marker.group(2)) for n in numbers(segment)]
-    return out
-
-
-def cited_ids(text: str) -> list[str]:
-    return list(dict.fromkeys(m.group(2) for m in _MARKER.finditer(text) if m.group(1) == "cite"))
 
 
 def _apply(path: Path) -> None:
