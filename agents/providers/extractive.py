@@ -40,7 +40,7 @@ from agents.providers.reading import (
     topic_phrases,
     units,
 )
-from knowledge.figures import figures_in, value_spans
+from knowledge.figures import Figure, figures_in, in_base_unit, value_spans
 from knowledge.text import search_tokens
 
 NOT_FOUND = "未在可用的知识版本中找到与问题相关的内容，无法给出有出处的回答。"
@@ -301,9 +301,13 @@ def _compared(reading: _Reading) -> list[tuple[str, list[_Source]]]:
     Entities must be coordinated in the text (A和B的…): 星河医疗健康混合基金持有北辰医药
     names two entities but asks about one."""
     text = fold(reading.question.text)
-    placed = sorted(
-        (text.find(fold(t)), t) for t in reading.entity_terms if text.find(fold(t)) >= 0
-    )
+    # A generic name (基金 in every fund's title) names no one entity: it is not compared.
+    specific = [
+        t
+        for t in reading.entity_terms
+        if len({s.entity for s in reading.sources if _names(s, t)}) == 1
+    ]
+    placed = sorted((text.find(fold(t)), t) for t in specific if text.find(fold(t)) >= 0)
     groups: list[tuple[str, list[_Source]]] = []
     for i, (at, term) in enumerate(placed):
         if i > 0:
@@ -315,7 +319,53 @@ def _compared(reading: _Reading) -> list[tuple[str, list[_Source]]]:
         if not named or any({s.entity for s in named} & {s.entity for s in g} for _, g in groups):
             return []
         groups.append((term, named))
+    if len(groups) >= 1:
+        order = {term: at for at, term in placed}
+        missing = _coordinated_missing(reading)
+        groups += [(name, []) for _, name in missing]
+        order |= {name: at for at, name in missing}
+        groups.sort(key=lambda g: order[g[0]])
     return groups if len(groups) >= 2 else []
+
+
+def _difference(values: list[tuple[str, Figure]]) -> str:
+    """Which of two figures of one unit is higher, and by how much — written after every
+    marker, so it sits in no excerpt's span; no difference across units."""
+    (first, a), (second, b) = values
+    percent = a.unit.startswith(("%", "％")) and b.unit.startswith(("%", "％"))
+    base_a, unit_a = in_base_unit(a.value, a.unit)
+    base_b, unit_b = in_base_unit(b.value, b.unit)
+    if percent:
+        delta, unit = abs(a.value - b.value), " 个百分点"
+    elif a.unit == b.unit:
+        delta, unit = abs(a.value - b.value), a.unit
+    elif unit_a and unit_a == unit_b:
+        delta, unit = abs(base_a - base_b), unit_a
+    else:
+        return ""
+    if base_a == base_b:
+        return "\n\n两者相同。"
+    higher, lower = (first, second) if base_a > base_b else (second, first)
+    return f"\n\n{higher}高于{lower}，相差 {format(delta.normalize(), 'f')}{unit}（按上面两处数字计算）。"
+
+
+def _coordinated_missing(reading: _Reading) -> list[tuple[int, str]]:
+    """Names the question coordinates with a known entity (A和B的…) that no retrieved
+    document is about: (position, name)."""
+    text = fold(reading.question.text)
+    known = [(text.find(fold(t)), fold(t)) for t in reading.entity_terms if fold(t) in text]
+    out = []
+    for name in reading.question.unknown:
+        at = text.find(fold(name))
+        if at < 0:
+            continue
+        for position, term in known:
+            before = text[position + len(term) : at] if position < at else ""
+            after = text[at + len(name) : position] if at < position else ""
+            if _COORDINATED.fullmatch(before or after or "x"):
+                out.append((at, name))
+                break
+    return out
 
 
 def _cite(source: _Source) -> str:
@@ -459,6 +509,8 @@ class ExtractiveProvider:
         topic = [t for t in question.terms if t not in entity_terms]
         reading = _Reading(question, entity_terms, topic, [], earlier if entity_terms else "")
         reading.phrases = tuple(topic_phrases(question, entity_terms))
+        missing = {fold(name) for _, name in _coordinated_missing(reading)}
+        reading.phrases = tuple(p for p in reading.phrases if p not in missing)
         if not self._relevant(reading, sources):
             reading.sources = []
             return reading
@@ -529,10 +581,16 @@ class ExtractiveProvider:
         return ""
 
     def _comparison(self, reading: _Reading, groups: list[tuple[str, list[_Source]]]) -> str:
-        """One line per compared entity, each figure cited to its own entity's excerpt."""
+        """One line per compared entity, each figure cited to its own entity's excerpt; an
+        entity with no document says so on its line; two figures of one unit end with the
+        difference and which is higher."""
         lines = []
+        values: list[tuple[str, Figure]] = []
         for term, sources in groups:
-            own = _Reading(reading.question, [term], reading.topic, sources, "")
+            if not sources:
+                lines.append(f"- {term}：未检索到关于「{term}」的文档。")
+                continue
+            own = _Reading(reading.question, [term], reading.topic, sources, "", reading.phrases)
             figures = _figures(own)
             answering = [f for f in figures if _answers(f[2], own)] or figures
             picks = _best_units(own)
@@ -540,9 +598,13 @@ class ExtractiveProvider:
                 _, source, handle = answering[0]
                 label = handle.get("label") or handle["key"]
                 lines.append(f"- {source.name}{label}：[[num:{handle['id']}]] {_cite(source)}")
+                stated = figures_in(handle.get("display") or "")
+                if stated:
+                    values.append((source.name, stated[0]))
             elif picks:
                 lines.append(
-                    f"- {picks[0].source.name}：{_quote(picks[0].unit)} {_cite(picks[0].source)}"
+                    f"- {picks[0].source.name}：{_quote(picks[0].unit, reading.phrases)} "
+                    f"{_cite(picks[0].source)}"
                 )
             else:
                 lines.append(f"- {sources[0].name}：检索到的摘录没有写明。")
@@ -550,8 +612,14 @@ class ExtractiveProvider:
             self._cited.setdefault("direct", []).append(
                 (answering[0][1] if answering else picks[0].source).id
             )
-        names = "与".join(sources[0].name for _, sources in groups)
-        return f"**回答**（{names}对比）：\n" + "\n".join(lines) + self._context_note(reading)
+        names = "与".join(sources[0].name if sources else term for term, sources in groups)
+        difference = _difference(values) if len(values) == len(groups) == 2 else ""
+        return (
+            f"**回答**（{names}对比）：\n"
+            + "\n".join(lines)
+            + difference
+            + self._context_note(reading)
+        )
 
     def _direct(self, reading: _Reading) -> str:
         groups = _compared(reading)

@@ -65,8 +65,12 @@ _FOLLOW_UP_LEAD = ("那么", "那", "还有", "另外", "再看", "再问", "同
 # Time qualifiers: they rank sentences; a year must also be found.
 _TIME = re.compile(
     r"(?:(?:19|20)\d{2}\s*年?(?:度)?)"
-    r"|(?:前三季度|第?[一二三四1-4]\s*季度|[Qq][1-4]|上半年|下半年|全年|年初至报告期末|报告期末|本报告期|报告期内|期末)"
+    r"|(?:前三季度|第?[一二三四1-4]\s*季度|[Qq][1-4]|上半年|下半年|半年报|半年度|全年"
+    r"|年初至报告期末|报告期末|本报告期|报告期内|期末)"
 )
+# A count or an interrogative with its measure word (两只, 几家, 哪几类, 哪些): grammar of
+# the question, not what it asks about.
+_MEASURE = re.compile(r"(?:[两二三四五六七八九十几]|哪[几一]?)[只家个条台项类种位名块些]|哪")
 _YEAR = re.compile(r"(?:19|20)\d{2}")
 # Periods a question can name and a text can state, in one canonical form each (Q3 is
 # 三季度 / 第三季度 / 第3季度; H1 is 上半年 / 半年度 / 中期; YOY is 上年同期 / 同比): a
@@ -74,7 +78,7 @@ _YEAR = re.compile(r"(?:19|20)\d{2}")
 _PERIOD = re.compile(
     r"(?P<ytd>前三季度|年初至报告期末)"
     r"|(?:第?(?P<q>[一二三四1-4])\s*季度|[Qq](?P<qq>[1-4]))"
-    r"|(?P<h1>上半年|半年度|中期报告|[Hh]1)"
+    r"|(?P<h1>上半年|半年度|半年报|中期报告|[Hh]1)"
     r"|(?P<h2>下半年|[Hh]2)"
     r"|(?P<yoy>上年同期|去年同期|同比)"
     r"|(?P<year>(?:19|20)\d{2})"
@@ -82,7 +86,7 @@ _PERIOD = re.compile(
 _QUARTER = {"一": "1", "二": "2", "三": "3", "四": "4"}
 # Single characters that are grammar at a phrase's edge, not part of what is asked
 # (创新药收入在…中占多大比重 → 创新药收入, 比重).
-_EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有")
+_EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有由")
 _ENUMERATES = re.compile(r"哪些|分别|名单|列表|前[\d一二三四五六七八九十]+[名大]")
 _QUANTITATIVE = re.compile(r"多少|几|比例|占比|[率额]|规模|金额")
 # Abbreviations readers use for what reports spell out.
@@ -196,6 +200,7 @@ def _runs(question: str) -> tuple[list[str], list[str]]:
     text = _TIME.sub("|", text)
     for word in _QUESTION_WORDS:
         text = text.replace(word, "|")
+    text = _MEASURE.sub("|", text)
     runs: list[str] = []
     current: list[str] = []
     for char in text:

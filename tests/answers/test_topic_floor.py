@@ -115,3 +115,20 @@ def test_a_list_of_a_thousand_items_and_a_table_of_500_columns_are_read_without_
     header = " | ".join(f"列{i}" for i in range(500))
     row = " | ".join(["研发费用"] + [str(i) for i in range(499)])
     assert len(units(f"{header}\n\n{row}")) >= 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_comparison_says_which_is_higher_and_by_how_much_each_figure_cited_to_its_own(demo):
+    answer = demo.ask("对比星河稳健收益债券基金和星河医疗健康混合基金的三季度净值增长率")
+    first = answer.texts[0]
+    assert "星河医疗健康混合基金高于星河稳健收益债券基金，相差 6.73 个百分点" in first, first
+    documents = {answer.preview(c)["documentId"] for c in cited_ids(first)}
+    assert documents == {"xinghe-bond-fund-2026q3", "xinghe-health-fund-2026q3"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_compared_entity_with_no_document_says_so_on_its_line(demo):
+    answer = demo.ask("星河医疗健康混合基金和宁德时代的三季度净值增长率分别是多少？")
+    first = answer.texts[0]
+    assert "- 宁德时代：未检索到关于「宁德时代」的文档。" in first, first
+    assert "7.85" in answer.text
