@@ -15,6 +15,10 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+# The longest piece a question or phrase is matched by (a term, a figure's label): a
+# 10,000-character question is read in linear time, not cubic.
+MAX_PIECE = 32
+
 # Question words and particles: they carry no subject.
 _QUESTION_WORDS = (
     "是多少",
@@ -86,6 +90,9 @@ _PERIOD = re.compile(
 _QUARTER = {"一": "1", "二": "2", "三": "3", "四": "4"}
 # Single characters that are grammar at a phrase's edge, not part of what is asked
 # (创新药收入在…中占多大比重 → 创新药收入, 比重).
+# Heads that name the form of an answer, not its subject (收入规模 asks for 收入, 业务构成
+# for 业务): dropped from the end of a phrase that keeps two characters.
+_LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据")
 _EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有由")
 _ENUMERATES = re.compile(r"哪些|分别|名单|列表|前[\d一二三四五六七八九十]+[名大]")
 _QUANTITATIVE = re.compile(r"多少|几|比例|占比|[率额]|规模|金额")
@@ -163,7 +170,7 @@ def _mask(term: str, text: str) -> list[bool]:
             covered[at : at + len(key)] = [True] * len(key)
     i = 0
     while i < len(term):
-        for j in range(len(term), i + 1, -1):
+        for j in range(min(len(term), i + MAX_PIECE), i + 1, -1):
             if term[i:j] in text:
                 covered[i:j] = [True] * (j - i)
                 i = j
@@ -222,7 +229,7 @@ def _segment(run: str, corpus: str) -> list[tuple[str, bool]]:
     unknown: list[str] = []
     while i < len(run):
         match = 0
-        for j in range(len(run), i + 1, -1):
+        for j in range(min(len(run), i + MAX_PIECE), i + 1, -1):
             piece = run[i:j]
             if piece in corpus or piece in LEXICON:
                 match = j - i
@@ -312,6 +319,10 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
                 piece = piece[1:]
             while piece and piece[-1] in _EDGE_FUNCTION:
                 piece = piece[:-1]
+            for light in _LIGHT_HEADS:
+                if piece.endswith(light) and len(piece) - len(light) >= 2:
+                    piece = piece[: -len(light)]
+                    break
             if len(piece) >= 2 and piece not in out:
                 out.append(piece)
     return out
