@@ -1,13 +1,17 @@
+from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from enum import StrEnum
 
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import models, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import pgettext_lazy
 
 from foundation.errors import ErrorCode, SparkTideError
+from knowledge.text import MAX_TOKEN_CHARS
+from knowledge.vocabulary import entity_aliases
 from tenancy.models import App, Tenant
 
 
@@ -186,7 +190,19 @@ class KnowledgeVersion(models.Model):
             self.published_at = timezone.now()
         if self.status == self.Status.REVOKED and self.revoked_at is None:
             self.revoked_at = timezone.now()
-        super().save(*args, **kwargs)
+        publishing = self.status == self.Status.PUBLISHED and not self._stored_published()
+        with transaction.atomic():
+            super().save(*args, **kwargs)
+            if publishing:
+                # In the publishing transaction: a search sees the version PUBLISHED
+                # with its complete statistics, or not PUBLISHED at all.
+                build_version_index(self)
+
+    def _stored_published(self) -> bool:
+        return (
+            self.pk is not None
+            and type(self).objects.filter(pk=self.pk, status=self.Status.PUBLISHED).exists()
+        )
 
     def delete(self, *args, **kwargs):
         if self.is_frozen:
@@ -405,3 +421,102 @@ def user_may_read_document(user, document: Document, *, checker=None) -> bool:
     if checker is not None:
         return checker.has_perm("read_document", document)
     return user.has_perm("knowledge.read_document", document)
+
+
+class VersionIndex(models.Model):
+    """A published version's search statistics, computed once when it is published
+    (``knowledge.statistics.build_version_index``) and never changed: its chunks,
+    their total length in search tokens, and the entity aliases of its titles."""
+
+    version = models.OneToOneField(
+        KnowledgeVersion, on_delete=models.CASCADE, primary_key=True, related_name="index"
+    )
+    chunk_count = models.PositiveIntegerField()
+    token_count = models.PositiveBigIntegerField()
+    entities = models.JSONField(default=dict, blank=True)
+    built_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = pgettext_lazy("model", "版本检索统计")
+        verbose_name_plural = pgettext_lazy("models", "版本检索统计")
+
+
+class VersionTerm(models.Model):
+    """How many chunks of a version hold a search token (its document frequency)."""
+
+    version = models.ForeignKey(KnowledgeVersion, on_delete=models.CASCADE, related_name="+")
+    token = models.CharField(max_length=64)
+    chunks = models.PositiveIntegerField()
+
+    class Meta:
+        verbose_name = pgettext_lazy("model", "版本检索词频")
+        verbose_name_plural = pgettext_lazy("models", "版本检索词频")
+        constraints = [
+            models.UniqueConstraint(fields=["version", "token"], name="versionterm_unique_token")
+        ]
+
+
+class Vocabulary(models.Model):
+    """Vocabulary an operator declared (manifest ``vocabulary:``, ``ingest --vocabulary``):
+    tenant-wide when ``knowledge`` is null, else for that knowledge. ``entries`` is
+    ``{term: [expansion, …]}`` as ``knowledge.vocabulary.validate_entries`` accepted it."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    knowledge = models.OneToOneField(
+        Knowledge, on_delete=models.CASCADE, null=True, blank=True, related_name="vocabulary"
+    )
+    entries = models.JSONField(default=dict)
+
+    class Meta:
+        verbose_name = pgettext_lazy("model", "领域词表")
+        verbose_name_plural = pgettext_lazy("models", "领域词表")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant"],
+                condition=models.Q(knowledge__isnull=True),
+                name="vocabulary_one_tenant_wide",
+            )
+        ]
+
+
+@dataclass(frozen=True)
+class VersionCounts:
+    chunk_count: int
+    token_count: int
+    frequencies: Counter[str]
+    titles: list[str]
+
+
+def count_version(version: KnowledgeVersion) -> VersionCounts:
+    """A version's search statistics, read from its chunks (nothing written)."""
+    frequencies: Counter[str] = Counter()
+    chunk_count = token_count = 0
+    rows = Chunk.objects.filter(document__version=version).values_list("search_text", flat=True)
+    for search_text in rows.iterator(chunk_size=2000):
+        tokens = search_text.split()
+        chunk_count += 1
+        token_count += len(tokens)
+        frequencies.update(t for t in set(tokens) if len(t) <= MAX_TOKEN_CHARS)
+    titles = list(version.documents.values_list("title", flat=True))
+    return VersionCounts(chunk_count, token_count, frequencies, titles)
+
+
+def build_version_index(version: KnowledgeVersion) -> bool:
+    """Compute and store ``version``'s statistics; False if they were already stored
+    (they never change: a published version's chunks cannot). REMOTE versions have none."""
+    if version.knowledge.type == Knowledge.Type.REMOTE:
+        return False
+    if VersionIndex.objects.filter(version=version).exists():
+        return False
+    counts = count_version(version)
+    VersionTerm.objects.bulk_create(
+        (VersionTerm(version=version, token=t, chunks=n) for t, n in counts.frequencies.items()),
+        batch_size=5000,
+    )
+    VersionIndex.objects.create(
+        version=version,
+        chunk_count=counts.chunk_count,
+        token_count=counts.token_count,
+        entities=entity_aliases(counts.titles).entries(),
+    )
+    return True
