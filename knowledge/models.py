@@ -5,9 +5,11 @@ from enum import StrEnum
 
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import BigIntegerField, Exists, OuterRef, Q, QuerySet
+from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.translation import pgettext_lazy
+from guardian.utils import get_group_obj_perms_model, get_user_obj_perms_model
 
 from foundation.errors import ErrorCode, SparkTideError
 from knowledge.text import MAX_TOKEN_CHARS
@@ -405,8 +407,49 @@ class Lease(models.Model):
         return self.revoked_at is None and (self.expires_at is None or self.expires_at > now)
 
 
+def readable_documents(owner, versions: Iterable[KnowledgeVersion]) -> QuerySet[Document]:
+    """Documents of the given versions the owner may read, as one lazy query: the
+    document ACL as a query (retrieval), beside ``user_may_read_document``, the same
+    rule for one document (source proof, preview). An inactive user reads nothing;
+    the document must belong to the owner's tenant; unrestricted documents are
+    readable by every user of it, restricted ones need ``knowledge.read_document`` on
+    the document, held by the user or one of their groups — or a superuser, as
+    Django's has_perm grants.
+    """
+    if owner is None or owner.pk is None or not owner.is_active:
+        return Document.objects.none()
+    documents = Document.objects.filter(
+        version__in=[version.pk for version in versions],
+        version__knowledge__tenant__users__user_id=owner.pk,
+    )
+    if owner.is_superuser:
+        return documents
+    permission = {
+        "permission__codename": "read_document",
+        "permission__content_type__app_label": "knowledge",
+        "content_type__app_label": "knowledge",
+        "content_type__model": "document",
+    }
+    # guardian stores object_pk as text; cast it (as guardian does) rather than
+    # casting every document id.
+    by_user = (
+        get_user_obj_perms_model()
+        ._default_manager.filter(user_id=owner.pk, **permission)
+        .annotate(document_id=Cast("object_pk", BigIntegerField()))
+        .values("document_id")
+    )
+    by_group = (
+        get_group_obj_perms_model()
+        ._default_manager.filter(group__user=owner.pk, **permission)
+        .annotate(document_id=Cast("object_pk", BigIntegerField()))
+        .values("document_id")
+    )
+    return documents.filter(Q(restricted=False) | Q(pk__in=by_user) | Q(pk__in=by_group))
+
+
 def user_may_read_document(user, document: Document, *, checker=None) -> bool:
-    """The owner's current right to read a document (tenant + ACL).
+    """The owner's current right to read a document (tenant + ACL); the same rule
+    as ``readable_documents`` (tests/knowledge/test_document_acl.py holds them equal).
 
     ``checker`` is a guardian ObjectPermissionChecker with prefetched perms, so
     callers deciding many documents do it in a bounded number of queries.

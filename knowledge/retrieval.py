@@ -16,12 +16,10 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.db.models import BigIntegerField, Q, QuerySet
-from django.db.models.functions import Cast
-from guardian.utils import get_group_obj_perms_model, get_user_obj_perms_model
+from django.db.models import Q
 
 from knowledge.context import TrustedContext
-from knowledge.models import Chunk, Document, Knowledge, KnowledgeVersion
+from knowledge.models import Chunk, Document, Knowledge, KnowledgeVersion, readable_documents
 from knowledge.models import Vocabulary as DeclaredVocabulary
 from knowledge.ranking import (
     Bm25,
@@ -233,48 +231,6 @@ def search_remote(
         ],
         getattr(items, "refused", ()),
     )
-
-
-def readable_documents(owner, versions: Sequence[KnowledgeVersion]) -> QuerySet[Document]:
-    """Documents of the given versions the owner may read, as one lazy query.
-
-    Mirrors ``user_may_read_document`` (the preview's check): the document must
-    belong to the owner's tenant; unrestricted documents are readable by every user
-    of it, restricted ones need ``knowledge.read_document`` on the document, held
-    by the user or one of their groups — or an active superuser, as Django's
-    has_perm grants. Inactive users hold no object permissions.
-    """
-    if owner is None or owner.pk is None:
-        return Document.objects.none()
-    documents = Document.objects.filter(
-        version__in=[version.pk for version in versions],
-        version__knowledge__tenant__users__user_id=owner.pk,
-    )
-    if not owner.is_active:
-        return documents.filter(restricted=False)
-    if owner.is_superuser:
-        return documents
-    permission = {
-        "permission__codename": "read_document",
-        "permission__content_type__app_label": "knowledge",
-        "content_type__app_label": "knowledge",
-        "content_type__model": "document",
-    }
-    # guardian stores object_pk as text; cast it (as guardian does) rather than
-    # casting every document id.
-    by_user = (
-        get_user_obj_perms_model()
-        ._default_manager.filter(user_id=owner.pk, **permission)
-        .annotate(document_id=Cast("object_pk", BigIntegerField()))
-        .values("document_id")
-    )
-    by_group = (
-        get_group_obj_perms_model()
-        ._default_manager.filter(group__user=owner.pk, **permission)
-        .annotate(document_id=Cast("object_pk", BigIntegerField()))
-        .values("document_id")
-    )
-    return documents.filter(Q(restricted=False) | Q(pk__in=by_user) | Q(pk__in=by_group))
 
 
 def managed_source_ref(chunk: Chunk, document: Document) -> dict:
