@@ -522,6 +522,19 @@ class Vocabulary(models.Model):
         ]
 
 
+def declare_vocabulary(tenant: Tenant, knowledge: Knowledge | None, entries: dict) -> bool:
+    """Store validated entries (``knowledge.vocabulary.validate_entries(...).entries()``)
+    as the tenant's (knowledge None) or one knowledge's, replacing what was declared;
+    True if anything changed. It applies from the next search; no statistics change."""
+    current = Vocabulary.objects.filter(tenant=tenant, knowledge=knowledge).first()
+    if current is not None and current.entries == entries:
+        return False
+    Vocabulary.objects.update_or_create(
+        tenant=tenant, knowledge=knowledge, defaults={"entries": entries}
+    )
+    return True
+
+
 @dataclass(frozen=True)
 class VersionCounts:
     chunk_count: int

@@ -122,6 +122,7 @@ def validate_entries(entries: object, *, path: str = "") -> Vocabulary:
     if len(entries) > MAX_ENTRIES:
         raise VocabularyError(path, f"at most {MAX_ENTRIES} terms")
     prefix = f"{path}." if path else ""
+    checked: dict[str, list[str]] = {}
     for term, expansions in entries.items():
         where = f"{prefix}{term!s:.{MAX_TERM_CHARS}}"
         _check_term(term, where)
@@ -133,7 +134,8 @@ def validate_entries(entries: object, *, path: str = "") -> Vocabulary:
             raise VocabularyError(where, f"at most {MAX_EXPANSIONS} expansions")
         for i, expansion in enumerate(expansions):
             _check_term(expansion, f"{where}[{i}]")
-    vocabulary = Vocabulary(entries)
+        checked[term] = expansions
+    vocabulary = Vocabulary(checked)
     for term in vocabulary.entries():
         if term in _reachable(vocabulary, term):
             raise VocabularyError(
