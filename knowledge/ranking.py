@@ -160,7 +160,8 @@ class Bm25:
     def stages(self) -> list[list[str]]:
         stages: list[list[str]] = []
         for budget in (*STAGE_BUDGETS, math.inf):
-            rare, total = [], 0
+            rare: list[str] = []
+            total = 0
             for token in self.order:
                 total += self.frequencies[token]
                 if rare and total > budget:
@@ -207,10 +208,10 @@ def holding_any(candidates: QuerySet[Chunk], tokens: list[str]) -> QuerySet[Chun
         )
         return candidates.alias(match=match).filter(match=True)
     # A substring is a superset ("ab" is inside "abc"); the score counts exact tokens.
-    any_token = Q()
+    contains_any = Q()
     for token in tokens:
-        any_token |= Q(search_text__contains=token)
-    return candidates.filter(any_token)
+        contains_any |= Q(search_text__contains=token)
+    return candidates.filter(contains_any)
 
 
 def _tsquery_literal(token: str) -> str:

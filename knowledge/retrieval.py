@@ -25,6 +25,7 @@ from knowledge.ranking import (
     Bm25,
     SearchPlan,
     StoredIndex,
+    holding_any,
     stored_indexes,
     top_chunks,
     version_statistics,
@@ -111,29 +112,44 @@ def retrieve(
         .usable_by(app)
         .values_list("pk", flat=True)
     )
+    asked = [v.label for v in versions]
+    not_usable = sum(1 for v in versions if v.pk not in usable)
     versions = [v for v in versions if v.pk in usable]
     managed = [v for v in versions if v.knowledge.type != Knowledge.Type.REMOTE]
     remote = [v for v in versions if v.knowledge.type == Knowledge.Type.REMOTE]
     results: list[RetrievedItem] = []
     refused: list[RefusedItem] = []
+    searched = Searched([])
     if managed:
-        results.extend(search_managed(managed, query=query, top_k=top_k, owner=owner))
+        searched = search_managed(managed, query=query, top_k=top_k, owner=owner)
+        results.extend(searched)
     for version in remote:
         found = search_remote(version, query=query, top_k=top_k, context=context)
         results.extend(found)
         refused.extend(getattr(found, "refused", ()))
     # sorted() is stable: equal scores keep managed first, then remotes in the
     # order given, each in its own rank order.
-    return Retrieved(sorted(results, key=lambda item: -item.score)[:top_k], refused)
+    plan = searched.plan
+    # The question's text itself stays private (CitationReference.query): the trace
+    # holds the terms it was searched by.
+    trace = {
+        "terms": list(plan.query_tokens) if plan else [],
+        "expansions": {t: list(e) for t, e in plan.expansions.items()} if plan else {},
+        "versions": asked,
+        "refused": {"versions": not_usable, "acl": searched.acl_refused},
+    }
+    return Retrieved(sorted(results, key=lambda item: -item.score)[:top_k], refused, trace)
 
 
 class Retrieved(list):
     """Retrieved items, best first; ``refused`` lists the REMOTE items left out
-    at the storage boundary (the engine reports each as a tool error)."""
+    at the storage boundary (the engine reports each as a tool error); ``trace`` is
+    what the search looked for and left out (counts only), for the run's record."""
 
-    def __init__(self, items=(), refused=()) -> None:
+    def __init__(self, items=(), refused=(), trace: dict | None = None) -> None:
         super().__init__(items)
         self.refused: tuple[RefusedItem, ...] = tuple(refused)
+        self.trace: dict = trace or {}
 
 
 def search_managed(
@@ -163,8 +179,17 @@ def search_managed(
     statistics = version_statistics(indexes, list(plan.weights))
     scorer = Bm25(statistics, plan.weights)
     scored = top_chunks(Chunk.objects.filter(document__in=documents), scorer, top_k)
+    # Chunks holding the rarest term that the ACL kept out: a count, never which.
+    acl_refused = (
+        holding_any(
+            Chunk.objects.filter(document__version__in=versions).exclude(document__in=documents),
+            scorer.order[:1],
+        ).count()
+        if scorer.order
+        else 0
+    )
     if not scored:
-        return Searched([], plan)
+        return Searched([], plan, acl_refused=acl_refused)
     chunks = (
         Chunk.objects.select_related("document")
         .defer(*_NOT_NEEDED)
@@ -172,17 +197,23 @@ def search_managed(
     )
     best = scored[0][1] or 1.0
     return Searched(
-        [_managed_item(chunks[pk], by_pk, score / best) for pk, score in scored], plan, scored
+        [_managed_item(chunks[pk], by_pk, score / best) for pk, score in scored],
+        plan,
+        scored,
+        acl_refused=acl_refused,
     )
 
 
 class Searched(list):
     """Managed items, best first, with the plan searched and each hit's raw score."""
 
-    def __init__(self, items=(), plan: SearchPlan | None = None, scored=()) -> None:
+    def __init__(
+        self, items=(), plan: SearchPlan | None = None, scored=(), acl_refused: int = 0
+    ) -> None:
         super().__init__(items)
         self.plan = plan
         self.raw_scores = [score for _, score in scored]
+        self.acl_refused = acl_refused
 
 
 def vocabulary_for(

@@ -117,3 +117,8 @@ def test_an_inactive_owner_retrieves_nothing_not_even_unrestricted_documents(ver
     bob.save()
 
     assert keys(version, bob) == []
+
+
+def test_a_search_counts_the_chunks_the_acl_kept_out_without_naming_them(version, alice, bob):
+    assert search_managed([version], query="营收", top_k=5, owner=bob).acl_refused == 1
+    assert search_managed([version], query="营收", top_k=5, owner=alice).acl_refused == 0
