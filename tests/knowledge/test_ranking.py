@@ -8,9 +8,11 @@ import json
 import math
 import random
 from collections import Counter
+from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 
 from knowledge import ranking
@@ -158,3 +160,18 @@ def test_a_search_never_sees_a_version_publishing_without_its_statistics(tenant,
     assert tokens == ["营收"]
     version.save()
     assert VersionIndex.objects.filter(version=version).exists()
+
+
+def test_index_knowledge_stores_the_statistics_a_bulk_publish_skipped(tenant):
+    version = make_knowledge(tenant)
+    add_document(version, ["营收增长。"])
+    KnowledgeVersion.objects.filter(pk=version.pk).update(status=KnowledgeVersion.Status.PUBLISHED)
+    assert not VersionIndex.objects.filter(version=version).exists()
+
+    out = StringIO()
+    call_command("index_knowledge", stdout=out)
+
+    assert VersionIndex.objects.get(version=version).chunk_count == 1
+    assert "1 version(s) indexed" in out.getvalue()
+    call_command("index_knowledge", stdout=out)
+    assert "0 version(s) indexed" in out.getvalue()
