@@ -21,6 +21,24 @@ then publishes it. It prints:
 question at the largest size. It drops the bench database at the end unless --keep-db;
 ``--reuse-db`` searches the versions a ``--keep-db`` run left (no ingest, no ingest figures),
 to iterate on the search alone.
+
+Relevance mode (``--relevance``) measures what comes back instead of how fast:
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/ BENCH_DB_SUFFIX=… .venv/bin/python \
+        bench/retrieval.py --relevance [--sqlite] [--show-misses] [--keep-db]
+
+It ingests the labeled corpus of ``bench/relevance/corpus.py`` (168 documents of 28
+invented companies: periodic reports, announcements, broker notes; one chunk per page)
+as ONE published MANAGED version with ``ingest_document``, into ``sparktide_relevance``
+(suffix ``BENCH_DB_SUFFIX``) on the server of DATABASE_URL, or with ``--sqlite`` into a
+temporary SQLite file (the embedded default's engine and settings). Each hand-written
+query of ``bench/relevance/queries.json`` (tuning) and ``queries_heldout.json`` (held
+out: never tune against it) goes through ``sparktide_search``: the call path of the
+runtime's ``search_knowledge`` tool (``select_versions`` then ``retrieve``, top 5), and
+through two baselines over the same pages (character-bigram overlap; jieba search mode +
+BM25). It prints recall@1, recall@5 and MRR@5 per kind and overall, for each file
+separately, and how many queries each system gets right that the others miss.
+``--show-misses`` lists SparkTide's misses with what it returned.
 """
 
 from __future__ import annotations
@@ -152,7 +170,7 @@ def search(version, owner, searches: int) -> tuple[list[float], dict[str, float]
 def search_floor(bench_url: str, version, searches: int) -> list[float]:
     import psycopg
 
-    from knowledge.retrieval import MAX_QUERY_TOKENS, _tsquery_literal
+    from knowledge.ranking import MAX_QUERY_TOKENS, _tsquery_literal
     from knowledge.text import search_tokens
 
     sql = (
@@ -194,6 +212,143 @@ def explain(version, owner, question: str) -> None:
             print("  " + line)
 
 
+# --- relevance mode ---------------------------------------------------------------------
+
+RELEVANCE_DB = "sparktide_relevance"
+
+
+class RelevanceSetup:
+    """A tenant, its owner, an app leased to the corpus version, and an agent that may
+    search it: what a run's ``search_knowledge`` call has in hand."""
+
+    def __init__(self, documents) -> None:
+        from django.db import transaction
+
+        from knowledge.context import TrustedContext
+        from knowledge.ingest import ingest_document
+        from knowledge.models import Chunk
+        from tests import factories
+
+        tenant = factories.make_tenant("relevance", "Relevance")
+        self.owner = factories.make_user(tenant, "analyst")
+        self.app = factories.make_app(tenant, "research", members=[self.owner])
+        self.version = factories.make_knowledge(tenant, "reports", version="1")
+        started = time.perf_counter()
+        for first in range(0, len(documents), 10):
+            with transaction.atomic():
+                for d in documents[first : first + 10]:
+                    ingest_document(self.version, key=d.key, title=d.title, pages=list(d.pages))
+        self.ingest_s = time.perf_counter() - started
+        factories.publish(self.version)
+        factories.lease(self.app, self.version)
+        self.agent_version = factories.make_agent(
+            tenant,
+            "analyst",
+            model=factories.scripted(),
+            knowledge=[self.version],
+            pin_to=[self.app],
+        )
+        self.context = TrustedContext(
+            tenant=tenant.key,
+            app=self.app.slug,
+            user=self.owner.get_username(),
+            business_session_id="relevance-bench",
+        )
+        chunks = Chunk.objects.filter(document__version=self.version)
+        self.chunks = chunks.count()
+        self.pages = chunks.values("document_id", "page").distinct().count()
+
+
+def sparktide_search(setup: RelevanceSetup, query: str, top_k: int) -> list[tuple[str, int]]:
+    """SparkTide's answer to one query, as (document key, page) best first.
+
+    The runtime's ``search_knowledge`` tool (runtime/tools.py) does exactly this
+    before it issues citations: the agent version's routing picks the versions, then
+    ``retrieve`` searches those the app may use, as the run's owner. Re-point this
+    function, and only it, if those modules move."""
+    from knowledge.retrieval import retrieve, select_versions
+
+    versions = select_versions(setup.agent_version, query)
+    items = retrieve(
+        versions=versions,
+        query=query,
+        top_k=top_k,
+        owner=setup.owner,
+        app=setup.app,
+        context=setup.context,
+    )
+    return [(item.source_ref["id"], item.source_ref["page"]) for item in items]
+
+
+def relevance(args) -> None:
+    import shutil
+    import tempfile
+
+    from bench.relevance import corpus
+    from bench.relevance import evaluate as ev
+
+    documents = corpus.build_corpus()
+    by_key = {d.key: d for d in documents}
+    files = {
+        f"{which} ({corpus.QUERY_FILES[which].name})": corpus.load_queries(which)
+        for which in corpus.QUERY_FILES
+    }
+    problems = [p for qs in files.values() for q in qs for p in corpus.query_problems(q, by_key)]
+    if problems:
+        sys.exit("the queries do not match the corpus:\n  " + "\n  ".join(problems))
+    order = ev.ingest_order(documents)
+    pages = ev.pages_of(order)
+    started = time.perf_counter()
+    bigram, bm25 = ev.BigramOverlap(pages), ev.JiebaBM25(pages)
+    baseline_s = time.perf_counter() - started
+
+    scratch = admin_url = None
+    if args.sqlite:
+        scratch = tempfile.mkdtemp(prefix="sparktide-relevance-")
+        bench_url = f"sqlite:///{scratch}/relevance.sqlite3"
+    else:
+        pub.BENCH_DB = RELEVANCE_DB + os.environ.get("BENCH_DB_SUFFIX", "")
+        admin_url, bench_url = pub._urls()
+        pub._recreate(admin_url)
+    try:
+        pub._setup_django(bench_url)
+        from django.db import connection, connections
+
+        setup = RelevanceSetup(order)
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("ANALYZE knowledge_chunk")
+                cursor.execute("ANALYZE knowledge_document")
+                cursor.execute("SHOW server_version")
+                engine = f"PostgreSQL {cursor.fetchone()[0].split()[0]} ({pub.BENCH_DB})"
+        else:
+            import sqlite3
+
+            engine = f"SQLite {sqlite3.sqlite_version} (temporary file)"
+        title = (
+            f"Relevance of managed retrieval — {engine}\n"
+            f"corpus: {len(documents)} documents, {len(pages)} pages, {setup.chunks} chunks "
+            f"({setup.pages} distinct pages) in one published MANAGED version; "
+            f"ingested in {setup.ingest_s:.1f} s; baselines indexed in {baseline_s:.1f} s"
+        )
+        ev.report(
+            title,
+            files,
+            {
+                "SparkTide": lambda q: sparktide_search(setup, q, ev.TOP_K),
+                bigram.name: bigram.search,
+                bm25.name: bm25.search,
+            },
+            show_misses="SparkTide" if args.show_misses else None,
+        )
+        connections.close_all()
+    finally:
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+        elif not args.keep_db:
+            pub._drop(admin_url)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
@@ -201,7 +356,15 @@ def main() -> None:
     parser.add_argument("--explain", action="store_true")
     parser.add_argument("--keep-db", action="store_true")
     parser.add_argument("--reuse-db", action="store_true")
+    parser.add_argument(
+        "--relevance", action="store_true", help="measure relevance instead of speed"
+    )
+    parser.add_argument("--sqlite", action="store_true", help="relevance on a temporary SQLite")
+    parser.add_argument("--show-misses", action="store_true", help="list SparkTide's misses")
     args = parser.parse_args()
+    if args.relevance:
+        relevance(args)
+        return
     sizes = [int(s) for s in args.sizes.split(",")]
     admin_url, bench_url = pub._urls()
     if args.reuse_db:

@@ -2,12 +2,19 @@
 
 from pathlib import Path
 
+import yaml
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils.text import slugify
 
 from knowledge.files import UnreadableFile, ingest_file, read_file
-from knowledge.models import ImmutableVersionError, Knowledge, KnowledgeVersion
+from knowledge.models import (
+    ImmutableVersionError,
+    Knowledge,
+    KnowledgeVersion,
+    declare_vocabulary,
+)
+from knowledge.vocabulary import VocabularyError, validate_entries
 from tenancy.models import Tenant
 
 
@@ -17,6 +24,18 @@ def parse_target(target: str) -> tuple[str, str, str]:
     if not (slash and at and tenant and key and version):
         raise CommandError(f"the target must be TENANT/KNOWLEDGE@VERSION, got {target!r}")
     return tenant, key, version
+
+
+def read_vocabulary(name: str) -> dict[str, list[str]]:
+    try:
+        text = Path(name).read_text(encoding="utf-8")
+        data = yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise CommandError(f"{name}: not a readable YAML or JSON file ({type(exc).__name__})")
+    try:
+        return validate_entries(data).entries()
+    except VocabularyError as exc:
+        raise CommandError(f"{name}: {exc}")
 
 
 class Command(BaseCommand):
@@ -46,11 +65,18 @@ class Command(BaseCommand):
             help="create the MANAGED knowledge base if it does not exist",
         )
         parser.add_argument("--publish", action="store_true", help="publish the version afterwards")
+        parser.add_argument(
+            "--vocabulary",
+            metavar="FILE",
+            help="a YAML or JSON mapping {term: [what the documents print instead]}, stored as "
+            "this knowledge's search vocabulary (replacing the one declared before)",
+        )
 
     def handle(self, *args, target, files, key, title, source_version, restricted, **options):
         if len(files) > 1 and (key or title):
             raise CommandError("--key and --title name one document: give one file with them")
         tenant_key, knowledge_key, label = parse_target(target)
+        vocabulary = read_vocabulary(options["vocabulary"]) if options.get("vocabulary") else None
         parsed = []
         for name in files:
             try:
@@ -62,6 +88,10 @@ class Command(BaseCommand):
                 version = self.draft_version(
                     tenant_key, knowledge_key, label, create=options["create_knowledge"]
                 )
+                if vocabulary is not None:
+                    knowledge = version.knowledge
+                    if declare_vocabulary(knowledge.tenant, knowledge, vocabulary):
+                        self.stdout.write(f"vocabulary of {knowledge}: {len(vocabulary)} term(s)")
                 for path, document in parsed:
                     doc_key = key or slugify(path.stem) or path.stem
                     if version.documents.filter(key=doc_key).exists():
