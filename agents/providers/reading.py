@@ -15,6 +15,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from knowledge.vocabulary import BUILTIN
+
 # The longest piece a question or phrase is matched by (a term, a figure's label): a
 # 10,000-character question is read in linear time, not cubic.
 MAX_PIECE = 32
@@ -96,24 +98,21 @@ _LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据")
 _EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有由")
 _ENUMERATES = re.compile(r"哪些|分别|名单|列表|前[\d一二三四五六七八九十]+[名大]")
 _QUANTITATIVE = re.compile(r"多少|几|比例|占比|[率额]|规模|金额")
-# Abbreviations readers use for what reports spell out.
-LEXICON = {
-    "营收": ("营业收入",),
-    "收入": ("营业收入",),
-    "归母净利润": ("归属于上市公司股东的净利润", "归母净利润"),
-    "扣非净利润": ("扣除非经常性损益后的净利润",),
-    "净利": ("净利润",),
-    "仓位": ("仓位", "占比"),
-    "重仓股": ("前五名股票", "重仓股", "第一大重仓股"),
-    "净值增长": ("净值增长率",),
-    "研发投入": ("研发费用", "研发投入"),
-    "现金流": ("现金流量净额", "现金流"),
-    "风险": ("风险提示", "风险"),
-    "比例": ("比例", "占比", "占基金资产净值"),
-    "比重": ("比重", "占比", "比例", "占"),
-    "增速": ("增长率", "同比增长", "增速", "增长"),
-    "持有": ("持有", "持仓"),
-}
+
+
+def _lexicon() -> dict[str, tuple[str, ...]]:
+    """Each term of the domain vocabulary (knowledge/vocabulary.py, one home for synonyms,
+    abbreviations and period aliases) with what a text may print for it: itself or any of
+    its expansions."""
+    return {
+        term: (term, *sorted(BUILTIN.expand(term)))
+        for term in BUILTIN.entries()
+        if not term.isascii()  # ASCII terms (eps, q3) are matched as words by the vocabulary
+    }
+
+
+LEXICON = _lexicon()
+_SHARE = re.compile(r"占[^，。；,;\n]{0,24}?\d+(?:\.\d+)?\s*[%％]")
 
 _HEADING = re.compile(
     r"^(?:第[一二三四五六七八九十百\d]+[节章部分]|§\s*\d+|[一二三四五六七八九十]+、|#+\s)"
@@ -166,7 +165,11 @@ def _mask(term: str, text: str) -> list[bool]:
     covered = [False] * len(term)
     for key, expansions in LEXICON.items():
         at = term.find(key)
-        if at >= 0 and any(e in text for e in expansions):
+        stated = any(e in text for e in expansions)
+        if not stated and "占比" in expansions:
+            # A share is written as 占…的 N%: "占营业收入的 39.9%" states 占比 / 比重.
+            stated = bool(_SHARE.search(text))
+        if at >= 0 and stated:
             covered[at : at + len(key)] = [True] * len(key)
     i = 0
     while i < len(term):
