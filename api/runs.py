@@ -62,6 +62,11 @@ RunOut = inline_serializer(
         "createdAt": serializers.DateTimeField(),
         "completedAt": serializers.DateTimeField(required=False),
         "sessionId": serializers.CharField(),
+        "searches": serializers.ListField(
+            child=serializers.DictField(),
+            required=False,
+            help_text="getRun only: each search_knowledge call (docs/api.md, Run searches)",
+        ),
     },
 )
 
@@ -142,7 +147,7 @@ class RunDetailView(APIView):
     @extend_schema(responses={200: RunOut}, operation_id="getRun")
     def get(self, request, app, run_id):
         run = access_run_for_owner(request.user, app, run_id)
-        return Response(selectors.public_run(run))
+        return Response(selectors.run_detail(run))
 
 
 class RunEventsView(APIView):

@@ -8,9 +8,10 @@ from django.db.models import F, Q
 from django.utils.translation import gettext as _
 
 from foundation.errors import ErrorCode, SparkTideError
+from publication.models import SourceBinding
 from publication.reader import RunReader
 from runs.events import TERMINAL_EVENT_TYPES, log_page
-from runs.models import Run, RunEvent
+from runs.models import JournalEntry, Run, RunEvent
 from runs.streams import live_streams
 
 MAX_EVENTS_PAGE = 1000
@@ -35,6 +36,11 @@ def public_run(run: Run) -> dict:
     return data
 
 
+def run_detail(run: Run) -> dict:
+    """The run as its owner reads it (getRun): public_run and the run's searches."""
+    return {**public_run(run), "searches": run_searches(run)}
+
+
 def events_page(run: Run, *, after: int, limit: int) -> dict:
     events = list(log_page(run.pk, after=after, limit=limit))
     hydrated = RunReader(run).hydrate(events)
@@ -47,6 +53,33 @@ def events_page(run: Run, *, after: int, limit: int) -> dict:
         # The live turn's text so far (docs/events.md, "The text stream"): not events.
         page["stream"] = live_streams(run.pk)
     return page
+
+
+def run_searches(run: Run) -> list[dict]:
+    """Each ``search_knowledge`` call of the run, in order: the query as searched (its
+    terms and vocabulary expansions), the versions asked, each hit (rank, score relative
+    to its source's best, document, page, citation ID, and ``cited``: a current
+    revision of the published answer cites it, verified) and the hits refused (counts:
+    versions the app may not use, chunks the owner's document ACL kept out). Two queries."""
+    cited = set(
+        SourceBinding.objects.filter(
+            revision__block__run=run,
+            verified=True,
+            citation__isnull=False,
+            revision__revision=F("revision__block__current_revision"),
+        ).values_list("citation_id", flat=True)
+    )
+    searches = []
+    for entry in JournalEntry.objects.filter(
+        run=run, kind=JournalEntry.Kind.NOTE, tool="search_knowledge"
+    ).order_by("id"):
+        search = dict(entry.data.get("search") or {})
+        search["step"] = entry.step
+        search["hits"] = [
+            {**hit, "cited": hit.get("citationId") in cited} for hit in search.get("hits", [])
+        ]
+        searches.append(search)
+    return searches
 
 
 def answer(run: Run) -> dict:

@@ -170,7 +170,7 @@ def search(version, owner, searches: int) -> tuple[list[float], dict[str, float]
 def search_floor(bench_url: str, version, searches: int) -> list[float]:
     import psycopg
 
-    from knowledge.retrieval import MAX_QUERY_TOKENS, _tsquery_literal
+    from knowledge.ranking import MAX_QUERY_TOKENS, _tsquery_literal
     from knowledge.text import search_tokens
 
     sql = (

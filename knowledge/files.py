@@ -125,7 +125,7 @@ def _pdf(stream: BinaryIO, name: str) -> tuple[str, list[str]]:
         reader = PdfReader(stream)
         if reader.is_encrypted:
             raise UnreadableFile(f"{name}: the PDF is encrypted; give an unencrypted copy")
-        pages = [page.extract_text() or "" for page in reader.pages]
+        pages = [_pdf_tables(page.extract_text() or "") for page in reader.pages]
         title = (reader.metadata.title or "") if reader.metadata else ""
     except (PdfReadError, ValueError, KeyError) as exc:
         if isinstance(exc, UnreadableFile):
@@ -134,6 +134,45 @@ def _pdf(stream: BinaryIO, name: str) -> tuple[str, list[str]]:
     if not pages:
         raise UnreadableFile(f"{name}: the PDF has no pages")
     return str(title).strip(), pages
+
+
+_NUMERIC_CELL = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?[%％]?$")
+
+
+def _pdf_tables(text: str) -> str:
+    """A typeset table as pypdf gives it — one line a row, cells split by spaces — written
+    as rows of `` | ``-joined cells, each its own paragraph, like a Markdown or DOCX table:
+    a line of ≥ 3 labels followed by lines of as many cells, at least half of those after
+    the row label figures. Any other line (prose with spaces around its figures) is left
+    as it is."""
+    lines = text.split("\n")
+    cells = [line.split() for line in lines]
+    out: list[str] = []
+    i = 0
+
+    def numeric(row: list[str]) -> int:
+        return sum(1 for cell in row[1:] if _NUMERIC_CELL.match(cell))
+
+    while i < len(lines):
+        width = len(cells[i])
+        j = i + 1
+        # A header of labels, then rows whose cells after the row label are mostly figures.
+        while (
+            width >= 3
+            and numeric(cells[i]) == 0
+            and j < len(lines)
+            and len(cells[j]) == width
+            and 2 * numeric(cells[j]) >= width - 1
+        ):
+            j += 1
+        if j - i >= 2:
+            for row in cells[i:j]:
+                out += ["", " | ".join(row), ""]
+            i = j
+            continue
+        out.append(lines[i])
+        i += 1
+    return "\n".join(out)
 
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"

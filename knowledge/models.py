@@ -1,14 +1,20 @@
+from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import models
-from django.db.models import Exists, OuterRef
+from django.db import models, transaction
+from django.db.models import BigIntegerField, Exists, OuterRef, Q, QuerySet
+from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.translation import pgettext_lazy
+from guardian.utils import get_group_obj_perms_model, get_user_obj_perms_model
 
 from foundation.errors import ErrorCode, SparkTideError
+from knowledge.text import MAX_TOKEN_CHARS
+from knowledge.vocabulary import entity_aliases
 from tenancy.models import App, Tenant
 
 
@@ -182,7 +188,19 @@ class KnowledgeVersion(models.Model):
             self.published_at = timezone.now()
         if self.status == self.Status.REVOKED and self.revoked_at is None:
             self.revoked_at = timezone.now()
-        super().save(*args, **kwargs)
+        publishing = self.status == self.Status.PUBLISHED and not self._stored_published()
+        with transaction.atomic():
+            super().save(*args, **kwargs)
+            if publishing:
+                # In the publishing transaction: a search sees the version PUBLISHED
+                # with its complete statistics, or not PUBLISHED at all.
+                build_version_index(self)
+
+    def _stored_published(self) -> bool:
+        return (
+            self.pk is not None
+            and type(self).objects.filter(pk=self.pk, status=self.Status.PUBLISHED).exists()
+        )
 
     def delete(self, *args, **kwargs):
         if self.is_frozen:
@@ -381,8 +399,49 @@ class Lease(models.Model):
         return f"{self.app} → {self.version}"
 
 
+def readable_documents(owner, versions: Iterable[KnowledgeVersion]) -> QuerySet[Document]:
+    """Documents of the given versions the owner may read, as one lazy query: the
+    document ACL as a query (retrieval), beside ``user_may_read_document``, the same
+    rule for one document (source proof, preview). An inactive user reads nothing;
+    the document must belong to the owner's tenant; unrestricted documents are
+    readable by every user of it, restricted ones need ``knowledge.read_document`` on
+    the document, held by the user or one of their groups — or a superuser, as
+    Django's has_perm grants.
+    """
+    if owner is None or owner.pk is None or not owner.is_active:
+        return Document.objects.none()
+    documents = Document.objects.filter(
+        version__in=[version.pk for version in versions],
+        version__knowledge__tenant__users__user_id=owner.pk,
+    )
+    if owner.is_superuser:
+        return documents
+    permission = {
+        "permission__codename": "read_document",
+        "permission__content_type__app_label": "knowledge",
+        "content_type__app_label": "knowledge",
+        "content_type__model": "document",
+    }
+    # guardian stores object_pk as text; cast it (as guardian does) rather than
+    # casting every document id.
+    by_user = (
+        get_user_obj_perms_model()
+        ._default_manager.filter(user_id=owner.pk, **permission)
+        .annotate(document_id=Cast("object_pk", BigIntegerField()))
+        .values("document_id")
+    )
+    by_group = (
+        get_group_obj_perms_model()
+        ._default_manager.filter(group__user=owner.pk, **permission)
+        .annotate(document_id=Cast("object_pk", BigIntegerField()))
+        .values("document_id")
+    )
+    return documents.filter(Q(restricted=False) | Q(pk__in=by_user) | Q(pk__in=by_group))
+
+
 def user_may_read_document(user, document: Document, *, checker=None) -> bool:
-    """The owner's current right to read a document (tenant + ACL).
+    """The owner's current right to read a document (tenant + ACL); the same rule
+    as ``readable_documents`` (tests/knowledge/test_document_acl.py holds them equal).
 
     ``checker`` is a guardian ObjectPermissionChecker with prefetched perms, so
     callers deciding many documents do it in a bounded number of queries.
@@ -397,3 +456,115 @@ def user_may_read_document(user, document: Document, *, checker=None) -> bool:
     if checker is not None:
         return checker.has_perm("read_document", document)
     return user.has_perm("knowledge.read_document", document)
+
+
+class VersionIndex(models.Model):
+    """A published version's search statistics, computed once when it is published
+    (``knowledge.statistics.build_version_index``) and never changed: its chunks,
+    their total length in search tokens, and the entity aliases of its titles."""
+
+    version = models.OneToOneField(
+        KnowledgeVersion, on_delete=models.CASCADE, primary_key=True, related_name="index"
+    )
+    chunk_count = models.PositiveIntegerField()
+    token_count = models.PositiveBigIntegerField()
+    entities = models.JSONField(default=dict, blank=True)
+    built_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = pgettext_lazy("model", "版本检索统计")
+        verbose_name_plural = pgettext_lazy("models", "版本检索统计")
+
+
+class VersionTerm(models.Model):
+    """How many chunks of a version hold a search token (its document frequency)."""
+
+    version = models.ForeignKey(KnowledgeVersion, on_delete=models.CASCADE, related_name="+")
+    token = models.CharField(max_length=64)
+    chunks = models.PositiveIntegerField()
+
+    class Meta:
+        verbose_name = pgettext_lazy("model", "版本检索词频")
+        verbose_name_plural = pgettext_lazy("models", "版本检索词频")
+        constraints = [
+            models.UniqueConstraint(fields=["version", "token"], name="versionterm_unique_token")
+        ]
+
+
+class Vocabulary(models.Model):
+    """Vocabulary an operator declared (manifest ``vocabulary:``, ``ingest --vocabulary``):
+    tenant-wide when ``knowledge`` is null, else for that knowledge. ``entries`` is
+    ``{term: [expansion, …]}`` as ``knowledge.vocabulary.validate_entries`` accepted it."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    knowledge = models.OneToOneField(
+        Knowledge, on_delete=models.CASCADE, null=True, blank=True, related_name="vocabulary"
+    )
+    entries = models.JSONField(default=dict)
+
+    class Meta:
+        verbose_name = pgettext_lazy("model", "领域词表")
+        verbose_name_plural = pgettext_lazy("models", "领域词表")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant"],
+                condition=models.Q(knowledge__isnull=True),
+                name="vocabulary_one_tenant_wide",
+            )
+        ]
+
+
+def declare_vocabulary(tenant: Tenant, knowledge: Knowledge | None, entries: dict) -> bool:
+    """Store validated entries (``knowledge.vocabulary.validate_entries(...).entries()``)
+    as the tenant's (knowledge None) or one knowledge's, replacing what was declared;
+    True if anything changed. It applies from the next search; no statistics change."""
+    current = Vocabulary.objects.filter(tenant=tenant, knowledge=knowledge).first()
+    if current is not None and current.entries == entries:
+        return False
+    Vocabulary.objects.update_or_create(
+        tenant=tenant, knowledge=knowledge, defaults={"entries": entries}
+    )
+    return True
+
+
+@dataclass(frozen=True)
+class VersionCounts:
+    chunk_count: int
+    token_count: int
+    frequencies: Counter[str]
+    titles: list[str]
+
+
+def count_version(version: KnowledgeVersion) -> VersionCounts:
+    """A version's search statistics, read from its chunks (nothing written)."""
+    frequencies: Counter[str] = Counter()
+    chunk_count = token_count = 0
+    rows = Chunk.objects.filter(document__version=version).values_list("search_text", flat=True)
+    for search_text in rows.iterator(chunk_size=2000):
+        tokens = search_text.split()
+        chunk_count += 1
+        token_count += len(tokens)
+        frequencies.update(t for t in set(tokens) if len(t) <= MAX_TOKEN_CHARS)
+    titles = list(version.documents.values_list("title", flat=True))
+    return VersionCounts(chunk_count, token_count, frequencies, titles)
+
+
+def build_version_index(version: KnowledgeVersion) -> bool:
+    """Compute and store ``version``'s statistics; False if they were already stored
+    (they never change: a published version's chunks cannot). REMOTE versions have none."""
+    if version.knowledge.type == Knowledge.Type.REMOTE:
+        return False
+    if VersionIndex.objects.filter(version=version).exists():
+        return False
+    counts = count_version(version)
+    VersionTerm.objects.bulk_create(
+        (VersionTerm(version=version, token=t, chunks=n) for t, n in counts.frequencies.items()),
+        batch_size=5000,
+    )
+    VersionIndex.objects.create(
+        version=version,
+        chunk_count=counts.chunk_count,
+        token_count=counts.token_count,
+        entities=entity_aliases(counts.titles).entries(),
+    )
+    return True

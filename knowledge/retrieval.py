@@ -12,43 +12,31 @@ by that score interleaves sources instead of letting one scale drown the other.
 
 from __future__ import annotations
 
-import math
-import re
 import unicodedata
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVectorField
-from django.db import connection
-from django.db.models import BigIntegerField, Q, QuerySet
-from django.db.models.expressions import Expression, RawSQL
-from django.db.models.functions import Cast
-from guardian.utils import get_group_obj_perms_model, get_user_obj_perms_model
+from django.db.models import Q
 
 from knowledge.context import TrustedContext
-from knowledge.models import Chunk, Document, Knowledge, KnowledgeVersion
+from knowledge.models import Chunk, Document, Knowledge, KnowledgeVersion, readable_documents
+from knowledge.models import Vocabulary as DeclaredVocabulary
+from knowledge.ranking import (
+    Bm25,
+    SearchPlan,
+    StoredIndex,
+    holding_any,
+    stored_indexes,
+    top_chunks,
+    version_statistics,
+)
 from knowledge.remote import RefusedItem, RemoteItem, call_remote
-from knowledge.text import search_tokens, snippet_digest
+from knowledge.text import snippet_digest
+from knowledge.vocabulary import BUILTIN, Vocabulary
 
-# A query is searched by its first distinct tokens only: enough for any real
-# question (a 128-character Chinese sentence), and it keeps the OR on SQLite
-# far below its expression-depth limit.
-MAX_QUERY_TOKENS = 128
 # Loaded with each hit but not needed by it: the token column and the whole
 # document text (a chunk's own text and locator are what a citation needs).
 _NOT_NEEDED = ("search_text", "document__text")
-
-
-class StoredSearchVector(Expression):
-    """The chunk's generated ``search_vector`` column (PostgreSQL only, migration
-    0004; the model does not declare it), on the query's own chunk table alias."""
-
-    output_field = SearchVectorField()
-
-    def as_sql(self, compiler, connection):
-        alias = compiler.quote_name(compiler.query.get_initial_alias())
-        return f"{alias}.{connection.ops.quote_name('search_vector')}", []
 
 
 # The most results one search may ask for: the tool, the providers' configs and steps
@@ -124,57 +112,128 @@ def retrieve(
         .usable_by(app)
         .values_list("pk", flat=True)
     )
+    asked = [v.label for v in versions]
+    not_usable = sum(1 for v in versions if v.pk not in usable)
     versions = [v for v in versions if v.pk in usable]
     managed = [v for v in versions if v.knowledge.type != Knowledge.Type.REMOTE]
     remote = [v for v in versions if v.knowledge.type == Knowledge.Type.REMOTE]
     results: list[RetrievedItem] = []
     refused: list[RefusedItem] = []
+    searched = Searched([])
     if managed:
-        results.extend(search_managed(managed, query=query, top_k=top_k, owner=owner))
+        searched = search_managed(managed, query=query, top_k=top_k, owner=owner)
+        results.extend(searched)
     for version in remote:
         found = search_remote(version, query=query, top_k=top_k, context=context)
         results.extend(found)
         refused.extend(getattr(found, "refused", ()))
     # sorted() is stable: equal scores keep managed first, then remotes in the
     # order given, each in its own rank order.
-    return Retrieved(sorted(results, key=lambda item: -item.score)[:top_k], refused)
+    plan = searched.plan
+    # The question's text itself stays private (CitationReference.query): the trace
+    # holds the terms it was searched by.
+    trace = {
+        "terms": list(plan.query_tokens) if plan else [],
+        "expansions": {t: list(e) for t, e in plan.expansions.items()} if plan else {},
+        "versions": asked,
+        "refused": {"versions": not_usable, "acl": searched.acl_refused},
+    }
+    return Retrieved(sorted(results, key=lambda item: -item.score)[:top_k], refused, trace)
 
 
 class Retrieved(list):
     """Retrieved items, best first; ``refused`` lists the REMOTE items left out
-    at the storage boundary (the engine reports each as a tool error)."""
+    at the storage boundary (the engine reports each as a tool error); ``trace`` is
+    what the search looked for and left out (counts only), for the run's record."""
 
-    def __init__(self, items=(), refused=()) -> None:
+    def __init__(self, items=(), refused=(), trace: dict | None = None) -> None:
         super().__init__(items)
         self.refused: tuple[RefusedItem, ...] = tuple(refused)
+        self.trace: dict = trace or {}
 
 
 def search_managed(
     versions: Sequence[KnowledgeVersion], *, query: str, top_k: int, owner
-) -> list[RetrievedItem]:
-    """Chunks of the given PUBLISHED versions that the owner may read, best first.
+) -> Searched:
+    """Chunks of the given PUBLISHED versions that the owner may read, best first, by
+    BM25 over the versions' statistics (module ``knowledge.ranking``).
 
-    One query on PostgreSQL (full-text over CJK bigrams, GIN index; the staged search
-    below: the same answer as ranking every match), two on SQLite (token filter, then
-    the winners); never one per result.
+    The query is the question's tokens plus its vocabulary expansions. Candidates come
+    from the database (the GIN index on PostgreSQL, a substring filter on SQLite),
+    rarest terms first, widened only until no chunk outside them can enter the top
+    ``top_k``; the score is computed here, the same on both databases. A constant
+    number of queries whatever the results; the ACL is part of the candidates' query.
     """
-    tokens = list(dict.fromkeys(search_tokens(query)))[:MAX_QUERY_TOKENS]
-    if not tokens or top_k <= 0 or not versions:
-        return []
+    if top_k <= 0 or not versions:
+        return Searched([])
+    indexes = stored_indexes(versions)
+    plan = SearchPlan.of(query, vocabulary_for(versions, indexes))
+    if not plan.weights:
+        return Searched([], plan)
     by_pk = {version.pk: version for version in versions}
     # The ACL is part of the query (a subquery), so top_k is taken among readable
     # chunks only — never "best k, then drop the forbidden ones".
     documents = readable_documents(owner, versions).filter(
         version__status=KnowledgeVersion.Status.PUBLISHED
     )
-    if connection.vendor == "postgresql":
-        scored = _search_postgresql(documents, tokens, top_k)
-    else:
-        scored = _search_portable(Chunk.objects.filter(document__in=documents), tokens, top_k)
+    statistics = version_statistics(indexes, list(plan.weights))
+    scorer = Bm25(statistics, plan.weights)
+    scored = top_chunks(Chunk.objects.filter(document__in=documents), scorer, top_k)
+    # Chunks holding the rarest term that the ACL kept out: a count, never which.
+    acl_refused = (
+        holding_any(
+            Chunk.objects.filter(document__version__in=versions).exclude(document__in=documents),
+            scorer.order[:1],
+        ).count()
+        if scorer.order
+        else 0
+    )
     if not scored:
-        return []
+        return Searched([], plan, acl_refused=acl_refused)
+    chunks = (
+        Chunk.objects.select_related("document")
+        .defer(*_NOT_NEEDED)
+        .in_bulk([pk for pk, _ in scored])
+    )
     best = scored[0][1] or 1.0
-    return [_managed_item(chunk, by_pk, score / best) for chunk, score in scored]
+    return Searched(
+        [_managed_item(chunks[pk], by_pk, score / best) for pk, score in scored],
+        plan,
+        scored,
+        acl_refused=acl_refused,
+    )
+
+
+class Searched(list):
+    """Managed items, best first, with the plan searched and each hit's raw score."""
+
+    def __init__(
+        self, items=(), plan: SearchPlan | None = None, scored=(), acl_refused: int = 0
+    ) -> None:
+        super().__init__(items)
+        self.plan = plan
+        self.raw_scores = [score for _, score in scored]
+        self.acl_refused = acl_refused
+
+
+def vocabulary_for(
+    versions: Sequence[KnowledgeVersion], indexes: dict[int, StoredIndex] | None = None
+) -> Vocabulary:
+    """BUILTIN, then the tenant's, each searched knowledge's, and the entity aliases of
+    the versions' titles (stored with their statistics). One query."""
+    vocabulary = BUILTIN
+    tenants = {v.knowledge.tenant_id for v in versions}
+    knowledge = {v.knowledge_id for v in versions}
+    declared = DeclaredVocabulary.objects.filter(
+        Q(tenant_id__in=tenants, knowledge__isnull=True) | Q(knowledge_id__in=knowledge)
+    ).values_list("entries", flat=True)
+    for entries in declared:
+        vocabulary = vocabulary.merge(Vocabulary(entries))
+    if indexes is None:
+        indexes = stored_indexes(versions)
+    for index in indexes.values():
+        vocabulary = vocabulary.merge(Vocabulary(index.entities))
+    return vocabulary
 
 
 def search_remote(
@@ -203,48 +262,6 @@ def search_remote(
         ],
         getattr(items, "refused", ()),
     )
-
-
-def readable_documents(owner, versions: Sequence[KnowledgeVersion]) -> QuerySet[Document]:
-    """Documents of the given versions the owner may read, as one lazy query.
-
-    Mirrors ``user_may_read_document`` (the preview's check): the document must
-    belong to the owner's tenant; unrestricted documents are readable by every user
-    of it, restricted ones need ``knowledge.read_document`` on the document, held
-    by the user or one of their groups — or an active superuser, as Django's
-    has_perm grants. Inactive users hold no object permissions.
-    """
-    if owner is None or owner.pk is None:
-        return Document.objects.none()
-    documents = Document.objects.filter(
-        version__in=[version.pk for version in versions],
-        version__knowledge__tenant__users__user_id=owner.pk,
-    )
-    if not owner.is_active:
-        return documents.filter(restricted=False)
-    if owner.is_superuser:
-        return documents
-    permission = {
-        "permission__codename": "read_document",
-        "permission__content_type__app_label": "knowledge",
-        "content_type__app_label": "knowledge",
-        "content_type__model": "document",
-    }
-    # guardian stores object_pk as text; cast it (as guardian does) rather than
-    # casting every document id.
-    by_user = (
-        get_user_obj_perms_model()
-        ._default_manager.filter(user_id=owner.pk, **permission)
-        .annotate(document_id=Cast("object_pk", BigIntegerField()))
-        .values("document_id")
-    )
-    by_group = (
-        get_group_obj_perms_model()
-        ._default_manager.filter(group__user=owner.pk, **permission)
-        .annotate(document_id=Cast("object_pk", BigIntegerField()))
-        .values("document_id")
-    )
-    return documents.filter(Q(restricted=False) | Q(pk__in=by_user) | Q(pk__in=by_group))
 
 
 def managed_source_ref(chunk: Chunk, document: Document) -> dict:
@@ -282,211 +299,6 @@ def _managed_item(chunk: Chunk, by_pk: dict, score: float) -> RetrievedItem:
         digest=snippet_digest(chunk.text),
         score=score,
     )
-
-
-def _search_postgresql(
-    documents: QuerySet[Document], tokens: list[str], top_k: int
-) -> list[tuple[Chunk, float]]:
-    # The stored vector of migration 0004 (GIN-indexed): exactly
-    # to_tsvector('simple', COALESCE(search_text, '')), generated by PostgreSQL, so
-    # neither the match nor the rank parses a chunk's text again. Every token is
-    # quoted for to_tsquery, so punctuation in a query cannot break or widen it.
-    vector = StoredSearchVector()
-    any_token = " | ".join(_tsquery_literal(t) for t in tokens)
-    query = SearchQuery(any_token, search_type="raw", config="simple")
-    # Only the ids: the chunk rows, their documents and the rank are read once, below.
-    staged, params = staged_search_sql(documents, tokens, top_k)
-    ids = RawSQL("SELECT id FROM (" + staged + ") st", params)  # noqa: S608, S611
-    rows = (
-        Chunk.objects.filter(pk__in=ids)
-        .alias(search=vector)
-        .annotate(rank=SearchRank(vector, query))
-        .select_related("document")
-        .defer(*_NOT_NEEDED)
-        .order_by("-rank", "document_id", "ordinal")[:top_k]
-    )
-    return [(chunk, float(chunk.rank)) for chunk in rows]
-
-
-# The staged search (PostgreSQL). The answer is the old one exactly: the top_k of ALL
-# chunks matching ANY token, by ts_rank against the OR of every token, then document,
-# then ordinal. What changes is how many chunks are ranked to find it.
-#
-# ts_rank (normalization 0) of an OR query of n distinct lexemes is (1/n) times the sum,
-# over the lexemes a chunk holds, of resj/1.64493 where resj = Σ w/j² over its positions;
-# with the unweighted stored vector (weight D, w = 0.1) each term adds less than w (at
-# most 256 positions: 0.0998). So a chunk that holds none of a set R of the tokens ranks
-# below |C|·w/n, C the other tokens. A stage matches only R (the question's rarest
-# tokens, by the planner's statistics of search_vector), ranks those chunks with the
-# full OR query and keeps its top_k; when it has top_k and the k-th rank is at least
-# |C|·w/n, no chunk outside R can enter the top_k and the stage's answer is final. If
-# not, a wider R, and at last the plain OR search. The statistics only choose R: a wrong
-# estimate costs time, never a different answer. The bound needs every token to be one
-# distinct lexeme of the query: else only the last stage runs. docs/performance.md
-# ("Fewer matches") has the plans and figures; tests/knowledge/test_staged_search.py
-# compares the answer with the plain OR search.
-_TERM_WEIGHT = 0.1  # ts_rank's default weight of D, the stored vector's only weight
-# A stage's tokens: the rarest first while the estimated share of the table's chunks
-# holding one of them (a sum of the statistics' frequencies) stays within its budget;
-# always at least the rarest token.
-_STAGE_BUDGETS = (0.01, 0.05, 0.25)
-
-
-# One statement; %(name)s are parameters, {docs} the documents' statement (compiled by
-# the ORM, its own parameters), {tokens} one (pos, token, literal) row per token, {i} a
-# stage's number. The documents are read once (st_docs) and every stage refers to them:
-# written out in each stage, the ACL subqueries were planned five times, 13 of the
-# statement's 18 ms of planning at 1k chunks ("Fifth round"). A stage first takes the
-# ids matching its tokens from the GIN index alone (st_m: a MATERIALIZED CTE, so the
-# planner cannot start from the version's documents and read all their chunks) and
-# ranks the readable ones in that same pass: a second scan of the chunks by id to rank
-# them read every ranked row twice.
-# A stage runs only if its estimated matches in the whole table (the GIN index holds
-# every version) are fewer than the searched chunks: else reading the version's own
-# chunks, the plain OR search, is cheaper, and a small version in a large table keeps
-# its plan.
-_STAGED_HEAD = """
-WITH st_docs(doc_id) AS MATERIALIZED ({docs}),
-st_tok(pos, token, lit) AS (VALUES {tokens}),
-st_mce AS ({frequencies}),
-st_est AS (
-    SELECT t.pos, t.token, t.lit,
-        COALESCE(m.freq, (SELECT min(freq) FROM st_mce), 0) AS freq
-    FROM st_tok t LEFT JOIN st_mce m ON m.elem = t.token
-),
-st_cum AS (
-    SELECT token, lit, row_number() OVER w AS rn, sum(freq) OVER w AS cum
-    FROM st_est WINDOW w AS (ORDER BY freq, pos)
-),
-st_plan AS (
-    SELECT count(*) AS n, 0 AS rest0,
-        length(to_tsvector('simple', string_agg(token, ' '))) = count(*)
-            AND numnode(to_tsquery('simple', %(any)s)) = 2 * count(*) - 1 AS exact,
-        -- The searched chunks (at least one a page) and the table's, to weigh a stage.
-        (SELECT COALESCE(sum(d.page_count), 0) FROM knowledge_document d
-            WHERE d.id IN (SELECT doc_id FROM st_docs)) AS size,
-        (SELECT reltuples FROM pg_catalog.pg_class WHERE oid = 'knowledge_chunk'::regclass) AS rows
-        {plan}
-    FROM st_cum
-)"""
-# The most common lexemes of search_vector and their frequencies (a share of the
-# table's rows), as the planner's statistics have them (the last ANALYZE).
-_STAGED_FREQUENCIES = """
-    SELECT e.elem, e.freq FROM pg_catalog.pg_stats s,
-        unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(elem, freq)
-    WHERE s.schemaname = current_schema() AND s.tablename = 'knowledge_chunk'
-        AND s.attname = 'search_vector' AND NOT s.inherited AND e.elem IS NOT NULL
-"""
-_STAGED_PLAN = """,
-        to_tsquery('simple', string_agg(lit, ' | ') FILTER (WHERE rn = 1 OR cum <= %(b{i})s)) AS q{i},
-        count(*) FILTER (WHERE NOT (rn = 1 OR cum <= %(b{i})s)) AS rest{i},
-        max(cum) FILTER (WHERE rn = 1 OR cum <= %(b{i})s) AS share{i}"""
-_STAGED_STAGE = """,
-st_m{i} AS MATERIALIZED (
-    SELECT c.id, c.document_id, c.ordinal,
-        CASE WHEN c.document_id IN (SELECT doc_id FROM st_docs)
-            THEN ts_rank(c.search_vector, to_tsquery('simple'::regconfig, %(any)s)) END AS rank
-    FROM knowledge_chunk c
-    WHERE c.search_vector @@ (SELECT q{i} FROM st_plan)
-),
-st_s{i} AS MATERIALIZED (
-    SELECT m.id, m.rank FROM st_m{i} m WHERE m.rank IS NOT NULL
-    ORDER BY m.rank DESC, m.document_id, m.ordinal LIMIT %(k)s
-),
-st_ok{i} AS (
-    SELECT p.exact AND (p.rest{i} < p.rest{previous} OR {i} = 1)
-        AND p.share{i} * p.rows < p.size AND (p.rest{i} = 0 OR (
-        SELECT count(*) = %(k)s AND min(rank) >= p.rest{i} * %(w)s / p.n FROM st_s{i}
-    )) AS ok FROM st_plan p
-)"""
-_STAGED_ANSWER = """
-SELECT id, {i} AS stage FROM st_s{i} WHERE {earlier} (SELECT ok FROM st_ok{i})
-UNION ALL"""
-_STAGED_LAST = """
-SELECT id, {i} FROM (
-    SELECT c.id FROM knowledge_chunk c
-    WHERE c.search_vector @@ to_tsquery('simple'::regconfig, %(any)s)
-        AND c.document_id IN (SELECT doc_id FROM st_docs)
-    ORDER BY ts_rank(c.search_vector, to_tsquery('simple'::regconfig, %(any)s)) DESC,
-        c.document_id, c.ordinal
-    LIMIT %(k)s
-) st_all WHERE {earlier} TRUE
-"""
-_STAGED_NOT_FINAL = "NOT (SELECT ok FROM st_ok{j}) AND "
-_STAGED_PART = re.compile(r"%\((\w+)\)s|\{(docs|tokens)\}")
-
-
-def _staged_template(stages: int) -> str:
-    """The statement for that many stages, then the plain OR search (stage stages+1).
-    A stage's answer is read only if no earlier one was final, and PostgreSQL runs a
-    stage only when its answer is read: a final stage leaves the wider ones unrun."""
-    numbers = range(1, stages + 1)
-    head = _STAGED_HEAD.replace("{frequencies}", _STAGED_FREQUENCIES)
-    sql = head.replace("{plan}", "".join(_STAGED_PLAN.replace("{i}", str(i)) for i in numbers))
-    for i in numbers:
-        sql += _STAGED_STAGE.replace("{i}", str(i)).replace("{previous}", str(i - 1))
-    for i in [*numbers, stages + 1]:
-        earlier = "".join(_STAGED_NOT_FINAL.replace("{j}", str(j)) for j in range(1, i))
-        part = _STAGED_ANSWER if i <= stages else _STAGED_LAST
-        sql += part.replace("{i}", str(i)).replace("{earlier}", earlier)
-    return sql
-
-
-def staged_search_sql(
-    documents: QuerySet[Document], tokens: list[str], top_k: int
-) -> tuple[str, list]:
-    """The staged search's statement and parameters: rows (chunk id, stage), the stage
-    (1 … len(_STAGE_BUDGETS), or one more = the plain OR search) whose answer was final."""
-    any_token = " | ".join(_tsquery_literal(t) for t in tokens)
-    docs_sql, docs_params = documents.values("pk").query.sql_with_params()
-    named = {"any": any_token, "k": top_k, "w": _TERM_WEIGHT}
-    named.update({f"b{i}": budget for i, budget in enumerate(_STAGE_BUDGETS, 1)})
-    token_params = [p for i, t in enumerate(tokens) for p in (i, t, _tsquery_literal(t))]
-    params: list = []
-
-    def expand(match: re.Match) -> str:
-        if match[1]:
-            params.append(named[match[1]])
-            return "%s"
-        if match[2] == "docs":
-            params.extend(docs_params)
-            return docs_sql
-        params.extend(token_params)
-        return ", ".join(["(%s, %s, %s)"] * len(tokens))
-
-    return _STAGED_PART.sub(expand, _staged_template(len(_STAGE_BUDGETS))), params
-
-
-def _search_portable(
-    candidates: QuerySet[Chunk], tokens: list[str], top_k: int
-) -> list[tuple[Chunk, float]]:
-    # The database narrows by substring (a superset: "ab" is inside "abc"); the
-    # exact token comparison and the score happen here.
-    any_token = Q()
-    for token in tokens:
-        any_token |= Q(search_text__contains=token)
-    wanted = set(tokens)
-    scored: list[tuple[float, int, int, int]] = []
-    for pk, search_text, document_id, ordinal in candidates.filter(any_token).values_list(
-        "pk", "search_text", "document_id", "ordinal"
-    ):
-        counts = Counter(t for t in search_text.split() if t in wanted)
-        if counts:
-            # Like ts_rank in spirit: every matched token counts, repeats add less.
-            score = sum(1.0 + math.log(n) for n in counts.values()) / len(tokens)
-            scored.append((-score, document_id, ordinal, pk))
-    scored.sort()
-    winners = scored[:top_k]
-    chunks = (
-        Chunk.objects.select_related("document")
-        .defer(*_NOT_NEEDED)
-        .in_bulk([pk for *_, pk in winners])
-    )
-    return [(chunks[pk], -negative) for negative, _, _, pk in winners]
-
-
-def _tsquery_literal(token: str) -> str:
-    return "'" + token.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
 def _fold(text: str) -> str:

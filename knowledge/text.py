@@ -6,6 +6,10 @@ import re
 import unicodedata
 
 MAX_CHUNK_UTF16 = 16_384
+# The longest search token counted and searched: an ASCII "word" longer than this
+# (a hash, a run of digits) is no word anyone asks for, and statistics store tokens
+# in a bounded column.
+MAX_TOKEN_CHARS = 64
 PAGE_SEPARATOR = "\n\n"
 
 

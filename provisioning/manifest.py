@@ -57,6 +57,7 @@ from knowledge.models import Document, Knowledge, KnowledgeVersion, Lease
 from knowledge.text import PAGE_SEPARATOR, utf16_len
 from provisioning.errors import ManifestError
 from provisioning.files import inline_files
+from provisioning.vocabulary import apply_vocabulary, parse_vocabulary
 from tenancy.models import (
     TOKEN_PREFIX,
     ApiToken,
@@ -143,6 +144,7 @@ class KnowledgeSpec:
     name: str
     type: str
     versions: tuple[KnowledgeVersionSpec, ...]
+    vocabulary: dict[str, list[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -211,6 +213,7 @@ class TenantSpec:
     knowledge: tuple[KnowledgeSpec, ...]
     agents: tuple[AgentSpec, ...]
     apps: tuple[AppSpec, ...]
+    vocabulary: dict[str, list[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -592,7 +595,10 @@ def _parse_staff(item: Any, path: str) -> StaffSpec:
 
 def _parse_tenant(item: Any, path: str) -> TenantSpec:
     _mapping(
-        item, path, required=("key", "name"), optional=("users", "knowledge", "agents", "apps")
+        item,
+        path,
+        required=("key", "name"),
+        optional=("users", "knowledge", "agents", "apps", "vocabulary"),
     )
     users = tuple(
         _parse_user(u, _at(_at(path, "users"), i))
@@ -621,6 +627,7 @@ def _parse_tenant(item: Any, path: str) -> TenantSpec:
         knowledge=knowledge,
         agents=agents,
         apps=apps,
+        vocabulary=parse_vocabulary(item.get("vocabulary"), _at(path, "vocabulary")),
     )
 
 
@@ -664,7 +671,7 @@ def _parse_user(item: Any, path: str) -> UserSpec:
 
 
 def _parse_knowledge(item: Any, path: str) -> KnowledgeSpec:
-    _mapping(item, path, required=("key", "type"), optional=("name", "versions"))
+    _mapping(item, path, required=("key", "type"), optional=("name", "versions", "vocabulary"))
     type_ = _choice(item["type"], _at(path, "type"), Knowledge.Type.values)
     versions = tuple(
         _parse_knowledge_version(v, _at(_at(path, "versions"), i), type_)
@@ -677,6 +684,7 @@ def _parse_knowledge(item: Any, path: str) -> KnowledgeSpec:
         name=_str(item.get("name", ""), _at(path, "name"), max_length=200, empty=True),
         type=type_,
         versions=versions,
+        vocabulary=parse_vocabulary(item.get("vocabulary"), _at(path, "vocabulary")),
     )
 
 
@@ -1067,6 +1075,8 @@ class _Applier:
             tenant.name = spec.name
             tenant.save(update_fields=["name"])
             self.change(f"~ tenant {spec.key}: name")
+        if apply_vocabulary(tenant, None, spec.vocabulary):
+            self.change(f"~ tenant {spec.key}: vocabulary")
         for user_spec in spec.users:
             self.apply_user(tenant, user_spec)
         for knowledge_spec in spec.knowledge:
@@ -1153,6 +1163,8 @@ class _Applier:
                 knowledge.name = spec.name
                 knowledge.save(update_fields=["name"])
                 self.change(f"~ knowledge {label}: name")
+        if apply_vocabulary(tenant, knowledge, spec.vocabulary):
+            self.change(f"~ knowledge {label}: vocabulary")
         for version_spec in spec.versions:
             self.apply_knowledge_version(tenant, knowledge, version_spec)
 

@@ -128,6 +128,7 @@ class Tools:
             for ref, item in zip(issued.references, items, strict=False)
         ]
         state.results.extend(results)
+        self._journal_search(call, step, items, issued.references)
         answer: dict = {"results": results}
         if issued.refused:
             answer["refused"] = {
@@ -142,6 +143,24 @@ class Tools:
                 ToolError.SOURCE_ITEM_UNSTORABLE.result()["error"] for _ in refused_items
             ]
         return answer
+
+    def _journal_search(self, call: AgentCall, step: int, items, references) -> None:
+        """What this search looked for, found and left out (counts only), for the
+        run's owner (api.selectors.run_searches); written with the journal's fence."""
+        trace = dict(getattr(items, "trace", {}))
+        trace["hits"] = [
+            {
+                "rank": rank,
+                "score": round(item.score, 6),
+                "document": item.source_ref.get("id"),
+                "page": item.source_ref.get("page"),
+                "citationId": ref.pk,
+            }
+            for rank, (ref, item) in enumerate(zip(references, items, strict=False), 1)
+        ]
+        self.journal.add(
+            call, JournalEntry.Kind.NOTE, tool="search_knowledge", step=step, search=trace
+        )
 
     def send_answer_part(self, call: AgentCall, state: CallState, step: int, args: dict) -> dict:
         markdown = args.get("markdown")

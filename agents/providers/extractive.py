@@ -32,11 +32,15 @@ from agents.providers.reading import (
     entity_of,
     fold,
     is_item,
+    periods_in,
     read_question,
+    row_cell,
     short_name,
+    states,
+    topic_phrases,
     units,
 )
-from knowledge.figures import figures_in, value_spans
+from knowledge.figures import Figure, figures_in, in_base_unit, value_spans
 from knowledge.text import search_tokens
 
 NOT_FOUND = "未在可用的知识版本中找到与问题相关的内容，无法给出有出处的回答。"
@@ -111,6 +115,18 @@ class _Reading:
     topic: list[str]  # the other terms: what is asked about the entity
     sources: list[_Source]  # relevant excerpts, best first
     resolved_from: str = ""  # the earlier question an elliptical follow-up was read against
+    phrases: tuple[str, ...] = ()  # what is asked, as written (topic_phrases): the floor
+
+
+def _states_question(reading: _Reading, text: str, context: str) -> bool:
+    """The floor on the thing asked: ``text`` (with its heading or table header, and the
+    document's title for the period) states every phrase the question asks about and
+    every period it names. Not the entity alone: 基金简称 does not answer 基金经理."""
+    said = fold(f"{text}\n{context}")
+    phrases = reading.phrases
+    if not all(states(p, said) for p in phrases):
+        return False
+    return reading.question.periods <= periods_in(said)
 
 
 def _about(source: _Source, entity_terms: list[str]) -> bool:
@@ -120,7 +136,7 @@ def _about(source: _Source, entity_terms: list[str]) -> bool:
 
 
 def _unit_score(unit: Unit, reading: _Reading, source: _Source) -> float:
-    if unit.kind == "heading":
+    if unit.kind in ("heading", "header"):
         return 0.0
     text = fold(unit.text)
     context = fold(unit.heading)
@@ -133,8 +149,9 @@ def _unit_score(unit: Unit, reading: _Reading, source: _Source) -> float:
         if c >= 0.6:
             score += 2.0 * c
         elif coverage(term, context) >= 0.6:
-            # A list is read under its heading (第四节 风险提示 → its items).
-            score += 1.5 if unit.kind == "list" else 0.5
+            # A list is read under its heading (第四节 风险提示 → its items), a table row
+            # under its header.
+            score += 2.0 * coverage(term, context) if unit.kind in ("list", "row") else 0.5
     if score == 0.0:
         return 0.0
     for time in reading.question.times:
@@ -142,11 +159,16 @@ def _unit_score(unit: Unit, reading: _Reading, source: _Source) -> float:
             score += 0.5
     # A few shared words break ties between sentences that both name the topic.
     wanted = set(search_tokens(reading.question.text))
-    score += min(0.5, 0.1 * len(wanted & set(search_tokens(unit.text))))
+    said = f"{unit.heading} {unit.text}" if unit.kind in ("list", "row") else unit.text
+    score += min(0.5, 0.1 * len(wanted & set(search_tokens(said))))
     if unit.kind == "list":
         score += 1.0 if reading.question.enumerates else -0.5
+        # The fuller enumeration of a topic answers "which" better.
+        score += 0.1 * min(len(unit.clauses), 5) if reading.question.enumerates else 0.0
     if reading.question.quantitative and figures_in(unit.text):
         score += 0.5
+    if unit.kind == "list" and reading.question.enumerates:
+        return score  # a whole enumeration is not penalized for its length
     return score - 0.002 * len(unit.text)
 
 
@@ -160,9 +182,11 @@ def _candidates(source: _Source, reading: _Reading) -> list[Unit]:
     for unit in source.units:
         if unit.kind == "list" and not reading.question.enumerates:
             lines = unit.text.split("\n")
-            lead_in = lines[0] if not is_item(lines[0]) else unit.heading
-            for line in lines if is_item(lines[0]) else lines[1:]:
-                out.append(Unit(line, "sentence", f"{unit.heading} {lead_in}".strip(), [line]))
+            items = unit.clauses or lines[1:]
+            lead_in = lines[0] if lines[0] not in items and not is_item(lines[0]) else ""
+            context = f"{unit.heading} {lead_in}".strip()
+            for line in items:
+                out.append(Unit(line, "sentence", context, [line]))
             continue
         out.append(unit)
         if unit.kind == "sentence" and len(unit.clauses) > 1:
@@ -175,6 +199,8 @@ def _best_units(reading: _Reading) -> list[_Pick]:
     picks = []
     for source in reading.sources:
         for unit in _candidates(source, reading):
+            if not _states_question(reading, unit.text, f"{unit.heading}\n{source.title}"):
+                continue
             score = _unit_score(unit, reading, source)
             if score > 0:
                 picks.append(_Pick(source, unit, score))
@@ -203,6 +229,9 @@ def _figures(reading: _Reading) -> list[tuple[float, _Source, dict]]:
     for source in reading.sources:
         for handle in source.handles:
             if handle["id"] in seen:
+                continue
+            label = handle.get("label") or handle.get("key") or ""
+            if not _states_question(reading, label, source.title):
                 continue
             score = _figure_score(handle, reading)
             if score > 0:
@@ -248,8 +277,17 @@ def _unit_stating(source: _Source, display: str) -> Unit | None:
     return None
 
 
-def _quote(unit: Unit) -> str:
-    """A unit as written: a list keeps its lead-in and every item on their own lines."""
+def _quote(unit: Unit, phrases: tuple[str, ...] = ()) -> str:
+    """A unit as written: a list keeps its lead-in and every item on their own lines; a
+    table row is answered by the cell the question asks for (its row label and column
+    header), then quoted whole with its header — every cell verbatim."""
+    if unit.kind == "row":
+        column = row_cell(unit, phrases)
+        quoted = f"表格：{unit.heading}\n  {unit.text}"
+        if column > 0:
+            header = unit.heading.split(" | ")
+            return f"{unit.clauses[0]}（{header[column]}）：{unit.clauses[column]}\n  {quoted}"
+        return quoted
     return unit.text.rstrip("；;，,") if unit.kind == "clause" else unit.text
 
 
@@ -263,9 +301,13 @@ def _compared(reading: _Reading) -> list[tuple[str, list[_Source]]]:
     Entities must be coordinated in the text (A和B的…): 星河医疗健康混合基金持有北辰医药
     names two entities but asks about one."""
     text = fold(reading.question.text)
-    placed = sorted(
-        (text.find(fold(t)), t) for t in reading.entity_terms if text.find(fold(t)) >= 0
-    )
+    # A generic name (基金 in every fund's title) names no one entity: it is not compared.
+    specific = [
+        t
+        for t in reading.entity_terms
+        if len({s.entity for s in reading.sources if _names(s, t)}) == 1
+    ]
+    placed = sorted((text.find(fold(t)), t) for t in specific if text.find(fold(t)) >= 0)
     groups: list[tuple[str, list[_Source]]] = []
     for i, (at, term) in enumerate(placed):
         if i > 0:
@@ -277,7 +319,53 @@ def _compared(reading: _Reading) -> list[tuple[str, list[_Source]]]:
         if not named or any({s.entity for s in named} & {s.entity for s in g} for _, g in groups):
             return []
         groups.append((term, named))
+    if len(groups) >= 1:
+        order = {term: at for at, term in placed}
+        missing = _coordinated_missing(reading)
+        groups += [(name, []) for _, name in missing]
+        order |= {name: at for at, name in missing}
+        groups.sort(key=lambda g: order[g[0]])
     return groups if len(groups) >= 2 else []
+
+
+def _difference(values: list[tuple[str, Figure]]) -> str:
+    """Which of two figures of one unit is higher, and by how much — written after every
+    marker, so it sits in no excerpt's span; no difference across units."""
+    (first, a), (second, b) = values
+    percent = a.unit.startswith(("%", "％")) and b.unit.startswith(("%", "％"))
+    base_a, unit_a = in_base_unit(a.value, a.unit)
+    base_b, unit_b = in_base_unit(b.value, b.unit)
+    if percent:
+        delta, unit = abs(a.value - b.value), " 个百分点"
+    elif a.unit == b.unit:
+        delta, unit = abs(a.value - b.value), a.unit
+    elif unit_a and unit_a == unit_b:
+        delta, unit = abs(base_a - base_b), unit_a
+    else:
+        return ""
+    if base_a == base_b:
+        return "\n\n两者相同。"
+    higher, lower = (first, second) if base_a > base_b else (second, first)
+    return f"\n\n{higher}高于{lower}，相差 {format(delta.normalize(), 'f')}{unit}（按上面两处数字计算）。"
+
+
+def _coordinated_missing(reading: _Reading) -> list[tuple[int, str]]:
+    """Names the question coordinates with a known entity (A和B的…) that no retrieved
+    document is about: (position, name)."""
+    text = fold(reading.question.text)
+    known = [(text.find(fold(t)), fold(t)) for t in reading.entity_terms if fold(t) in text]
+    out = []
+    for name in reading.question.unknown:
+        at = text.find(fold(name))
+        if at < 0:
+            continue
+        for position, term in known:
+            before = text[position + len(term) : at] if position < at else ""
+            after = text[at + len(name) : position] if at < position else ""
+            if _COORDINATED.fullmatch(before or after or "x"):
+                out.append((at, name))
+                break
+    return out
 
 
 def _cite(source: _Source) -> str:
@@ -413,9 +501,16 @@ class ExtractiveProvider:
                     times=earlier_question.times,
                     years=earlier_question.years,
                     follow_up=question.follow_up,
+                    enumerates=question.enumerates,
+                    quantitative=question.quantitative,
+                    runs=question.runs,
+                    periods=earlier_question.periods,
                 )
         topic = [t for t in question.terms if t not in entity_terms]
         reading = _Reading(question, entity_terms, topic, [], earlier if entity_terms else "")
+        reading.phrases = tuple(topic_phrases(question, entity_terms))
+        missing = {fold(name) for _, name in _coordinated_missing(reading)}
+        reading.phrases = tuple(p for p in reading.phrases if p not in missing)
         if not self._relevant(reading, sources):
             reading.sources = []
             return reading
@@ -453,6 +548,17 @@ class ExtractiveProvider:
         if reading is None or count == 0:
             return NOT_FOUND
         question = reading.question
+        if reading.entity_terms and reading.phrases:
+            # The entity is known; what was asked about it is stated nowhere.
+            terms = reading.entity_terms
+            named = [t for t in terms if not any(t != o and t in o for o in terms)]
+            entity = "、".join(f"「{t}」" for t in named[:3])
+            asked = "、".join(f"「{p}」" for p in reading.phrases[:3])
+            when = "、".join(question.times)
+            return (
+                f"未在可用的知识版本中找到{entity}{when}{asked}的内容（检索到 {count} 段摘录，"
+                f"没有一段写明{asked}{'及' + when if when else ''}），无法给出有出处的回答。"
+            )
         named = list(question.unknown) or list(reading.entity_terms)
         if not named and not question.years:
             named = list(question.terms)
@@ -475,10 +581,16 @@ class ExtractiveProvider:
         return ""
 
     def _comparison(self, reading: _Reading, groups: list[tuple[str, list[_Source]]]) -> str:
-        """One line per compared entity, each figure cited to its own entity's excerpt."""
+        """One line per compared entity, each figure cited to its own entity's excerpt; an
+        entity with no document says so on its line; two figures of one unit end with the
+        difference and which is higher."""
         lines = []
+        values: list[tuple[str, Figure]] = []
         for term, sources in groups:
-            own = _Reading(reading.question, [term], reading.topic, sources, "")
+            if not sources:
+                lines.append(f"- {term}：未检索到关于「{term}」的文档。")
+                continue
+            own = _Reading(reading.question, [term], reading.topic, sources, "", reading.phrases)
             figures = _figures(own)
             answering = [f for f in figures if _answers(f[2], own)] or figures
             picks = _best_units(own)
@@ -486,9 +598,13 @@ class ExtractiveProvider:
                 _, source, handle = answering[0]
                 label = handle.get("label") or handle["key"]
                 lines.append(f"- {source.name}{label}：[[num:{handle['id']}]] {_cite(source)}")
+                stated = figures_in(handle.get("display") or "")
+                if stated:
+                    values.append((source.name, stated[0]))
             elif picks:
                 lines.append(
-                    f"- {picks[0].source.name}：{_quote(picks[0].unit)} {_cite(picks[0].source)}"
+                    f"- {picks[0].source.name}：{_quote(picks[0].unit, reading.phrases)} "
+                    f"{_cite(picks[0].source)}"
                 )
             else:
                 lines.append(f"- {sources[0].name}：检索到的摘录没有写明。")
@@ -496,8 +612,14 @@ class ExtractiveProvider:
             self._cited.setdefault("direct", []).append(
                 (answering[0][1] if answering else picks[0].source).id
             )
-        names = "与".join(sources[0].name for _, sources in groups)
-        return f"**回答**（{names}对比）：\n" + "\n".join(lines) + self._context_note(reading)
+        names = "与".join(sources[0].name if sources else term for term, sources in groups)
+        difference = _difference(values) if len(values) == len(groups) == 2 else ""
+        return (
+            f"**回答**（{names}对比）：\n"
+            + "\n".join(lines)
+            + difference
+            + self._context_note(reading)
+        )
 
     def _direct(self, reading: _Reading) -> str:
         groups = _compared(reading)
@@ -515,7 +637,8 @@ class ExtractiveProvider:
         self._direct_pick = pick
         self._cited["direct"] = [pick.source.id]
         return (
-            f"**回答**（{pick.source.name}）：{_quote(pick.unit)} {_cite(pick.source)}"
+            f"**回答**（{pick.source.name}）：{_quote(pick.unit, reading.phrases)} "
+            f"{_cite(pick.source)}"
             f"{self._context_note(reading)}"
         )
 

@@ -15,10 +15,35 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from knowledge.vocabulary import BUILTIN
+
+# The longest piece a question or phrase is matched by (a term, a figure's label): a
+# 10,000-character question is read in linear time, not cubic.
+MAX_PIECE = 32
+
 # Question words and particles: they carry no subject.
 _QUESTION_WORDS = (
     "是多少",
     "有多少",
+    "能拿到多少",
+    "是谁",
+    "在哪里",
+    "在哪",
+    "哪里",
+    "几",
+    "哪几类",
+    "哪几个",
+    "哪几",
+    "哪位",
+    "多大",
+    "几个",
+    "对比一下",
+    "对比",
+    "比较",
+    "哪个高",
+    "哪个更高",
+    "谁更高",
+    "各占",
     "为多少",
     "多少",
     "是什么",
@@ -46,32 +71,60 @@ _FOLLOW_UP_LEAD = ("那么", "那", "还有", "另外", "再看", "再问", "同
 # Time qualifiers: they rank sentences; a year must also be found.
 _TIME = re.compile(
     r"(?:(?:19|20)\d{2}\s*年?(?:度)?)"
-    r"|(?:前三季度|第?[一二三四1-4]\s*季度|[Qq][1-4]|上半年|下半年|全年|年初至报告期末|报告期末|本报告期|报告期内|期末)"
+    r"|(?:前三季度|第?[一二三四1-4]\s*季度|[Qq][1-4]|上半年|下半年|半年报|半年度|全年"
+    r"|年初至报告期末|报告期末|本报告期|报告期内|期末)"
 )
+# A count or an interrogative with its measure word (两只, 几家, 哪几类, 哪些): grammar of
+# the question, not what it asks about.
+_MEASURE = re.compile(r"(?:[两二三四五六七八九十几]|哪[几一]?)[只家个条台项类种位名块些]|哪")
 _YEAR = re.compile(r"(?:19|20)\d{2}")
+# Periods a question can name and a text can state, in one canonical form each (Q3 is
+# 三季度 / 第三季度 / 第3季度; H1 is 上半年 / 半年度 / 中期; YOY is 上年同期 / 同比): a
+# question's period must be stated by the unit that answers it, its heading or its title.
+_PERIOD = re.compile(
+    r"(?P<ytd>前三季度|年初至报告期末)"
+    r"|(?:第?(?P<q>[一二三四1-4])\s*季度|[Qq](?P<qq>[1-4]))"
+    r"|(?P<h1>上半年|半年度|半年报|中期报告|[Hh]1)"
+    r"|(?P<h2>下半年|[Hh]2)"
+    r"|(?P<yoy>上年同期|去年同期|同比)"
+    r"|(?P<year>(?:19|20)\d{2})"
+)
+_QUARTER = {"一": "1", "二": "2", "三": "3", "四": "4"}
+# Single characters that are grammar at a phrase's edge, not part of what is asked
+# (创新药收入在…中占多大比重 → 创新药收入, 比重).
+# Heads that name the form of an answer, not its subject (收入规模 asks for 收入, 业务构成
+# for 业务): dropped from the end of a phrase that keeps two characters.
+_LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据")
+_EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有由")
 _ENUMERATES = re.compile(r"哪些|分别|名单|列表|前[\d一二三四五六七八九十]+[名大]")
 _QUANTITATIVE = re.compile(r"多少|几|比例|占比|[率额]|规模|金额")
-# Abbreviations readers use for what reports spell out.
-LEXICON = {
-    "营收": ("营业收入",),
-    "收入": ("营业收入",),
-    "归母净利润": ("归属于上市公司股东的净利润", "归母净利润"),
-    "扣非净利润": ("扣除非经常性损益后的净利润",),
-    "净利": ("净利润",),
-    "仓位": ("仓位", "占比"),
-    "重仓股": ("前五名股票", "重仓股", "第一大重仓股"),
-    "净值增长": ("净值增长率",),
-    "研发投入": ("研发费用", "研发投入"),
-    "现金流": ("现金流量净额", "现金流"),
-    "风险": ("风险提示", "风险"),
-    "比例": ("比例", "占比", "占基金资产净值"),
-    "持有": ("持有", "持仓"),
-}
+
+
+def _lexicon() -> dict[str, tuple[str, ...]]:
+    """Each term of the domain vocabulary (knowledge/vocabulary.py, one home for synonyms,
+    abbreviations and period aliases) with what a text may print for it: itself or any of
+    its expansions."""
+    return {
+        term: (term, *sorted(BUILTIN.expand(term)))
+        for term in BUILTIN.entries()
+        if not term.isascii()  # ASCII terms (eps, q3) are matched as words by the vocabulary
+    }
+
+
+LEXICON = _lexicon()
+_SHARE = re.compile(r"占[^，。；,;\n]{0,24}?\d+(?:\.\d+)?\s*[%％]")
 
 _HEADING = re.compile(
     r"^(?:第[一二三四五六七八九十百\d]+[节章部分]|§\s*\d+|[一二三四五六七八九十]+、|#+\s)"
 )
 _ITEM = re.compile(r"^\s*(?:\d+[.、)）]|[（(]\d+[)）]|[-•·*])\s*")
+# An enumeration written inline: 一、…；二、…, （一）…（二）…, ①…②…, 1. … 2. …, (1)…(2)…,
+# each marker at the start of the line or after a punctuation mark or space.
+_INLINE_MARKER = re.compile(
+    r"(?:^|(?<=[：:；;。，,\s]))"
+    r"(?:(?P<cn>[一二三四五六七八九十]{1,3}、)|(?P<paren>[（(](?:[一二三四五六七八九十]{1,3}|\d{1,2})[)）])"
+    r"|(?P<circled>[①-⑳])|(?P<num>\d{1,2}(?:[、)）]|\.(?!\d))))"
+)
 _SENTENCE = re.compile(r"[^。！？!?]+[。！？!?]*")
 _TITLE_TAIL = re.compile(r"\s*(?:(?:19|20|１９|２０)\d{2}|（|\().*$")
 
@@ -104,21 +157,30 @@ def coverage(term: str, text: str) -> float:
         return 0.0
     if term in text:
         return 1.0
+    return sum(_mask(term, text)) / len(term)
+
+
+def _mask(term: str, text: str) -> list[bool]:
+    """Which characters of ``term`` lie inside pieces ``text`` states."""
     covered = [False] * len(term)
     for key, expansions in LEXICON.items():
         at = term.find(key)
-        if at >= 0 and any(e in text for e in expansions):
+        stated = any(e in text for e in expansions)
+        if not stated and "占比" in expansions:
+            # A share is written as 占…的 N%: "占营业收入的 39.9%" states 占比 / 比重.
+            stated = bool(_SHARE.search(text))
+        if at >= 0 and stated:
             covered[at : at + len(key)] = [True] * len(key)
     i = 0
     while i < len(term):
-        for j in range(len(term), i + 1, -1):
+        for j in range(min(len(term), i + MAX_PIECE), i + 1, -1):
             if term[i:j] in text:
                 covered[i:j] = [True] * (j - i)
                 i = j
                 break
         else:
             i += 1
-    return sum(covered) / len(term)
+    return covered
 
 
 def covers(term: str, text: str) -> bool:
@@ -138,6 +200,8 @@ class Question:
     follow_up: bool  # reads as an elliptical follow-up (那净利润呢？)
     enumerates: bool = False  # asks for a list (有哪些, 前五大…)
     quantitative: bool = False  # asks for a figure (多少, 比例, …率)
+    runs: tuple[str, ...] = ()  # the question between particles, question words and times
+    periods: frozenset[str] = frozenset()  # the periods it names, canonical (periods_in)
 
 
 def _runs(question: str) -> tuple[list[str], list[str]]:
@@ -146,6 +210,7 @@ def _runs(question: str) -> tuple[list[str], list[str]]:
     text = _TIME.sub("|", text)
     for word in _QUESTION_WORDS:
         text = text.replace(word, "|")
+    text = _MEASURE.sub("|", text)
     runs: list[str] = []
     current: list[str] = []
     for char in text:
@@ -167,7 +232,7 @@ def _segment(run: str, corpus: str) -> list[tuple[str, bool]]:
     unknown: list[str] = []
     while i < len(run):
         match = 0
-        for j in range(len(run), i + 1, -1):
+        for j in range(min(len(run), i + MAX_PIECE), i + 1, -1):
             piece = run[i:j]
             if piece in corpus or piece in LEXICON:
                 match = j - i
@@ -211,7 +276,72 @@ def read_question(question: str, corpus: str) -> Question:
         follow_up=follow_up,
         enumerates=bool(_ENUMERATES.search(stripped)),
         quantitative=bool(_QUANTITATIVE.search(stripped)),
+        runs=tuple(runs),
+        periods=periods_in(stripped),
     )
+
+
+def periods_in(text: str) -> frozenset[str]:
+    """The periods ``text`` states, canonical: ``2026``, ``Q3``, ``YTD``, ``H1``, ``YOY``."""
+    found = set()
+    for match in _PERIOD.finditer(fold(text)):
+        if match.group("ytd"):
+            found.add("YTD")
+        elif match.group("q") or match.group("qq"):
+            quarter = match.group("q") or match.group("qq")
+            found.add("Q" + _QUARTER.get(quarter, quarter))
+        elif match.group("h1"):
+            found.add("H1")
+        elif match.group("h2"):
+            found.add("H2")
+        elif match.group("yoy"):
+            found.add("YOY")
+        else:
+            found.add(match.group("year"))
+    return frozenset(found)
+
+
+def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...]) -> list[str]:
+    """What the question asks about its entity: each run of the question with the entity's
+    names cut out and grammar characters trimmed from the edges (北辰医药的董事长是谁 →
+    董事长; 创新药板块收入在北辰医药营收中占多大比重 → 创新药板块收入, 营收, 比重)."""
+    out: list[str] = []
+    # A generic name inside a fuller one (基金 in 星河稳健收益债券基金) is not cut out:
+    # 基金经理 stays what is asked.
+    folded = {fold(t) for t in entity_terms}
+    names = sorted((t for t in folded if not any(t != o and t in o for o in folded)), key=len)[::-1]
+    for run in question.runs:
+        for lead in _FOLLOW_UP_LEAD:
+            if run.startswith(lead) and len(run) > len(lead):
+                run = run[len(lead) :]
+                break
+        for name in names:
+            run = run.replace(name, "|")
+        for piece in run.split("|"):
+            while piece and piece[0] in _EDGE_FUNCTION:
+                piece = piece[1:]
+            while piece and piece[-1] in _EDGE_FUNCTION:
+                piece = piece[:-1]
+            for light in _LIGHT_HEADS:
+                if piece.endswith(light) and len(piece) - len(light) >= 2:
+                    piece = piece[: -len(light)]
+                    break
+            if len(piece) >= 2 and piece not in out:
+                out.append(piece)
+    return out
+
+
+def states(phrase: str, text: str) -> bool:
+    """Does ``text`` state ``phrase`` — verbatim, through a declared synonym (LEXICON), or by
+    pieces covering at least 60 % of it? A Chinese phrase ends with its head, so one whose
+    last character is left over right after a stated piece names another thing: 董事长 is
+    not stated by 董事会, 换手率 not by 换手."""
+    if not phrase or phrase in text:
+        return True
+    mask = _mask(phrase, text)
+    if sum(mask) / len(phrase) < 0.6:
+        return False
+    return not (len(phrase) >= 2 and not mask[-1] and mask[-2])
 
 
 # -- documents and entities ---------------------------------------------------------------
@@ -245,7 +375,7 @@ class Unit:
     """A piece of an excerpt cut at a real boundary."""
 
     text: str
-    kind: str  # "sentence" | "list" | "heading"
+    kind: str  # "sentence" | "list" | "heading" | "header" / "row" (a table's, cells in clauses)
     heading: str = ""
     clauses: list[str] = field(default_factory=list)
 
@@ -261,13 +391,46 @@ def _is_heading(line: str) -> bool:
     return len(line) <= 24 and not re.search(r"[。；，：:,;！？!?]", line)
 
 
+def inline_items(line: str) -> tuple[str, list[str]] | None:
+    """(lead-in, items) of a line that enumerates inline — two or more markers of one kind
+    (一、 二、, ① ②, 1. 2., （1）（2）) — or a lead-in ending with a colon followed by two
+    or more items joined by ；. None for any other line."""
+    marks = list(_INLINE_MARKER.finditer(line))
+    if marks:
+        kind = marks[0].lastgroup
+        marks = [m for m in marks if m.lastgroup == kind]
+    if len(marks) >= 2:
+        lead = line[: marks[0].start()].strip()
+        bounds = [m.start() for m in marks] + [len(line)]
+        items = [
+            line[a:b].strip().rstrip("；;，,") for a, b in zip(bounds, bounds[1:], strict=False)
+        ]
+        return lead, [i for i in items if i]
+    colon = max(line.find("："), line.find(":"))
+    if colon > 0:
+        parts = [p.strip().rstrip("。") for p in re.split(r"[；;]", line[colon + 1 :])]
+        parts = [p for p in parts if p]
+        if len(parts) >= 2:
+            return line[: colon + 1].strip(), parts
+    return None
+
+
 def units(content: str) -> list[Unit]:
     """The excerpt as headings, lists (lead-in plus items) and sentences, in order."""
     out: list[Unit] = []
     heading = ""
+    header: list[str] = []  # the current table's header row (ingestion writes a | b | c)
     for raw in content.split("\n"):
         line = raw.strip()
         if not line:
+            continue
+        if " | " in line:
+            cells = [c.strip() for c in line.split(" | ")]
+            if not header or (out and out[-1].kind not in ("row", "header")):
+                header = cells
+                out.append(Unit(line, "header", heading, cells))
+            else:
+                out.append(Unit(line, "row", " | ".join(header), cells))
             continue
         if _ITEM.match(line):
             previous = out[-1] if out else None
@@ -276,6 +439,17 @@ def units(content: str) -> list[Unit]:
                 previous.clauses.append(line)
             else:
                 out.append(Unit(line, "list", heading, [line]))
+            continue
+        inline = inline_items(line)
+        if inline is not None:
+            lead, items = inline
+            # A lead-in that is a heading (第四节 风险提示。) heads the list, never an answer.
+            head = lead.rstrip("。.：: ")
+            if head and _HEADING.match(head) and _is_heading(head):
+                heading = head
+                out.append(Unit(head, "heading", heading))
+            text = "\n".join([lead.rstrip("。."), *items] if lead else items)
+            out.append(Unit(text, "list", heading, items))
             continue
         if _is_heading(line):
             heading = line
@@ -290,3 +464,15 @@ def units(content: str) -> list[Unit]:
             out[-1].kind = "list"
             out[-1].clauses = []
     return out
+
+
+def row_cell(row: Unit, phrases: list[str] | tuple[str, ...]) -> int:
+    """The column of a table ``row`` (its header in ``row.heading``) the phrases ask for:
+    the header cell stating most of them, never the row label; -1 when none does."""
+    header = row.heading.split(" | ")
+    best, best_score = -1, 0.0
+    for index, cell in enumerate(header[1 : len(row.clauses)], start=1):
+        score = sum(coverage(p, fold(cell)) for p in phrases)
+        if score > best_score:
+            best, best_score = index, score
+    return best

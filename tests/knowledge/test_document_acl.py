@@ -67,13 +67,6 @@ def test_a_user_without_a_tenant_sees_nothing(version, admin_user):
     assert keys(version, admin_user) == []
 
 
-def test_an_inactive_user_keeps_no_object_permission(version, alice):
-    alice.is_active = False
-    alice.save()
-
-    assert keys(version, alice) == ["public"]
-
-
 def test_forbidden_chunks_do_not_use_up_top_k(tenant, alice, bob):
     version = make_knowledge(tenant)
     for n in range(3):
@@ -105,10 +98,27 @@ def test_readable_documents_agrees_with_the_preview_check(version, tenant, alice
     other_tenant_admin = make_user(make_tenant(), "root-elsewhere")
     other_tenant_admin.is_superuser = True
     other_tenant_admin.save()
+    deactivated = make_user(tenant, "dave")
+    deactivated.is_active = False
+    deactivated.save()
 
-    for user in (alice, bob, outsider, colleague, root, other_tenant_admin):
+    for user in (alice, bob, outsider, colleague, root, other_tenant_admin, deactivated):
         readable = set(readable_documents(user, [version]))
         expected = {
             d for d in Document.objects.filter(version=version) if user_may_read_document(user, d)
         }
         assert readable == expected, user.username
+
+
+def test_an_inactive_owner_retrieves_nothing_not_even_unrestricted_documents(version, bob):
+    """Source proof refuses an inactive owner every document; retrieval must not have
+    issued a citation for one."""
+    bob.is_active = False
+    bob.save()
+
+    assert keys(version, bob) == []
+
+
+def test_a_search_counts_the_chunks_the_acl_kept_out_without_naming_them(version, alice, bob):
+    assert search_managed([version], query="营收", top_k=5, owner=bob).acl_refused == 1
+    assert search_managed([version], query="营收", top_k=5, owner=alice).acl_refused == 0

@@ -12,7 +12,7 @@ from docx.enum.text import WD_BREAK
 
 from citations.models import CitationReference
 from knowledge.files import UnreadableFile, read_file, read_stream
-from knowledge.models import Document, Knowledge, KnowledgeVersion
+from knowledge.models import Document, Knowledge, KnowledgeVersion, Vocabulary
 from provisioning.manifest import ManifestError, apply_manifest, read_manifest
 from tests import factories
 from tests.ops.pdfs import make_pdf
@@ -354,3 +354,29 @@ def test_rolling_back_is_pinning_the_previous_agent_version(app, funds, pdf, ext
     pin.version = extractive_desk
     pin.save()
     assert AgentPin.objects.get(app=app, agent__key="researcher").version.version == "1"
+
+
+def test_ingest_stores_the_knowledges_vocabulary(funds, pdf, tmp_path):
+    words = tmp_path / "words.yaml"
+    words.write_text("NIM: [净息差]\n定增: [向特定对象发行, 募集资金]\n", encoding="utf-8")
+
+    output = ingest("acme/funds@1", pdf, "--vocabulary", words)
+
+    assert "vocabulary of acme/funds: 2 term(s)" in output
+    assert Vocabulary.objects.get(knowledge=funds).entries == {
+        "nim": ["净息差"],
+        "定增": ["募集资金", "向特定对象发行"],
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [("A: [B]\nB: [A]\n", "cyclic"), ("A: []\n", "non-empty list"), ("- a\n", "mapping")],
+)
+def test_ingest_refuses_a_bad_vocabulary_and_writes_nothing(funds, pdf, tmp_path, text, reason):
+    words = tmp_path / "words.yaml"
+    words.write_text(text, encoding="utf-8")
+
+    with pytest.raises(CommandError, match=reason):
+        ingest("acme/funds@1", pdf, "--vocabulary", words)
+    assert not Vocabulary.objects.exists() and not KnowledgeVersion.objects.exists()

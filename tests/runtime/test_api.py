@@ -258,3 +258,25 @@ def test_a_nul_byte_in_the_run_id_is_the_same_404(finished_run, alice):
     missing = client.get("/v1/apps/business/runs/run_doesnotexist")
     response = client.get("/v1/apps/business/runs/run_%00x/events")
     assert (response.status_code, response.content) == (404, missing.content)
+
+
+def test_the_run_detail_shows_each_search_with_its_hits_and_what_the_answer_cited(
+    finished_run, alice
+):
+    body = client_for(alice).get(f"/v1/apps/business/runs/{finished_run.pk}").json()
+
+    (search,) = body["searches"]
+    assert search["terms"] == ["营收", "querymarker"]
+    assert search["expansions"] == {"营收": ["营业收入"]}
+    assert search["versions"] == [
+        v.label for v in finished_run.agent_version.allowed_knowledge.all()
+    ]
+    assert search["refused"] == {"versions": 0, "acl": 0}
+    issued = list(CitationReference.objects.filter(run=finished_run).order_by("ordinal"))
+    assert [hit["citationId"] for hit in search["hits"]] == [ref.pk for ref in issued]
+    assert [hit["rank"] for hit in search["hits"]] == list(range(1, len(issued) + 1))
+    assert search["hits"][0]["score"] == 1.0
+    assert search["hits"][0]["document"] == issued[0].source_ref["id"]
+    assert search["hits"][0]["page"] == issued[0].source_ref["page"]
+    # The answer cites {{c1}}, the first hit, in its current revision.
+    assert [hit["cited"] for hit in search["hits"]] == [True] + [False] * (len(issued) - 1)

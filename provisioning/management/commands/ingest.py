@@ -8,13 +8,21 @@ version allowing it, pinned (agents/releases.py)."""
 from pathlib import Path
 from typing import Any
 
+import yaml
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from django.utils.text import slugify
 
 from agents.releases import ReleaseRefused, release_with_knowledge
 from knowledge.files import UnreadableFile, ingest_file, read_file
-from knowledge.models import ImmutableVersionError, Knowledge, KnowledgeVersion, Lease
+from knowledge.models import (
+    ImmutableVersionError,
+    Knowledge,
+    KnowledgeVersion,
+    Lease,
+    declare_vocabulary,
+)
+from knowledge.vocabulary import VocabularyError, validate_entries
 from tenancy.models import App, Tenant
 
 
@@ -24,6 +32,18 @@ def parse_target(target: str) -> tuple[str, str, str]:
     if not (slash and at and tenant and key and version):
         raise CommandError(f"the target must be TENANT/KNOWLEDGE@VERSION, got {target!r}")
     return tenant, key, version
+
+
+def read_vocabulary(name: str) -> dict[str, list[str]]:
+    try:
+        text = Path(name).read_text(encoding="utf-8")
+        data = yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise CommandError(f"{name}: not a readable YAML or JSON file ({type(exc).__name__})")
+    try:
+        return validate_entries(data).entries()
+    except VocabularyError as exc:
+        raise CommandError(f"{name}: {exc}")
 
 
 class Command(BaseCommand):
@@ -54,6 +74,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--publish", action="store_true", help="publish the version afterwards")
         parser.add_argument(
+            "--vocabulary",
+            metavar="FILE",
+            help="a YAML or JSON mapping {term: [what the documents print instead]}, stored as "
+            "this knowledge's search vocabulary (replacing the one declared before)",
+        )
+        parser.add_argument(
             "--app",
             help="with --publish: give this app of the tenant a lease on the version",
         )
@@ -81,6 +107,7 @@ class Command(BaseCommand):
         if options["agent"] and not options["app"]:
             raise CommandError("--agent re-pins an agent in an app: give --app with it")
         tenant_key, knowledge_key, label = parse_target(target)
+        vocabulary = read_vocabulary(options["vocabulary"]) if options.get("vocabulary") else None
         parsed = []
         for name in files:
             try:
@@ -92,6 +119,10 @@ class Command(BaseCommand):
                 version = self.draft_version(
                     tenant_key, knowledge_key, label, create=options["create_knowledge"]
                 )
+                if vocabulary is not None:
+                    knowledge = version.knowledge
+                    if declare_vocabulary(knowledge.tenant, knowledge, vocabulary):
+                        self.stdout.write(f"vocabulary of {knowledge}: {len(vocabulary)} term(s)")
                 for path, document in parsed:
                     doc_key = key or slugify(path.stem) or path.stem
                     if version.documents.filter(key=doc_key).exists():

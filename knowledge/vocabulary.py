@@ -1,0 +1,254 @@
+"""The domain vocabulary: what an analyst may call a thing, and what the filings call it.
+
+One home for synonyms, abbreviations, period aliases and entity aliases. Retrieval
+expands a query with it; the extractive reader may use the same API.
+
+A vocabulary is a directed mapping ``term -> expansions``: a term found in a query
+also searches its expansions, transitively (EPS → 每股收益 → 基本每股收益). A cycle
+(A → B → A, or A → A) is refused: an equivalence is written once, from the word an
+analyst types to the words a filing prints. Terms are matched case-insensitively
+after NFKC folding; an ASCII term matches only where no letter touches it (``q3`` is
+found in ``26Q3``, ``eps`` is not found in ``steps``).
+
+API (all pure, no database):
+
+- ``BUILTIN`` — the built-in financial vocabulary (a ``Vocabulary``).
+- ``Vocabulary.merge(other)`` — a new vocabulary with ``other``'s entries added.
+- ``Vocabulary.expand(term) -> frozenset[str]`` — every term ``term`` expands to,
+  transitively, itself excluded; empty for an unknown term.
+- ``Vocabulary.segment(text) -> list[str]`` — the vocabulary's terms found in
+  ``text``, longest first where they overlap, in text order.
+- ``Vocabulary.topic_terms(question) -> list[Expansion]`` — each term of the question
+  with its expansions: what retrieval searches beyond the question's own words.
+- ``validate_entries(entries) -> Vocabulary`` — parse operator input
+  (``{term: [expansion, …]}``); raises ``VocabularyError`` for an empty term, a term
+  over ``MAX_TERM_CHARS``, more than ``MAX_EXPANSIONS``, or a cycle.
+- ``entity_aliases(titles) -> Vocabulary`` — short name ↔ full name ↔ stock code, from
+  documents' titles as filings and broker notes write them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+# A term is a word or a short phrase; a 1 MB "term" is an error, not a phrase.
+MAX_TERM_CHARS = 64
+MAX_EXPANSIONS = 32
+MAX_ENTRIES = 5_000
+
+
+class VocabularyError(ValueError):
+    """Operator input that is not a vocabulary; ``path`` names the entry (``EPS[2]``)."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}" if path else message)
+
+
+def fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold().strip()
+
+
+@dataclass(frozen=True)
+class Expansion:
+    term: str  # as found in the question (folded)
+    expansions: tuple[str, ...]  # what it also searches, sorted
+
+
+class Vocabulary:
+    def __init__(self, entries: Mapping[str, Iterable[str]] | None = None) -> None:
+        self._edges: dict[str, set[str]] = {}
+        for term, expansions in (entries or {}).items():
+            self._edges.setdefault(fold(term), set()).update(fold(e) for e in expansions)
+        self._closure: dict[str, frozenset[str]] = {}
+        self._pattern: re.Pattern[str] | None = None
+
+    def __len__(self) -> int:
+        return len(self._edges)
+
+    def entries(self) -> dict[str, list[str]]:
+        return {term: sorted(targets) for term, targets in sorted(self._edges.items())}
+
+    def merge(self, other: Vocabulary) -> Vocabulary:
+        merged = Vocabulary(self.entries())
+        for term, expansions in other.entries().items():
+            merged._edges.setdefault(term, set()).update(expansions)
+        return merged
+
+    def expand(self, term: str) -> frozenset[str]:
+        term = fold(term)
+        if term not in self._closure:
+            seen: set[str] = set()
+            stack = list(self._edges.get(term, ()))
+            while stack:
+                current = stack.pop()
+                if current in seen or current == term:
+                    continue
+                seen.add(current)
+                stack.extend(self._edges.get(current, ()))
+            self._closure[term] = frozenset(seen)
+        return self._closure[term]
+
+    def segment(self, text: str) -> list[str]:
+        if not self._edges:
+            return []
+        if self._pattern is None:
+            alternatives = []
+            for term in sorted(self._edges, key=lambda t: (-len(t), t)):
+                body = re.escape(term)
+                if term.isascii() and term[:1].isalpha():
+                    body = rf"(?<![a-z]){body}"
+                if term.isascii() and term[-1:].isalpha():
+                    body = rf"{body}(?![a-z])"
+                alternatives.append(body)
+            self._pattern = re.compile("|".join(alternatives))
+        return [m.group(0) for m in self._pattern.finditer(fold(text))]
+
+    def topic_terms(self, question: str) -> list[Expansion]:
+        found: dict[str, Expansion] = {}
+        for term in self.segment(question):
+            if term not in found:
+                found[term] = Expansion(term, tuple(sorted(self.expand(term))))
+        return list(found.values())
+
+
+def validate_entries(entries: object, *, path: str = "") -> Vocabulary:
+    """Operator input → Vocabulary, or VocabularyError naming the entry at fault."""
+    if not isinstance(entries, dict):
+        raise VocabularyError(path, "must be a mapping of term to a list of expansions")
+    if len(entries) > MAX_ENTRIES:
+        raise VocabularyError(path, f"at most {MAX_ENTRIES} terms")
+    prefix = f"{path}." if path else ""
+    checked: dict[str, list[str]] = {}
+    for term, expansions in entries.items():
+        where = f"{prefix}{term!s:.{MAX_TERM_CHARS}}"
+        _check_term(term, where)
+        if isinstance(expansions, str):
+            expansions = [expansions]
+        if not isinstance(expansions, list) or not expansions:
+            raise VocabularyError(where, "must be a non-empty list of expansions")
+        if len(expansions) > MAX_EXPANSIONS:
+            raise VocabularyError(where, f"at most {MAX_EXPANSIONS} expansions")
+        for i, expansion in enumerate(expansions):
+            _check_term(expansion, f"{where}[{i}]")
+        checked[term] = expansions
+    vocabulary = Vocabulary(checked)
+    for term in vocabulary.entries():
+        if term in _reachable(vocabulary, term):
+            raise VocabularyError(
+                f"{prefix}{term}",
+                "is cyclic: it expands back to itself; write an equivalence once, "
+                "from the word a question uses to the words the documents print",
+            )
+    return vocabulary
+
+
+def _check_term(term: object, where: str) -> None:
+    if not isinstance(term, str) or not fold(term):
+        raise VocabularyError(where, "a term must be non-empty text")
+    if len(term) > MAX_TERM_CHARS:
+        raise VocabularyError(where, f"a term is at most {MAX_TERM_CHARS} characters")
+    if any(unicodedata.category(c) in ("Cc", "Cs") for c in term):
+        raise VocabularyError(where, "a term may not hold control characters or surrogates")
+
+
+def _reachable(vocabulary: Vocabulary, term: str) -> set[str]:
+    seen: set[str] = set()
+    stack = list(vocabulary._edges.get(term, ()))
+    while stack:
+        current = stack.pop()
+        if current not in seen:
+            seen.add(current)
+            stack.extend(vocabulary._edges.get(current, ()))
+    return seen
+
+
+# "海川物流：海川冷链物流股份有限公司2025年年度报告", "中诚证券：金禾酒业（600579）2026年…"
+_FILING_TITLE = re.compile(
+    r"^(?P<short>[^：:（(\s]{2,12})[：:](?P<full>[^（(\s]{4,40}?(?:股份)?有限公司)"
+)
+_NOTE_TITLE = re.compile(r"[：:](?P<short>[^：:（(\s]{2,12})[（(](?P<code>\d{6})[)）]")
+
+
+def entity_aliases(titles: Iterable[str]) -> Vocabulary:
+    """Short name ↔ full name and stock code, from titles of the two shapes A-share
+    documents use (the expansion is a cycle on purpose: ``expand`` stops at the term
+    itself, and no operator wrote it); other titles add nothing."""
+    groups: dict[str, set[str]] = {}
+    for title in titles:
+        title = unicodedata.normalize("NFKC", title)
+        if match := _FILING_TITLE.match(title):
+            groups.setdefault(fold(match["short"]), set()).add(fold(match["full"]))
+        if match := _NOTE_TITLE.search(title):
+            groups.setdefault(fold(match["short"]), set()).add(match["code"])
+    entries: dict[str, set[str]] = {}
+    for short, names in groups.items():
+        entries.setdefault(short, set()).update(names)
+        for name in names:
+            # And back: a question naming the full name or the code also finds the
+            # pages that print only the short name (expand() stops at the term itself).
+            entries.setdefault(name, set()).add(short)
+    return Vocabulary(entries)
+
+
+def _builtin() -> Vocabulary:
+    entries: dict[str, list[str]] = {
+        # Abbreviations and the words filings print instead.
+        "eps": ["基本每股收益"],
+        "每股收益": ["基本每股收益"],
+        "roe": ["加权平均净资产收益率"],
+        "净资产收益率": ["加权平均净资产收益率"],
+        "nim": ["净息差"],
+        "息差": ["净息差"],
+        "npl": ["不良贷款率"],
+        "不良率": ["不良贷款率"],
+        "总裁": ["总经理"],
+        "ceo": ["总经理"],
+        "cfo": ["财务总监"],
+        "董秘": ["董事会秘书"],
+        "定增": ["向特定对象发行", "募集资金"],
+        "募资": ["募集资金"],
+        "营收": ["营业收入"],
+        "归母净利润": ["归属于上市公司股东的净利润"],
+        "归母净利": ["归属于上市公司股东的净利润"],
+        "扣非净利润": ["扣除非经常性损益的净利润", "扣除非经常性损益后的净利润"],
+        "扣非归母净利润": ["扣除非经常性损益的净利润"],
+        "经营性现金流": ["经营活动产生的现金流量净额"],
+        "经营现金流": ["经营活动产生的现金流量净额"],
+        # What a question calls a report's item, and what the report prints.
+        "收入": ["营业收入"],
+        "净利": ["净利润"],
+        "仓位": ["占比"],
+        "重仓股": ["前五名股票", "第一大重仓股"],
+        "净值增长": ["净值增长率"],
+        "研发投入": ["研发费用"],
+        "现金流": ["现金流量净额"],
+        "风险": ["风险提示"],
+        "比例": ["占比", "占基金资产净值"],
+        "比重": ["占比", "比例"],
+        "持有": ["持仓"],
+        "增速": ["增长率", "同比增长"],
+        # Period aliases.
+        "q1": ["第一季度"],
+        "q2": ["第二季度"],
+        "q3": ["第三季度"],
+        "q4": ["第四季度"],
+        "一季度": ["第一季度"],
+        "二季度": ["第二季度"],
+        "三季度": ["第三季度"],
+        "四季度": ["第四季度"],
+        "一季报": ["第一季度报告"],
+        "三季报": ["第三季度报告"],
+        "h1": ["半年度"],
+        "中报": ["半年度报告"],
+        "半年报": ["半年度报告"],
+        "中期报告": ["半年度报告"],
+        "年报": ["年度报告"],
+    }
+    return Vocabulary(entries)
+
+
+BUILTIN = _builtin()

@@ -1,0 +1,177 @@
+"""Managed ranking: BM25 over the published versions' statistics, with the vocabulary.
+
+The staged candidates must give exactly the exhaustive answer; rare words outweigh
+common ones; the shared cases (cases/ranking.json) give the same top k on PostgreSQL
+and SQLite; bad queries give a clean empty result."""
+
+import json
+import math
+import random
+from collections import Counter
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from knowledge import ranking
+from knowledge.models import Chunk, KnowledgeVersion, VersionIndex, VersionTerm
+from knowledge.retrieval import search_managed
+from knowledge.text import search_tokens
+from tests.factories import add_document, make_knowledge, publish
+
+pytestmark = pytest.mark.django_db
+CASES = json.loads((Path(__file__).parent / "cases" / "ranking.json").read_text("utf-8"))
+
+
+def _keys(version, query, owner, top_k=5):
+    items = search_managed([version], query=query, top_k=top_k, owner=owner)
+    return [item.document.key for item in items]
+
+
+@pytest.fixture
+def shared(tenant, alice):
+    version = make_knowledge(tenant, "shared")
+    for document in CASES["documents"]:
+        add_document(version, document["pages"], key=document["key"], title=document["title"])
+    return publish(version)
+
+
+@pytest.mark.parametrize("case", CASES["cases"], ids=lambda case: case["query"][:12])
+def test_the_shared_cases_give_the_same_top_k_on_either_database(shared, alice, case):
+    assert _keys(shared, case["query"], alice, top_k=len(case["top"])) == case["top"], (
+        connection.vendor
+    )
+
+
+def test_a_rare_word_outweighs_a_name_repeated_on_every_page(tenant, alice):
+    version = make_knowledge(tenant)
+    for n in range(6):
+        add_document(version, ["北辰医药北辰医药北辰医药，公司经营稳健。"], key=f"name-{n}")
+    add_document(version, ["北辰医药研发管线共有十二项。"], key="answer")
+    publish(version)
+
+    assert _keys(version, "北辰医药研发管线", alice, top_k=1) == ["answer"]
+
+
+def test_an_abbreviation_finds_the_words_the_filing_prints(shared, alice):
+    assert _keys(shared, "EPS", alice, top_k=1) == ["eps"]
+
+
+def test_publishing_stores_the_statistics_once(tenant):
+    version = make_knowledge(tenant)
+    add_document(version, ["营收增长。", "营收下降。"], title="北辰")
+    assert not VersionIndex.objects.filter(version=version).exists()
+    publish(version)
+
+    index = VersionIndex.objects.get(version=version)
+    assert index.chunk_count == 2
+    assert VersionTerm.objects.get(version=version, token="营收").chunks == 2
+    assert VersionTerm.objects.get(version=version, token="北辰").chunks == 2
+    built_at = index.built_at
+    version.save()
+    assert VersionIndex.objects.get(version=version).built_at == built_at
+
+
+def test_a_version_published_without_statistics_is_counted_on_the_fly(shared, alice, tenant):
+    expected = [_keys(shared, case["query"], alice) for case in CASES["cases"]]
+    VersionIndex.objects.filter(version=shared).delete()
+    VersionTerm.objects.filter(version=shared).delete()
+
+    assert [_keys(shared, case["query"], alice) for case in CASES["cases"]] == expected
+
+
+def _exhaustive(version, query, top_k):
+    """The reference, written out: BM25 of every chunk of the version."""
+    plan = ranking.SearchPlan.of(query, ranking.Vocabulary())
+    rows = list(
+        Chunk.objects.filter(document__version=version).values_list(
+            "pk", "search_text", "document_id", "ordinal"
+        )
+    )
+    lengths = {pk: len(text.split()) for pk, text, *_ in rows}
+    average = sum(lengths.values()) / len(rows)
+    df = Counter(t for _, text, *_ in rows for t in set(text.split()))
+    scored = []
+    for pk, text, document_id, ordinal in rows:
+        tf = Counter(text.split())
+        norm = ranking.K1 * (1 - ranking.B + ranking.B * lengths[pk] / average)
+        score = sum(
+            math.log(1 + (len(rows) - df[t] + 0.5) / (df[t] + 0.5))
+            * tf[t]
+            * (ranking.K1 + 1)
+            / (tf[t] + norm)
+            for t in plan.weights
+            if tf[t]
+        )
+        if score > 0:
+            scored.append((-score, document_id, ordinal, pk))
+    return [pk for *_, pk in sorted(scored)[:top_k]]
+
+
+@pytest.mark.parametrize("budgets", [(0, 0), (3, 40), (10_000, 10_000)])
+def test_the_staged_search_returns_exactly_the_exhaustive_ranking(
+    tenant, alice, monkeypatch, budgets
+):
+    monkeypatch.setattr(ranking, "STAGE_BUDGETS", budgets)
+    rng = random.Random(7)
+    words = ["营收", "增长", "北辰", "医药", "研发", "管线", "毛利", "下降", "回购", "分红"]
+    version = make_knowledge(tenant)
+    for d in range(12):
+        pages = ["".join(rng.choices(words, weights=range(10, 0, -1), k=12)) for _ in range(4)]
+        add_document(version, pages, key=f"d{d}")
+    publish(version)
+    monkeypatch.setattr("knowledge.retrieval.BUILTIN", ranking.Vocabulary())
+
+    for query in ["北辰医药营收", "回购分红", "营收增长", "研发管线毛利下降回购"]:
+        items = search_managed([version], query=query, top_k=6, owner=alice)
+        assert [item.chunk.pk for item in items] == _exhaustive(version, query, 6), query
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["！！？。，", "😀🎉", "x" * 10_000 + "营收", "营\x00收", "营\ud800收", "a" * 200],
+    ids=["punctuation", "emoji", "10k-chars", "nul", "lone-surrogate", "over-long-token"],
+)
+def test_a_bad_query_is_a_clean_result(shared, alice, query):
+    items = search_managed([shared], query=query, top_k=5, owner=alice)
+    assert all(item.document.version_id == shared.pk for item in items)
+    if query.startswith(("！", "😀", "a")):
+        assert items == []
+
+
+def test_an_over_long_token_is_neither_counted_nor_searched(tenant, alice):
+    version = make_knowledge(tenant)
+    add_document(version, ["a" * 100 + " 营收"])
+    publish(version)
+
+    assert not VersionTerm.objects.filter(version=version, token__startswith="aaa").exists()
+    assert search_managed([version], query="a" * 100, top_k=3, owner=alice) == []
+    assert len(search_managed([version], query="营收", top_k=3, owner=alice)) == 1
+
+
+def test_a_search_never_sees_a_version_publishing_without_its_statistics(tenant, alice):
+    """Publishing writes the status and the statistics in one transaction."""
+    version = make_knowledge(tenant)
+    add_document(version, ["营收增长。"])
+    version.status = KnowledgeVersion.Status.PUBLISHED
+    tokens = search_tokens("营收")
+    assert tokens == ["营收"]
+    version.save()
+    assert VersionIndex.objects.filter(version=version).exists()
+
+
+def test_index_knowledge_stores_the_statistics_a_bulk_publish_skipped(tenant):
+    version = make_knowledge(tenant)
+    add_document(version, ["营收增长。"])
+    KnowledgeVersion.objects.filter(pk=version.pk).update(status=KnowledgeVersion.Status.PUBLISHED)
+    assert not VersionIndex.objects.filter(version=version).exists()
+
+    out = StringIO()
+    call_command("index_knowledge", stdout=out)
+
+    assert VersionIndex.objects.get(version=version).chunk_count == 1
+    assert "1 version(s) indexed" in out.getvalue()
+    call_command("index_knowledge", stdout=out)
+    assert "0 version(s) indexed" in out.getvalue()
