@@ -39,6 +39,9 @@ class Tools:
     def run_call(self, call: AgentCall) -> str:
         raise NotImplementedError
 
+    def open_call(self, **fields) -> AgentCall:
+        raise NotImplementedError
+
     def tool_entry(self, call: AgentCall, state: CallState, step: int, tool_call: ToolCall) -> dict:
         """The native tool entry: identity, argument sealing, transport cap. No content veto."""
         if tool_call.name not in TOOL_NAMES:
@@ -191,8 +194,8 @@ class Tools:
         )
         if pin is None:
             return ToolError.AGENT_NOT_AVAILABLE.result()
-        child = AgentCall.objects.create(
-            run=self.run, parent=call, depth=call.depth + 1, agent_version=pin.version, task=task
+        child = self.open_call(
+            parent=call, depth=call.depth + 1, agent_version=pin.version, task=task
         )
         try:
             text = self.run_call(child)
