@@ -12,6 +12,7 @@ import logging
 from agents.models import AgentPin
 from agents.providers import ProviderError
 from agents.providers.base import TOOL_NAMES, ToolCall
+from agents.versions import is_runnable
 from citations.issuance import issue_citations
 from foundation.errors import SparkTideError
 from foundation.faults import maybe_fault
@@ -192,7 +193,11 @@ class Tools:
             .select_related("version__agent")
             .first()
         )
-        if pin is None:
+        # The rule a root run's version meets (agents/versions.py): a pin naming a
+        # retired version does not run as a sub-agent either.
+        if pin is None or not is_runnable(
+            pin.version, agent_id=allowed.pk, tenant_id=self.run.tenant_id
+        ):
             return ToolError.AGENT_NOT_AVAILABLE.result()
         child = self.open_call(
             parent=call, depth=call.depth + 1, agent_version=pin.version, task=task
