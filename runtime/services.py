@@ -97,7 +97,7 @@ def runnable_version(app: App, agent_key: str, agent_version=None) -> AgentVersi
             .filter(pk=getattr(agent_version, "pk", agent_version))
             .first()
         )
-    if not is_runnable(version, agent_id=pin.agent_id, tenant_id=app.tenant_id):
+    if version is None or not is_runnable(version, agent_id=pin.agent_id, tenant_id=app.tenant_id):
         raise SparkTideError(
             ErrorCode.AGENT_NOT_AVAILABLE, _("只有此应用固定的智能体的已发布版本可以运行。")
         )
