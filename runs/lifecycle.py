@@ -23,10 +23,17 @@ from runs.events import (
     lock_run_columns,
     lock_run_to_claim,
 )
-from runs.models import Run
+from runs.models import AgentCall, Run
 from runs.reasons import RunReason
 
-__all__ = ["RunEnded", "RunFenced", "claim_run", "finish_run", "lock_for_execution"]
+__all__ = [
+    "RunEnded",
+    "RunFenced",
+    "claim_run",
+    "claim_run_with_root",
+    "finish_run",
+    "lock_for_execution",
+]
 
 
 def worker_identity() -> str:
@@ -34,6 +41,21 @@ def worker_identity() -> str:
 
 
 def claim_run(run_id: str) -> Run | None:
+    claimed = _claim(run_id, root=False)
+    return claimed[0] if claimed else None
+
+
+def claim_run_with_root(run_id: str) -> tuple[Run, AgentCall] | None:
+    """``claim_run``, and the run's root agent call opened in the claim's transaction
+    (under its lock and epoch: no write of the execution happens outside the fence)."""
+    claimed = _claim(run_id, root=True)
+    if claimed is None or claimed[1] is None:
+        return None
+    return claimed[0], claimed[1]
+
+
+def _claim(run_id: str, *, root: bool) -> tuple[Run, AgentCall | None] | None:
+    call = None
     with transaction.atomic():
         # The row and what the engine needs of it, read and locked at once (FOR UPDATE
         # OF the run only); the status change and run.started are one statement.
@@ -50,8 +72,12 @@ def claim_run(run_id: str) -> Run | None:
             for f in ("status", "started_at", "heartbeat_at", "worker_id", "execution_epoch")
         }
         append_event(run, "run.started", {}, locked=True, update=claimed)
+        if root:
+            call = AgentCall.objects.create(
+                run=run, depth=0, agent_version=run.agent_version, task=run.input
+            )
     observability.run_started(run_id=run.pk, **_labels(run))
-    return run
+    return run, call
 
 
 def lock_for_execution(

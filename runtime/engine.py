@@ -28,7 +28,7 @@ from knowledge.context import TrustedContext
 from publication.reader import committed_block_count
 from publication.verification import verify_answer
 from runs.events import IF_APPENDED, RunEnded, RunFenced, append_event, refusal
-from runs.lifecycle import claim_run, finish_run, lock_for_execution
+from runs.lifecycle import claim_run_with_root, finish_run, lock_for_execution
 from runs.models import AgentCall, JournalEntry, Run
 from runs.reasons import RunReason
 from runtime.conversation import conversation_history
@@ -241,7 +241,8 @@ class Engine(Tools):
         return result_text
 
     def open_call(self, **fields: Any) -> AgentCall:
-        """A new agent call of the run (the root, a sub-agent's), under the fence."""
+        """A new agent call of the run (a sub-agent's), under the fence. The root call is
+        opened by the claim itself (``claim_run_with_root``)."""
         with transaction.atomic():
             lock_for_execution(self.run.pk, self.run.execution_epoch)
             return AgentCall.objects.create(run=self.run, **fields)
@@ -314,12 +315,13 @@ def execute_run(run_id: str) -> str | None:
     run is taken over (a paused worker recovered as WORKER_LOST), the next write is
     refused and the execution stops where it is, writing nothing more. It logs one
     line and raises ``RunFenced`` for the worker (the task is not a success)."""
-    run = claim_run(run_id)
-    if run is None:
+    claimed = claim_run_with_root(run_id)
+    if claimed is None:
         return None
+    run, root = claimed
     heartbeats.add(run.pk, run.execution_epoch)
     try:
-        return _execute(Engine(run))
+        return _execute(Engine(run), root)
     except RunFenced as exc:
         logger.warning(
             "run %s: taken over (execution epoch %s, now %s, %s); this execution stops",
@@ -333,7 +335,7 @@ def execute_run(run_id: str) -> str | None:
         heartbeats.discard(run.pk)
 
 
-def _execute(engine: "Engine") -> str:
+def _execute(engine: "Engine", root: AgentCall) -> str:
     run = engine.run
     epoch = run.execution_epoch
 
@@ -341,7 +343,6 @@ def _execute(engine: "Engine") -> str:
         return finish_run(run, status, reason, detail, epoch=epoch)
 
     try:
-        root = engine.open_call(depth=0, agent_version=run.agent_version, task=run.input)
         engine.run_call(root)
         data = verify_answer(run, root)
         append_event(run, "citation.verified", data, epoch=epoch)
