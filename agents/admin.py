@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from agents.models import Agent, AgentPin, AgentVersion
 from agents.providers import ModelConfigError, validate_model_config
+from agents.versions import PinnedVersionError, retire_version
 from foundation.admin_mixins import FrozenOnceOutOfDraftAdmin, ReadOnlyInline
 from knowledge.models import ImmutableVersionError, KnowledgeVersion
 
@@ -96,15 +97,11 @@ class AgentVersionAdmin(FrozenOnceOutOfDraftAdmin, admin.ModelAdmin):
     def retire_versions(self, request, queryset):
         retired = 0
         for version in queryset.filter(status=AgentVersion.Status.PUBLISHED):
-            if version.pins.exists():
-                self.message_user(
-                    request,
-                    f"{version} is pinned by an app; pin another version first.",
-                    messages.ERROR,
-                )
+            try:
+                retire_version(version)
+            except PinnedVersionError as exc:
+                self.message_user(request, f"{exc}.", messages.ERROR)
                 continue
-            version.status = AgentVersion.Status.RETIRED
-            version.save()
             retired += 1
         self.message_user(request, f"{retired} version(s) retired.", messages.SUCCESS)
 

@@ -11,6 +11,7 @@ from foundation.errors import ErrorCode
 from knowledge.models import Fact
 from knowledge.retrieval import RetrievedItem
 from runs.events import append_event
+from runs.lifecycle import lock_for_execution
 from runs.models import AgentCall, Run
 
 
@@ -35,11 +36,16 @@ def issue_citations(
 
     At most 256 per run: items past the limit are refused with a
     ``citation.limit_exceeded`` event, never silently dropped.
+
+    A write of the run's execution: under the kernel's fence (``lock_for_execution``
+    with the epoch ``run`` was claimed under), so an execution that lost the run, or a
+    run that ended, gets ``RunFenced`` / ``RunEnded`` and nothing is issued.
     """
     with transaction.atomic():
-        locked = Run.objects.select_for_update().get(pk=run.pk)
-        run.last_seq = locked.last_seq
-        room = max(0, MAX_CITATIONS_PER_RUN - locked.citation_count)
+        locked = lock_for_execution(run.pk, run.execution_epoch, ("citation_count",))
+        run.last_seq = locked["last_seq"]
+        count = locked["citation_count"]
+        room = max(0, MAX_CITATIONS_PER_RUN - count)
         accepted, refused = list(items[:room]), len(items) - min(room, len(items))
         references = [
             CitationReference(
@@ -48,7 +54,7 @@ def issue_citations(
                 version=item.version,
                 document=item.document,
                 chunk=item.chunk,
-                ordinal=locked.citation_count + i,
+                ordinal=count + i,
                 title=item.title,
                 source_ref=item.source_ref,
                 remote_item_id=item.remote_item_id,
@@ -60,7 +66,7 @@ def issue_citations(
             for i, item in enumerate(accepted, start=1)
         ]
         CitationReference.objects.bulk_create(references)
-        Run.objects.filter(pk=run.pk).update(citation_count=locked.citation_count + len(references))
+        Run.objects.filter(pk=run.pk).update(citation_count=count + len(references))
         handles = _issue_handles(run, agent_call, references)
         for reference in references:
             append_event(run, "citation.created", reference.public(), locked=True)

@@ -51,6 +51,7 @@ from guardian.shortcuts import assign_perm
 
 from agents.models import Agent, AgentPin, AgentVersion
 from agents.providers import ModelConfigError, validate_model_config
+from agents.versions import PinnedVersionError, refuse_retiring_pinned
 from foundation.text_boundary import UnstorableText, refuse_unstorable
 from knowledge.ingest import FactInput, FactNotStated, ingest_document
 from knowledge.models import Document, Knowledge, KnowledgeVersion, Lease
@@ -1087,11 +1088,25 @@ class _Applier:
                 self.apply_agent_version(tenant, agents[agent_spec.key], version_spec)
         for app_spec in spec.apps:
             self.apply_app(tenant, app_spec)
-        stale = AgentPin.objects.filter(app__tenant=tenant).exclude(
-            version__status=AgentVersion.Status.PUBLISHED
-        )
-        for pin in stale.select_related("app", "version__agent"):
-            self.warn(f"app {pin.app.slug} pins {pin.version}, which is {pin.version.status}")
+        # Once every pin of the file is applied (a file may retire a version and pin its
+        # successor): a version still pinned cannot be retired — the admin's rule too.
+        paths = {
+            (agent_spec.key, version_spec.version): _at(version_spec.path, "status")
+            for agent_spec in spec.agents
+            for version_spec in agent_spec.versions
+        }
+        for version in (
+            AgentVersion.objects.filter(
+                agent__tenant=tenant, status=AgentVersion.Status.RETIRED, pins__isnull=False
+            )
+            .select_related("agent")
+            .distinct()
+        ):
+            try:
+                refuse_retiring_pinned(version)
+            except PinnedVersionError as exc:
+                path = paths.get((version.agent.key, version.version), spec.path)
+                raise ManifestError(path, str(exc)) from None
 
     def tenant_user(self, tenant: Tenant, username: str, path: str) -> User:
         user = self.User.objects.filter(username=username, tenant_user__tenant=tenant).first()

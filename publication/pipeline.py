@@ -56,7 +56,8 @@ from publication.text import (
     clean_text,
     render_content,
 )
-from runs.events import RunEnded, append_event_seq
+from runs.events import RunEnded, RunFenced, append_event_seq
+from runs.lifecycle import lock_for_execution
 from runs.models import AgentCall, Run
 
 logger = logging.getLogger(__name__)
@@ -533,21 +534,13 @@ _LOCKED_COLUMNS = ("status", "last_seq", "block_count", "revision_quota_used")
 def _lock_run(candidate: Candidate) -> Mapping[str, Any]:
     """Lock the run row: it serializes the run's counters, quotas and event seq.
 
-    A fixed statement (no ORM compilation on every commit): the four plain columns
-    the commit decides on, read as they are stored."""
-    q = connection.ops.quote_name
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""  # not SQLite
-    with server_binding_cursor() as cursor:
-        cursor.execute(
-            f"SELECT {', '.join(q(c) for c in _LOCKED_COLUMNS)} FROM"  # noqa: S608
-            f" {q(Run._meta.db_table)} WHERE {q('id')} = %s{lock}",
-            [candidate.run.pk],
-        )
-        found = cursor.fetchone()
-    if found is None:
-        raise Run.DoesNotExist(candidate.run.pk)
-    row = dict(zip(_LOCKED_COLUMNS, found, strict=True))
-    candidate.run.last_seq = row["last_seq"]
+    The kernel's fence (runs/lifecycle.py ``lock_for_execution``), with the four plain
+    columns the commit decides on: an execution that lost the run (``RunFenced``)
+    writes nothing, not even its refusal; an ended run's row is returned for the
+    caller's ``RUN_ENDED``."""
+    run = candidate.run
+    row = lock_for_execution(run.pk, run.execution_epoch, _LOCKED_COLUMNS, ended_ok=True)
+    run.last_seq = row["last_seq"]
     return row
 
 
@@ -688,7 +681,13 @@ def _reject(
             ):
                 # The refused ID is the run's own marker text: safe to name.
                 data["source"] = detail
-            append_event_seq(candidate.run, "answer.rejected", data, locked=locked)
+            append_event_seq(
+                candidate.run,
+                "answer.rejected",
+                data,
+                locked=locked,
+                epoch=None if locked else candidate.run.execution_epoch,
+            )
     return Receipt(
         outcome=Outcome.REJECTED,
         candidate_id=attempt.candidate_id,
@@ -700,8 +699,9 @@ def _reject(
     )
 
 
-def _unchanged(candidate: Candidate, revision: BlockRevision) -> Receipt:
-    """The original receipt is reused: no new revision, event or quota."""
+def _unchanged(candidate: Candidate, revision: BlockRevision, *, locked: bool = False) -> Receipt:
+    """The original receipt is reused: no new revision, event or quota. Its attempt is
+    recorded under the run's fence (``locked``: the caller holds it already)."""
     attempt = _fill_attempt(
         candidate,
         Outcome.UNCHANGED,
@@ -709,7 +709,10 @@ def _unchanged(candidate: Candidate, revision: BlockRevision) -> Receipt:
         revision=revision.revision,
         body_digest=revision.body_digest,
     )
-    _save_attempt(attempt)
+    with transaction.atomic():
+        if not locked:
+            _lock_run(candidate)
+        _save_attempt(attempt)
     return Receipt(
         outcome=Outcome.UNCHANGED,
         candidate_id=attempt.candidate_id,
@@ -786,9 +789,12 @@ def _preview_new_block(candidate: Candidate) -> Receipt | None:
                 candidate.run,
                 "answer.preview",
                 {"candidateId": attempt.candidate_id, "revision": 1},
+                epoch=candidate.run.execution_epoch,
             )
             if connection.vendor != "postgresql":
                 _save_attempt(attempt)
+    except RunFenced:
+        raise  # the execution lost the run: nothing of it is recorded
     except RunEnded:
         attempt.pk = None  # rolled back with the refused append
         attempt._state.adding = True
@@ -844,7 +850,7 @@ def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Re
                 # Again under the lock: two identical candidates racing never make two blocks.
                 duplicate = _find_duplicate(candidate, target, digest)
                 if duplicate is not None:
-                    return _unchanged(candidate, duplicate)
+                    return _unchanged(candidate, duplicate, locked=True)
                 outcome = _write_with_the_orm(candidate, target, row, digest, now)
                 if isinstance(outcome, Receipt):
                     return outcome
@@ -1278,3 +1284,25 @@ def _record_failure(
         logger.warning(
             "could not record the failed attempt %s", attempt.candidate_id, exc_info=True
         )
+
+
+# --- recovery ----------------------------------------------------------------------
+
+
+def settle_lost_previews(run: Run, reason: str) -> int:
+    """Previews of a lost execution that never reached a commit: shown, never saved,
+    never promoted to committed. Each becomes REJECTED for ``reason`` with its
+    ``answer.rejected`` event. Under the caller's lock on the run (recovery's), before
+    the run's terminal event; how many were settled."""
+    pending = list(
+        PublicationAttempt.objects.filter(run=run, outcome=Outcome.PREVIEWED).order_by("id")
+    )
+    for attempt in pending:
+        attempt.outcome = Outcome.REJECTED
+        attempt.reason = reason
+        attempt.save(update_fields=["outcome", "reason"])
+        data = {"candidateId": attempt.candidate_id, "code": str(reason), "effect": attempt.effect}
+        if attempt.block_id:
+            data["publicationId"] = attempt.block_id
+        append_event_seq(run, "answer.rejected", data, locked=True)
+    return len(pending)

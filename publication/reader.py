@@ -34,6 +34,12 @@ VISIBLE = "visible"
 PROTECTED = "protected"
 
 
+def committed_block_count(run: Run) -> int:
+    """How many blocks of ``run`` the store holds: the one answer to "was anything
+    committed?" (PARTIAL or FAILED, for the engine and for recovery alike)."""
+    return AnswerBlock.objects.filter(run=run).count()
+
+
 @dataclass(frozen=True)
 class BlockView:
     id: str

@@ -30,6 +30,26 @@ class RunEnded(Exception):
     """The run was ended elsewhere (recovered as WORKER_LOST, cancelled while queued)."""
 
 
+class RunFenced(RunEnded):
+    """The execution that tried to write lost the run: another one took it over
+    (recovery, a hand-back) and moved its ``execution_epoch`` on. Nothing was written."""
+
+    def __init__(self, run_id: str, epoch: int, current: int, status: str) -> None:
+        super().__init__(
+            f"{run_id}: execution epoch {epoch} is over (now {current}, {status}); nothing written"
+        )
+        self.run_id, self.epoch, self.current, self.status = run_id, epoch, current, status
+
+
+def refusal(run_id: str, epoch: int | None, what: str) -> RunEnded:
+    """Why a write of ``run_id``'s execution under ``epoch`` was refused: the run was
+    taken over (``RunFenced``) or has ended (``RunEnded``). Read after the refusal."""
+    status, current = Run.objects.values_list("status", "execution_epoch").get(pk=run_id)
+    if epoch is not None and current != epoch:
+        return RunFenced(run_id, epoch, current, status)
+    return RunEnded(f"{run_id} already ended ({status}); {what} not written")
+
+
 def register_waker(waker: Waker) -> None:
     """Have ``waker(run_id, seq)`` called after each committed append (idempotent)."""
     if waker not in _wakers:
@@ -85,6 +105,27 @@ def lock_run(run_id: str) -> Run:
     return run
 
 
+# The condition each ``along`` statement of an append carries: it writes only if the
+# event is appended (the run not ended, the writer's epoch current).
+IF_APPENDED = "EXISTS (SELECT 1 FROM advanced)"
+
+
+def lock_run_columns(run_id: str, columns: Sequence[str]) -> dict[str, Any] | None:
+    """The run's row locked FOR UPDATE in the caller's transaction, and these plain
+    columns of it as stored (None: no such run). A fixed statement per set of columns,
+    bound on the server (no ORM compilation on a hot path: Publication's commit)."""
+    q = connection.ops.quote_name
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""  # not SQLite
+    with server_binding_cursor() as cursor:
+        cursor.execute(
+            f"SELECT {', '.join(q(c) for c in columns)} FROM"  # noqa: S608
+            f" {q(Run._meta.db_table)} WHERE {q('id')} = %s{lock}",
+            [run_id],
+        )
+        found = cursor.fetchone()
+    return None if found is None else dict(zip(columns, found, strict=True))
+
+
 def append_event(
     run: Run,
     type: str,
@@ -93,6 +134,7 @@ def append_event(
     locked: bool = False,
     update: dict[str, Any] | None = None,
     along: Sequence[tuple[str, list[Any]]] = (),
+    epoch: int | None = None,
 ) -> RunEvent:
     """Append one event with the run's next seq.
 
@@ -101,17 +143,22 @@ def append_event(
     ``update`` sets more fields of the run row in the same statement (a status
     change and its event: runs/lifecycle.py); only under the caller's lock.
     ``along`` (PostgreSQL only) are other writes of the same moment, (SQL, params)
-    each, run by the same statement as data-modifying WITHs: they happen whether or
-    not the event is appended, exactly as if run just before it.
+    each, run by the same statement as data-modifying WITHs, each conditional on
+    ``IF_APPENDED``: they happen only if the event is appended.
+    ``epoch`` is the execution epoch of the writer (the engine's, taken at claim): the
+    append is refused with ``RunFenced`` once the run was taken over.
+
+    Nothing is ever appended after a run's terminal event: every append, under the
+    caller's lock or not, is refused on an ended run (``RunEnded``).
 
     On PostgreSQL an append is one statement (docs/performance.md): the run's
-    counter is advanced by ``UPDATE … RETURNING`` — which takes the row lock and,
-    unless ``locked``, refuses a terminal run in the same step — and the event is
+    counter is advanced by ``UPDATE … RETURNING`` — which takes the row lock and
+    refuses an ended run (or a lost epoch) in the same step — and the event is
     inserted from what it returned. One statement is atomic on its own, so no
     savepoint and, outside a transaction, no BEGIN/COMMIT either.
     """
     (event_id, seq, data, at), event = _append(
-        run, type, data, locked=locked, update=update, along=along
+        run, type, data, locked=locked, update=update, along=along, epoch=epoch
     )
     if event is None:
         event = RunEvent(id=event_id, run=run, seq=seq, type=type, data=data, at=at)
@@ -125,10 +172,13 @@ def append_event_seq(
     *,
     locked: bool = False,
     update: dict[str, Any] | None = None,
+    epoch: int | None = None,
 ) -> int:
     """``append_event`` for a caller that needs only the seq its event took (Publication's
     commit): the same append, without a ``RunEvent`` instance on PostgreSQL."""
-    (_, seq, _, _), _ = _append(run, type, data, locked=locked, update=update, along=())
+    (_, seq, _, _), _ = _append(
+        run, type, data, locked=locked, update=update, along=(), epoch=epoch
+    )
     return seq
 
 
@@ -164,6 +214,7 @@ def _append(
     locked: bool,
     update: dict[str, Any] | None,
     along: Sequence[tuple[str, list[Any]]],
+    epoch: int | None = None,
 ) -> tuple[tuple[int, int, dict[str, Any], datetime], RunEvent | None]:
     """The append itself: ((event id, seq, data, at), the event where the ORM made it)."""
     data = data or {}
@@ -174,17 +225,14 @@ def _append(
     if along and connection.vendor != "postgresql":
         raise ValueError("append_event(along=...) is PostgreSQL's")
     if connection.vendor == "postgresql":
-        row = _append_in_one_statement(
-            run, type, data, at, locked=locked, update=update, along=along
-        )
+        row = _append_in_one_statement(run, type, data, at, update=update, along=along, epoch=epoch)
         if row is None:
-            status = Run.objects.values_list("status", flat=True).get(pk=run.pk)
-            raise RunEnded(f"{run.pk} already ended ({status}); {type} not appended")
+            raise refusal(run.pk, epoch, type)
         event_id, seq = row
         run.last_seq = seq
         event = None
     else:
-        event = _append_with_the_orm(run, type, data, at, locked=locked, update=update)
+        event = _append_with_the_orm(run, type, data, at, locked=locked, update=update, epoch=epoch)
         event_id, seq = event.pk, event.seq
     run_id = run.pk
     transaction.on_commit(lambda: notify_run(run_id, seq))
@@ -197,32 +245,32 @@ def _append_in_one_statement(
     data: dict[str, Any],
     at: datetime,
     *,
-    locked: bool,
     update: dict[str, Any],
     along: Sequence[tuple[str, list[Any]]] = (),
+    epoch: int | None = None,
 ) -> tuple[int, int] | None:
-    """(event id, seq), or None when the run has ended (never under the caller's lock)."""
+    """(event id, seq), or None when the run has ended or ``epoch`` is over."""
     run_table, event_table = Run._meta.db_table, RunEvent._meta.db_table
-    guard = "" if locked else " AND status <> ALL(%s)"
+    guard = " AND status <> ALL(%s)" + ("" if epoch is None else " AND execution_epoch = %s")
     params: list[Any] = []
-    before = ""
-    for number, (sql, values) in enumerate(along):
-        before += f"along{number} AS ({sql}), "
-        params += values
     also = ""
     for name, value in update.items():
         field = cast("Field[Any, Any]", Run._meta.get_field(name))
         also += f", {connection.ops.quote_name(str(field.column))} = %s"
         params.append(field.get_db_prep_save(value, connection))
-    params += [run.pk] if locked else [run.pk, list(Run.TERMINAL)]
+    params += [run.pk, list(Run.TERMINAL)] + ([] if epoch is None else [epoch])
+    after = ""
+    for number, (sql, values) in enumerate(along):
+        after += f", along{number} AS ({sql})"
+        params += values
     payload = RunEvent._meta.get_field("data").get_db_prep_value(data, connection)
     params += [run.pk, type, payload, at]
-    # Bound on the server: a text per shape of append (``along``, ``update``, the guard),
+    # Bound on the server: a text per shape of append (``along``, ``update``, the epoch),
     # prepared once per connection (foundation/compiled.py).
     with server_binding_cursor() as cursor:
         cursor.execute(
-            f"WITH {before}advanced AS (UPDATE {run_table} SET last_seq = last_seq + 1{also}"  # noqa: S608
-            f" WHERE id = %s{guard} RETURNING last_seq)"
+            f"WITH advanced AS (UPDATE {run_table} SET last_seq = last_seq + 1{also}"  # noqa: S608
+            f" WHERE id = %s{guard} RETURNING last_seq){after}"
             f" INSERT INTO {event_table} (run_id, seq, type, data, at)"
             " SELECT %s, advanced.last_seq, %s, %s, %s FROM advanced RETURNING id, seq",
             params,
@@ -239,17 +287,19 @@ def _append_with_the_orm(
     *,
     locked: bool,
     update: dict[str, Any],
+    epoch: int | None = None,
 ) -> RunEvent:
-    """SQLite (development, the demo): lock, advance, insert."""
+    """SQLite (development, the demo): lock, check, advance, insert."""
     # Under the caller's lock we are already inside its transaction: no savepoint needed.
     # The counter is advanced and read in the database, never from ``run`` in memory,
     # which a caller holding the lock may have loaded before another writer appended.
     with transaction.atomic(savepoint=not locked):
-        if not locked:
-            status = Run.objects.select_for_update().values_list("status", flat=True).get(pk=run.pk)
-            if status in Run.TERMINAL:
-                # Nothing follows a run's terminal event; its writer was ended elsewhere.
-                raise RunEnded(f"{run.pk} already ended ({status}); {type} not appended")
+        status, current = (
+            Run.objects.select_for_update().values_list("status", "execution_epoch").get(pk=run.pk)
+        )
+        if status in Run.TERMINAL or (epoch is not None and current != epoch):
+            # Nothing follows a run's terminal event; its writer was ended elsewhere.
+            raise refusal(run.pk, epoch, type)
         Run.objects.filter(pk=run.pk).update(last_seq=F("last_seq") + 1, **update)
         run.last_seq = Run.objects.values_list("last_seq", flat=True).get(pk=run.pk)
         return RunEvent.objects.create(run=run, seq=run.last_seq, type=type, data=data, at=at)

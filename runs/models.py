@@ -44,6 +44,10 @@ class Run(models.Model):
     # The worker that runs it and when it last said so; recovery uses both.
     worker_id = models.CharField(max_length=100, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # Which execution of the run may write: taken by claim_run, moved on by a takeover
+    # (recovery, a worker handing the run back). A worker writes for the run only under
+    # the epoch it claimed (runs/lifecycle.py lock_for_execution; docs/reliability.md).
+    execution_epoch = models.PositiveIntegerField(default=0, db_default=0)
     # Counters, changed only under a lock on this row (select_for_update).
     last_seq = models.PositiveIntegerField(default=0)
     block_count = models.PositiveIntegerField(default=0)

@@ -11,12 +11,13 @@ block exists — Publication's store does (PARTIAL = failed after ≥ 1 block).
 import json
 import logging
 import threading
+from contextlib import nullcontext
 from dataclasses import replace
 from typing import Any, cast
 
 from django.conf import settings
-from django.db import DatabaseError, connection
-from django.db.models import Field
+from django.db import DatabaseError, connection, transaction
+from django.db.models import Field, Q
 from django.utils import timezone
 
 from agents.providers import ProviderError, get_provider
@@ -24,10 +25,10 @@ from agents.providers.base import Turn
 from foundation.errors import SparkTideError
 from foundation.text_boundary import storable
 from knowledge.context import TrustedContext
-from publication.models import AnswerBlock
+from publication.reader import committed_block_count
 from publication.verification import verify_answer
-from runs.events import RunEnded, append_event
-from runs.lifecycle import claim_run, finish_run
+from runs.events import IF_APPENDED, RunEnded, RunFenced, append_event, refusal
+from runs.lifecycle import claim_run_with_root, finish_run, lock_for_execution
 from runs.models import AgentCall, JournalEntry, Run
 from runs.reasons import RunReason
 from runtime.conversation import conversation_history
@@ -41,30 +42,41 @@ logger = logging.getLogger(__name__)
 def _heartbeat(run: Run, journal: Journal | None = None) -> None:
     """Record liveness and read the cancel flag: one round trip on the usual path.
 
+    Fenced like every write of the execution: only while the run is RUNNING under the
+    epoch this worker claimed (``RunFenced`` once it was taken over, nothing written).
     On PostgreSQL the journal entries kept since the last side effect are written by
-    the same statement (a data-modifying WITH runs whatever the UPDATE finds)."""
+    the same statement, only if the beat found the run (``alive``)."""
+    epoch = run.execution_epoch
     if connection.vendor == "postgresql":
-        insert, params = journal.insert_statement() if journal and journal.pending else ("", [])
-        prefix = f"WITH journaled AS ({insert}) " if insert else ""
         beat = (
-            f"{prefix}UPDATE {Run._meta.db_table} SET heartbeat_at = %s"  # noqa: S608
-            " WHERE id = %s AND status = %s AND cancel_requested_at IS NULL"
+            f"WITH alive AS (UPDATE {Run._meta.db_table} SET heartbeat_at ="  # noqa: S608
+            " CASE WHEN cancel_requested_at IS NULL THEN %s ELSE heartbeat_at END"
+            " WHERE id = %s AND status = %s AND execution_epoch = %s"
+            " RETURNING cancel_requested_at IS NULL AS going)"
         )
+        params: list[Any] = [timezone.now(), run.pk, Run.Status.RUNNING, epoch]
+        if journal is not None and journal.pending:
+            insert, kept = journal.insert_statement("EXISTS (SELECT 1 FROM alive)")
+            beat += f", journaled AS ({insert})"
+            params += kept
         with connection.cursor() as cursor:
-            cursor.execute(beat, [*params, timezone.now(), run.pk, Run.Status.RUNNING])
-            beaten = cursor.rowcount
+            cursor.execute(beat + " SELECT going FROM alive", params)  # noqa: S608
+            found = cursor.fetchone()
+        if found is None:
+            raise refusal(run.pk, epoch, "the heartbeat")
+        going = found[0]
     else:
-        if journal is not None:
-            journal.flush()
-        alive = Run.objects.filter(
-            pk=run.pk, status=Run.Status.RUNNING, cancel_requested_at__isnull=True
-        )
-        beaten = alive.update(heartbeat_at=timezone.now())
-    if beaten == 1:
-        return
-    if Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).exists():
+        with transaction.atomic():
+            row = lock_for_execution(run.pk, epoch, ("cancel_requested_at",))
+            if row["status"] != Run.Status.RUNNING:
+                raise RunEnded(f"{run.pk} is {row['status']}")
+            if journal is not None:
+                journal.flush()
+            going = row["cancel_requested_at"] is None
+            if going:
+                Run.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
+    if not going:
         raise RunCancelled
-    raise RunEnded
 
 
 def _release_connection() -> None:
@@ -89,13 +101,13 @@ class RunHeartbeats:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.runs: set[str] = set()
+        self.runs: dict[str, int] = {}  # run ID → the epoch this process executes it under
         self.thread: threading.Thread | None = None
         self.stopped = threading.Event()
 
-    def add(self, run_id: str) -> None:
+    def add(self, run_id: str, epoch: int) -> None:
         with self.lock:
-            self.runs.add(run_id)
+            self.runs[run_id] = epoch
             if self.thread is None or not self.thread.is_alive():
                 self.thread = threading.Thread(
                     target=self._beat_forever, name="sparktide-run-heartbeats", daemon=True
@@ -104,7 +116,7 @@ class RunHeartbeats:
 
     def discard(self, run_id: str) -> None:
         with self.lock:
-            self.runs.discard(run_id)
+            self.runs.pop(run_id, None)
 
     def _beat_forever(self) -> None:
         while not self.stopped.wait(settings.SPARKTIDE_HEARTBEAT_SECONDS):
@@ -117,13 +129,19 @@ class RunHeartbeats:
             self.thread.join(timeout=5)
 
     def beat(self) -> int:
-        """One beat of every run in flight (one statement); how many rows it touched."""
+        """One beat of every run in flight (one statement); how many rows it touched.
+        A run is beaten only under the epoch this process claimed it with: a run taken
+        over (recovered, handed back) is not kept alive by the execution that lost it."""
         with self.lock:
-            run_ids = list(self.runs)
-        if not run_ids:
+            runs = dict(self.runs)
+        if not runs:
             return 0
+        run_ids = list(runs)
+        ours = Q()
+        for run_id, epoch in runs.items():
+            ours |= Q(pk=run_id, execution_epoch=epoch)
         try:
-            return Run.objects.filter(pk__in=run_ids, status=Run.Status.RUNNING).update(
+            return Run.objects.filter(ours, status=Run.Status.RUNNING).update(
                 heartbeat_at=timezone.now()
             )
         except DatabaseError as exc:
@@ -162,6 +180,7 @@ class Engine(Tools):
                 "agent": version.agent.key,
                 "agentVersion": version.version,
             },
+            epoch=run.execution_epoch,
         )
         state = CallState(run=run, call=call, instructions=version.instructions, task=call.task)
         if call.depth == 0:
@@ -240,40 +259,56 @@ class Engine(Tools):
         self._finish_call(call, AgentCall.Status.COMPLETED, result_text)
         return result_text
 
+    def open_call(self, **fields: Any) -> AgentCall:
+        """A new agent call of the run (a sub-agent's), under the fence. The root call is
+        opened by the claim itself (``claim_run_with_root``)."""
+        with transaction.atomic():
+            lock_for_execution(self.run.pk, self.run.execution_epoch)
+            return AgentCall.objects.create(run=self.run, **fields)
+
     def _finish_call(self, call: AgentCall, status: str, text: str) -> None:
+        """The call's end, its kept journal entries and agent.completed: all or nothing,
+        and nothing once the run was taken over or ended (the append's guard)."""
         call.status = status
         call.result_text = text
         call.completed_at = timezone.now()
         along: list[tuple[str, list]] = []
+        fence: Any = nullcontext()
         if connection.vendor == "postgresql":
             # The kept journal entries, the call's end and agent.completed: one statement.
             if self.journal.pending:
-                along.append(self.journal.insert_statement())
+                along.append(self.journal.insert_statement(IF_APPENDED))
             along.append(_call_ended(call))
         else:
-            self.journal.flush()
-            call.save(update_fields=["status", "result_text", "completed_at"])
-        append_event(
-            self.run,
-            "agent.completed",
-            {
-                "agentCallId": call.public_id,
-                "depth": call.depth,
-                **({"parentAgentCallId": f"call_{call.parent_id}"} if call.parent_id else {}),
-                "agent": call.agent_version.agent.key,
-                "status": status,
-            },
-            along=along,
-        )
+            fence = transaction.atomic()
+        with fence:
+            if connection.vendor != "postgresql":
+                lock_for_execution(self.run.pk, self.run.execution_epoch)
+                self.journal.flush()
+                call.save(update_fields=["status", "result_text", "completed_at"])
+            append_event(
+                self.run,
+                "agent.completed",
+                {
+                    "agentCallId": call.public_id,
+                    "depth": call.depth,
+                    **({"parentAgentCallId": f"call_{call.parent_id}"} if call.parent_id else {}),
+                    "agent": call.agent_version.agent.key,
+                    "status": status,
+                },
+                along=along,
+                epoch=self.run.execution_epoch,
+            )
 
 
 def _call_ended(call: AgentCall) -> tuple[str, list]:
-    """PostgreSQL: the UPDATE that records how an agent call ended."""
+    """PostgreSQL: the UPDATE that records how an agent call ended (an ``along`` of its
+    agent.completed: only if that event is appended)."""
     names = ("status", "result_text", "completed_at")
     fields = [cast("Field[Any, Any]", AgentCall._meta.get_field(name)) for name in names]
     assignments = ", ".join(f"{connection.ops.quote_name(str(f.column))} = %s" for f in fields)
     values = [f.get_db_prep_save(getattr(call, f.attname), connection) for f in fields]
-    sql = f"UPDATE {AgentCall._meta.db_table} SET {assignments} WHERE id = %s"  # noqa: S608
+    sql = f"UPDATE {AgentCall._meta.db_table} SET {assignments} WHERE id = %s AND {IF_APPENDED}"  # noqa: S608
     return sql, [*values, call.pk]
 
 
@@ -293,38 +328,62 @@ def _storable_turn(turn: Turn) -> Turn:
 
 def execute_run(run_id: str) -> str | None:
     """Execute a queued run to its terminal state. Idempotent: a run that is
-    not QUEUED (already taken, finished or cancelled) is left alone."""
-    run = claim_run(run_id)
-    if run is None:
+    not QUEUED (already taken, finished or cancelled) is left alone.
+
+    Every write of the execution is fenced by the epoch ``claim_run`` took: once the
+    run is taken over (a paused worker recovered as WORKER_LOST), the next write is
+    refused and the execution stops where it is, writing nothing more. It logs one
+    line and raises ``RunFenced`` for the worker (the task is not a success)."""
+    claimed = claim_run_with_root(run_id)
+    if claimed is None:
         return None
-    engine = Engine(run)
-    root = AgentCall.objects.create(
-        run=run, depth=0, agent_version=run.agent_version, task=run.input
-    )
-    heartbeats.add(run.pk)
+    run, root = claimed
+    heartbeats.add(run.pk, run.execution_epoch)
+    try:
+        return _execute(Engine(run), root)
+    except RunFenced as exc:
+        logger.warning(
+            "run %s: taken over (execution epoch %s, now %s, %s); this execution stops",
+            run.pk,
+            exc.epoch,
+            exc.current,
+            exc.status,
+        )
+        raise
+    finally:
+        heartbeats.discard(run.pk)
+
+
+def _execute(engine: "Engine", root: AgentCall) -> str:
+    run = engine.run
+    epoch = run.execution_epoch
+
+    def end(status: str, reason: str, detail: str = "") -> str:
+        return finish_run(run, status, reason, detail, epoch=epoch)
+
     try:
         engine.run_call(root)
         data = verify_answer(run, root)
-        append_event(run, "citation.verified", data)
+        append_event(run, "citation.verified", data, epoch=epoch)
+    except RunFenced:
+        raise
     except RunEnded:
         return Run.objects.values_list("status", flat=True).get(pk=run.pk)
     except RunCancelled:
-        return finish_run(run, Run.Status.CANCELLED, RunReason.CANCELLED_BY_USER)
+        return end(Run.Status.CANCELLED, RunReason.CANCELLED_BY_USER)
     except StepLimitReached as exc:
-        return finish_run(run, _failure_status(run), RunReason.STEP_LIMIT_REACHED, str(exc))
+        return end(_failure_status(run), RunReason.STEP_LIMIT_REACHED, str(exc))
     except ProviderError as exc:
         # reason_detail is for the operator (console), never in an event or the API.
-        return finish_run(run, _failure_status(run), RunReason.PROVIDER_FAILED, storable(str(exc)))
+        return end(_failure_status(run), RunReason.PROVIDER_FAILED, storable(str(exc)))
     except SparkTideError as exc:
-        return finish_run(run, _failure_status(run), str(exc.code), storable(exc.detail))
+        return end(_failure_status(run), str(exc.code), storable(exc.detail))
     except Exception as exc:
         logger.exception("run %s failed", run.pk)
-        return finish_run(run, _failure_status(run), RunReason.INTERNAL_ERROR, type(exc).__name__)
-    finally:
-        heartbeats.discard(run.pk)
-    return finish_run(run, Run.Status.COMPLETED, "")
+        return end(_failure_status(run), RunReason.INTERNAL_ERROR, type(exc).__name__)
+    return end(Run.Status.COMPLETED, "")
 
 
 def _failure_status(run: Run) -> str:
     # Publication's store, not the runtime, says whether anything was committed.
-    return Run.Status.PARTIAL if AnswerBlock.objects.filter(run=run).exists() else Run.Status.FAILED
+    return Run.Status.PARTIAL if committed_block_count(run) else Run.Status.FAILED

@@ -7,8 +7,11 @@ alive, recovery, under the run's lock:
   current authorization) and notes in the journal each commit the journal never
   recorded, with the receipt ``unknown`` — never rewritten as a rejection;
 * notes each tool call left without a receipt as ``unknown``;
+* takes the run over: its ``execution_epoch`` moves on, so every later write of
+  the lost worker (a paused process resuming) is refused (runs/lifecycle.py);
 * settles previews whose commit never happened: they were shown, never saved,
-  and are never promoted to committed (REJECTED, WORKER_LOST);
+  and are never promoted to committed (Publication's ``settle_lost_previews``:
+  REJECTED, WORKER_LOST);
 * re-executes nothing (no model call, no tool, no publication);
 * ends the run with its own terminal state: PARTIAL if a block was committed,
   else FAILED, reason WORKER_LOST.
@@ -34,9 +37,10 @@ from django.tasks import TaskResultStatus
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from publication.models import AnswerBlock, PublicationAttempt
-from runs.events import append_event
-from runs.lifecycle import finish_run
+from publication.models import PublicationAttempt
+from publication.pipeline import settle_lost_previews
+from publication.reader import committed_block_count
+from runs.lifecycle import finish_run, take_over
 from runs.models import AgentCall, JournalEntry, Run
 from runs.reasons import RunReason
 
@@ -127,28 +131,6 @@ def _journal_unanswered_tool_calls(run: Run) -> int:
     return len(unanswered)
 
 
-def _settle_previews(run: Run) -> int:
-    """Previews of the dead worker that never reached a commit: shown, never saved."""
-    pending = list(
-        PublicationAttempt.objects.filter(
-            run=run, outcome=PublicationAttempt.Outcome.PREVIEWED
-        ).order_by("id")
-    )
-    for attempt in pending:
-        attempt.outcome = PublicationAttempt.Outcome.REJECTED
-        attempt.reason = WORKER_LOST
-        attempt.save(update_fields=["outcome", "reason"])
-        data = {
-            "candidateId": attempt.candidate_id,
-            "code": WORKER_LOST,
-            "effect": attempt.effect,
-        }
-        if attempt.block_id:
-            data["publicationId"] = attempt.block_id
-        append_event(run, "answer.rejected", data, locked=True)
-    return len(pending)
-
-
 def recover_run(run: Run) -> Recovered | None:
     with transaction.atomic():
         locked = (
@@ -158,15 +140,17 @@ def recover_run(run: Run) -> Recovered | None:
         )
         if locked is None:
             return None  # finished meanwhile, or its worker (or a recovery) holds it
+        # The run is recovery's now: whatever its lost worker tries next is refused.
+        take_over(Run.objects.filter(pk=run.pk))
         run.last_seq = locked.last_seq
         unjournaled = _journal_unjournaled_commits(run)
         unanswered = _journal_unanswered_tool_calls(run)
-        settled = _settle_previews(run)
+        settled = settle_lost_previews(run, WORKER_LOST)
         # Calls the dead worker left open end with it (their results never flowed back).
         AgentCall.objects.filter(run=run, status=AgentCall.Status.RUNNING).update(
             status=AgentCall.Status.FAILED, completed_at=timezone.now()
         )
-        blocks = AnswerBlock.objects.filter(run=run).count()
+        blocks = committed_block_count(run)
         status = finish_run(run, Run.Status.PARTIAL if blocks else Run.Status.FAILED, WORKER_LOST)
     return Recovered(
         run_id=run.pk,
@@ -313,8 +297,9 @@ def sweep(stale_after: timedelta) -> Sweep:
 def hand_back(worker_id: str) -> int:
     """A stopping worker gives up the runs it still holds: the next sweep of any
     worker recovers them at once instead of after the stale bound."""
-    return Run.objects.filter(status=Run.Status.RUNNING, worker_id=worker_id).update(
-        heartbeat_at=HANDED_BACK
+    return take_over(
+        Run.objects.filter(status=Run.Status.RUNNING, worker_id=worker_id),
+        heartbeat_at=HANDED_BACK,
     )
 
 

@@ -12,6 +12,7 @@ from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
 from agents.models import AgentPin, AgentVersion
+from agents.versions import is_runnable
 from foundation.compiled import PLACEHOLDER_INT, compiled_once, instances_once, placeholder_text
 from foundation.errors import ErrorCode, SparkTideError, not_found
 from runs.access import require_active
@@ -96,12 +97,7 @@ def runnable_version(app: App, agent_key: str, agent_version=None) -> AgentVersi
             .filter(pk=getattr(agent_version, "pk", agent_version))
             .first()
         )
-    if (
-        version is None
-        or version.status != AgentVersion.Status.PUBLISHED
-        or version.agent_id != pin.agent_id
-        or version.agent.tenant_id != app.tenant_id
-    ):
+    if version is None or not is_runnable(version, agent_id=pin.agent_id, tenant_id=app.tenant_id):
         raise SparkTideError(
             ErrorCode.AGENT_NOT_AVAILABLE, _("只有此应用固定的智能体的已发布版本可以运行。")
         )

@@ -1,13 +1,16 @@
 """What one agent call carries between the engine, its provider and its tools."""
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
-from django.db import connection
+from django.db import connection, transaction
+from django.db.models import Field
 from django.utils import timezone
 
 from citations.evidence import evidence_handles, evidence_view
 from publication.models import AnswerBlock
+from runs.events import refusal
+from runs.lifecycle import fence_params, fence_statement, lock_for_execution
 from runs.models import AgentCall, JournalEntry, Run
 
 
@@ -91,25 +94,59 @@ class Journal:
         )
 
     def flush(self) -> None:
+        """Write the kept entries now, under the run's fence: nothing once the run was
+        taken over (``RunFenced``) or has ended (``RunEnded``)."""
         if not self.pending:
             return
+        run = self.run
         if connection.vendor != "postgresql":
-            JournalEntry.objects.bulk_create(
-                [JournalEntry(**dict(zip(_COLUMNS, row, strict=True))) for row in self.pending]
-            )
+            with transaction.atomic():
+                lock_for_execution(run.pk, run.execution_epoch)
+                JournalEntry.objects.bulk_create(
+                    [JournalEntry(**dict(zip(_COLUMNS, row, strict=True))) for row in self.pending]
+                )
             self.pending.clear()
             return
-        sql, params = self.insert_statement()
+        kept = len(self.pending)
+        insert, params = self.insert_statement("EXISTS (SELECT 1 FROM fence)")
         with connection.cursor() as cursor:
-            cursor.execute(sql, params)
+            cursor.execute(
+                f"WITH fence AS ({fence_statement()}) {insert}",
+                [*fence_params(run.pk, run.execution_epoch), *params],
+            )
+            written = cursor.rowcount
+        if written != kept:
+            raise refusal(run.pk, run.execution_epoch, "the journal")
 
-    def insert_statement(self) -> tuple[str, list[Any]]:
-        """PostgreSQL: the INSERT of every kept entry (emptied), in the order they were kept."""
+    def insert_statement(self, only_if: str) -> tuple[str, list[Any]]:
+        """PostgreSQL: the INSERT of every kept entry (emptied), in the order they were
+        kept, written only if ``only_if`` holds — the fence of the statement carrying
+        it (a CTE that locked the run under this execution's epoch)."""
         rows, self.pending = self.pending, []
         data_field = JournalEntry._meta.get_field("data")
         params: list[Any] = []
         for row in rows:
             params += [*row[:5], data_field.get_db_prep_value(row[5], connection), row[6]]
-        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(rows))
+        values = ", ".join([_typed_row()] * len(rows))
         table = JournalEntry._meta.db_table
-        return f"INSERT INTO {table} ({', '.join(_COLUMNS)}) VALUES {values}", params  # noqa: S608
+        return (
+            f"INSERT INTO {table} ({', '.join(_COLUMNS)})"  # noqa: S608
+            f" SELECT * FROM (VALUES {values}) AS kept WHERE {only_if}",
+            params,
+        )
+
+
+def _typed_row() -> str:
+    """One row of kept entries, each value cast to its column's type (a VALUES list
+    under a SELECT has no target columns to take types from)."""
+    casts = []
+    for column in _COLUMNS:
+        field = cast("Field[Any, Any]", JournalEntry._meta.get_field(column.removesuffix("_id")))
+        target = cast("Field[Any, Any]", getattr(field, "target_field", field))
+        if target.get_internal_type() in ("CharField", "TextField"):
+            casts.append("%s::text")  # the column's own length is checked on insert
+        elif field.is_relation:
+            casts.append(f"%s::{target.rel_db_type(connection)}")
+        else:
+            casts.append(f"%s::{target.db_type(connection)}")
+    return f"({', '.join(casts)})"

@@ -12,6 +12,7 @@ import logging
 from agents.models import AgentPin
 from agents.providers import ProviderError
 from agents.providers.base import TOOL_NAMES, ToolCall
+from agents.versions import is_runnable
 from citations.issuance import issue_citations
 from foundation.errors import SparkTideError
 from foundation.faults import maybe_fault
@@ -37,6 +38,9 @@ class Tools:
     journal: Journal
 
     def run_call(self, call: AgentCall) -> str:
+        raise NotImplementedError
+
+    def open_call(self, **fields) -> AgentCall:
         raise NotImplementedError
 
     def tool_entry(self, call: AgentCall, state: CallState, step: int, tool_call: ToolCall) -> dict:
@@ -208,10 +212,14 @@ class Tools:
             .select_related("version__agent")
             .first()
         )
-        if pin is None:
+        # The rule a root run's version meets (agents/versions.py): a pin naming a
+        # retired version does not run as a sub-agent either.
+        if pin is None or not is_runnable(
+            pin.version, agent_id=allowed.pk, tenant_id=self.run.tenant_id
+        ):
             return ToolError.AGENT_NOT_AVAILABLE.result()
-        child = AgentCall.objects.create(
-            run=self.run, parent=call, depth=call.depth + 1, agent_version=pin.version, task=task
+        child = self.open_call(
+            parent=call, depth=call.depth + 1, agent_version=pin.version, task=task
         )
         try:
             text = self.run_call(child)

@@ -41,14 +41,17 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, connections
+from django.db import InterfaceError, OperationalError, connections, transaction
+from django.tasks import TaskResultStatus
 from django_tasks_db.compat import task_finished, task_started
 from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction
 
 from runs import heartbeats
+from runs.events import RunFenced
 from runs.lifecycle import worker_identity
 from runtime import recovery
 
@@ -99,6 +102,27 @@ def _retrying(action, *, what: str, attempts: int = 20):
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0] if text else ''}"
+
+
+def _record_task(db_task: DBTaskResult, value: Any, error: BaseException | None) -> bool:
+    """Record how the task ended — only while its row is still RUNNING, under the row's
+    lock. A row recovery already settled (FAILED, ``WorkerLost``: this worker was
+    paused past the stale bound) is never turned into a success, nor rewritten."""
+    with transaction.atomic(using=db_task._state.db):
+        status = (
+            DBTaskResult.objects.select_for_update()
+            .filter(pk=db_task.pk)
+            .values_list("status", flat=True)
+            .first()
+        )
+        if status != TaskResultStatus.RUNNING:
+            logger.info("task %s is %s already: left as it is", db_task.id, status)
+            return False
+        if error is None:
+            db_task.set_successful(value)
+        else:
+            db_task.set_failed(error)
+    return True
 
 
 class RunWorker:
@@ -323,7 +347,7 @@ class RunWorker:
         run_id, result = None, None
         try:
             error: BaseException | None
-            value, error, lost_database = None, None, False
+            value, error, lost_database, fenced = None, None, False, False
             try:
                 task = db_task.task
                 result = db_task.task_result
@@ -331,6 +355,10 @@ class RunWorker:
                     run_id = result.args[0]
                 task_started.send(sender=type(task.get_backend()), task_result=result)
                 value = task.call(*result.args, **result.kwargs)
+            except RunFenced:
+                # The run was taken over (recovered as WORKER_LOST): the engine logged it;
+                # the task tells recovery's story, never this execution's.
+                fenced = True
             except CONNECTION_ERRORS as exc:
                 error, lost_database = exc, True
                 logger.warning(
@@ -347,11 +375,13 @@ class RunWorker:
                 _retrying(
                     lambda: recovery.settle_interrupted_run(run_id), what=f"recovering {run_id}"
                 )
-            if error is None:
-                _retrying(lambda: db_task.set_successful(value), what=f"task {db_task.id}")
-            else:
-                _retrying(lambda: db_task.set_failed(error), what=f"task {db_task.id}")
-            if result is not None:
+            if fenced and run_id:
+                _retrying(lambda: recovery.settle_run_tasks(run_id), what=f"task {db_task.id}")
+                return
+            recorded = _retrying(
+                lambda: _record_task(db_task, value, error), what=f"task {db_task.id}"
+            )
+            if result is not None and recorded:
                 task_finished.send(sender=type(db_task.task.get_backend()), task_result=result)
         except Exception:
             # The run itself is safe (recovery ends it if it was left RUNNING);

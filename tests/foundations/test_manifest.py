@@ -2,6 +2,7 @@
 rewrites published content, applies statuses and permissions as declared, and
 names the file, the key path and the reason of every error."""
 
+import copy
 from datetime import UTC, datetime
 from io import StringIO
 from pathlib import Path
@@ -24,6 +25,7 @@ from knowledge.models import (
 )
 from tenancy.authentication import authenticate_token
 from tenancy.models import ApiToken, App, Membership, Tenant, TenantUser, hash_token
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 
@@ -867,3 +869,44 @@ def test_the_documented_example_applies_cleanly(tmp_path, monkeypatch):
     out = StringIO()
     call_command("apply_manifest", str(path), stdout=out)
     assert "no changes" in out.getvalue()
+
+
+def test_a_manifest_cannot_retire_a_version_an_app_pins(apply, apply_error):
+    """The admin's rule (agents/versions.py). An app the file does not name (the file
+    leaves it alone) pins the version: before, the manifest retired it with a warning."""
+    apply(base_manifest())
+    tenant = Tenant.objects.get(key="acme")
+    other = factories.make_app(tenant, "desk")
+    AgentPin.objects.create(
+        app=other,
+        agent=Agent.objects.get(tenant=tenant, key="researcher"),
+        version=AgentVersion.objects.get(agent__key="researcher", version="1"),
+    )
+    data = base_manifest()
+    versions = tenant0(data)["agents"][1]["versions"]
+    versions[0]["status"] = "RETIRED"
+    versions.append({**copy.deepcopy(versions[0]), "version": "2", "status": "PUBLISHED"})
+    tenant0(data)["apps"][0]["agents"] = {"researcher": "2"}
+    before = snapshot()
+
+    message = apply_error(data)
+
+    assert "tenants[0].agents[1].versions[0].status" in message
+    assert "pinned by desk; pin another version first" in message
+    assert snapshot() == before
+
+
+def test_a_manifest_may_retire_a_version_and_pin_its_successor_at_once(apply):
+    apply(base_manifest())
+    data = base_manifest()
+    versions = tenant0(data)["agents"][1]["versions"]
+    versions[0]["status"] = "RETIRED"
+    versions.append({**copy.deepcopy(versions[0]), "version": "2", "status": "PUBLISHED"})
+    tenant0(data)["apps"][0]["agents"] = {"researcher": "2"}
+
+    apply(data)
+
+    statuses = dict(
+        AgentVersion.objects.filter(agent__key="researcher").values_list("version", "status")
+    )
+    assert statuses == {"1": "RETIRED", "2": "PUBLISHED"}

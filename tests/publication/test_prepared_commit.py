@@ -18,7 +18,11 @@ pytestmark = pytest.mark.django_db
 
 postgresql_only = pytest.mark.postgres(reason="prepared statements are PostgreSQL's")
 
-LOCK = 'SELECT "status", "last_seq", "block_count", "revision_quota_used" FROM "runs_run"'
+# The kernel's fence (runs/lifecycle.py lock_for_execution) with the commit's columns.
+LOCK = (
+    'SELECT "status", "execution_epoch", "last_seq", "block_count", "revision_quota_used"'
+    ' FROM "runs_run"'
+)
 WRITE = 'WITH blk AS (INSERT INTO "publication_answerblock"'
 ATTEMPT = 'INSERT INTO "publication_publicationattempt"'
 

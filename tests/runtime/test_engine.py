@@ -160,6 +160,7 @@ def test_an_engine_whose_run_was_ended_elsewhere_stops_at_its_next_step(make_run
 
     from django.db import connections
 
+    from runs.events import RunFenced
     from runtime.engine import execute_run
     from runtime.recovery import recover_run
 
@@ -169,6 +170,8 @@ def test_an_engine_whose_run_was_ended_elsewhere_stops_at_its_next_step(make_run
     def work():
         try:
             outcome["status"] = execute_run(run.pk)
+        except RunFenced as exc:  # the worker learns its execution was taken over
+            outcome["fenced"] = (exc.epoch, exc.current, exc.status)
         finally:
             connections.close_all()
 
@@ -183,6 +186,10 @@ def test_an_engine_whose_run_was_ended_elsewhere_stops_at_its_next_step(make_run
     worker.join(10)
     connections.close_all()
     run.refresh_from_db()
-    assert (run.status, run.reason, outcome["status"]) == ("FAILED", "WORKER_LOST", "FAILED")
+    assert (run.status, run.reason, outcome) == (
+        "FAILED",
+        "WORKER_LOST",
+        {"fenced": (1, 2, "FAILED")},
+    )
     assert event_types(run)[-1] == "run.failed"
     assert not AnswerBlock.objects.filter(run=run).exists()

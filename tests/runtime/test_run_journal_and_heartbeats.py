@@ -94,7 +94,9 @@ def test_a_steps_heartbeat_writes_the_receipts_kept_since_its_tool_ran(make_run)
     with CaptureQueriesContext(connection) as queries:
         run = make_run(*SCRIPT)
     carried = [
-        q["sql"] for q in queries.captured_queries if q["sql"].startswith("WITH journaled AS")
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"].startswith("WITH alive AS") and "journaled AS" in q["sql"]
     ]
     if connection.vendor == "postgresql":
         assert len(carried) == 2
@@ -133,7 +135,7 @@ def test_one_statement_beats_every_run_in_flight_and_only_running_ones(
     Run.objects.filter(pk=runs[2].pk).update(heartbeat_at=long_ago)  # QUEUED: not beaten
     beats = engine_module.RunHeartbeats()
     for run in runs:
-        beats.add(run.pk)
+        beats.add(run.pk, run.execution_epoch)
     beats.discard(runs[1].pk)  # ended: no longer beaten
 
     try:
@@ -164,7 +166,7 @@ def test_runs_share_one_heartbeat_thread_and_leave_it_when_they_end(make_run, mo
     finally:
         shared.stop()
     assert [name for name in started if "heartbeat" in name] == ["sparktide-run-heartbeats"]
-    assert shared.runs == set()
+    assert shared.runs == {}
 
 
 def test_the_heartbeat_thread_beats_a_run_while_its_model_thinks(make_run, settings):
@@ -173,7 +175,7 @@ def test_the_heartbeat_thread_beats_a_run_while_its_model_thinks(make_run, setti
     long_ago = timezone.now() - timezone.timedelta(hours=1)
     Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING, heartbeat_at=long_ago)
     beats = engine_module.RunHeartbeats()
-    beats.add(run.pk)
+    beats.add(run.pk, run.execution_epoch)
     try:
         for _ in range(100):  # up to 10 s on a loaded machine; usually the first beat
             beaten = Run.objects.values_list("heartbeat_at", flat=True).get(pk=run.pk)
