@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("runs", "0004_worker_heartbeat"),
+        ("runs", "0005_answer_stream"),
     ]
 
     operations = [
