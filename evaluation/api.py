@@ -15,10 +15,10 @@ from evaluation.models import Evaluation
 from evaluation.service import (
     MAX_AGENTS,
     check_set,
-    read_set_file,
     create_evaluation,
     evaluation_for_owner,
     public_evaluation,
+    read_set_file,
 )
 from runs.access import access_app_for_member
 

@@ -22,7 +22,12 @@ TASK_PATH = "evaluation.tasks.execute_evaluation_task"
 SET = {
     "name": "desk",
     "questions": [
-        {"key": "rev", "question": REVENUE, "expect": ["48.6"], "document": "beichen-pharma-2026q3"},
+        {
+            "key": "rev",
+            "question": REVENUE,
+            "expect": ["48.6"],
+            "document": "beichen-pharma-2026q3",
+        },
         {"key": "wrong", "question": REVENUE, "expect": ["48.7"]},
     ],
 }
@@ -138,7 +143,9 @@ def test_a_set_given_as_file_text_refuses_a_duplicated_mapping_key(demo):
     text = "name: a\nname: b\nquestions:\n  - {key: q, question: x, expect: ['1']}\n"
     detail = problem(create(ANALYST, {"set": text}), 400, "INVALID_REQUEST")
     assert "duplicate" in detail and "'name'" in detail
-    ok = create(ANALYST, {"set": "name: a\nquestions:\n  - {key: q, question: x, notFound: true}\n"})
+    ok = create(
+        ANALYST, {"set": "name: a\nquestions:\n  - {key: q, question: x, notFound: true}\n"}
+    )
     assert ok.status_code == 202, ok.content
 
 
