@@ -64,19 +64,12 @@ class RunFilterForm(forms.Form):
         return self._valid().get("per") or selectors.DEFAULT_PAGE_SIZE
 
 
-class TryVersionForm(forms.Form):
-    """运行调试 with another version of a pinned agent, as the owner of the pasted token.
+class OwnerTokenForm(forms.Form):
+    """A form whose runs belong to the owner of the pasted bearer token, verified here on
+    the server with the API's own token check (``authenticate_token``); nothing the page
+    claims about whose token it is counts, and staff never run as someone else."""
 
-    The owner is proved by their bearer token, verified here on the server with the
-    API's own token check (``authenticate_token``); nothing the page claims about
-    whose token it is counts. Which version may run, membership and the input rules
-    are ``start_run``'s: this form only parses.
-    """
-
-    agent = forms.SlugField(max_length=64)
-    version = forms.IntegerField(min_value=1)
     token = forms.CharField(max_length=200, strip=True)
-    input = forms.CharField(strip=False)
 
     def clean_token(self):
         owner = authenticate_token(self.cleaned_data["token"])
@@ -89,3 +82,66 @@ class TryVersionForm(forms.Form):
         if "token" in data:
             data["owner_user"] = data.pop("token")
         return data
+
+
+class TryVersionForm(OwnerTokenForm):
+    """运行调试 with another version of a pinned agent, as the owner of the pasted token.
+    Which version may run, membership and the input rules are ``start_run``'s: this form
+    only parses."""
+
+    agent = forms.SlugField(max_length=64)
+    version = forms.IntegerField(min_value=1)
+    input = forms.CharField(strip=False)
+
+    field_order = ["agent", "version", "token", "input"]
+
+
+class EvaluationForm(OwnerTokenForm):
+    """评测: a set (uploaded, or shipped for the app), one or two published versions, the
+    member the questions run as (their token). The set's checks, membership and which
+    version may run are the evaluation service's (evaluation/service.py): this form only
+    parses and hands the set's data to it."""
+
+    set_file = forms.FileField(label=_("上传评测集"), required=False)
+    shipped = forms.ChoiceField(label=_("或选择应用自带的评测集"), required=False)
+    first = forms.ChoiceField(label=_("版本"))
+    second = forms.ChoiceField(label=_("对比版本（可选）"), required=False)
+
+    def __init__(self, *args, versions: list[str], shipped: list[str], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["token"].label = _("问题以谁的身份运行（该成员的令牌）")
+        self.fields["token"].widget = forms.PasswordInput(attrs={"autocomplete": "off"})
+        cast(forms.ChoiceField, self.fields["first"]).choices = [(v, v) for v in versions]
+        cast(forms.ChoiceField, self.fields["second"]).choices = [("", "—")] + [
+            (v, v) for v in versions
+        ]
+        cast(forms.ChoiceField, self.fields["shipped"]).choices = [("", "—")] + [
+            (name, name) for name in shipped
+        ]
+
+    def clean(self):
+        data = super().clean()
+        upload, shipped = data.get("set_file"), data.get("shipped")
+        if bool(upload) == bool(shipped):
+            raise forms.ValidationError(
+                _("请上传一个评测集文件，或选择一个应用自带的评测集（二选一）。"), code="set"
+            )
+        if upload is not None and upload.size > MAX_UPLOAD_BYTES:
+            raise forms.ValidationError(
+                _("评测集文件最大 %(limit)d MiB。") % {"limit": MAX_UPLOAD_BYTES // 2**20},
+                code="set",
+            )
+        data["agents"] = [v for v in (data.get("first"), data.get("second")) if v]
+        return data
+
+    def set_text(self) -> tuple[str, str]:
+        """The uploaded file's (text, name); a file that is not UTF-8 is refused."""
+        upload = self.cleaned_data["set_file"]
+        try:
+            return upload.read().decode("utf-8"), upload.name
+        except UnicodeDecodeError:
+            raise forms.ValidationError(_("评测集文件不是 UTF-8 文本。"), code="set")
+
+
+# An uploaded set: well above any hand-written set, far below the request limit's spirit.
+MAX_UPLOAD_BYTES = 4 * 2**20

@@ -203,3 +203,36 @@ def client_strings() -> dict:
             "pinnedVersion": str(_("应用固定版本")),
         },
     }
+
+
+EVALUATION_STATUS = {
+    "QUEUED": _("排队中"),
+    "RUNNING": _("评测中"),
+    "DONE": _("已完成"),
+    "FAILED": _("失败"),
+}
+
+# The measures of an evaluation (evaluation/runner.py summarize), in the order the
+# summary table shows them; rates are {ok, total, rate}, the rest seconds or counts.
+EVALUATION_MEASURES = {
+    "passed": _("通过的问题"),
+    "fact_hit": _("首个区块含预期事实"),
+    "fact_items": _("找到的预期条目"),
+    "whole_lists_tables": _("列表与表格完整回答"),
+    "not_found": _("应答“未找到”且无已核验引用"),
+    "unanswerable_not_found": _("相关但无答案的问题 → 未找到"),
+    "off_topic_not_found": _("无关问题 → 未找到"),
+    "false_not_found": _("可回答却答“未找到”"),
+    "figure_precision": _("数字精确率"),
+    "verified_rate": _("已核验引用比例"),
+    "document_accuracy": _("引用文档正确"),
+    "page_accuracy": _("引用页码正确"),
+    "unused_retrieval": _("未使用的检索结果"),
+    "citations_per_answer": _("每个回答的引用数"),
+    "first_block_p50_s": _("首个区块 p50（秒）"),
+    "run_p50_s": _("运行用时 p50（秒）"),
+    "run_p95_s": _("运行用时 p95（秒）"),
+    "errors": _("未能开始的运行"),
+}
+# The few shown for each past evaluation, so the trend across versions reads at a glance.
+EVALUATION_TREND = ("passed", "fact_hit", "not_found", "figure_precision", "verified_rate")

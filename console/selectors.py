@@ -10,6 +10,8 @@ from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
 from agents.models import AgentPin, AgentVersion
+from evaluation.models import Evaluation
+from evaluation.service import end_stale
 from runs.models import Run
 from tenancy.models import App, Membership, Tenant
 
@@ -143,3 +145,49 @@ def debug_setup(app: App) -> dict:
             for pin in sorted(pins, key=lambda p: p.agent.key)
         ],
     }
+
+
+# --------------------------------------------------------------------------- 评测
+
+PAST_EVALUATIONS = 50
+
+
+def evaluation_versions(app: App) -> list[str]:
+    """``KEY@VERSION`` of every published version of the agents the app pins, the pinned
+    one first per agent (what an evaluation may compare)."""
+    out: list[str] = []
+    for agent in debug_setup(app)["agents"]:
+        pinned = f"{agent['key']}@{agent['pinned']['version']}"
+        others = [f"{agent['key']}@{v['version']}" for v in agent["versions"] if not v["pinned"]]
+        out += [pinned, *others]
+    return out
+
+
+def past_evaluations(app: App) -> list[dict]:
+    """The app's evaluations, newest first, with the trend measures per version."""
+    kept = Evaluation.objects.filter(app=app)
+    end_stale(kept)
+    rows = []
+    for e in kept.select_related("owner", "started_by")[:PAST_EVALUATIONS]:
+        rows.append({"evaluation": e, "versions": [
+            {"label": label, "summary": e.summaries.get(label, {})} for label in e.agents
+        ]})  # fmt: skip
+    return rows
+
+
+def console_evaluation(evaluation_id: str):
+    found = Evaluation.objects.filter(pk=evaluation_id)
+    end_stale(found)
+    return found.select_related("app__tenant", "owner", "started_by").first()
+
+
+def evaluation_summary(evaluation, measures: dict) -> list[dict]:
+    """One row per measure, one cell per version (a rate as ok/total and %)."""
+    rows = []
+    for key, label in measures.items():
+        cells = []
+        for version in evaluation.agents:
+            value = evaluation.summaries.get(version, {}).get(key)
+            cells.append(value)
+        rows.append({"key": key, "label": label, "cells": cells})
+    return rows

@@ -29,6 +29,16 @@ urlpatterns = [
         views.debug_try_version,
         name="debug-try-version",
     ),
+    path(
+        "console/apps/<slug:app_slug>/evaluations/",
+        views.evaluations_page,
+        name="evaluations",
+    ),
+    path(
+        "console/evaluations/<str:evaluation_id>/",
+        views.evaluation_detail,
+        name="evaluation",
+    ),
     path("i18n/", include("django.conf.urls.i18n")),
     path("", views.root, name="root"),
 ]

@@ -7,12 +7,15 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from api.selectors import public_run
 from console import detail, labels, selectors
-from console.forms import RunFilterForm, TryVersionForm
+from console.forms import EvaluationForm, RunFilterForm, TryVersionForm
+from evaluation import service as evaluations
+from evaluation.models import Evaluation
 from foundation.errors import ErrorCode, SparkTideError
 from runtime.services import start_run
 from tenancy.models import App, Tenant
@@ -149,5 +152,91 @@ def run_detail(request, run_id: str):
             "tenant": run.app.tenant,
             "strings": labels.client_strings(),
             "section": "run",
+        },
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@staff_only
+def evaluations_page(request, app_slug: str):
+    """评测: start an evaluation as a member (their token), and the app's past ones."""
+    app = get_object_or_404(App.objects.select_related("tenant"), slug=app_slug)
+    versions = selectors.evaluation_versions(app)
+    shipped = evaluations.shipped_sets(app)
+    form = EvaluationForm(
+        request.POST if request.method == "POST" else None,
+        request.FILES if request.method == "POST" else None,
+        versions=versions,
+        shipped=shipped,
+    )
+    error = ""
+    if request.method == "POST" and form.is_valid():
+        try:
+            evaluation = _start_evaluation(request, app, form)
+        except SparkTideError as exc:
+            error = _evaluation_error(exc)
+        else:
+            return redirect("console:evaluation", evaluation_id=evaluation.pk)
+    return render(
+        request,
+        "console/evaluations.html",
+        {
+            "app": app,
+            "tenant": app.tenant,
+            "form": form,
+            "error": error,
+            "versions": versions,
+            "past": selectors.past_evaluations(app),
+            "trend": labels.EVALUATION_TREND,
+            "measures": {k: labels.EVALUATION_MEASURES[k] for k in labels.EVALUATION_TREND},
+            "section": "evaluations",
+        },
+        status=400 if request.method == "POST" else 200,
+    )
+
+
+def _start_evaluation(request, app: App, form: EvaluationForm) -> Evaluation:
+    data = form.cleaned_data
+    if data.get("shipped"):
+        checked = evaluations.load_shipped_set(app, data["shipped"])
+    else:
+        try:
+            text, name = form.set_text()
+        except Exception as exc:  # forms.ValidationError: the file is not UTF-8
+            raise SparkTideError(ErrorCode.INVALID_REQUEST, " ".join(getattr(exc, "messages", [])))
+        checked = evaluations.check_set(evaluations.read_set_file(text, name), name)
+    return evaluations.create_evaluation(
+        app=app,
+        owner=data["owner_user"],
+        evaluation_set=checked,
+        agents=data["agents"],
+        started_by=request.user,
+        origin=Evaluation.Origin.CONSOLE,
+        where=_("版本"),
+    )
+
+
+def _evaluation_error(exc: SparkTideError) -> str:
+    if exc.code == ErrorCode.RESOURCE_NOT_FOUND:  # require_member: the token's owner
+        return _("令牌的所有者不是此应用的有效成员：问题只能以成员的身份运行。")
+    return str(exc.detail)
+
+
+@require_GET
+@staff_only
+def evaluation_detail(request, evaluation_id: str):
+    evaluation = selectors.console_evaluation(evaluation_id)
+    if evaluation is None:
+        raise Http404
+    return render(
+        request,
+        "console/evaluation.html",
+        {
+            "evaluation": evaluation,
+            "app": evaluation.app,
+            "tenant": evaluation.app.tenant,
+            "summary": selectors.evaluation_summary(evaluation, labels.EVALUATION_MEASURES),
+            "status_label": labels.EVALUATION_STATUS.get(evaluation.status, evaluation.status),
+            "section": "evaluations",
         },
     )

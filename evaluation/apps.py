@@ -2,7 +2,7 @@ from django.apps import AppConfig
 
 
 class EvaluationConfig(AppConfig):
-    """Evaluation sets and ``manage.py evaluate`` (docs/evaluation.md). No models."""
+    """Evaluation sets, ``manage.py evaluate`` and kept evaluations (docs/evaluation.md)."""
 
     name = "evaluation"
     verbose_name = "Answer evaluation"

@@ -80,12 +80,23 @@ def resolve(app_slug: str, username: str, agents: Iterable[str]) -> tuple[App, A
         raise EvaluationError(
             f"--as {username}: not an active member of {app_slug} (a run would be refused)"
         )
-    specs = list(agents) or [_default_agent(app)]
-    targets = [_target(app, spec) for spec in specs]
+    return app, user, resolve_targets(app, agents)
+
+
+def resolve_targets(app: App, agents: Iterable[str], *, where: str = "--agent") -> list[Target]:
+    """The agent versions (``KEY`` or ``KEY@VERSION``), checked before any question runs;
+    each error names the item (``--agent X``, or ``agents[1]`` over REST)."""
+    specs = list(agents)
+    if not specs:
+        return [_target(app, _default_agent(app), where)]
+    targets = [
+        _target(app, spec, f"{where} {spec}" if where == "--agent" else f"{where}[{i}]")
+        for i, spec in enumerate(specs)
+    ]
     labels = [t.label for t in targets]
     if len(set(labels)) != len(labels):
-        raise EvaluationError(f"--agent: the same version twice ({', '.join(labels)})")
-    return app, user, targets
+        raise EvaluationError(f"{where}: the same version twice ({', '.join(labels)})")
+    return targets
 
 
 def _default_agent(app: App) -> str:
@@ -101,14 +112,15 @@ def _default_agent(app: App) -> str:
     )
 
 
-def _target(app: App, spec: str) -> Target:
+def _target(app: App, spec: str, where: str = "") -> Target:
+    where = where or f"--agent {spec}"
     key, _, wanted = spec.partition("@")
     if not key:
-        raise EvaluationError(f"--agent {spec}: expected KEY or KEY@VERSION")
+        raise EvaluationError(f"{where}: expected KEY or KEY@VERSION")
     pin = AgentPin.objects.select_related("version").filter(app=app, agent__key=key).first()
     if pin is None:
         raise EvaluationError(
-            f"--agent {spec}: the agent {key!r} is not pinned in {app.slug}; only a version "
+            f"{where}: the agent {key!r} is not pinned in {app.slug}; only a version "
             "of an agent the app pins can run there"
         )
     if not wanted:
@@ -117,16 +129,16 @@ def _target(app: App, spec: str) -> Target:
         agent__tenant=app.tenant, agent__key=key, version=wanted
     ).first()
     if version is None:
-        raise EvaluationError(f"--agent {spec}: {key} has no version {wanted!r}")
+        raise EvaluationError(f"{where}: {key} has no version {wanted!r}")
     if version.status != AgentVersion.Status.PUBLISHED:
         raise EvaluationError(
-            f"--agent {spec}: the version is {version.status}; only a PUBLISHED version runs "
+            f"{where}: the version is {version.status}; only a PUBLISHED version runs "
             "(publish it first; a RETIRED one stays retired)"
         )
     try:
         runnable_version(app, key, version)  # start_run's own rule, asked before any run
     except SparkTideError as exc:
-        raise EvaluationError(f"--agent {spec}: {exc.detail}")
+        raise EvaluationError(f"{where}: {exc.detail}")
     return Target(spec, key, version, pinned=version.pk == pin.version_id)
 
 

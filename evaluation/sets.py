@@ -90,6 +90,8 @@ class EvaluationSet:
     description: str = ""
     fixture: str = ""
     by_key: dict[str, Question] = field(default_factory=dict, compare=False, repr=False)
+    # The set as written (checked): what a kept evaluation stores and its digest covers.
+    data: Any = field(default=None, compare=False, repr=False)
 
     def conversations(self) -> list[list[Question]]:
         """The questions as units of work: a conversation's questions together, each after
@@ -303,6 +305,7 @@ def parse_set(data: Any, path: Path | str) -> EvaluationSet:
         description=description,
         fixture=fixture,
         by_key={q.key: q for q in questions},
+        data=data,
     )
 
 

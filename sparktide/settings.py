@@ -317,6 +317,11 @@ SPARKTIDE_REMOTE_ALLOWED_HOSTS = env_list(
 SPARKTIDE_REMOTE_TIMEOUT_CAP = env_float(
     "SPARKTIDE_REMOTE_TIMEOUT_CAP", 15.0, minimum=0.05, maximum=15.0
 )
+# Evaluation sets the console's 评测 page offers per app: <dir>/<app slug>/*.yaml|*.json
+# (docs/evaluation.md). The demo's by default; "" offers none (upload a set instead).
+SPARKTIDE_EVALUATION_SETS_DIR = env_str(
+    "SPARKTIDE_EVALUATION_SETS_DIR", str(BASE_DIR / "demo" / "evaluation")
+)
 # The embedded default: run tasks in a thread of the ASGI process (scripts/demo).
 SPARKTIDE_INPROCESS_WORKER = env_bool("SPARKTIDE_INPROCESS_WORKER", False)
 # Fault injection for recovery tests; never set in production.

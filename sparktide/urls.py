@@ -8,6 +8,7 @@ handler400 = "sparktide.middleware.bad_request"
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("v1/", include("api.urls")),
+    path("v1/", include("evaluation.urls")),
     path(
         "v1/schema",
         SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]),

@@ -200,3 +200,27 @@ def percent_of(value, total) -> int:
     except (TypeError, ValueError, ZeroDivisionError):
         return 0
     return max(0, min(100, int(round(share * 20)) * 5))
+
+
+@register.filter
+def evaluation_status_label(code) -> str:
+    return _label(labels.EVALUATION_STATUS, code)
+
+
+@register.filter
+def measure(value) -> str:
+    """An evaluation measure: a rate as ``50.0 % (1/2)``, seconds and means to two places."""
+    if value is None:
+        return "—"
+    if isinstance(value, dict):
+        if value.get("rate") is None:
+            return "—"
+        return f"{value['rate'] * 100:.1f} % ({value['ok']}/{value['total']})"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return str(value)
+
+
+@register.filter
+def get_item(mapping, key):
+    return (mapping or {}).get(key)

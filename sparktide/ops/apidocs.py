@@ -60,6 +60,22 @@ OPERATION_ERRORS: dict[str, list[tuple[int, ErrorCode, str]]] = {
     "getRunAnswer": RUN_HISTORY,
     "cancelRun": [(409, E.RUN_ALREADY_FINISHED, "The run already ended.")],
     "createEventTicket": RUN_HISTORY,
+    "createEvaluation": [
+        (
+            400,
+            E.INVALID_REQUEST,
+            "A malformed body, or a bad set: the detail names the key path "
+            "(`set: questions[3].key: duplicated key …`), checked before any question runs.",
+        ),
+        APP_NOT_ACTIVE,
+        (
+            422,
+            E.AGENT_NOT_AVAILABLE,
+            "An agent the app does not pin, or an unknown, DRAFT or RETIRED version "
+            "(the detail names the item: `agents[1]: …`).",
+        ),
+    ],
+    "getEvaluation": [],
 }
 
 

@@ -103,6 +103,16 @@ def test_the_demo_command_serves_the_console_answers_live_and_stops(tmp_path):
             "VERIFIED"
         }
 
+        # The banner's evaluation command, run as printed, evaluates the desk and keeps it.
+        command = next(line.strip() for line in output.splitlines() if "manage.py evaluate" in line)
+        evaluated = subprocess.run(
+            ["bash", "-c", command], env=env, capture_output=True, text=True, timeout=300
+        )
+        assert evaluated.returncode == 0, evaluated.stderr
+        assert re.search(r"Kept as evaluation eval_\w+", evaluated.stdout), evaluated.stdout
+        assert "researcher@1" in evaluated.stdout and "desk/bond-unit-nav" in evaluated.stderr
+        assert evaluated.stderr.count("] researcher@1 ") == 6  # one progress line a question
+
         # Terminate the script: its trap must take the server down with it.
         os.kill(demo.pid, signal.SIGTERM)
         demo.wait(timeout=30)

@@ -18,6 +18,7 @@ from evaluation.runner import (
     resolve,
     summarize,
 )
+from evaluation.service import EvaluationAbandoned, fail, finish, record_command, run_all
 from evaluation.sets import EvaluationSetError, load_sets
 
 
@@ -71,20 +72,32 @@ class Command(BaseCommand):
         level = events.level
         if options["verbosity"] < 2:
             events.setLevel(logging.WARNING)
+        # Kept like an evaluation started in the console (listed on its 评测 page).
+        kept = record_command(app=app_obj, owner=user, sets=loaded, chosen=targets)
         try:
-            evaluations = [
-                evaluate(
-                    loaded,
-                    app=app_obj,
-                    user=user,
-                    target=target,
-                    jobs=effective,
-                    progress=self.stderr.write,  # one line per question
-                )
-                for target in targets
-            ]
+            if effective == 1:
+                evaluations = run_all(kept, loaded, targets, say=self.stderr.write)
+            else:  # progress is counted at the end (threads share no connection)
+                evaluations = [
+                    evaluate(
+                        loaded,
+                        app=app_obj,
+                        user=user,
+                        target=target,
+                        jobs=effective,
+                        progress=self.stderr.write,  # one line per question
+                    )
+                    for target in targets
+                ]
+                finish(kept.pk, evaluations)
+        except EvaluationAbandoned:
+            raise CommandError(f"evaluation {kept.pk} was ended by someone else")
+        except BaseException as exc:
+            fail(kept.pk, f"{type(exc).__name__}: {exc}")
+            raise
         finally:
             events.setLevel(level)
+        self.stdout.write(f"Kept as evaluation {kept.pk} (the app's 评测 page lists it).")
         for evaluation in evaluations:
             self.stdout.write("\n".join(["", *report(evaluation, loaded)]))
         if len(evaluations) == 2:
