@@ -71,9 +71,12 @@ def run_searches(run: Run) -> list[dict]:
     )
     searches = []
     for entry in JournalEntry.objects.filter(
-        run=run, kind=JournalEntry.Kind.NOTE, tool="search_knowledge"
+        run=run,
+        kind=JournalEntry.Kind.TOOL_RECEIPT,
+        tool="search_knowledge",
+        data__has_key="search",
     ).order_by("id"):
-        search = dict(entry.data.get("search") or {})
+        search = dict(entry.data["search"])
         search["step"] = entry.step
         search["hits"] = [
             {**hit, "cited": hit.get("citationId") in cited} for hit in search.get("hits", [])

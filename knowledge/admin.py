@@ -24,6 +24,9 @@ from knowledge.models import (
     Knowledge,
     KnowledgeVersion,
     Lease,
+    VersionIndex,
+    VersionTerm,
+    Vocabulary,
 )
 
 
@@ -181,6 +184,27 @@ class ChunkAdmin(ViewOnlyAdmin):
     list_select_related = ("document",)
     search_fields = ("document__title", "document__key")
     list_filter = ("document__version__knowledge__tenant",)
+
+
+@admin.register(VersionIndex)
+class VersionIndexAdmin(ViewOnlyAdmin):
+    # Computed when a version is published and never changed (docs/retrieval.md).
+    list_display = ("version", "chunk_count", "token_count", "built_at")
+    list_select_related = ("version__knowledge",)
+
+
+@admin.register(VersionTerm)
+class VersionTermAdmin(ViewOnlyAdmin):
+    list_display = ("version", "token", "chunks")
+    list_select_related = ("version__knowledge",)
+    search_fields = ("token",)
+
+
+@admin.register(Vocabulary)
+class VocabularyAdmin(ViewOnlyAdmin):
+    # Declared in the manifest or by ingest --vocabulary, where it is validated.
+    list_display = ("tenant", "knowledge")
+    list_select_related = ("tenant", "knowledge")
 
 
 @admin.register(Fact)

@@ -28,6 +28,9 @@ from runtime.tool_errors import REMOTE_TOOL_ERRORS, ToolError
 logger = logging.getLogger(__name__)
 
 TRANSPORT_BYTE_CAP = 256 * 1024
+# The key a search_knowledge result carries its record under, from the handler to the
+# tool entry, which journals it with the receipt and removes it.
+_SEARCH_RECORD = "_search"
 MAX_CALL_DEPTH = 4
 
 
@@ -67,8 +70,11 @@ class Tools:
             "call_agent": self.call_agent,
         }[tool_call.name]
         result = handler(call, state, step, args)
+        # The search's record goes to the journal with its receipt, never to the model.
+        search = result.pop(_SEARCH_RECORD, None)
+        extra = {"search": search} if search is not None else {}
         self._journal_tool(
-            call, step, tool_call, JournalEntry.Kind.TOOL_RECEIPT, receipt=_brief(result)
+            call, step, tool_call, JournalEntry.Kind.TOOL_RECEIPT, receipt=_brief(result), **extra
         )
         return result
 
@@ -132,8 +138,7 @@ class Tools:
             for ref, item in zip(issued.references, items, strict=False)
         ]
         state.results.extend(results)
-        self._journal_search(call, step, items, issued.references)
-        answer: dict = {"results": results}
+        answer: dict = {"results": results, _SEARCH_RECORD: _search_record(items, issued)}
         if issued.refused:
             answer["refused"] = {
                 "code": str(ToolError.CITATION_LIMIT_EXCEEDED),
@@ -147,24 +152,6 @@ class Tools:
                 ToolError.SOURCE_ITEM_UNSTORABLE.result()["error"] for _ in refused_items
             ]
         return answer
-
-    def _journal_search(self, call: AgentCall, step: int, items, references) -> None:
-        """What this search looked for, found and left out (counts only), for the
-        run's owner (api.selectors.run_searches); written with the journal's fence."""
-        trace = dict(getattr(items, "trace", {}))
-        trace["hits"] = [
-            {
-                "rank": rank,
-                "score": round(item.score, 6),
-                "document": item.source_ref.get("id"),
-                "page": item.source_ref.get("page"),
-                "citationId": ref.pk,
-            }
-            for rank, (ref, item) in enumerate(zip(references, items, strict=False), 1)
-        ]
-        self.journal.add(
-            call, JournalEntry.Kind.NOTE, tool="search_knowledge", step=step, search=trace
-        )
 
     def send_answer_part(self, call: AgentCall, state: CallState, step: int, args: dict) -> dict:
         markdown = args.get("markdown")
@@ -242,3 +229,20 @@ def _brief(result: dict) -> dict:
     if "error" in result:
         return {"error": result["error"]["code"]}
     return {"agentCallId": result.get("agentCallId")}
+
+
+def _search_record(items, issued) -> dict:
+    """What one search looked for, found and left out (counts only), for the run's
+    owner (``api.selectors.run_searches``)."""
+    record = dict(getattr(items, "trace", {}))
+    record["hits"] = [
+        {
+            "rank": rank,
+            "score": round(item.score, 6),
+            "document": item.source_ref.get("id"),
+            "page": item.source_ref.get("page"),
+            "citationId": ref.pk,
+        }
+        for rank, (ref, item) in enumerate(zip(issued.references, items, strict=False), 1)
+    ]
+    return record

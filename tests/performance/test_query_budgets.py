@@ -28,13 +28,15 @@ from tests.factories import client_for
 # when no current revision of the call has the same body digest: the duplicate check in
 # the same statement), one append of answer.preview (it locks and checks the run), COMMIT.
 # Citations add one lookup (the references with their lease and whether each is in the
-# call's evidence view, in one statement) and the owner's tenant; 20 citations reach the
-# restricted memo too, whose ACL is guardian's two queries.
+# call's evidence view, in one statement) and the owner's tenant; the restricted memo,
+# whose ACL is guardian's two queries, is among the first three hits of 营收 since the
+# ranking is BM25 (a short page holding the word: docs/retrieval.md), so 3 citations
+# reach it as 20 do.
 PUBLISH_BUDGETS = {
     (0, False): 5,
     (0, True): 9,
-    (3, False): 7,
-    (3, True): 11,
+    (3, False): 9,
+    (3, True): 13,
     (20, False): 9,
     (20, True): 13,
 }
