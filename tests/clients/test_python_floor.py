@@ -60,7 +60,9 @@ def run(args, **kwargs) -> subprocess.CompletedProcess:
 
 def litter() -> set[str]:
     """Untracked and ignored paths under clients/python (git's view of the checkout)."""
-    out = run(["git", "status", "--porcelain", "--ignored", "--untracked-files=all", "."], cwd=CLIENT)
+    out = run(
+        ["git", "status", "--porcelain", "--ignored", "--untracked-files=all", "."], cwd=CLIENT
+    )
     assert out.returncode == 0, out.stderr
     return {line[3:] for line in out.stdout.splitlines() if line[:2] in ("??", "!!")}
 
@@ -81,7 +83,9 @@ def test_the_client_installs_and_passes_its_unit_tests_on_the_oldest_supported_p
 
     before = litter()
     venv_python = make_venv(python, tmp_path / "venv")
-    installed = run([str(venv_python), "-m", "pip", "install", "--quiet", str(CLIENT)], cwd=tmp_path)
+    installed = run(
+        [str(venv_python), "-m", "pip", "install", "--quiet", str(CLIENT)], cwd=tmp_path
+    )
     assert installed.returncode == 0, installed.stdout + installed.stderr
     # No build/ or *.egg-info left in the checkout (flit_core builds the wheel from src/).
     assert litter() - before == set(), litter() - before
@@ -92,10 +96,22 @@ def test_the_client_installs_and_passes_its_unit_tests_on_the_oldest_supported_p
         cwd=tmp_path,
     )
     assert where.returncode == 0, where.stderr
-    assert where.stdout.strip().startswith(str(tmp_path / "venv")), where.stdout  # the installed copy
+    assert where.stdout.strip().startswith(str(tmp_path / "venv")), (
+        where.stdout
+    )  # the installed copy
 
     tests = run(
-        [str(venv_python), "-m", "unittest", "discover", "-v", "-s", str(CLIENT / "tests"), "-t", str(CLIENT)],
+        [
+            str(venv_python),
+            "-m",
+            "unittest",
+            "discover",
+            "-v",
+            "-s",
+            str(CLIENT / "tests"),
+            "-t",
+            str(CLIENT),
+        ],
         cwd=tmp_path,
     )
     output = tests.stdout + tests.stderr
@@ -116,6 +132,8 @@ def test_a_python_below_the_floor_is_refused_with_a_message_naming_it(tmp_path):
     refused = run([str(venv_python), "-m", "pip", "install", str(CLIENT)], cwd=tmp_path)
     output = refused.stdout + refused.stderr
     assert refused.returncode != 0, output
-    assert ">=%d.%d" % floor() in output, output  # "Requires-Python >=3.9", not a SyntaxError
+    assert ">={}.{}".format(*floor()) in output, (
+        output
+    )  # "Requires-Python >=3.9", not a SyntaxError
     assert "SyntaxError" not in output, output
     assert litter() - before == set()

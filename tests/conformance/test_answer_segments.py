@@ -26,7 +26,9 @@ SEGMENTS, TRUSTED, MARKERS = (
 
 def shape(segments: list[dict]) -> list[dict]:
     return [
-        {"type": "text", "text": s["text"]} if s["type"] == "text" else {"type": s["type"], "id": s["id"]}
+        {"type": "text", "text": s["text"]}
+        if s["type"] == "text"
+        else {"type": s["type"], "id": s["id"]}
         for s in segments
     ]
 
@@ -62,7 +64,9 @@ def test_the_clients_marker_grammar_finds_exactly_the_markers_of_each_shared_cas
     distinct = list(dict.fromkeys(m["value"] for m in markers if m["kind"] == "cite"))
     assert distinct == case["citedIds"]
     for kind, expected in (("num", "numericHandles"), ("block", "blockIds")):
-        assert list(dict.fromkeys(m["value"] for m in markers if m["kind"] == kind)) == case[expected]
+        assert (
+            list(dict.fromkeys(m["value"] for m in markers if m["kind"] == kind)) == case[expected]
+        )
 
 
 def test_the_shared_segment_cases_cover_streaming_forgery_and_every_trust_condition():

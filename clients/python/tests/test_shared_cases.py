@@ -18,7 +18,9 @@ def cases(name):
 
 def shape(segments):
     return [
-        {"type": "text", "text": s["text"]} if s["type"] == "text" else {"type": s["type"], "id": s["id"]}
+        {"type": "text", "text": s["text"]}
+        if s["type"] == "text"
+        else {"type": s["type"], "id": s["id"]}
         for s in segments
     ]
 

@@ -88,10 +88,17 @@ class Transport(unittest.TestCase):
     def test_a_409_is_a_conflict_error_with_its_code(self):
         problem = dict(PROBLEM, status=409, code="RUN_ALREADY_FINISHED")
         server = self.serve(status=409, body=problem)
-        with Client(server.url, "desk", "st_x") as client, self.assertRaises(ConflictError) as raised:
+        with (
+            Client(server.url, "desk", "st_x") as client,
+            self.assertRaises(ConflictError) as raised,
+        ):
             client.cancel("run_1")
-        self.assertEqual((raised.exception.code, raised.exception.status), ("RUN_ALREADY_FINISHED", 409))
-        self.assertEqual(server.requests, [("POST", "/v1/apps/desk/runs/run_1/cancel", "Bearer st_x")])
+        self.assertEqual(
+            (raised.exception.code, raised.exception.status), ("RUN_ALREADY_FINISHED", 409)
+        )
+        self.assertEqual(
+            server.requests, [("POST", "/v1/apps/desk/runs/run_1/cancel", "Bearer st_x")]
+        )
 
     def test_an_error_page_that_is_no_problem_document_is_http_error(self):
         server = self.serve(status=502, body=b"<html>bad gateway</html>", content_type="text/html")
@@ -102,7 +109,10 @@ class Transport(unittest.TestCase):
 
     def test_a_success_that_is_not_json_is_invalid_response(self):
         server = self.serve(status=200, body=b"<html>", content_type="text/html")
-        with Client(server.url, "desk", "st_x") as client, self.assertRaises(InvalidResponseError) as raised:
+        with (
+            Client(server.url, "desk", "st_x") as client,
+            self.assertRaises(InvalidResponseError) as raised,
+        ):
             client.get_run("run_1")
         self.assertEqual(raised.exception.code, ClientErrorCode.INVALID_RESPONSE)
         self.assertEqual(str(raised.exception.code), "INVALID_RESPONSE")
@@ -110,17 +120,25 @@ class Transport(unittest.TestCase):
     def test_a_malformed_citation_id_never_leaves_the_process(self):
         server = self.serve()
         with Client(server.url, "desk", "st_x") as client:
-            for value in ("https://example.com/doc", f"[{FORGED}](https://x)", FORGED[:-1], "../admin"):
+            for value in (
+                "https://example.com/doc",
+                f"[{FORGED}](https://x)",
+                FORGED[:-1],
+                "../admin",
+            ):
                 with self.assertRaises(InvalidCitationIdError) as raised:
                     client.preview_citation("run_1", value)
-                self.assertEqual((raised.exception.code, raised.exception.status), ("CITATION_NOT_AVAILABLE", 0))
+                self.assertEqual(
+                    (raised.exception.code, raised.exception.status), ("CITATION_NOT_AVAILABLE", 0)
+                )
         self.assertEqual(server.requests, [])
 
     def test_a_timeout_is_timeout_after_one_request(self):
         server = self.serve(delay=2.0)
-        with Client(server.url, "desk", "st_x", timeout=0.3) as client:
-            with self.assertRaises(RequestTimeoutError) as raised:
-                client.preview_citation("run_1", FORGED)
+        client = Client(server.url, "desk", "st_x", timeout=0.3)
+        self.addCleanup(client.close)
+        with self.assertRaises(RequestTimeoutError) as raised:
+            client.preview_citation("run_1", FORGED)
         self.assertEqual((raised.exception.code, raised.exception.status), ("TIMEOUT", 0))
         self.assertIsInstance(raised.exception, TimeoutError)
         self.assertEqual(len(server.requests), 1)
@@ -150,7 +168,9 @@ class Transport(unittest.TestCase):
         self.assertEqual(policy.after_close(4408), 0.0)
         with self.assertRaises(StreamError) as raised:
             policy.after_close(4403)
-        self.assertEqual((raised.exception.code, raised.exception.status), ("ORIGIN_NOT_ALLOWED", 4403))
+        self.assertEqual(
+            (raised.exception.code, raised.exception.status), ("ORIGIN_NOT_ALLOWED", 4403)
+        )
         self.assertIsInstance(raised.exception, SparkTideError)
 
 
