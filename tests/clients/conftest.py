@@ -21,8 +21,11 @@ from django.db import connection
 
 from runs.models import Run
 from tests import factories
+from tests.clients.checkout import use_this_checkouts_client
 from tests.realtime.processes import DAPHNE, Process, database_url, free_port, process_env
 from tests.remote_server import remote_knowledge  # noqa: F401 - the fixture
+
+use_this_checkouts_client()
 
 STEPS = (
     {"search": "营收增长", "topK": 2},

@@ -78,7 +78,7 @@ def test_the_java_client_compiles_without_a_warning(java_build):
 
 def test_the_kotlin_extension_compiles_without_a_warning(kotlin_build):
     classes = {p.name for p in kotlin_build.rglob("*.class")}
-    assert "PreviewCitationAwaitKt.class" in classes
+    assert {"PreviewCitationAwaitKt.class", "SparkTideAwaitKt.class"} <= classes
 
 
 def test_the_java_and_kotlin_clients_pass_their_junit_tests_against_a_live_server(
@@ -127,8 +127,11 @@ def test_the_java_and_kotlin_clients_pass_their_junit_tests_against_a_live_serve
         timeout=240,
     )
     output = result.stdout + result.stderr
-    sleepy = Run.objects.get(agent_version__agent__key="sleepy")
+    sleepy = Run.objects.get(agent_version__agent__key="sleepy", session_id="")
     assert wait_for_terminal(sleepy.pk).status == Run.Status.CANCELLED, output
+    # SparkTideAwaitTest's run, created with its session and cancelled through cancelAwait.
+    awaited = Run.objects.get(agent_version__agent__key="sleepy", session_id="kotlin-await")
+    assert wait_for_terminal(awaited.pk).status == Run.Status.CANCELLED, output
     assert sleepy.events.filter(type="run.started").exists()  # cancelled while it ran
     assert not sleepy.events.filter(type="answer.published").exists()
     assert not Run.objects.exclude(status__in=Run.TERMINAL).exists()
@@ -150,6 +153,12 @@ def test_the_java_and_kotlin_clients_pass_their_junit_tests_against_a_live_serve
         "theAnswerIsItsBlocksAsPlainData",
         "cancellingARunningRunIsAcceptedAndAFinishedOneIsRunAlreadyFinished",
         "aNegativeCursorIsRefusedBeforeAnyRequest",
+        "aTicketOpensTheOwnersEventStreamAndIsRefusedToAnotherMember",
+        "kotlinCreatesReadsListsAndCancelsARunOfItsSession",
+        "kotlinReadsEventsFromItsCursor",
+        "kotlinRefusesANegativeCursorBeforeAnyRequest",
+        "kotlinReadsTheAnswerAsPlainData",
+        "kotlinGetsATicketForTheOwnerAndTheTypedErrorForAnotherMember",
     ):
         assert name in output, name
 
@@ -173,14 +182,24 @@ def test_the_java_and_kotlin_clients_pass_their_junit_tests_against_a_live_serve
         return len([line for line in seen if fragment in line])
 
     events = RunEvent.objects.filter(run_id=run["id"]).count()
-    assert count("/events?after=") == 3 + math.ceil(events / 2), (
-        seen
-    )  # whole, middle, other + pages of 2
-    assert count("/cancel") == 3, seen
+    # Java: whole, middle, another member's, pages of 2; Kotlin: whole, one page of one.
+    assert count("/events?after=") == 3 + math.ceil(events / 2) + 2, seen
+    assert count("/cancel") == 3 + 2, seen  # Java: 202, 409, 404; Kotlin: 202, 409
     # RunsAndEventsTest reads the sleepy run until a worker has started it (at least once).
     waits = count(f'"GET /v1/apps/business/runs/{sleepy.pk}" ')
     assert waits >= 1, seen
-    assert count("/answer") == 2, seen
-    assert count('"GET /v1/apps/business/runs?') + count('"GET /v1/apps/business/runs" ') == 6, seen
-    assert count('"POST /v1/apps/business/runs" ') == 2, seen  # an unknown agent, the sleepy run
-    assert len(seen) == 9 + 3 + math.ceil(events / 2) + 3 + 2 + 6 + 1 + waits, seen
+    assert count(f'"GET /v1/apps/business/runs/{awaited.pk}" ') == 1, seen  # getRunAwait
+    assert count("/answer") == 2 + 1, seen
+    listed = count('"GET /v1/apps/business/runs?') + count('"GET /v1/apps/business/runs" ')
+    assert listed == 6 + 1, seen
+    # Java: an unknown agent, the sleepy run; Kotlin: its sleepy run with a session.
+    assert count('"POST /v1/apps/business/runs" ') == 3, seen
+    # Java: the owner's (then used once), another member's (404), an archived run's (410);
+    # Kotlin: the owner's, another member's.
+    assert count("/events/ticket") == 3 + 2, seen
+    assert count('"WSCONNECT /ws/v1/apps/business/runs/') == 1, seen  # one socket, one ticket
+    sockets = count("WSCONNECTING ") + count('"WSCONNECT ') + count("WSDISCONNECT ")
+    assert sockets == 3, seen
+    kotlin = 2 + 2 + 1 + 1 + 1 + 1 + 2
+    java = 9 + 3 + math.ceil(events / 2) + 3 + 2 + 6 + 1 + waits + 3
+    assert len(seen) == java + kotlin + sockets, seen

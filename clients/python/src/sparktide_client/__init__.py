@@ -21,6 +21,14 @@ from sparktide_client.errors import (
     UnprocessableError,
 )
 from sparktide_client.ids import is_citation_id
+from sparktide_client.segments import (
+    RunCitations,
+    answer_segments,
+    content_text,
+    find_markers,
+    split_streaming,
+    verified_citations,
+)
 
 __all__ = [
     "ApiError",
@@ -42,6 +50,12 @@ __all__ = [
     "ServerError",
     "SparkTideError",
     "StreamError",
+    "RunCitations",
     "UnprocessableError",
+    "answer_segments",
+    "content_text",
+    "find_markers",
     "is_citation_id",
+    "split_streaming",
+    "verified_citations",
 ]

@@ -7,7 +7,7 @@ import json
 import random
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Optional, Union
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 import httpx
@@ -24,7 +24,8 @@ from sparktide_client.errors import (
 
 TERMINAL_EVENT_TYPES = frozenset({"run.completed", "run.partial", "run.failed", "run.cancelled"})
 ACCEPT = "application/json, application/problem+json"
-Token = str | Callable[[], str | None] | None
+# A run-time alias: spelled with Union so that Python 3.9 can evaluate it.
+Token = Union[str, Callable[[], Optional[str]], None]
 
 
 def segment(value: object, what: str) -> str:

@@ -220,7 +220,8 @@ class AsyncClient:
                         code = closed.rcvd.code if closed.rcvd else None
                     else:
                         code = socket.close_code
-            except (OSError, InvalidHandshake, TimeoutError):
+            except (OSError, InvalidHandshake, TimeoutError, asyncio.TimeoutError):
+                # asyncio.TimeoutError is TimeoutError from 3.11 on; an open timeout raises it
                 await asyncio.sleep(policy.reconnect_delay())
                 continue
             delay = policy.after_close(code)

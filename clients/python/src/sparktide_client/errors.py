@@ -9,11 +9,15 @@ Branch on ``code``, never on ``detail``.
 from __future__ import annotations
 
 import builtins
-from enum import StrEnum
+from enum import Enum
 
 
-class ClientErrorCode(StrEnum):
-    """Codes the client produces itself; server codes are used verbatim."""
+class ClientErrorCode(str, Enum):
+    """Codes the client produces itself; server codes are used verbatim. Each member is the
+    string itself (``ClientErrorCode.TIMEOUT == "TIMEOUT"``, ``str()`` gives the code)."""
+
+    __str__ = str.__str__
+    __format__ = str.__format__
 
     NETWORK_ERROR = "NETWORK_ERROR"  # no answer: refused, reset, DNS
     TIMEOUT = "TIMEOUT"  # no answer within the call's timeout

@@ -92,9 +92,18 @@ public final class SparkTideClient {
 
     /** {@code POST …/runs} with {@code {agent, input}}. */
     public CompletionStage<Map<String, Object>> createRun(String agent, String input) {
+        return createRun(agent, input, null);
+    }
+
+    /**
+     * {@code POST …/runs} with {@code {agent, input, sessionId}}: the business session the run
+     * belongs to ({@code listRuns} filters on it); null sends none.
+     */
+    public CompletionStage<Map<String, Object>> createRun(String agent, String input, String sessionId) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("agent", agent);
         body.put("input", input);
+        if (sessionId != null) body.put("sessionId", sessionId);
         return send(
                 request("/v1/apps/" + app + "/runs")
                         .header("Content-Type", "application/json")
@@ -151,6 +160,19 @@ public final class SparkTideClient {
         if (limit > 0) query.put("limit", Integer.toString(limit));
         try {
             return send(request(runPath(runId) + "/events" + queryString(query)).GET());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * {@code POST …/runs/{runId}/events/ticket}: {@code {ticket, expiresAt}}, a single-use ticket
+     * for ONE WebSocket connection to {@code /ws/v1/apps/{app}/runs/{runId}/events?after=…&ticket=…}
+     * (docs/events.md). Ask for a fresh one for every connection; never retried.
+     */
+    public CompletionStage<Map<String, Object>> createEventTicket(String runId) {
+        try {
+            return send(request(runPath(runId) + "/events/ticket").POST(HttpRequest.BodyPublishers.noBody()));
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }

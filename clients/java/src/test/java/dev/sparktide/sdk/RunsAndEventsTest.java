@@ -6,15 +6,22 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** listRuns, events (resumed from its cursor), answer and cancel against the live SparkTide. */
+/**
+ * listRuns, events (resumed from its cursor), answer, cancel and createEventTicket against the
+ * live SparkTide.
+ */
 class RunsAndEventsTest {
     private final String runId = Env.get("SPARKTIDE_RUN_ID");
 
@@ -124,6 +131,71 @@ class RunsAndEventsTest {
         List<Map<String, Object>> blocks = listOf(answer.get("blocks"));
         assertFalse(blocks.isEmpty());
         refused(clientOf("SPARKTIDE_OTHER_TOKEN").answer(runId), "RESOURCE_NOT_FOUND", 404);
+    }
+
+    @Test
+    void aTicketOpensTheOwnersEventStreamAndIsRefusedToAnotherMember() throws Exception {
+        SparkTideClient client = clientOf("SPARKTIDE_TOKEN");
+        Map<String, Object> issued = await(client.createEventTicket(runId));
+        String ticket = assertInstanceOf(String.class, issued.get("ticket"));
+        assertFalse(ticket.isEmpty());
+        assertInstanceOf(String.class, issued.get("expiresAt"));
+
+        // The ticket opens the WebSocket of docs/events.md: every event once, in order, to the end.
+        List<Map<String, Object>> frames = readStream(ticket);
+        List<Object> seqs = new ArrayList<>();
+        for (Map<String, Object> frame : frames) seqs.add(frame.get("seq"));
+        List<Object> expected = new ArrayList<>();
+        for (long seq = 1; seq <= frames.size(); seq++) expected.add(seq);
+        assertEquals(expected, seqs);
+        assertTrue(frames.size() >= 4, frames.toString());
+        assertEquals("run.completed", frames.get(frames.size() - 1).get("type"));
+
+        refused(clientOf("SPARKTIDE_OTHER_TOKEN").createEventTicket(runId), "RESOURCE_NOT_FOUND", 404);
+        refused(client.createEventTicket(Env.get("SPARKTIDE_ARCHIVED_RUN_ID")), "EVENT_CURSOR_EXPIRED", 410);
+    }
+
+    /** The event frames of one WebSocket connection (the JDK's client), up to the terminal one. */
+    @SuppressWarnings("unchecked")
+    private List<Map<String, Object>> readStream(String ticket) throws Exception {
+        String base = Env.get("SPARKTIDE_URL").replaceFirst("^http", "ws");
+        URI uri = URI.create(base + "/ws/v1/apps/business/runs/" + runId + "/events?after=0&ticket=" + ticket);
+        List<Map<String, Object>> events = new ArrayList<>();
+        CompletableFuture<List<Map<String, Object>>> done = new CompletableFuture<>();
+        WebSocket.Listener listener = new WebSocket.Listener() {
+            private final StringBuilder text = new StringBuilder();
+
+            @Override
+            public CompletionStage<?> onText(WebSocket socket, CharSequence data, boolean last) {
+                text.append(data);
+                if (last) {
+                    Map<String, Object> frame = (Map<String, Object>) Json.parse(text.toString());
+                    text.setLength(0);
+                    if ("event".equals(frame.get("kind"))) events.add(frame);
+                    if ("run.completed".equals(frame.get("type"))) done.complete(events);
+                }
+                socket.request(1);
+                return null;
+            }
+
+            @Override
+            public CompletionStage<?> onClose(WebSocket socket, int code, String reason) {
+                done.completeExceptionally(new AssertionError("closed " + code + " before the end: " + events));
+                return null;
+            }
+
+            @Override
+            public void onError(WebSocket socket, Throwable error) {
+                done.completeExceptionally(error);
+            }
+        };
+        WebSocket socket = HttpClient.newHttpClient().newWebSocketBuilder()
+                .buildAsync(uri, listener).get(20, TimeUnit.SECONDS);
+        try {
+            return done.get(20, TimeUnit.SECONDS);
+        } finally {
+            socket.sendClose(WebSocket.NORMAL_CLOSURE, "done");
+        }
     }
 
     @Test
