@@ -29,11 +29,18 @@ def test_the_pdf_table_and_the_one_line_risks_are_ingested_with_their_pages(tmp_
     apply("coldchain", tmp_path)
     report = Document.objects.get(key="yuanchuan-logistics-2026h1")
     assert report.page_count == 3 and report.title == "远川冷链物流股份有限公司 2026 年半年度报告"
-    pages = {chunk.page: chunk.text for chunk in report.chunks.all()}
-    # A typeset table's row: its cells on one line, separated by spaces.
-    assert "\n华东 68.5 142 1,260 91.2%\n" in pages[2]
-    assert "区域 冷链仓储面积（万平方米） 干线线路（条） 冷藏车辆（台） 仓库出租率" in pages[2]
-    assert pages[3].startswith("第四节 风险提示。一、燃油价格波动可能推高干线运输成本；二、")
+    pages: dict[int, str] = {}
+    for chunk in report.chunks.order_by("pk"):
+        pages[chunk.page] = pages.get(chunk.page, "") + "\n" + chunk.text
+    # A typeset table's row: its cells on one line, as ingestion writes every table row
+    # (docs/ingest.md: cell | cell | cell).
+    assert "华东 | 68.5 | 142 | 1,260 | 91.2%" in pages[2]
+    assert (
+        "区域 | 冷链仓储面积（万平方米） | 干线线路（条） | 冷藏车辆（台） | 仓库出租率" in pages[2]
+    )
+    assert (
+        pages[3].lstrip().startswith("第四节 风险提示。一、燃油价格波动可能推高干线运输成本；二、")
+    )
     assert report.facts.get(key="cold_storage_area").chunk.page == 2
 
 

@@ -217,7 +217,9 @@ def test_threshold_parsing_and_an_empty_measure_misses_its_threshold():
 def test_agent_runs_a_published_version_and_leaves_the_pin_alone(demo, write_set):
     scripted_version(
         demo, "2",
-        {"search": "北辰医药 营业收入", "topK": 1},
+        # The search names the figure: the one excerpt that states it comes first whatever the
+        # ranking does with the rest (the test is about versions and pins, not retrieval).
+        {"search": "北辰医药 营业收入 48.6", "topK": 1},
         {"answerPart": "北辰医药三季度营业收入 48.6 亿元 [[cite:{{c1}}]]"},
     )  # fmt: skip
     pin = AgentPin.objects.get(app=demo, agent__key="researcher")
