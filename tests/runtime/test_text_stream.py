@@ -14,6 +14,7 @@ from publication.models import AnswerBlock
 from publication.reader import RunReader
 from publication.text import MAX_DISPLAY_CHARS, clean_text
 from runs.models import AgentCall, AnswerStream, Run, RunEvent
+from runs.streams import live_streams
 from runtime import streaming
 from runtime.engine import execute_run
 from runtime.services import start_run
@@ -145,16 +146,23 @@ def test_a_model_that_streams_8_mib_one_character_a_chunk_ends_clearly_and_keeps
     run.refresh_from_db()
     assert (run.status, run.reason) == ("PARTIAL", "PROVIDER_FAILED")
     assert "8 MiB" in run.reason_detail
-    # Nothing committed is lost; the runaway turn's stream was bounded, then cleared.
+    # Nothing committed is lost; the runaway turn's stream was bounded, then closed (its row
+    # keeps the bounded text up to the close offset, and is no longer live).
     assert [v.content["text"] for v in RunReader(run).blocks()] == ["已保存的第一段"]
     assert AnswerBlock.objects.filter(run=run).count() == 1
     closes = _stream_events(run)
     assert [(c["step"], c["reason"]) for c in closes] == [(1, "committed"), (2, "failed")]
     assert closes[1]["offset"] == MAX_DISPLAY_CHARS
-    assert AnswerStream.objects.get(run=run).text == ""
+    closed = AnswerStream.objects.get(run=run)
+    assert (closed.state, closed.length, len(closed.text)) == (
+        "CLOSED",
+        MAX_DISPLAY_CHARS,
+        MAX_DISPLAY_CHARS,
+    )
+    assert live_streams(run.pk) == []
 
 
-def test_a_stream_cut_mid_utf8_fails_the_run_and_clears_the_stream(
+def test_a_stream_cut_mid_utf8_fails_the_run_and_closes_the_stream(
     app, alice, knowledge, monkeypatch
 ):
     body = 'data: {"choices":[{"index":0,"delta":{"content":"半句"}}]}\n\ndata: {"choices":[{"index":0,"delta":{"content":"'
