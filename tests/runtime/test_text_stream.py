@@ -225,3 +225,47 @@ def test_text_interleaved_with_tool_call_deltas_streams_only_the_text(
     assert "".join(d["delta"] for d in sent) == "查询完毕"
     for hidden in ("HIDDEN", "ARGS", "search_knowledge", "tool_calls"):
         assert hidden not in wire
+
+
+def test_a_socket_reads_only_what_it_has_not_sent_and_the_rest_up_to_the_close(
+    live_call, alice, django_assert_num_queries
+):
+    """The socket's two reads of the row, each through the history gate: the live text after
+    what it sent, and after the close the rest of that turn up to the close offset — never
+    another turn's text, never past the close."""
+    from delivery import fanout
+    from runs.streams import close_stream, extend_stream
+
+    run, call = live_call
+    assert extend_stream(run, call, 1, offset=0, delta="北辰医药")
+    assert extend_stream(run, call, 1, offset=4, delta="营收增长")
+    stream = f"stm_{call.pk}_1"
+    with django_assert_num_queries(2):  # the gate (run, owner, permission), the row
+        [rest] = fanout.stream_text(run, sent={stream: 4})
+    assert (rest["streamId"], rest["offset"], rest["delta"]) == (stream, 4, "营收增长")
+    with django_assert_num_queries(2):
+        assert fanout.stream_text(run, sent={stream: 8}) == []  # nothing new: nothing sent
+
+    close_stream(run, call, 1, length=8, reason="committed")
+    assert fanout.stream_text(run, sent={}) == []  # closed: never live again
+    close = {"agentCallId": f"call_{call.pk}", "streamId": stream, "step": 1, "offset": 8}
+    with django_assert_num_queries(2):
+        end = fanout.stream_rest_at_close(run, close, start=2)
+    assert end is not None and (end["offset"], end["delta"]) == (2, "医药营收增长")
+    assert fanout.stream_rest_at_close(run, close, start=8) is None
+
+    # The call's next turn starts the row again: the old turn's text is gone, not mixed in.
+    assert extend_stream(run, call, 3, offset=0, delta="下一轮的话很长很长")
+    assert fanout.stream_rest_at_close(run, close, start=2) is None
+
+
+def test_a_socket_whose_owner_lost_access_reads_no_stream_text(live_call, alice):
+    from delivery import fanout
+    from foundation.errors import SparkTideError
+    from runs.streams import extend_stream
+
+    run, call = live_call
+    assert extend_stream(run, call, 1, offset=0, delta="不该看到")
+    run.app.memberships.filter(user=alice).delete()
+    with pytest.raises(SparkTideError):
+        fanout.stream_text(run, sent={})
