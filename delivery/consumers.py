@@ -40,6 +40,7 @@ from delivery.shared import (
     release_tail,
     run_wakeups,
     sent_recorder,
+    stream_wakeups,
 )
 from delivery.wire import DirectSocket, Wire, direct_socket, frame_text
 from foundation import observability
@@ -52,8 +53,6 @@ logger = logging.getLogger(__name__)
 FINAL_ACK_GRACE_SECONDS = 2.0
 # A socket whose subscription failed polls at least this often until it succeeds.
 RESUBSCRIBE_SECONDS = 1.0
-# Stream deltas a socket keeps waiting before it drops them and reads the row instead.
-MAX_QUEUED_DELTAS = 200
 # The database went away under a read (a restart, a failover, a cut session): the
 # socket is closed 4503 so the client reconnects and resumes from its cursor.
 CONNECTION_ERRORS = (OperationalError, InterfaceError)
@@ -69,6 +68,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
     log_id: str | None = None
     tail: RunTail | None = None
     wakeups: RunWakeups | None = None
+    streams: RunWakeups | None = None
     task: asyncio.Task | None = None
     ack_task: asyncio.Task | None = None
     direct: DirectSocket | None = None
@@ -133,14 +133,14 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         self.wake = asyncio.Event()
         self.woken_at = time.monotonic()
         # The live text stream (docs/events.md, "The text stream"): how far this socket
-        # sent each stream, the streams the log has closed, the deltas waiting, and
-        # whether to (re)read the row — at connect, after a gap, and when the gate was
-        # last passed longer than a poll ago.
+        # sent each stream, the streams the log has closed, whether to read the row (a
+        # snapshot at connect; the text after what was sent on a stream wake-up), and the
+        # log's head at connect: a stream closed after it was watched live here.
         self.stream_sent: dict[str, int] = {}
         self.stream_closed: set[str] = set()
-        self.stream_queue: list[dict[str, Any]] = []
-        self.stream_resync = True
-        self.gate_at = 0.0
+        self.stream_snapshot = True
+        self.stream_pending = False
+        self.live_from = run.last_seq
         # Subscribe before accepting and before the first read: an event
         # committed after that read wakes us, one committed before it is in it.
         self.subscribed = await self._subscribe()
@@ -183,8 +183,14 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         if self.channel_layer is None:
             return False
         if self.wakeups is None:
-            self.wakeups = run_wakeups(self.run_id)
-        return await self.wakeups.join(self, self.channel_layer, retry_seconds=RESUBSCRIBE_SECONDS)
+            self.wakeups, self.streams = run_wakeups(self.run_id), stream_wakeups()
+        joined = await self.wakeups.join(
+            self, self.channel_layer, retry_seconds=RESUBSCRIBE_SECONDS
+        )
+        streams = cast(RunWakeups, self.streams)
+        return joined and await streams.join(
+            self, self.channel_layer, retry_seconds=RESUBSCRIBE_SECONDS
+        )
 
     # -- the single sender --------------------------------------------------------
 
@@ -192,8 +198,8 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         try:
             while True:
                 self.wake.clear()
-                # The stream first: a delta queued before the log's close event of its
-                # stream is sent before that event, never after it.
+                # The stream first: text read before the log's close event of its stream
+                # is sent before that event (and the rest up to the close with it).
                 await self._send_stream()
                 if await self._drain():
                     await self._await_final_acks()
@@ -322,6 +328,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         through the ASGI send. Either way the cursor moves before the bytes go out,
         so an ack racing the send is not taken for an ack of an unsent event.
         """
+        await self._finish_streams(frames)
         self._note_closed_streams(frames)
         if self.direct is not None:
             tail = self.tail
@@ -390,7 +397,11 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         tail = cast(RunTail, self.tail)
         batch: list[Frame] = []
         for frame in frames:
-            if frame[0] != after + len(batch) + 1 or frame[1] in TERMINAL_EVENT_TYPES:
+            if (
+                frame[0] != after + len(batch) + 1
+                or frame[1] in TERMINAL_EVENT_TYPES
+                or frame[1] == fanout.STREAM_EVENT  # each socket finishes its own stream
+            ):
                 break
             batch.append(frame)
         if not batch or not tail.waiting:
@@ -401,63 +412,75 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
                 other.sent == after
                 and other.woken_at <= read_started
                 and other._room() >= len(batch)
+                and other._write_shared(batch, wires)
+                and len(batch) < len(frames)
             ):
-                other._write_shared(batch, wires)
+                other.wake.set()  # the rest of the read is its own to send
 
     def _write_shared(self, frames: list[Frame], wires: list[Wire]) -> bool:
         """Write frames of a shared read on the fast path; False if it would not take them."""
         if self.direct is None or not self.direct.write(wires):
             return False
         self._note_closed_streams(frames)
-        self.gate_at = time.monotonic()  # the read that made these frames passed the gate
         self.sent = frames[-1][0]
         sent_recorder().note(cast(str, self.log_id), self.sent)  # set by connect
         return True
 
     async def _read_log(self, limit: int, *, after: int) -> list[Frame]:
         """One read of the log, which re-checks this socket's gate (raises SparkTideError)."""
-        started = time.monotonic()
-        frames = await db_call(fanout.read_frames)(
+        return await db_call(fanout.read_frames)(
             self.run, after=after, limit=limit, staff=self.staff
         )
-        if frames:
-            self.gate_at = started
-        return frames
 
     # -- the text stream ----------------------------------------------------------
 
-    def stream_delta(self, data: dict[str, Any]) -> None:
-        """A delta of the run's live text reached this socket: queue it, nudge the sender."""
+    def stream_wake(self) -> None:
+        """The run's live text moved: read the row for what this socket has not sent."""
         if self.log_id is None:
             return
-        if len(self.stream_queue) >= MAX_QUEUED_DELTAS:
-            # The row holds all of it: read it once instead of keeping the deltas.
-            self.stream_queue.clear()
-            self.stream_resync = True
-        self.stream_queue.append(data)
+        self.stream_pending = True
         self.wake.set()
 
     async def _send_stream(self) -> None:
-        """Send the stream's text this socket does not have yet: the row's snapshot when it
-        must resync, then the queued deltas, each trimmed to what is new (no duplicates);
-        a delta past what was sent (a lost message) makes it read the row instead.
+        """Send the stream text this socket does not have yet, read from the row (the row is
+        the truth; a wake-up only says it moved): at connect the whole text so far as a
+        snapshot, after a wake-up the text after what was sent. Wake-ups that come while a
+        read is under way are one more read, not one each. Every read passes the gate
+        (``fanout.stream_text``); a refusal raises, and nothing of the stream is sent."""
+        if not (self.stream_snapshot or self.stream_pending):
+            return
+        snapshot, self.stream_snapshot, self.stream_pending = self.stream_snapshot, False, False
+        sent = {} if snapshot else dict(self.stream_sent)
+        found = await db_call(fanout.stream_text)(self.run, sent=sent, staff=self.staff)
+        if snapshot:
+            found = [{**data, "snapshot": True} for data in found]
+        await self._send_stream_data(found)
 
-        Deltas come from the channel layer, not from a read of the log, so the gate is
-        not re-checked per delta: a socket whose gate was last passed more than a poll
-        ago reads the row through the gate (``fanout.stream_snapshot``) before it sends
-        more. A refusal raises, and nothing of the stream is sent."""
-        for _ in range(2):
-            stale = time.monotonic() - self.gate_at > self.config.poll_seconds
-            if self.stream_resync or (self.stream_queue and stale):
-                self.stream_resync = False
-                started = time.monotonic()
-                snapshots = await db_call(fanout.stream_snapshot)(self.run, staff=self.staff)
-                self.gate_at = started
-                await self._send_stream_data(snapshots)
-            queue, self.stream_queue = self.stream_queue, []
-            await self._send_stream_data(queue)
-            if not self.stream_resync:
-                return
+    async def _finish_streams(self, frames: list[Frame]) -> None:
+        """Before the log's close event of a stream is sent, the rest of that stream's text
+        up to the close offset, read from the row through the gate: a socket that was
+        showing the stream (it sent some of it, or the stream closed after this socket
+        connected) shows all of it before the close, however late its wake-ups were. A
+        replay of a stream closed before the socket connected sends only the close."""
+        for seq, type_, text in frames:
+            if type_ != fanout.STREAM_EVENT:
+                continue
+            close = json.loads(text).get("data", {})
+            stream, end = close.get("streamId"), close.get("offset")
+            if not isinstance(stream, str) or not isinstance(end, int):
+                continue
+            if stream in self.stream_closed:
+                continue
+            if stream not in self.stream_sent and seq <= self.live_from:
+                continue
+            have = self.stream_sent.get(stream, 0)
+            if have >= end:
+                continue
+            rest = await db_call(fanout.stream_rest_at_close)(
+                self.run, close, start=have, staff=self.staff
+            )
+            if rest is not None:
+                await self._send_stream_data([rest])
 
     async def _send_stream_data(self, items: list[dict[str, Any]]) -> None:
         for data in items:
@@ -468,11 +491,8 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
                 continue
             have = self.stream_sent.get(stream, 0)
             end = offset + len(delta)
-            if end <= have:
-                continue  # sent already
-            if offset > have:
-                self.stream_resync = True  # a delta was lost: the row has it
-                return
+            if end <= have or offset > have:
+                continue  # sent already, or not next (never a gap: the row is read again)
             if offset < have:
                 data = {**data, "offset": have, "delta": delta[have - offset :]}
                 data.pop("snapshot", None)
@@ -578,6 +598,8 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             await asyncio.gather(self.task, return_exceptions=True)
         if self.wakeups is not None:
             await self.wakeups.leave(self, self.channel_layer)
+        if self.streams is not None:
+            await self.streams.leave(self, self.channel_layer)
         if self.log_id is None:
             return
         observability.websocket_closed()

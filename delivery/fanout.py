@@ -37,7 +37,7 @@ from runs.access import access_run_history, require_run_history, run_for_history
 from runs.events import TERMINAL_EVENT_TYPES, log_range
 from runs.models import DeliveryAck, DeliveryLog, Run, RunEvent
 from runs.retention import require_within_retention
-from runs.streams import STREAM_EVENT, live_streams
+from runs.streams import STREAM_EVENT, closed_stream_text, stream_text_after
 
 # Error code of the 4408 close (WebSocket only, no HTTP counterpart).
 CLIENT_TOO_SLOW = ErrorCode.CLIENT_TOO_SLOW
@@ -179,11 +179,22 @@ def _gate(run: Run, *, staff: bool) -> Run:
     return run
 
 
-def stream_snapshot(run: Run, *, staff: bool = False) -> list[dict[str, Any]]:
-    """The run's live stream text (``runs.streams.live_streams``) after the watcher's gate,
-    re-checked as for a page of the log: nothing of a refused read is returned. Two queries."""
+def stream_text(run: Run, *, sent: dict[str, int], staff: bool = False) -> list[dict[str, Any]]:
+    """The run's live stream text a socket has not sent (``runs.streams.stream_text_after``:
+    after ``sent[streamId]``) after the watcher's gate, re-checked as for a page of the log:
+    nothing of a refused read is returned. Two queries."""
     _gate(run, staff=staff)
-    return live_streams(run.pk)
+    return stream_text_after(run.pk, sent)
+
+
+def stream_rest_at_close(
+    run: Run, close: dict[str, Any], *, start: int, staff: bool = False
+) -> dict[str, Any] | None:
+    """The text of the turn that ``close`` ended that a socket which sent ``start`` of it has
+    not sent, up to the close offset (``runs.streams.closed_stream_text``), after the
+    watcher's gate. Two queries."""
+    _gate(run, staff=staff)
+    return closed_stream_text(run.pk, close, start=start)
 
 
 def stream_frame(data: dict[str, Any]) -> str:

@@ -4,6 +4,7 @@ was sent while events flow (SentRecorder) and one group commit of what sockets
 that end were sent and that they closed (DeliveryWriter)."""
 
 import asyncio
+import contextlib
 import logging
 import time
 import weakref
@@ -14,7 +15,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from delivery import fanout
 from delivery.fanout import Frame
-from delivery.wakeups import run_group
+from delivery.wakeups import STREAM_GROUP, run_group
 from delivery.wire import Wire, frame_text
 
 logger = logging.getLogger(__name__)
@@ -145,7 +146,7 @@ def release_tail(key: TailKey) -> None:
 class Wakeable(Protocol):
     def wake_up(self, message: dict[str, Any]) -> None: ...
 
-    def stream_delta(self, data: dict[str, Any]) -> None: ...
+    def stream_wake(self) -> None: ...
 
 
 class RunWakeups:
@@ -162,29 +163,42 @@ class RunWakeups:
     (they poll meanwhile); after a failing receive (Redis restarted or the
     connection killed) the channel joins the group again before it listens, so
     wake-ups come back within about a second instead of never.
+
+    The stream wake-ups come through one more subscription of the process, to the
+    ``streams`` group (``stream_wakeups``; every socket joins it too): each
+    ``run.streams`` message names the runs whose text moved, and each of their sockets
+    here is told to read its row.
     """
 
-    def __init__(self, run_id: str) -> None:
+    def __init__(self, run_id: str, group: str | None = None) -> None:
         self.run_id = run_id
+        self.group = group or run_group(run_id)
         self.sockets: set[Wakeable] = set()
         self.channel: str | None = None
         self.listener: asyncio.Task | None = None
         self.lock = asyncio.Lock()
+        self.joined_at = 0.0
 
     async def join(self, socket: Wakeable, layer, *, retry_seconds: float) -> bool:
         """Add ``socket``; True once this process is subscribed to the run's group."""
         self.sockets.add(socket)
         if self.channel is not None:
+            if time.monotonic() - self.joined_at > GROUP_REFRESH_SECONDS:
+                # A membership expires (channels-redis: a day); the streams group's lasts
+                # as long as the process has sockets, so it is renewed as they come.
+                self.joined_at = time.monotonic()
+                with contextlib.suppress(Exception):
+                    await layer.group_add(self.group, self.channel)
             return True
         async with self.lock:
             if self.channel is None:
                 channel = await layer.new_channel()
                 try:
-                    await layer.group_add(run_group(self.run_id), channel)
+                    await layer.group_add(self.group, channel)
                 except Exception:  # wake-ups are an optimisation: the sockets poll and retry
-                    logger.warning("could not subscribe to %s; polling", self.run_id, exc_info=True)
+                    logger.warning("could not subscribe to %s; polling", self.group, exc_info=True)
                     return False
-                self.channel = channel
+                self.channel, self.joined_at = channel, time.monotonic()
                 self.listener = asyncio.create_task(self._listen(layer, channel, retry_seconds))
         return True
 
@@ -197,7 +211,7 @@ class RunWakeups:
                 # idempotent), and wake every socket once: what was announced while
                 # the subscription was down is read now, not at the next poll.
                 try:
-                    await layer.group_add(run_group(self.run_id), channel)
+                    await layer.group_add(self.group, channel)
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
@@ -208,6 +222,7 @@ class RunWakeups:
                 logger.info("wake-ups for %s: subscribed again", self.run_id)
                 for socket in list(self.sockets):
                     socket.wake_up({"type": "run.wakeup"})
+                    socket.stream_wake()
             try:
                 message = await layer.receive(channel)
             except asyncio.CancelledError:
@@ -224,15 +239,22 @@ class RunWakeups:
             if message.get("type") == "run.wakeup":
                 for socket in list(self.sockets):
                     socket.wake_up(message)
-            elif message.get("type") == "run.stream" and isinstance(message.get("data"), dict):
+            elif message.get("type") == "run.streams" and isinstance(message.get("runs"), list):
+                hubs = _wakeups.get(asyncio.get_running_loop(), {})
+                for run_id in message["runs"]:
+                    hub = hubs.get(run_id) if isinstance(run_id, str) else None
+                    for socket in list(hub.sockets) if hub is not None else ():
+                        socket.stream_wake()
+            elif message.get("type") == "run.stream":  # one delta, as a process sent it before
                 for socket in list(self.sockets):
-                    socket.stream_delta(message["data"])
+                    socket.stream_wake()
 
     async def leave(self, socket: Wakeable, layer) -> None:
         self.sockets.discard(socket)
         if self.sockets:
             return
-        registry = _wakeups.get(asyncio.get_running_loop(), {})
+        hubs = _stream_hubs if self.group == STREAM_GROUP else _wakeups
+        registry = hubs.get(asyncio.get_running_loop(), {})
         if registry.get(self.run_id) is self:
             del registry[self.run_id]
         if self.listener is not None:
@@ -240,12 +262,24 @@ class RunWakeups:
             await asyncio.gather(self.listener, return_exceptions=True)
         if self.channel is not None:
             try:
-                await layer.group_discard(run_group(self.run_id), self.channel)
+                await layer.group_discard(self.group, self.channel)
             except Exception:  # the membership expires with the group (channels_redis)
-                logger.warning("could not unsubscribe from %s", self.run_id, exc_info=True)
+                logger.warning("could not unsubscribe from %s", self.group, exc_info=True)
 
 
 _wakeups: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_stream_hubs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# How often a long-lived subscription (the streams group's) is renewed.
+GROUP_REFRESH_SECONDS = 3600.0
+
+
+def stream_wakeups() -> RunWakeups:
+    """This process's (this event loop's) subscription to the stream wake-ups of all runs."""
+    registry = _stream_hubs.setdefault(asyncio.get_running_loop(), {})
+    hub = registry.get(STREAM_GROUP)
+    if hub is None:
+        hub = registry[STREAM_GROUP] = RunWakeups(STREAM_GROUP, STREAM_GROUP)
+    return hub
 
 
 def run_wakeups(run_id: str) -> RunWakeups:

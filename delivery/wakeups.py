@@ -1,4 +1,5 @@
-"""Wake-ups: the channel-layer message that tells a run's consumers to re-read the log.
+"""Wake-ups: the channel-layer messages that tell a run's consumers to re-read the log, or
+its live text stream's row.
 
 Registered with the event log (``runs.events.register_waker``) when the app is
 ready. Best effort by design: the log is the truth and consumers poll.
@@ -9,11 +10,24 @@ queues. Anywhere else (``run_worker`` processes, management commands) one
 daemon thread per process runs an event loop that keeps the layer — and so its
 Redis connections — for the life of the process; a wake-up is submitted to it
 without waiting (no event loop and no connection per event).
+
+Stream wake-ups are not one message per delta. Every daphne process receives all its
+messages through ONE Redis key, popped one round trip at a time, and channels-redis drops a
+group message silently once that key holds ``capacity`` (100) of them: one message per
+delta (20 a second per streaming run) filled it at 30 runs at once, and deltas and the
+log's wake-ups with them were late by a second or lost (docs/performance.md, "The text
+stream"). So a process gathers the runs whose stream moved and sends them as ONE
+``run.streams`` message to the ``streams`` group, which every daphne process with a socket
+joins: the first at once, then at most one every ``STREAM_WAKE_SECONDS``, whatever the
+number of runs. A socket reads the text it has not sent from the row (the row is the
+truth), so merging wake-ups loses nothing.
 """
 
 import asyncio
 import logging
 import threading
+import time
+from typing import cast
 
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
@@ -27,6 +41,11 @@ server_loop: asyncio.AbstractEventLoop | None = None
 
 _sender_loop: asyncio.AbstractEventLoop | None = None
 _sender_lock = threading.Lock()
+
+# The group every daphne process with a socket joins for the stream wake-ups (not a run's
+# group: run ids start with "run_"), and how often a process sends one at most.
+STREAM_GROUP = "streams"
+STREAM_WAKE_SECONDS = 0.02
 
 
 class RememberServerLoop:
@@ -66,8 +85,61 @@ def wake_run(run_id: str, seq: int) -> None:
 
 
 def send_stream(run_id: str, data: dict) -> None:
-    """A delta of the run's live text (runs/streams.py): to the run's group, never the log."""
-    _group_send(run_id, {"type": "run.stream", "data": data})
+    """The run's live text moved (runs/streams.py): its sockets are woken to read the row,
+    through this process's next ``run.streams`` message (the delta itself is not sent)."""
+    _stream_wakes.add(run_id)
+
+
+class StreamWakes:
+    """The runs whose stream moved since this process last said so, sent as one message.
+
+    The first change is sent at once; while a message was sent less than
+    ``STREAM_WAKE_SECONDS`` ago, changes gather for the next one. Called from any thread
+    (the runs' threads); the send runs on the loop that sends wake-ups."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.pending: set[str] = set()
+        self.scheduled = False
+        self.last_sent = 0.0
+
+    def add(self, run_id: str) -> None:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        loop = server_loop
+        if isinstance(layer, InMemoryChannelLayer) and (loop is None or loop.is_closed()):
+            # One process, no server loop (tests, commands): send on the caller's terms.
+            async_to_sync(layer.group_send)(STREAM_GROUP, _streams_message([run_id]))
+            return
+        with self.lock:
+            self.pending.add(run_id)
+            if self.scheduled:
+                return
+            self.scheduled = True
+        if not isinstance(layer, InMemoryChannelLayer):
+            loop = _sender()
+        future = asyncio.run_coroutine_threadsafe(
+            self._flush(layer), cast(asyncio.AbstractEventLoop, loop)
+        )
+        future.add_done_callback(_log_failure)
+
+    async def _flush(self, layer) -> None:
+        wait = self.last_sent + STREAM_WAKE_SECONDS - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        with self.lock:
+            runs, self.pending, self.scheduled = self.pending, set(), False
+            self.last_sent = time.monotonic()
+        if runs:
+            await layer.group_send(STREAM_GROUP, _streams_message(sorted(runs)))
+
+
+def _streams_message(runs: list[str]) -> dict:
+    return {"type": "run.streams", "runs": runs}
+
+
+_stream_wakes = StreamWakes()
 
 
 def _group_send(run_id: str, message: dict) -> None:

@@ -1,14 +1,16 @@
-"""The text stream of a live model turn: one row per agent call, deltas through the channel layer.
+"""The text stream of a live model turn: one row per agent call, announced through the channel layer.
 
 What a model turn says reaches clients while it is generated, before Publication decides
 anything about it (docs/events.md, "The text stream"). It is not a save and not the event
-log: the deltas go to the run's channel-layer group only (``register_stream_sender``,
-registered by delivery), and the turn's text so far is kept in ONE row per agent call
-(``AnswerStream``), extended at the coalescing interval, so a client that connects mid-turn
-is sent that text with its offset at once, then the deltas after it. When the turn ends the
-row is closed and emptied by the statement that appends the turn's ``answer.stream`` close
-event: the log has one event per streamed turn, and what a replay shows afterwards is the
-published blocks.
+log: the turn's text so far is kept in ONE row per agent call (``AnswerStream``), extended
+at the coalescing interval, and each committed extension is announced to whoever registered
+(``register_stream_sender``: delivery, which only wakes the run's sockets — a socket reads
+what it has not sent from the row, so no announcement has to arrive, or arrive in order).
+When the turn ends the row is closed by the statement that appends the turn's
+``answer.stream`` close event, whose ``offset`` is the turn's final length; the row keeps the
+turn's text until the agent call's next turn starts it again, so a socket still behind at
+the close sends the rest of what it showed (``closed_stream_text``) before the close. The
+log has one event per streamed turn; what a replay shows afterwards is the published blocks.
 
 Every write is fenced on the run still RUNNING: nothing is written or sent after its end.
 Offsets and lengths count Unicode code points. Text arrives here already cleaned and bounded
@@ -20,8 +22,8 @@ from collections.abc import Callable
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import F, Value
-from django.db.models.functions import Concat
+from django.db.models import Case, F, IntegerField, Value, When
+from django.db.models.functions import Concat, Substr
 from django.utils import timezone
 
 from runs.events import RunEnded, append_event
@@ -31,13 +33,14 @@ logger = logging.getLogger(__name__)
 
 STREAM_EVENT = "answer.stream"
 
-# (run id, the delta's public data) → sent to the run's readers; best effort.
+# (run id, the delta's public data) → the run's readers told there is more; best effort.
 StreamSender = Callable[[str, dict[str, Any]], None]
 _senders: list[StreamSender] = []
 
 
 def register_stream_sender(sender: StreamSender) -> None:
-    """Have ``sender(run_id, data)`` called after each committed extension (idempotent)."""
+    """Have ``sender(run_id, data)`` called after each committed extension (idempotent).
+    The row is the truth: a sender may announce only that the run's stream moved."""
     if sender not in _senders:
         _senders.append(sender)
 
@@ -113,13 +116,15 @@ def extend_stream(
 
 
 def close_stream(run: Run, call: AgentCall, step: int, *, length: int, reason: str) -> None:
-    """End the turn's stream: the row closed and emptied, and its ``answer.stream`` close
-    event appended, in one statement on PostgreSQL. A run already ended gets neither (its
-    terminal event ends every stream for a client)."""
+    """End the turn's stream: the row closed, and its ``answer.stream`` close event (``offset``:
+    the turn's length) appended, in one statement on PostgreSQL. The row keeps the turn's text
+    (never shown again as live: ``live_streams`` reads LIVE rows of a RUNNING run) so that a
+    socket behind sends what it has not up to the close (``closed_stream_text``). A run
+    already ended gets neither (its terminal event ends every stream for a client)."""
     data = {**_public(call.pk, step), "state": "closed", "offset": length, "reason": reason}
     table = AnswerStream._meta.db_table
     close = (
-        f"UPDATE {table} SET state = %s, text = '', updated_at = %s"  # noqa: S608
+        f"UPDATE {table} SET state = %s, updated_at = %s"  # noqa: S608
         " WHERE agent_call_id = %s AND step = %s",
         [AnswerStream.State.CLOSED, timezone.now(), call.pk, step],
     )
@@ -129,7 +134,7 @@ def close_stream(run: Run, call: AgentCall, step: int, *, length: int, reason: s
         else:
             with transaction.atomic():
                 AnswerStream.objects.filter(agent_call=call, step=step).update(
-                    state=AnswerStream.State.CLOSED, text="", updated_at=timezone.now()
+                    state=AnswerStream.State.CLOSED, updated_at=timezone.now()
                 )
                 append_event(run, STREAM_EVENT, data)
     except RunEnded:
@@ -139,23 +144,80 @@ def close_stream(run: Run, call: AgentCall, step: int, *, length: int, reason: s
 def live_streams(run_id: str) -> list[dict[str, Any]]:
     """The run's live stream text now, as ``answer.stream`` data with ``offset`` 0 and the
     whole text as ``delta`` (``snapshot: true``); none once the run has ended. One query."""
+    return [{**data, "snapshot": True} for data in stream_text_after(run_id, {})]
+
+
+def stream_text_after(run_id: str, sent: dict[str, int]) -> list[dict[str, Any]]:
+    """The run's live stream text a reader has not got: per LIVE row of a RUNNING run, the
+    text after ``sent[streamId]`` (0 for a stream it has nothing of) as ``answer.stream``
+    data at that offset; a stream with nothing new is left out. One query, which reads only
+    the new text of each row."""
+    start = Case(
+        *[
+            When(agent_call_id=call_pk, step=step, then=Value(offset + 1))
+            for stream, offset in sent.items()
+            if (ids := _stream_ids(stream)) is not None
+            for call_pk, step in [ids]
+        ],
+        default=Value(1),
+        output_field=IntegerField(),
+    )
     rows = (
         AnswerStream.objects.filter(
             run_id=run_id, state=AnswerStream.State.LIVE, run__status=Run.Status.RUNNING
         )
+        .annotate(start=start, rest=Substr("text", start))
         .order_by("agent_call_id")
-        .values_list("agent_call_id", "step", "text", "truncated")
+        .values_list("agent_call_id", "step", "start", "rest", "truncated")
     )
-    snapshots = []
-    for call_pk, step, text, truncated in rows:
+    found = []
+    for call_pk, step, begin, rest, truncated in rows:
+        if not rest:
+            continue
         data = {
             **_public(call_pk, step),
             "state": "streaming",
-            "offset": 0,
-            "delta": text,
-            "snapshot": True,
+            "offset": begin - 1,
+            "delta": rest,
         }
         if truncated:
             data["truncated"] = True
-        snapshots.append(data)
-    return snapshots
+        found.append(data)
+    return found
+
+
+def closed_stream_text(run_id: str, close: dict[str, Any], *, start: int) -> dict[str, Any] | None:
+    """The text of the turn that ``close`` (an ``answer.stream`` close event's data) ended,
+    from ``start`` up to its close ``offset``, as the delta a reader that had ``start`` of it
+    sends before the close; None when there is none or the row holds another turn now (the
+    agent call's next turn started it again). Whatever the run's status: it may have ended
+    since. One query."""
+    ids = _stream_ids(close.get("streamId"))
+    end = close.get("offset")
+    if ids is None or not isinstance(end, int) or not 0 <= start < end:
+        return None
+    call_pk, step = ids
+    row = (
+        AnswerStream.objects.filter(
+            run_id=run_id, agent_call_id=call_pk, step=step, length__gte=end
+        )
+        .annotate(rest=Substr("text", start + 1, end - start))
+        .values_list("rest", "truncated")
+        .first()
+    )
+    if row is None or len(row[0]) != end - start:
+        return None
+    data = {**_public(call_pk, step), "state": "streaming", "offset": start, "delta": row[0]}
+    if row[1]:
+        data["truncated"] = True
+    return data
+
+
+def _stream_ids(stream: object) -> tuple[int, int] | None:
+    """(agent call pk, step) of a ``streamId`` (``stm_<call>_<step>``); None if it is not one."""
+    if not isinstance(stream, str) or not stream.startswith("stm_"):
+        return None
+    call, _, step = stream[4:].partition("_")
+    if not (call.isdigit() and step.isdigit()):
+        return None
+    return int(call), int(step)

@@ -8,7 +8,7 @@ from channels.layers import get_channel_layer
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from delivery.wakeups import run_group
+from delivery.wakeups import STREAM_GROUP, run_group
 from runs.events import append_event
 from runs.models import Run
 from tests.realtime.helpers import (
@@ -378,7 +378,9 @@ async def test_the_sockets_of_a_run_in_one_process_hold_one_subscription(
     comms = [socket(run, after=0, ticket=await ticket_for(run, alice)) for _ in range(8)]
     for comm in comms:
         assert (await comm.connect(timeout=5))[0]
-    assert calls == [("group_add", run_group(run.pk))]
+    # One subscription to the run's wake-ups and one to the stream wake-ups of all runs.
+    joined = [("group_add", run_group(run.pk)), ("group_add", STREAM_GROUP)]
+    assert calls == joined
     event = await database_sync_to_async(append_event)(run, "agent.note", {"i": 1})
     await layer.group_send(run_group(run.pk), {"type": "run.wakeup", "seq": event.seq})
     for comm in comms:
@@ -386,9 +388,10 @@ async def test_the_sockets_of_a_run_in_one_process_hold_one_subscription(
         assert frame["seq"] == event.seq
     for comm in comms[:-1]:
         await comm.disconnect()
-    assert calls == [("group_add", run_group(run.pk))]
+    assert calls == joined
     await comms[-1].disconnect()
-    assert calls == [("group_add", run_group(run.pk)), ("group_discard", run_group(run.pk))]
+    left = [("group_discard", run_group(run.pk)), ("group_discard", STREAM_GROUP)]
+    assert calls == joined + left
 
 
 async def test_sockets_ending_together_are_each_recorded_sent_and_closed(

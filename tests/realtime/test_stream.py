@@ -136,9 +136,11 @@ async def test_streamed_text_reaches_the_socket_before_publication_and_nothing_h
             f["kind"] == "stream" and f["data"]["streamId"] == close["data"]["streamId"]
             for f in after
         )
+    # The row is closed; it keeps the last turn's text (what a socket behind at the close
+    # still sends up to the close offset), never shown as live again.
     assert await database_sync_to_async(
         lambda: list(AnswerStream.objects.filter(run=run).values_list("state", "text"))
-    )() == [("CLOSED", "")]
+    )() == [("CLOSED", "".join(WORDS))]
 
 
 async def test_a_reconnect_mid_turn_gets_a_snapshot_then_only_new_text(
@@ -295,3 +297,102 @@ async def test_an_unclosed_marker_is_streamed_as_the_plain_text_the_model_wrote(
     if close["data"]["reason"] == "committed":
         assert len(published) == 1
     assert frames[-1]["type"] in {"run.completed", "run.partial", "run.failed"}
+
+
+@pytest.fixture
+def late_stream_sender(monkeypatch):
+    """The channel layer made slow for the stream's announcements: each reaches daphne a
+    second after it was committed (as under load, when a process's one Redis key is
+    backed up) — later than the turn's close event."""
+    import threading
+
+    from delivery.wakeups import send_stream
+    from runs import streams
+
+    timers: list[threading.Timer] = []
+
+    def late(run_id, data):
+        timer = threading.Timer(1.0, send_stream, args=(run_id, data))
+        timer.daemon = True
+        timers.append(timer)
+        timer.start()
+
+    monkeypatch.setattr(streams, "_senders", [late])
+    yield
+    for timer in timers:
+        timer.cancel()
+
+
+async def test_a_socket_shows_the_whole_turn_before_its_close_however_late_the_announcements(
+    app, alice, knowledge, openai_key, late_stream_sender
+):
+    """Every announcement of the turn's text arrives after the turn's close event: the socket
+    still sends the turn's text, joined exactly to the published text, before the close
+    (read from the row up to the close offset, through the gate), and nothing after it."""
+    with FakeOpenAI(slow_turn(delay=0.02)) as server:
+        run = await database_sync_to_async(start)(app, alice, knowledge, server)
+        comm = socket(run, after=0, ticket=await ticket_for(run, alice))
+        assert (await comm.connect(timeout=5))[0]
+        worker = execute_in_background(run.pk)
+        try:
+            frames, code = await read_until_close(comm, timeout=20)
+        finally:
+            await comm.disconnect()
+            await asyncio.wait_for(worker, 30)
+    assert code == 1000
+    published = [
+        f["data"]["content"]["text"] for f in frames if f.get("type") == "answer.published"
+    ]
+    assert published == ["".join(WORDS)]
+    assert list(texts(frames).values()) == published
+    close = next(
+        i for i, f in enumerate(frames) if f["kind"] == "event" and f["type"] == "answer.stream"
+    )
+    assert frames[close]["data"]["offset"] == len(published[0])
+    assert not [f for f in frames[close:] if f["kind"] == "stream"]
+
+
+async def test_many_runs_at_once_each_socket_gets_its_whole_turn_before_the_close(
+    app, alice, knowledge, openai_key
+):
+    """Twelve runs stream at once, each watched by a socket: every socket's deltas join
+    exactly to its run's published text, all before that turn's close event."""
+    count = 12
+    replies = [
+        stream(
+            [text_chunk(f"R{i:02d}"), *[text_chunk(w) for w in WORDS], finish_chunk("stop")],
+            delay_between=0.02,
+        )
+        for i in range(count)
+    ]
+    with FakeOpenAI(replies) as server:
+        await database_sync_to_async(factories.make_agent)(
+            app.tenant, "llm", model=_model(server), knowledge=[knowledge], pin_to=[app]
+        )
+        runs = [
+            await database_sync_to_async(start_run)(
+                user=alice, app=app, agent_key="llm", input="营收如何？"
+            )
+            for _ in range(count)
+        ]
+        comms = [socket(r, after=0, ticket=await ticket_for(r, alice)) for r in runs]
+        for comm in comms:
+            assert (await comm.connect(timeout=5))[0]
+        workers = [execute_in_background(r.pk) for r in runs]
+        try:
+            results = await asyncio.gather(*(read_until_close(c, timeout=30) for c in comms))
+        finally:
+            for comm in comms:
+                await comm.disconnect()
+            await asyncio.wait_for(asyncio.gather(*workers), 60)
+    for frames, code in results:
+        assert code == 1000
+        published = [
+            f["data"]["content"]["text"] for f in frames if f.get("type") == "answer.published"
+        ]
+        assert len(published) == 1 and published[0].endswith("".join(WORDS))
+        assert list(texts(frames).values()) == published
+        close = next(
+            i for i, f in enumerate(frames) if f["kind"] == "event" and f["type"] == "answer.stream"
+        )
+        assert not [f for f in frames[close:] if f["kind"] == "stream"]

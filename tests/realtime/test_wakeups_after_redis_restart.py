@@ -63,6 +63,9 @@ class Socket:
     def wake_up(self, message) -> None:
         self.woken.append(message.get("seq"))
 
+    def stream_wake(self) -> None:
+        self.woken.append("stream")
+
 
 @pytest.fixture
 def own_redis():

@@ -14,6 +14,7 @@ from publication.models import AnswerBlock
 from publication.reader import RunReader
 from publication.text import MAX_DISPLAY_CHARS, clean_text
 from runs.models import AgentCall, AnswerStream, Run, RunEvent
+from runs.streams import live_streams
 from runtime import streaming
 from runtime.engine import execute_run
 from runtime.services import start_run
@@ -145,16 +146,23 @@ def test_a_model_that_streams_8_mib_one_character_a_chunk_ends_clearly_and_keeps
     run.refresh_from_db()
     assert (run.status, run.reason) == ("PARTIAL", "PROVIDER_FAILED")
     assert "8 MiB" in run.reason_detail
-    # Nothing committed is lost; the runaway turn's stream was bounded, then cleared.
+    # Nothing committed is lost; the runaway turn's stream was bounded, then closed (its row
+    # keeps the bounded text up to the close offset, and is no longer live).
     assert [v.content["text"] for v in RunReader(run).blocks()] == ["已保存的第一段"]
     assert AnswerBlock.objects.filter(run=run).count() == 1
     closes = _stream_events(run)
     assert [(c["step"], c["reason"]) for c in closes] == [(1, "committed"), (2, "failed")]
     assert closes[1]["offset"] == MAX_DISPLAY_CHARS
-    assert AnswerStream.objects.get(run=run).text == ""
+    closed = AnswerStream.objects.get(run=run)
+    assert (closed.state, closed.length, len(closed.text)) == (
+        "CLOSED",
+        MAX_DISPLAY_CHARS,
+        MAX_DISPLAY_CHARS,
+    )
+    assert live_streams(run.pk) == []
 
 
-def test_a_stream_cut_mid_utf8_fails_the_run_and_clears_the_stream(
+def test_a_stream_cut_mid_utf8_fails_the_run_and_closes_the_stream(
     app, alice, knowledge, monkeypatch
 ):
     body = 'data: {"choices":[{"index":0,"delta":{"content":"半句"}}]}\n\ndata: {"choices":[{"index":0,"delta":{"content":"'
@@ -217,3 +225,47 @@ def test_text_interleaved_with_tool_call_deltas_streams_only_the_text(
     assert "".join(d["delta"] for d in sent) == "查询完毕"
     for hidden in ("HIDDEN", "ARGS", "search_knowledge", "tool_calls"):
         assert hidden not in wire
+
+
+def test_a_socket_reads_only_what_it_has_not_sent_and_the_rest_up_to_the_close(
+    live_call, alice, django_assert_num_queries
+):
+    """The socket's two reads of the row, each through the history gate: the live text after
+    what it sent, and after the close the rest of that turn up to the close offset — never
+    another turn's text, never past the close."""
+    from delivery import fanout
+    from runs.streams import close_stream, extend_stream
+
+    run, call = live_call
+    assert extend_stream(run, call, 1, offset=0, delta="北辰医药")
+    assert extend_stream(run, call, 1, offset=4, delta="营收增长")
+    stream = f"stm_{call.pk}_1"
+    with django_assert_num_queries(2):  # the gate (run, owner, permission), the row
+        [rest] = fanout.stream_text(run, sent={stream: 4})
+    assert (rest["streamId"], rest["offset"], rest["delta"]) == (stream, 4, "营收增长")
+    with django_assert_num_queries(2):
+        assert fanout.stream_text(run, sent={stream: 8}) == []  # nothing new: nothing sent
+
+    close_stream(run, call, 1, length=8, reason="committed")
+    assert fanout.stream_text(run, sent={}) == []  # closed: never live again
+    close = {"agentCallId": f"call_{call.pk}", "streamId": stream, "step": 1, "offset": 8}
+    with django_assert_num_queries(2):
+        end = fanout.stream_rest_at_close(run, close, start=2)
+    assert end is not None and (end["offset"], end["delta"]) == (2, "医药营收增长")
+    assert fanout.stream_rest_at_close(run, close, start=8) is None
+
+    # The call's next turn starts the row again: the old turn's text is gone, not mixed in.
+    assert extend_stream(run, call, 3, offset=0, delta="下一轮的话很长很长")
+    assert fanout.stream_rest_at_close(run, close, start=2) is None
+
+
+def test_a_socket_whose_owner_lost_access_reads_no_stream_text(live_call, alice):
+    from delivery import fanout
+    from foundation.errors import SparkTideError
+    from runs.streams import extend_stream
+
+    run, call = live_call
+    assert extend_stream(run, call, 1, offset=0, delta="不该看到")
+    run.app.memberships.filter(user=alice).delete()
+    with pytest.raises(SparkTideError):
+        fanout.stream_text(run, sent={})
