@@ -29,6 +29,14 @@ class AgentVersion(models.Model):
         RETIRED = "RETIRED"
 
     CONTENT_FIELDS = ("agent_id", "version", "instructions", "model", "routing", "max_steps")
+    # The statuses a version may take from each status: "retired" means what "revoked"
+    # means for knowledge (never published again), a published one never goes back to
+    # DRAFT. save() enforces it; the manifest asks it.
+    TRANSITIONS: dict[str, set[str]] = {
+        Status.DRAFT: {Status.DRAFT, Status.PUBLISHED, Status.RETIRED},
+        Status.PUBLISHED: {Status.PUBLISHED, Status.RETIRED},
+        Status.RETIRED: {Status.RETIRED},
+    }
 
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="versions")
     version = models.CharField(max_length=64)
@@ -68,7 +76,7 @@ class AgentVersion(models.Model):
             if (
                 stored is not None
                 and stored["status"] == self.Status.RETIRED
-                and self.status != self.Status.RETIRED
+                and self.status not in self.TRANSITIONS[stored["status"]]
             ):
                 raise ImmutableVersionError(
                     f"Agent version {self} is retired; it cannot be published again."

@@ -1,14 +1,18 @@
 """REST views of runs: parse, call one service or selector, render. No rules here."""
 
+from typing import Any
+
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api import selectors
 from api.serializers import StrictSerializer
+from citations.access import access_caller
 from delivery.tickets import issue_ticket
 from runs.access import access_app_for_member, access_run_for_owner, access_run_history
 from runs.lifecycle import cancel_run
@@ -27,7 +31,7 @@ class CreateRunInput(StrictSerializer):
     sessionId = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
 
-class RunsQuery(serializers.Serializer):
+class RunsQuery(serializers.Serializer[Any]):
     status = serializers.ChoiceField(choices=Run.Status.values, required=False)
     sessionId = serializers.CharField(
         max_length=200, required=False, allow_blank=True, trim_whitespace=False
@@ -39,14 +43,14 @@ class RunsQuery(serializers.Serializer):
         min_value=1, max_value=selectors.MAX_RUNS_PAGE, default=selectors.DEFAULT_RUNS_PAGE
     )
 
-    def validate(self, attrs):
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         after, before = attrs.get("createdAfter"), attrs.get("createdBefore")
         if after is not None and before is not None and after >= before:
             raise serializers.ValidationError({"createdBefore": _("必须晚于 createdAfter。")})
         return attrs
 
 
-class EventsQuery(serializers.Serializer):
+class EventsQuery(serializers.Serializer[Any]):
     after = serializers.IntegerField(min_value=0, default=0)
     limit = serializers.IntegerField(min_value=1, max_value=selectors.MAX_EVENTS_PAGE, default=100)
 
@@ -107,8 +111,9 @@ class RunListView(APIView):
         responses={200: RunsPageOut},
         operation_id="listRuns",
     )
-    def get(self, request, app):
-        app_obj = access_app_for_member(request.user, app)
+    def get(self, request: Request, app: str) -> Response:
+        user = access_caller(request.user)
+        app_obj = access_app_for_member(user, app)
         query = RunsQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         data = query.validated_data
@@ -120,7 +125,7 @@ class RunListView(APIView):
         )
         return Response(
             selectors.runs_page(
-                request.user,
+                user,
                 app_obj,
                 filters=filters,
                 cursor=data.get("cursor"),
@@ -129,8 +134,8 @@ class RunListView(APIView):
         )
 
     @extend_schema(request=CreateRunInput, responses={201: RunOut}, operation_id="createRun")
-    def post(self, request, app):
-        app_obj = access_app_for_member(request.user, app)
+    def post(self, request: Request, app: str) -> Response:
+        app_obj = access_app_for_member(access_caller(request.user), app)
         data = CreateRunInput(data=request.data)
         data.is_valid(raise_exception=True)
         run = start_run(
@@ -145,8 +150,8 @@ class RunListView(APIView):
 
 class RunDetailView(APIView):
     @extend_schema(responses={200: RunOut}, operation_id="getRun")
-    def get(self, request, app, run_id):
-        run = access_run_for_owner(request.user, app, run_id)
+    def get(self, request: Request, app: str, run_id: str) -> Response:
+        run = access_run_for_owner(access_caller(request.user), app, run_id)
         return Response(selectors.run_detail(run))
 
 
@@ -171,8 +176,8 @@ class RunEventsView(APIView):
         },
         operation_id="listRunEvents",
     )
-    def get(self, request, app, run_id):
-        run = access_run_history(request.user, app, run_id)
+    def get(self, request: Request, app: str, run_id: str) -> Response:
+        run = access_run_history(access_caller(request.user), app, run_id)
         query = EventsQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         return Response(selectors.events_page(run, **query.validated_data), headers=NO_STORE)
@@ -183,15 +188,15 @@ class RunAnswerView(APIView):
         responses={200: inline_serializer("Answer", {"blocks": serializers.ListField()})},
         operation_id="getRunAnswer",
     )
-    def get(self, request, app, run_id):
-        run = access_run_history(request.user, app, run_id)
+    def get(self, request: Request, app: str, run_id: str) -> Response:
+        run = access_run_history(access_caller(request.user), app, run_id)
         return Response(selectors.answer(run), headers=NO_STORE)
 
 
 class RunCancelView(APIView):
     @extend_schema(request=None, responses={202: None}, operation_id="cancelRun")
-    def post(self, request, app, run_id):
-        run = access_run_for_owner(request.user, app, run_id)
+    def post(self, request: Request, app: str, run_id: str) -> Response:
+        run = access_run_for_owner(access_caller(request.user), app, run_id)
         cancel_run(run)
         return Response(status=status.HTTP_202_ACCEPTED)
 
@@ -207,8 +212,8 @@ class EventTicketView(APIView):
         },
         operation_id="createEventTicket",
     )
-    def post(self, request, app, run_id):
-        run = access_run_history(request.user, app, run_id)
+    def post(self, request: Request, app: str, run_id: str) -> Response:
+        run = access_run_history(access_caller(request.user), app, run_id)
         raw, ticket = issue_ticket(run=run, user=request.user, token=request.auth)
         return Response(
             {"ticket": raw, "expiresAt": ticket.expires_at.isoformat()},

@@ -2,7 +2,9 @@
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.core import signing
 from django.db.models import F, Q
 from django.utils.translation import gettext as _
@@ -13,6 +15,7 @@ from publication.reader import RunReader
 from runs.events import TERMINAL_EVENT_TYPES, log_page
 from runs.models import JournalEntry, Run, RunEvent
 from runs.streams import live_streams
+from tenancy.models import App
 
 MAX_EVENTS_PAGE = 1000
 DEFAULT_RUNS_PAGE = 20
@@ -20,7 +23,7 @@ MAX_RUNS_PAGE = 100
 _CURSOR_SALT = "sparktide.runs.list-cursor"
 
 
-def public_run(run: Run) -> dict:
+def public_run(run: Run) -> dict[str, Any]:
     data = {
         "id": run.pk,
         "status": run.status,
@@ -36,12 +39,12 @@ def public_run(run: Run) -> dict:
     return data
 
 
-def run_detail(run: Run) -> dict:
+def run_detail(run: Run) -> dict[str, Any]:
     """The run as its owner reads it (getRun): public_run and the run's searches."""
     return {**public_run(run), "searches": run_searches(run)}
 
 
-def events_page(run: Run, *, after: int, limit: int) -> dict:
+def events_page(run: Run, *, after: int, limit: int) -> dict[str, Any]:
     events = list(log_page(run.pk, after=after, limit=limit))
     hydrated = RunReader(run).hydrate(events)
     next_after = events[-1].seq if events else after
@@ -55,7 +58,7 @@ def events_page(run: Run, *, after: int, limit: int) -> dict:
     return page
 
 
-def run_searches(run: Run) -> list[dict]:
+def run_searches(run: Run) -> list[dict[str, Any]]:
     """Each ``search_knowledge`` call of the run, in order: the query as searched (its
     terms and vocabulary expansions), the versions asked, each hit (rank, score relative
     to its source's best, document, page, citation ID, and ``cited``: a current
@@ -85,7 +88,7 @@ def run_searches(run: Run) -> list[dict]:
     return searches
 
 
-def answer(run: Run) -> dict:
+def answer(run: Run) -> dict[str, Any]:
     return {"blocks": [view.as_dict() for view in RunReader(run).blocks()]}
 
 
@@ -116,8 +119,13 @@ def decode_runs_cursor(cursor: str) -> tuple[datetime, str]:
 
 
 def runs_page(
-    user, app, *, filters: RunFilters, cursor: str | None = None, limit: int = DEFAULT_RUNS_PAGE
-) -> dict:
+    user: AbstractBaseUser,
+    app: App,
+    *,
+    filters: RunFilters,
+    cursor: str | None = None,
+    limit: int = DEFAULT_RUNS_PAGE,
+) -> dict[str, Any]:
     """One page of ``user``'s own runs in ``app`` (membership already checked by the caller).
 
     Ordered by (createdAt, id) descending, so runs created in the same microsecond still have
@@ -125,7 +133,7 @@ def runs_page(
     ``access_run_for_owner``: the owner, in the owner's own tenant. One query per page.
     """
     runs = Run.objects.select_related("agent_version__agent").filter(
-        app=app, owner=user, owner__tenant_user__tenant=F("tenant")
+        app=app, owner_id=user.pk, owner__tenant_user__tenant=F("tenant")
     )
     if filters.status:
         runs = runs.filter(status=filters.status)
@@ -147,7 +155,7 @@ def runs_page(
     }
 
 
-def _listed_run(run: Run) -> dict:
+def _listed_run(run: Run) -> dict[str, Any]:
     data = {
         "id": run.pk,
         "status": run.status,

@@ -8,6 +8,7 @@ here, at the client's storage boundary (foundation/text_boundary.py).
 """
 
 from collections.abc import Mapping
+from typing import Any
 
 from django.utils.translation import gettext as _
 from rest_framework import serializers
@@ -15,8 +16,8 @@ from rest_framework import serializers
 from foundation.text_boundary import UnstorableText, refuse_unstorable
 
 
-class StrictSerializer(serializers.Serializer):
-    def to_internal_value(self, data):
+class StrictSerializer(serializers.Serializer[Any]):
+    def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, Mapping):
             errors: dict[str, list[str]] = {}
             for name in data:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,7 +23,7 @@ from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.db.models.query import get_related_populators  # ModelIterable's own helper
 from django.db.models.sql.compiler import SQLCompiler
 
@@ -338,3 +339,97 @@ def instances_once(
     if compiled is None:
         return list(build(**values, **{name: placeholders[name] for name in fixed}))
     return compiled.instances(values)
+
+
+# --- Raw statements built once from the models (PostgreSQL writers) ---------------------
+#
+# A write the ORM cannot say in one statement (a chain of data-modifying CTEs) is written
+# as SQL text; that text depends only on the models, so it is built once per process and
+# vendor (``statement_once``), and its rows are laid out exactly as the ORM's INSERT would
+# (``row_values``). Run through ``server_binding_cursor``, it is also prepared once per
+# connection.
+
+# Field types whose Python value is what psycopg is given (the ORM's preparation is
+# the identity for them); any other field is prepared by the ORM, as save() would.
+_PASSED_AS_IS = frozenset(
+    {
+        "AutoField",
+        "BigAutoField",
+        "BooleanField",
+        "CharField",
+        "DateTimeField",
+        "ForeignKey",
+        "IntegerField",
+        "OneToOneField",
+        "PositiveIntegerField",
+        "TextField",
+    }
+)
+_LENGTH = re.compile(r"\(.*?\)")
+_columns: dict[tuple[str, type[Model], tuple[str, ...]], tuple[Any, ...]] = {}
+_statements: dict[tuple[str, Hashable], str] = {}
+
+
+def statement_once(key: Hashable, build: Callable[[], str]) -> str:
+    """The text of a raw statement, built once per process and vendor from the models."""
+    cache_key = (connection.vendor, key)
+    sql = _statements.get(cache_key)
+    if sql is None:
+        sql = _statements[cache_key] = build()
+    return sql
+
+
+def inserted_columns(model: type[Model], skip: tuple[str, ...] = ()) -> tuple[Any, ...]:
+    """(attname, field, prepared by the ORM?, quoted column) of each column the ORM's
+    INSERT of ``model`` writes, in its order: the models' shape, read once."""
+    key = (connection.vendor, model, skip)
+    fields = _columns.get(key)
+    if fields is None:
+        fields = tuple(
+            (
+                f.attname,
+                f,
+                f.get_internal_type() not in _PASSED_AS_IS,
+                connection.ops.quote_name(str(f.column)),
+            )
+            for f in model._meta.concrete_fields
+            if not (f.primary_key and f.db_returning) and f.attname not in skip
+        )
+        _columns[key] = fields
+    return fields
+
+
+def row_values(
+    model: type[Model], values: Mapping[str, Any], skip: tuple[str, ...] = ()
+) -> list[Any]:
+    """The database values of one row: ``values`` by attname, a column not given takes
+    its field's default, exactly as the ORM's INSERT would."""
+    row = []
+    for attname, f, prepared, _ in inserted_columns(model, skip):
+        value = values[attname] if attname in values else f.get_default()
+        row.append(f.get_db_prep_save(value, connection) if prepared else value)
+    return row
+
+
+def column_list(model: type[Model], skip: tuple[str, ...] = ()) -> list[str]:
+    return [column for *_, column in inserted_columns(model, skip)]
+
+
+def table(model: type[Model]) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def marks(n: int) -> str:
+    return ", ".join(["%s"] * n)
+
+
+def typed_marks(model: type[Model], skip: tuple[str, ...] = ()) -> str:
+    """The placeholders of one row of ``model`` in a ``SELECT`` list, each cast to its
+    column's type: bound on the server, a parameter PostgreSQL cannot infer (a NULL, a
+    text) would be taken for ``text`` there, which a column of another type refuses.
+    The type without its length (``varchar``, not ``varchar(32)``): an explicit cast
+    to a length truncates, and an overlong value must fail as the ORM's INSERT does."""
+    return ", ".join(
+        f"%s::{_LENGTH.sub('', str(f.db_type(connection)))}"
+        for _, f, *_ in inserted_columns(model, skip)
+    )

@@ -110,6 +110,11 @@ def refusal_of(app, status, tenant_id, leased: bool) -> CapabilityRefusal | None
     return None
 
 
+# A REMOTE version's own deadline is at most this (the column's constraint); the
+# deployment's SPARKTIDE_REMOTE_TIMEOUT_CAP can only lower it (knowledge/remote.py).
+MAX_REMOTE_TIMEOUT_SECONDS = 15
+
+
 class KnowledgeVersion(models.Model):
     class Status(models.TextChoices):
         DRAFT = "DRAFT"
@@ -118,7 +123,9 @@ class KnowledgeVersion(models.Model):
 
     # Fields that make up a version's content; frozen once it leaves DRAFT.
     CONTENT_FIELDS = ("knowledge_id", "version", "endpoint", "secret", "timeout_seconds")
-    _TRANSITIONS = {
+    # The statuses a version may take from each status: a revoked version stays revoked,
+    # a published one never goes back to DRAFT. save() enforces it; the manifest asks it.
+    TRANSITIONS: dict[str, set[str]] = {
         Status.DRAFT: {Status.DRAFT, Status.PUBLISHED, Status.REVOKED},
         Status.PUBLISHED: {Status.PUBLISHED, Status.REVOKED},
         Status.REVOKED: {Status.REVOKED},
@@ -133,7 +140,7 @@ class KnowledgeVersion(models.Model):
     # REMOTE only
     endpoint = models.URLField(max_length=500, blank=True)
     secret = models.CharField(max_length=200, blank=True)
-    timeout_seconds = models.FloatField(default=15.0)
+    timeout_seconds = models.FloatField(default=float(MAX_REMOTE_TIMEOUT_SECONDS))
 
     objects = KnowledgeVersionQuerySet.as_manager()
 
@@ -145,7 +152,9 @@ class KnowledgeVersion(models.Model):
                 fields=["knowledge", "version"], name="knowledgeversion_unique_version"
             ),
             models.CheckConstraint(
-                condition=models.Q(timeout_seconds__gt=0, timeout_seconds__lte=15),
+                condition=models.Q(
+                    timeout_seconds__gt=0, timeout_seconds__lte=MAX_REMOTE_TIMEOUT_SECONDS
+                ),
                 name="knowledgeversion_timeout_at_most_15s",
             ),
         ]
@@ -174,7 +183,7 @@ class KnowledgeVersion(models.Model):
                 type(self).objects.filter(pk=self.pk).values(*self.CONTENT_FIELDS, "status").first()
             )
             if stored is not None:
-                if self.status not in self._TRANSITIONS[stored["status"]]:
+                if self.status not in self.TRANSITIONS[stored["status"]]:
                     raise ImmutableVersionError(
                         f"{self}: status cannot go from {stored['status']} to {self.status}."
                     )

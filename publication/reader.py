@@ -23,7 +23,7 @@ from citations.evidence import SourceAccess
 from citations.markers import parse_markers
 from citations.models import CitationReference
 from publication.models import AnswerBlock, BlockRevision, PublicationAttempt, SourceHint
-from publication.pipeline import body_digest
+from publication.receipts import body_digest
 from publication.sources import SourceGraph, prefetch_references
 from publication.text import body_texts
 from runs.models import Run, RunEvent

@@ -49,4 +49,5 @@ def pytest_runtest_setup(item):  # noqa: ARG001 - pytest's hook signature
 
     ContentType.objects.clear_cache()
     compiled._compiled.clear()
+    compiled._statements.clear()
     _clear_function_caches()

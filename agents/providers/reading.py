@@ -133,23 +133,6 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text)
 
 
-def longest_common(a: str, b: str) -> int:
-    """Length of the longest common substring of ``a`` and ``b``."""
-    if not a or not b:
-        return 0
-    best = 0
-    previous = [0] * (len(b) + 1)
-    for ca in a:
-        current = [0] * (len(b) + 1)
-        for j, cb in enumerate(b, start=1):
-            if ca == cb:
-                current[j] = previous[j - 1] + 1
-                if current[j] > best:
-                    best = current[j]
-        previous = current
-    return best
-
-
 def coverage(term: str, text: str) -> float:
     """How much of ``term`` ``text`` states, 0..1: the share of its characters inside pieces
     (≥ 2 characters, or an abbreviation's expansion) that ``text`` contains."""

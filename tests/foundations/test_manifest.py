@@ -910,3 +910,41 @@ def test_a_manifest_may_retire_a_version_and_pin_its_successor_at_once(apply):
         AgentVersion.objects.filter(agent__key="researcher").values_list("version", "status")
     )
     assert statuses == {"1": "RETIRED", "2": "PUBLISHED"}
+
+
+# ---------------------------------------------------------------- REMOTE allow-list
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "allowed"),
+    [
+        ("http://127.0.0.1:9100/retrieve", ["127.0.0.1:9100"]),
+        ("https://crm.example/retrieve", ["CRM.Example"]),
+        ("https://crm.example/retrieve", ["crm.example:443"]),
+        ("http://crm.example/retrieve", [" crm.example:80 "]),
+    ],
+)
+def test_an_endpoint_the_remote_client_accepts_is_applied_without_a_warning(
+    apply, settings, endpoint, allowed
+):
+    """The manifest's warning is the REMOTE client's own allow-list rule
+    (knowledge.remote.endpoint_url): an entry in capitals or with the scheme's default
+    port admits the host there, so the manifest must not warn that calls will be refused."""
+    settings.SPARKTIDE_REMOTE_ALLOWED_HOSTS = allowed
+    data = base_manifest()
+    tenant0(data)["knowledge"][1]["versions"][0]["endpoint"] = endpoint
+    out = apply(data)
+    assert "warning" not in out
+    assert KnowledgeVersion.objects.get(knowledge__key="crm").endpoint == endpoint
+
+
+def test_an_endpoint_the_remote_client_refuses_is_applied_with_a_warning(apply, settings):
+    """A host not on the allow-list is still written (an operator may add it later), with
+    the warning naming the key path and the host and port the client would refuse."""
+    settings.SPARKTIDE_REMOTE_ALLOWED_HOSTS = ["crm.example:8443"]
+    data = base_manifest()
+    tenant0(data)["knowledge"][1]["versions"][0]["endpoint"] = "https://crm.example/retrieve"
+    out = apply(data)
+    assert "warning" in out
+    assert "tenants[0].knowledge[1].versions[0].endpoint" in out
+    assert "crm.example:443" in out and "SPARKTIDE_REMOTE_ALLOWED_HOSTS" in out

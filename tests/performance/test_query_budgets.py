@@ -426,7 +426,7 @@ def test_the_duplicate_check_reads_only_the_runs_revisions_of_that_body_however_
     of the call and its revision: 5,430 rows a commit, 12.8 ms, in a long run of the
     publication bench. It reads the revisions of this body in this run, and their
     blocks, and nothing else."""
-    from publication.pipeline import _same_digest_sql
+    from publication.revisions import same_digest_sql as _same_digest_sql
 
     run = _running(live_run())
     root = run.agent_calls.get(depth=0)
