@@ -256,6 +256,8 @@ class ConnectionEvidence:
     received: int | None = None
     rendered: int | None = None
     ack_count: int = 0
+    # Closed by the sweep: the server holding the socket died (runs.models.DeliveryLog).
+    abandoned: bool = False
 
 
 @dataclass
@@ -405,6 +407,7 @@ def delivery_evidence(run: Run) -> list[ConnectionEvidence]:
             opened_at=log.opened_at,
             closed_at=log.closed_at,
             sent=log.last_sent_seq,
+            abandoned=log.abandoned,
         )
     for ack in (
         DeliveryAck.objects.filter(run=run)

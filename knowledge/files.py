@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from foundation.text_boundary import first_unstorable
 from knowledge.ingest import FactInput, ingest_document
 from knowledge.models import Document, KnowledgeVersion
 
@@ -64,6 +65,7 @@ def read_stream(stream: BinaryIO, name: str) -> ParsedFile:
     reader = {"text": _text, "markdown": _markdown, "pdf": _pdf, "docx": _docx}[kind]
     title, pages = reader(stream, name)
     pages = [_tidy(page) for page in pages] or [""]
+    _refuse_unstorable(name, kind, [title, *pages])
     if not any(page.strip() for page in pages):
         if kind == "pdf":
             raise UnreadableFile(
@@ -72,6 +74,29 @@ def read_stream(stream: BinaryIO, name: str) -> ParsedFile:
             )
         raise UnreadableFile(f"{name}: the file has no text")
     return ParsedFile(title=title or Path(name).stem, pages=pages, kind=kind)
+
+
+def _refuse_unstorable(name: str, kind: str, texts: list[str]) -> None:
+    """Text the database cannot hold (NUL, a lone surrogate) is refused here, before
+    anything is written, instead of ending the ingestion in a ``DataError``.
+
+    A PDF whose text layer reads as characters separated by NUL is a font without a
+    usable map to Unicode (a CJK font embedded as two-byte codes, read one byte at a
+    time): removing the NULs would leave other characters than the page shows, so the
+    file is refused, not guessed at."""
+    for number, text in enumerate(texts):
+        char = first_unstorable(text)
+        if char is None:
+            continue
+        where = "its title" if number == 0 else f"page {number}"
+        what = "NUL (U+0000)" if char == "\x00" else f"a lone surrogate (U+{ord(char):04X})"
+        if kind == "pdf":
+            raise UnreadableFile(
+                f"{name}: the PDF's text layer cannot be read ({where} holds {what}: its "
+                "font does not map its characters to text). Give a PDF whose text copies "
+                "out correctly, or its text as .txt/.md."
+            )
+        raise UnreadableFile(f"{name}: {where} holds {what}, which cannot be stored")
 
 
 def _decode(stream: BinaryIO, name: str) -> str:

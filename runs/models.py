@@ -208,6 +208,17 @@ class DeliveryLog(models.Model):
     opened_at = models.DateTimeField(default=timezone.now)
     closed_at = models.DateTimeField(null=True, blank=True)
     last_sent_seq = models.PositiveIntegerField(default=0)
+    # Closed by the sweep, not by its server: the process that held the socket died
+    # (runtime/recovery.py ``close_abandoned_deliveries``); closed_at is when it was found.
+    abandoned = models.BooleanField(default=False)
+
+    class Meta:
+        # The sweep looks for open rows only (few: the sockets of this moment).
+        indexes = [
+            models.Index(
+                fields=["run"], condition=models.Q(closed_at__isnull=True), name="deliverylog_open"
+            )
+        ]
 
 
 class WorkerHeartbeat(models.Model):

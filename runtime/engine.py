@@ -11,7 +11,8 @@ block exists — Publication's store does (PARTIAL = failed after ≥ 1 block).
 import json
 import logging
 import threading
-from contextlib import nullcontext
+from collections.abc import Callable
+from contextlib import nullcontext, suppress
 from dataclasses import replace
 from typing import Any, cast
 
@@ -32,6 +33,7 @@ from runs.lifecycle import claim_run_with_root, finish_run, lock_for_execution
 from runs.models import AgentCall, JournalEntry, Run
 from runs.reasons import RunReason
 from runtime.conversation import conversation_history
+from runtime.durable import CONNECTION_ERRORS, Landed, discard_connection, durable, event_landed
 from runtime.state import CallState, Journal, RunCancelled, StepLimitReached
 from runtime.streaming import TurnStream, close_reason
 from runtime.tools import Tools
@@ -170,18 +172,19 @@ class Engine(Tools):
     def run_call(self, call: AgentCall) -> str:
         run = self.run
         version = call.agent_version
-        append_event(
-            run,
-            "agent.started",
-            {
-                "agentCallId": call.public_id,
-                "depth": call.depth,
-                **({"parentAgentCallId": f"call_{call.parent_id}"} if call.parent_id else {}),
-                "agent": version.agent.key,
-                "agentVersion": version.version,
-            },
-            epoch=run.execution_epoch,
-        )
+        started = {
+            "agentCallId": call.public_id,
+            "depth": call.depth,
+            **({"parentAgentCallId": f"call_{call.parent_id}"} if call.parent_id else {}),
+            "agent": version.agent.key,
+            "agentVersion": version.version,
+        }
+        with suppress(Landed):
+            durable(
+                f"run {run.pk}: agent.started",
+                lambda: append_event(run, "agent.started", started, epoch=run.execution_epoch),
+                landed=event_landed(run.pk, "agent.started", {"agentCallId": call.public_id}),
+            )
         state = CallState(run=run, call=call, instructions=version.instructions, task=call.task)
         if call.depth == 0:
             state.history = conversation_history(run)
@@ -191,17 +194,21 @@ class Engine(Tools):
             # tightened) ends this call FAILED with its agent.completed.
             provider = get_provider(version.model)
             for step in range(1, version.max_steps + 1):
-                _heartbeat(run, self.journal)
+                durable(
+                    f"run {run.pk}: heartbeat",
+                    lambda: _heartbeat(run, self.journal),
+                    journal=self.journal,
+                )
                 _release_connection()
                 if call.depth == 0:
                     state.stream = TurnStream(run, call, step)
-                    state.on_text = state.stream.feed
+                    state.on_text = _preview_feed(state.stream)
                 turn = _storable_turn(provider.next_turn(state))
                 if state.stream is not None:
                     # What the coalescing interval still holds goes out before Publication
                     # starts: readers have the whole turn before its block, and the last
                     # delta does not race the stream's close event.
-                    state.stream.flush()
+                    durable(f"run {run.pk}: stream", state.stream.flush)
                 self.journal.add(
                     call,
                     JournalEntry.Kind.STEP,
@@ -216,7 +223,13 @@ class Engine(Tools):
                         published = self._publish(call, step, entry="A", body=turn.text)
                 if state.stream is not None:
                     # Its preview or receipt now stands where the streamed text stood.
-                    state.stream.close(close_reason(published and published["receipt"]))
+                    _close_stream(
+                        run,
+                        call,
+                        step,
+                        state.stream,
+                        close_reason(published and published["receipt"]),
+                    )
                     state.stream = state.on_text = None
                 message: dict = {"role": "assistant", "content": turn.text or None}
                 if turn.tool_calls:
@@ -250,7 +263,7 @@ class Engine(Tools):
             )
             if state.stream is not None:
                 try:
-                    state.stream.close(status.lower())
+                    _close_stream(run, call, step, state.stream, status.lower())
                 except Exception:  # the run's own failure is what ends it
                     logger.warning("stream of %s not closed", call.public_id, exc_info=True)
             self._finish_call(call, status, "")
@@ -268,7 +281,19 @@ class Engine(Tools):
 
     def _finish_call(self, call: AgentCall, status: str, text: str) -> None:
         """The call's end, its kept journal entries and agent.completed: all or nothing,
-        and nothing once the run was taken over or ended (the append's guard)."""
+        and nothing once the run was taken over or ended (the append's guard); written
+        again after a lost connection unless its agent.completed is found."""
+        with suppress(Landed):
+            durable(
+                f"run {self.run.pk}: agent.completed",
+                lambda: self._write_call_end(call, status, text),
+                journal=self.journal,
+                landed=event_landed(
+                    self.run.pk, "agent.completed", {"agentCallId": call.public_id}
+                ),
+            )
+
+    def _write_call_end(self, call: AgentCall, status: str, text: str) -> None:
         call.status = status
         call.result_text = text
         call.completed_at = timezone.now()
@@ -310,6 +335,33 @@ def _call_ended(call: AgentCall) -> tuple[str, list]:
     values = [f.get_db_prep_save(getattr(call, f.attname), connection) for f in fields]
     sql = f"UPDATE {AgentCall._meta.db_table} SET {assignments} WHERE id = %s AND {IF_APPENDED}"  # noqa: S608
     return sql, [*values, call.pk]
+
+
+def _preview_feed(stream: TurnStream) -> Callable[[str], None]:
+    """The provider's text callback: the live preview of the turn, best effort. A delta
+    lost to a dropped connection stops the preview (Publication's block carries the
+    text); it never ends the model's turn, which is not repeated."""
+
+    def feed(piece: str) -> None:
+        try:
+            stream.feed(piece)
+        except CONNECTION_ERRORS as exc:
+            discard_connection()
+            stream.stopped = True
+            logger.warning("run %s: live preview stopped (%s)", stream.run.pk, exc)
+
+    return feed
+
+
+def _close_stream(run: Run, call: AgentCall, step: int, stream: TurnStream, reason: str) -> None:
+    """End the turn's preview; its close event is written once, through a lost connection."""
+    closed = {"streamId": f"stm_{call.pk}_{step}", "state": "closed"}
+    with suppress(Landed):
+        durable(
+            f"run {run.pk}: stream close",
+            lambda: stream.close(reason),
+            landed=event_landed(run.pk, "answer.stream", closed),
+        )
 
 
 def _storable_turn(turn: Turn) -> Turn:
@@ -359,12 +411,21 @@ def _execute(engine: "Engine", root: AgentCall) -> str:
     epoch = run.execution_epoch
 
     def end(status: str, reason: str, detail: str = "") -> str:
-        return finish_run(run, status, reason, detail, epoch=epoch)
+        # finish_run is idempotent: a run found ended is left as it is.
+        return durable(
+            f"run {run.pk}: run.{status.lower()}",
+            lambda: finish_run(run, status, reason, detail, epoch=epoch),
+        )
 
     try:
         engine.run_call(root)
-        data = verify_answer(run, root)
-        append_event(run, "citation.verified", data, epoch=epoch)
+        data = durable(f"run {run.pk}: verification", lambda: verify_answer(run, root))
+        with suppress(Landed):
+            durable(
+                f"run {run.pk}: citation.verified",
+                lambda: append_event(run, "citation.verified", data, epoch=epoch),
+                landed=event_landed(run.pk, "citation.verified", {}),
+            )
     except RunFenced:
         raise
     except RunEnded:

@@ -31,6 +31,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.tasks import TaskResultStatus
@@ -41,7 +42,7 @@ from publication.models import PublicationAttempt
 from publication.pipeline import settle_lost_previews
 from publication.reader import committed_block_count
 from runs.lifecycle import finish_run, take_over
-from runs.models import AgentCall, JournalEntry, Run
+from runs.models import AgentCall, DeliveryLog, JournalEntry, Run
 from runs.reasons import RunReason
 
 logger = logging.getLogger(__name__)
@@ -185,6 +186,7 @@ class Sweep:
     recovered: list[Recovered] = field(default_factory=list)
     requeued: list[str] = field(default_factory=list)
     settled_tasks: int = 0
+    abandoned_deliveries: int = 0
 
 
 def run_tasks(run_id: str):
@@ -291,7 +293,28 @@ def sweep(stale_after: timedelta) -> Sweep:
         if requeue_orphan(run_id, stale_after):
             result.requeued.append(run_id)
     result.settled_tasks += _settle_finished_run_tasks(stale_after)
+    result.abandoned_deliveries = close_abandoned_deliveries()
     return result
+
+
+def abandoned_after() -> timedelta:
+    """How long after its run ended a connection's DeliveryLog row may stay open: a live
+    server closes every socket of an ended run once it has sent the terminal event and
+    the client acknowledged it or the slow-client bound passed
+    (``SPARKTIDE_WS_SLOW_CLIENT_SECONDS``), and records the close at its next flush.
+    Twice that bound and a minute more, and no server holds it: its process died."""
+    return timedelta(seconds=2 * settings.SPARKTIDE_WS_SLOW_CLIENT_SECONDS + 60)
+
+
+def close_abandoned_deliveries(now=None) -> int:
+    """Close the DeliveryLog rows of a killed server (SIGKILL, OOM, a lost machine: its
+    sockets never recorded their end): rows still open whose run ended longer ago than
+    ``abandoned_after``. Marked ``abandoned``, closed at the moment they were found; how
+    far each was sent stays as its server last recorded it. One UPDATE."""
+    now = now or timezone.now()
+    return DeliveryLog.objects.filter(
+        closed_at__isnull=True, run__completed_at__lt=now - abandoned_after()
+    ).update(closed_at=now, abandoned=True)
 
 
 def hand_back(worker_id: str) -> int:

@@ -8,6 +8,9 @@ answer may say is Publication's. ``Tools`` is mixed into the engine, whose
 
 import json
 import logging
+from collections.abc import Callable
+
+from django.utils import timezone
 
 from agents.models import AgentPin
 from agents.providers import ProviderError
@@ -20,8 +23,10 @@ from foundation.text_boundary import storable_json
 from knowledge.context import TrustedContext
 from knowledge.remote import RemoteKnowledgeError
 from knowledge.retrieval import MAX_TOP_K, retrieve, select_versions
+from publication.models import PublicationAttempt
 from publication.pipeline import publish_candidate
 from runs.models import AgentCall, JournalEntry, Run
+from runtime.durable import Unknowable, durable
 from runtime.state import CallState, Journal, StepLimitReached
 from runtime.tool_errors import REMOTE_TOOL_ERRORS, ToolError
 
@@ -173,9 +178,16 @@ class Tools:
     def _publish(
         self, call: AgentCall, step: int, *, entry: str, body, replaces: str | None = None
     ) -> dict:
-        self.journal.flush()  # the journal as it was, before Publication acts
-        receipt = publish_candidate(
-            run=self.run, agent_call=call, entry=entry, body=body, replaces=replaces
+        run = self.run
+        # the journal as it was, before Publication acts
+        durable(f"run {run.pk}: journal", self.journal.flush, journal=self.journal)
+        began = timezone.now()
+        receipt = durable(
+            f"run {run.pk}: publication",
+            lambda: publish_candidate(
+                run=run, agent_call=call, entry=entry, body=body, replaces=replaces
+            ),
+            landed=_no_attempt_since(call, began),
         )
         # Fault points for recovery tests: the commit happened; the journal
         # may not know it. Publication's store stays the truth.
@@ -183,7 +195,7 @@ class Tools:
         self.journal.add(
             call, JournalEntry.Kind.NOTE, tool="publication", step=step, receipt=receipt.as_dict()
         )
-        self.journal.flush()
+        durable(f"run {run.pk}: journal", self.journal.flush, journal=self.journal)
         maybe_fault("after_journal_write")
         return {"receipt": receipt.as_dict()}
 
@@ -246,3 +258,18 @@ def _search_record(items, issued) -> dict:
         for rank, (ref, item) in enumerate(zip(issued.references, items, strict=False), 1)
     ]
     return record
+
+
+def _no_attempt_since(call: AgentCall, began) -> Callable[[], bool]:
+    """The landed check of a Publication candidate whose connection was lost outside the
+    commit Publication reads back itself: no attempt of the call since ``began`` means
+    nothing of it was written, and it is offered again; an attempt means its outcome is
+    the pipeline's to tell, not ours to guess: ``Unknowable`` (the run ends WORKER_LOST,
+    its committed blocks kept)."""
+
+    def check() -> bool:
+        if PublicationAttempt.objects.filter(agent_call=call, created_at__gte=began).exists():
+            raise Unknowable(f"candidate of {call.public_id}: an attempt was written")
+        return False
+
+    return check

@@ -247,6 +247,21 @@ def test_run_detail_shows_delivery_evidence_per_connection(staff_client, run):
     assert f"{run.last_seq - 2} / {run.last_seq}" in delivery
 
 
+def test_run_detail_shows_a_connection_closed_by_the_sweep_as_its_server_lost(staff_client, run):
+    from django.utils import timezone
+
+    DeliveryLog.objects.create(
+        run=run, connection_id="conn-dead", closed_at=timezone.now(), abandoned=True
+    )
+    DeliveryLog.objects.create(run=run, connection_id="conn-done", closed_at=timezone.now())
+    delivery = html(staff_client.get(f"/console/runs/{run.pk}/")).split('id="delivery"')[1]
+    rows = {row.split("</tr>")[0] for row in delivery.split("<tr>")[1:]}
+    dead = next(row for row in rows if "conn-dead" in row)
+    done = next(row for row in rows if "conn-done" in row)
+    assert "data-abandoned" in dead and "服务器已失联" in dead
+    assert "data-abandoned" not in done
+
+
 def test_a_failed_run_shows_its_terminal_reason(staff_client, app, knowledge, make_run):
     factories.make_agent(
         app.tenant,

@@ -147,6 +147,36 @@ def test_ingest_refuses_a_scanned_pdf_and_writes_nothing(funds, pdf, scanned):
     assert not Document.objects.exists() and not KnowledgeVersion.objects.exists()
 
 
+# A CJK font embedded as two-byte codes without a usable map to Unicode: the text
+# extractor reads each code a byte at a time, so every character comes out after a NUL.
+NUL_SEPARATED = "".join(f"\x00{char}" for char in "Report")
+
+
+def test_a_pdf_whose_text_layer_reads_as_nul_separated_characters_is_refused(tmp_path):
+    path = tmp_path / "cjk.pdf"
+    path.write_bytes(make_pdf([["A readable first page."], [NUL_SEPARATED]]))
+    with pytest.raises(
+        UnreadableFile,
+        match=r"cjk.pdf: the PDF's text layer cannot be read "
+        r"\(page 2 holds NUL \(U\+0000\)",
+    ):
+        read_file(path)
+
+
+def test_ingest_refuses_a_pdf_with_nul_in_its_text_layer_and_writes_nothing(funds, pdf, tmp_path):
+    """Before, this ended in a traceback (``DataError: … cannot contain NUL``)."""
+    path = tmp_path / "cjk.pdf"
+    path.write_bytes(make_pdf([[NUL_SEPARATED]]))
+    with pytest.raises(CommandError, match="text layer cannot be read.*as .txt/.md"):
+        ingest("acme/funds@1", pdf, path)
+    assert not Document.objects.exists() and not KnowledgeVersion.objects.exists()
+
+
+def test_a_text_file_holding_nul_is_refused_the_same_way():
+    with pytest.raises(UnreadableFile, match="notes.txt: page 1 holds NUL"):
+        read_stream(io.BytesIO("第一段\x00第二段".encode()), "notes.txt")
+
+
 def test_ingest_refuses_a_published_version(funds, pdf):
     KnowledgeVersion.objects.create(
         knowledge=funds, version="1", status=KnowledgeVersion.Status.PUBLISHED

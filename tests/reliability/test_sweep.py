@@ -138,3 +138,41 @@ def test_workers_racing_to_sweep_recover_each_run_once(make_run):
     for run in runs:
         assert RunEvent.objects.filter(run=run, type="run.failed").count() == 1
         assert not AnswerBlock.objects.filter(run=run).exists()
+
+
+def test_the_sweep_closes_delivery_rows_a_dead_server_left_open_and_only_those(make_run):
+    """A daphne SIGKILLed never records its sockets' end: rows of a run that ended longer
+    ago than the abandonment bound are closed by the sweep and marked abandoned; a socket
+    of a running run, or of a run that has just ended, is a live server's and stays open."""
+    from runs.lifecycle import finish_run
+    from runs.models import DeliveryLog
+
+    ended_long_ago = make_run({"text": "a"})
+    just_ended = make_run({"text": "b"})
+    running = make_run({"text": "c"})
+    for run in (ended_long_ago, just_ended, running):
+        claim_run(run.pk)
+    for run in (ended_long_ago, just_ended):
+        finish_run(run, Run.Status.COMPLETED, "")
+    bound = recovery.abandoned_after()
+    Run.objects.filter(pk=ended_long_ago.pk).update(
+        completed_at=timezone.now() - bound - timedelta(seconds=1)
+    )
+    for run in (ended_long_ago, just_ended, running):
+        DeliveryLog.objects.create(run=run, connection_id=f"conn_{run.pk}", last_sent_seq=2)
+    closed_before = DeliveryLog.objects.create(
+        run=ended_long_ago, connection_id="conn_closed", closed_at=timezone.now() - bound * 2
+    )
+
+    result = recovery.sweep(STALE)
+
+    assert result.abandoned_deliveries == 1
+    rows = {d.connection_id: d for d in DeliveryLog.objects.all()}
+    dead = rows[f"conn_{ended_long_ago.pk}"]
+    assert dead.abandoned and dead.closed_at is not None and dead.last_sent_seq == 2
+    for run in (just_ended, running):
+        assert rows[f"conn_{run.pk}"].closed_at is None
+        assert not rows[f"conn_{run.pk}"].abandoned
+    assert rows["conn_closed"].closed_at == closed_before.closed_at
+    assert not rows["conn_closed"].abandoned
+    assert recovery.sweep(STALE).abandoned_deliveries == 0  # closed once
