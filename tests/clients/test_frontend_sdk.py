@@ -28,7 +28,9 @@ VUE_GLOBAL = ROOT / "var" / "sdk-tools" / "node_modules" / "vue" / "dist" / "vue
 FORGED_ID = "cite_" + "q" * 24
 
 ANSWER_STEPS = (
-    {"search": "营收增长", "topK": 2},
+    # One search per excerpt: c1 and c2 are the report's two pages whatever the ranking does.
+    {"search": "营收增长", "topK": 1},
+    {"search": "毛利率 现金流", "topK": 1},
     {"answerPart": "北辰医药三季度营收增长 12% [[cite:{{c1}}]]。"},
     {"sleep": 0.3},
     {

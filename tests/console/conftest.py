@@ -32,7 +32,9 @@ REPORT_PAGES = [
 FORGED_ID = "cite_aaaaaaaaaaaaaaaaaaaaaaaa"
 
 ANSWER_STEPS = (
-    {"search": "营收", "topK": 2},
+    # One search per source, so c1 is the report and c2 the memo whatever the ranking does.
+    {"search": "三季度 营收", "topK": 1},
+    {"search": "投研纪要", "topK": 1},
     {"answerPart": "北辰医药三季度营收增长 [[cite:{{c1}}]]。"},
     {
         "answerPart": "北辰医药三季度营收同比增长 12%，主要来自创新药 [[cite:{{c1}}]]。"
