@@ -385,7 +385,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         Without it each waiting socket took the lock in turn, found the read and
         sent it itself: one loop turn per socket per event, so the last of 500 was
         sent long after the first and shared reads aged out (docs/performance.md,
-        fifth round). A waiting socket's sender is suspended at the lock until this
+        "Delivery"). A waiting socket's sender is suspended at the lock until this
         one releases it, so moving its cursor here keeps one sender per cursor. Only
         a socket whose cursor is exactly where the read began, woken before the read
         began (the shared-read rule of RunTail: the gate this read re-checked decides

@@ -145,7 +145,7 @@ def read_frames(run: Run, *, after: int, limit: int, staff: bool = False) -> lis
     Only the events the reader fills in are parsed. Every other event is public as
     stored, so its stored JSON text goes into the frame as it is (orjson's
     ``Fragment``), never parsed and encoded again; the frame is encoded here, in
-    the database thread, not on the event loop (docs/performance.md, sixth round: "the
+    the database thread, not on the event loop (docs/performance.md, "Delivery": "the
     stored JSON as it is").
     """
     maybe_fault("during_event_read")
@@ -208,7 +208,7 @@ def _page_rows(run_id: str, *, after: int, limit: int) -> list[Any]:
     through its statement compiled once per page size and prepared once per
     connection: a live socket reads a page of one event on every wake-up, and
     building and compiling the QuerySet cost more than running it (docs/performance.md,
-    seventh round)."""
+    "Delivery")."""
     compiled = prepared_once(
         ("read_frames", limit), _page, {**_PAGE_PLACEHOLDERS, "limit": limit}, fixed=("limit",)
     )
@@ -251,7 +251,7 @@ def record_deliveries(sent: dict[str, int], closed: frozenset[str] = frozenset()
     The statement is written out directly: built through the ORM, its CASE of 500
     ``When`` clauses cost tens of milliseconds of Python per flush in a database
     thread, holding the GIL the event loop needs to send (docs/performance.md,
-    fourth round). Each connection's values are a row joined on its id: written as
+    "Delivery"). Each connection's values are a row joined on its id: written as
     ``CASE connection_id WHEN …`` of 500 branches, the server compared every row
     with every branch, 11 ms a flush of 500 sockets, right after each event; joined
     to three arrays bound on the server it is 4–5 ms (seventh round). One UPDATE for

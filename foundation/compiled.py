@@ -1,7 +1,7 @@
 """Hot-path queries compiled by the ORM once per process, then re-bound per call.
 
 Building and compiling a QuerySet (``add_q``, ``setup_joins``, ``as_sql``) costs more
-CPU than running it on the local PostgreSQL (docs/performance.md "Third round"). The
+CPU than running it on the local PostgreSQL (docs/performance.md "Citation preview"). The
 SQL text of a query whose *shape* is fixed depends only on the models, never on the
 values it is asked about, so it is compiled once with placeholder values and the
 real values are put in the placeholders' positions on every call.
@@ -164,8 +164,8 @@ def compiled_once(
 #
 # The project's connections bind parameters on the client (psycopg's ClientCursor), so
 # PostgreSQL parses and plans every statement it is sent; for a statement of many joins
-# and subqueries planning costs more than running it (docs/performance.md "Fourth
-# round"). A statement compiled once here has a fixed text, so it can also be prepared
+# and subqueries planning costs more than running it (docs/performance.md "Citation
+# preview"). A statement compiled once here has a fixed text, so it can also be prepared
 # once per connection and PostgreSQL stops re-planning it. Every call still runs it with
 # its own values; only the plan is kept, per connection, and PostgreSQL re-plans by
 # itself when a table it reads changes (DDL, ANALYZE).

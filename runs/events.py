@@ -191,7 +191,7 @@ def log_page(run_id: str, *, after: int, limit: int) -> QuerySet[RunEvent]:
     what the planner believed: for a run the table's statistics did not yet count,
     PostgreSQL took a bitmap scan of *every* later event and sorted it for the top
     ``limit``, so each page of a 10,000-event replay read the rest of the run
-    (docs/performance.md, sixth round: "a page is a range of seqs"). Bounded on both
+    (docs/performance.md, "Delivery": "a page is a range of seqs"). Bounded on both
     sides, any plan reads at most ``limit`` rows.
     """
     return log_range(run_id, after=after, last=after + limit, limit=limit)

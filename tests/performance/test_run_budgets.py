@@ -1,5 +1,5 @@
 """Query budgets of one scripted run and of what an SDK user sends to start and follow
-it (docs/performance.md "Per-run CPU, profiled"): a regression fails here.
+it (docs/performance.md "Runs under load"): a regression fails here.
 
 Counted as in production (``transaction=True``: no test savepoints): every BEGIN and
 COMMIT Django logs is in the count. The script is bench/load.py's: ``search`` →

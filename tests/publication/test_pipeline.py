@@ -689,7 +689,7 @@ def test_an_unknown_fault_point_in_the_code_is_an_error():
         maybe_fault("after_publication_comit")
 
 
-# --- the preview's one statement before the append (docs/performance.md "Fourth round") -------
+# --- the preview's one statement before the append (docs/performance.md "Publication commit")
 
 
 def _stored_before_the_commit(monkeypatch) -> list[str]:

@@ -1,7 +1,7 @@
 """The commit's fixed statements (the run's lock, the attempt, the one write of a new
 block) are bound on the server and prepared once per connection; every commit still
 runs each of them, and what they store is what the ORM's INSERTs would have stored
-(docs/performance.md "Fifth round")."""
+(docs/performance.md "Publication commit")."""
 
 import pytest
 from django.db import connection

@@ -116,7 +116,7 @@ def test_control_characters_are_removed_and_line_endings_unified(raw, clean):
     assert clean_text(raw) == clean
 
 
-# --- the text with nothing to render (docs/performance.md "Fourth round") ---------------
+# --- the text with nothing to render (docs/performance.md "Publication commit") -------
 
 
 @pytest.mark.parametrize(
