@@ -1,7 +1,8 @@
 """REST views of runs: parse, call one service or selector, render. No rules here."""
 
-from typing import Any
+from typing import Any, cast
 
+from django.contrib.auth.models import User
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -18,6 +19,7 @@ from runs.access import access_app_for_member, access_run_for_owner, access_run_
 from runs.lifecycle import cancel_run
 from runs.models import Run
 from runtime.services import start_run
+from tenancy.models import ApiToken
 
 # Revocable bodies (answer text, previews) must not outlive the authorization that
 # allowed them in a browser or proxy cache.
@@ -213,8 +215,10 @@ class EventTicketView(APIView):
         operation_id="createEventTicket",
     )
     def post(self, request: Request, app: str, run_id: str) -> Response:
-        run = access_run_history(access_caller(request.user), app, run_id)
-        raw, ticket = issue_ticket(run=run, user=request.user, token=request.auth)
+        caller = cast(User, access_caller(request.user))  # AUTH_USER_MODEL is auth.User
+        run = access_run_history(caller, app, run_id)
+        token = request.auth if isinstance(request.auth, ApiToken) else None  # None: a session
+        raw, ticket = issue_ticket(run=run, user=caller, token=token)
         return Response(
             {"ticket": raw, "expiresAt": ticket.expires_at.isoformat()},
             status=status.HTTP_201_CREATED,

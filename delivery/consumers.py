@@ -14,10 +14,12 @@ import contextlib
 import json
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.contrib.auth.models import User
 from django.db import InterfaceError, OperationalError
 
 from delivery import fanout
@@ -58,7 +60,7 @@ RESUBSCRIBE_SECONDS = 1.0
 CONNECTION_ERRORS = (OperationalError, InterfaceError)
 
 
-async def _receive_nothing() -> dict:
+async def _receive_nothing() -> dict[str, Any]:
     await asyncio.get_running_loop().create_future()  # never set
     raise AssertionError("unreachable")
 
@@ -69,17 +71,17 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
     tail: RunTail | None = None
     wakeups: RunWakeups | None = None
     streams: RunWakeups | None = None
-    task: asyncio.Task | None = None
-    ack_task: asyncio.Task | None = None
+    task: asyncio.Task[None] | None = None
+    ack_task: asyncio.Task[None] | None = None
     direct: DirectSocket | None = None
     accepted: bool = False
 
     @property
-    def channel_receive(self):
+    def channel_receive(self) -> Callable[[], Awaitable[dict[str, Any]]]:
         return self._channel_receive
 
     @channel_receive.setter
-    def channel_receive(self, receive) -> None:
+    def channel_receive(self, receive: Callable[[], Awaitable[dict[str, Any]]]) -> None:
         # Channels gives every consumer a channel of its own to receive on. This
         # socket's wake-ups come through its run's one subscription in this
         # process (RunWakeups, which calls wake_up), so its own channel is never
@@ -87,7 +89,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         # holding a receive of the layer open per socket.
         self._channel_receive = _receive_nothing
 
-    async def dispatch(self, message) -> None:
+    async def dispatch(self, message: dict[str, Any]) -> None:
         # Channels closes stale connections before every handler with a hop
         # through its one thread-sensitive thread. These handlers hold no
         # connection there (database work runs in db_call threads, which close
@@ -158,7 +160,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             return
         self.task = asyncio.create_task(self._deliver())
 
-    def _session_user(self):
+    def _session_user(self) -> User | None:
         user = self.scope.get("user")
         return user if user is not None and user.is_authenticated else None
 
@@ -175,7 +177,9 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=error_frame(error.code, error.detail))
         await self.close(close_code(error))
 
-    async def accept(self, subprotocol=None, headers=None) -> None:
+    async def accept(
+        self, subprotocol: str | None = None, headers: list[tuple[bytes, bytes]] | None = None
+    ) -> None:
         self.accepted = True
         await super().accept(subprotocol, headers)
 
@@ -250,7 +254,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         (replay of a long run: the database and the socket work at once). Each
         page is still one read that re-checks this socket's gate.
         """
-        ahead: asyncio.Task | None = None
+        ahead: asyncio.Task[Any] | None = None
         ahead_since, ahead_limit = 0.0, 0
         try:
             while True:
@@ -552,7 +556,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
 
     # -- wake-ups and client frames -----------------------------------------------
 
-    async def run_wakeup(self, message) -> None:
+    async def run_wakeup(self, message: dict[str, Any]) -> None:
         self.wake_up(message)
 
     def wake_up(self, message: dict[str, Any]) -> None:
@@ -564,7 +568,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         if not isinstance(seq, int) or seq > self.sent:
             self.wake.set()
 
-    async def receive(self, text_data=None, bytes_data=None) -> None:
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.log_id is None:
             return
         ack = parse_ack(text_data)
@@ -583,6 +587,8 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
             self.ack_task = asyncio.create_task(self._flush_acks())
 
     async def _flush_acks(self) -> None:
+        if self.log_id is None:
+            return
         while self.pending_acks:
             acks, self.pending_acks = self.pending_acks, {}
             await db_call(fanout.record_acks)(
@@ -592,7 +598,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
                 acks=acks,
             )
 
-    async def disconnect(self, code) -> None:
+    async def disconnect(self, code: int) -> None:
         if self.task is not None and self.task is not asyncio.current_task():
             self.task.cancel()
             await asyncio.gather(self.task, return_exceptions=True)

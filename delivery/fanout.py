@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import connection
-from django.db.models import TextField
+from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -75,7 +76,9 @@ def ticket_invalid() -> SparkTideError:
     return SparkTideError(ErrorCode.TICKET_INVALID)
 
 
-def access_run_for_watcher(*, app_slug: str, run_id: str, ticket: str | None, session_user):
+def access_run_for_watcher(
+    *, app_slug: str, run_id: str, ticket: str | None, session_user: User | None
+) -> tuple[Run, User]:
     """The run and the user watching it, or a SparkTideError (401, 403, 404, 410).
 
     A ticket, when given, is the only credential considered: it is spent here
@@ -224,7 +227,7 @@ _PAGE_PLACEHOLDERS = {
 }
 
 
-def _page(*, run_id: str, after: int, last: int, limit: int):
+def _page(*, run_id: str, after: int, last: int, limit: int) -> QuerySet[RunEvent, Any]:
     return log_range(run_id, after=after, last=last, limit=limit).values_list(
         "seq", "type", Cast("data", TextField()), "at"
     )
@@ -233,7 +236,7 @@ def _page(*, run_id: str, after: int, last: int, limit: int):
 # -- recording -----------------------------------------------------------------------
 
 
-def open_delivery(*, run: Run, user, client_id: str, after: int) -> DeliveryLog:
+def open_delivery(*, run: Run, user: User, client_id: str, after: int) -> DeliveryLog:
     return DeliveryLog.objects.create(
         run=run,
         connection_id="conn_" + secrets.token_hex(16),

@@ -6,13 +6,13 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 
-from delivery.protocol import CLOSE_ORIGIN_REFUSED
+from delivery.protocol import CLOSE_ORIGIN_REFUSED, ASGIApp, Receive, Scope, Send
 
 
-def _header(scope, name: bytes) -> str | None:
+def _header(scope: Scope, name: bytes) -> str | None:
     for key, value in scope.get("headers", []):
         if key == name:
-            return value.decode("latin1")
+            return str(value.decode("latin1"))
     return None
 
 
@@ -55,10 +55,10 @@ class OriginGuard:
     retrying, while the refused page receives no data at all.
     """
 
-    def __init__(self, application) -> None:
+    def __init__(self, application: ASGIApp) -> None:
         self.application = application
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket" and not origin_allowed(
             _header(scope, b"origin"), _header(scope, b"host")
         ):

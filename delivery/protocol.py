@@ -2,10 +2,18 @@
 error frames and close codes (docs/events.md). Pure functions, no I/O."""
 
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import parse_qs
 
 from foundation.errors import ErrorCode, SparkTideError
+
+# The ASGI callables, as the servers under the delivery layer call them.
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 CLOSE_NORMAL = 1000
 CLOSE_ORIGIN_REFUSED = 4403

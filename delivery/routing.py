@@ -3,12 +3,12 @@ then the console session (if any) is resolved for the consumer."""
 
 from channels.auth import AuthMiddlewareStack
 from channels.routing import URLRouter
-from django.urls import re_path
+from django.urls import URLPattern, re_path
 
 from delivery.consumers import NotFoundConsumer, RunEventsConsumer
 from delivery.origin import OriginGuard
 
-websocket_urlpatterns: list = [
+websocket_urlpatterns: list[URLPattern] = [
     # No NUL in a segment: PostgreSQL cannot compare text with it, so such a path
     # is the NotFoundConsumer's 4404, never a DataError (an HTTP 500 handshake).
     re_path(

@@ -8,9 +8,11 @@ import contextlib
 import logging
 import time
 import weakref
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol, cast
 
 from channels.db import database_sync_to_async
+from channels.layers import BaseChannelLayer
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from delivery import fanout
@@ -30,10 +32,10 @@ SHARED_READ_SECONDS = 0.5
 MAX_SHARED_EVENTS = 1000
 
 
-def db_call(func):
+def db_call[**P, R](func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     # Not thread-sensitive: every call is self-contained (no transaction spans
     # two calls), so hundreds of connections need not queue behind one thread.
-    return database_sync_to_async(func, thread_sensitive=False)
+    return cast(Callable[P, Awaitable[R]], database_sync_to_async(func, thread_sensitive=False))
 
 
 class RunTail:
@@ -118,8 +120,12 @@ class RunTail:
 
 
 # Per event loop (one in a daphne process; one per test in the test suite).
-_tails: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_recorders: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_tails: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict["TailKey", RunTail]] = (
+    weakref.WeakKeyDictionary()
+)
+_recorders: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, "SentRecorder"] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 # A tail is shared by the sockets of one run that pass the same gate on every
@@ -175,11 +181,13 @@ class RunWakeups:
         self.group = group or run_group(run_id)
         self.sockets: set[Wakeable] = set()
         self.channel: str | None = None
-        self.listener: asyncio.Task | None = None
+        self.listener: asyncio.Task[None] | None = None
         self.lock = asyncio.Lock()
         self.joined_at = 0.0
 
-    async def join(self, socket: Wakeable, layer, *, retry_seconds: float) -> bool:
+    async def join(
+        self, socket: Wakeable, layer: BaseChannelLayer, *, retry_seconds: float
+    ) -> bool:
         """Add ``socket``; True once this process is subscribed to the run's group."""
         self.sockets.add(socket)
         if self.channel is not None:
@@ -202,7 +210,7 @@ class RunWakeups:
                 self.listener = asyncio.create_task(self._listen(layer, channel, retry_seconds))
         return True
 
-    async def _listen(self, layer, channel: str, retry_seconds: float) -> None:
+    async def _listen(self, layer: BaseChannelLayer, channel: str, retry_seconds: float) -> None:
         rejoin = False
         while True:
             if rejoin:
@@ -249,7 +257,7 @@ class RunWakeups:
                 for socket in list(self.sockets):
                     socket.stream_wake()
 
-    async def leave(self, socket: Wakeable, layer) -> None:
+    async def leave(self, socket: Wakeable, layer: BaseChannelLayer) -> None:
         self.sockets.discard(socket)
         if self.sockets:
             return
@@ -267,8 +275,12 @@ class RunWakeups:
                 logger.warning("could not unsubscribe from %s", self.group, exc_info=True)
 
 
-_wakeups: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_stream_hubs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_wakeups: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, RunWakeups]] = (
+    weakref.WeakKeyDictionary()
+)
+_stream_hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, RunWakeups]] = (
+    weakref.WeakKeyDictionary()
+)
 # How often a long-lived subscription (the streams group's) is renewed.
 GROUP_REFRESH_SECONDS = 3600.0
 
@@ -301,7 +313,7 @@ class SentRecorder:
 
     def __init__(self) -> None:
         self.pending: dict[str, int] = {}
-        self.task: asyncio.Task | None = None
+        self.task: asyncio.Task[None] | None = None
 
     def note(self, connection_id: str, seq: int) -> None:
         self.pending[connection_id] = seq
@@ -340,8 +352,8 @@ class DeliveryWriter:
     def __init__(self) -> None:
         self.sent: dict[str, int] = {}
         self.closed: set[str] = set()
-        self.done: asyncio.Future | None = None
-        self.task: asyncio.Task | None = None
+        self.done: asyncio.Future[None] | None = None
+        self.task: asyncio.Task[None] | None = None
 
     async def write(self, connection_id: str, seq: int, *, closed: bool = False) -> None:
         self.sent[connection_id] = max(seq, self.sent.get(connection_id, 0))
@@ -367,7 +379,9 @@ class DeliveryWriter:
                 done.set_result(None)
 
 
-_writers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_writers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, DeliveryWriter] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def delivery_writer() -> DeliveryWriter:

@@ -5,14 +5,15 @@ import secrets
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db.models import Q
 from django.utils import timezone
 
 from runs.models import EventTicket, Run
-from tenancy.models import hash_token
+from tenancy.models import ApiToken, hash_token
 
 
-def issue_ticket(*, run: Run, user, token=None) -> tuple[str, EventTicket]:
+def issue_ticket(*, run: Run, user: User, token: ApiToken | None = None) -> tuple[str, EventTicket]:
     """``token``: the ApiToken the request was authenticated with, if any."""
     raw = "wst_" + secrets.token_urlsafe(32)
     ticket = EventTicket.objects.create(
@@ -25,7 +26,7 @@ def issue_ticket(*, run: Run, user, token=None) -> tuple[str, EventTicket]:
     return raw, ticket
 
 
-def redeem_ticket(raw: str, *, run_id: str):
+def redeem_ticket(raw: str, *, run_id: str) -> User | None:
     """Use a ticket once: returns its user, or None if unknown, used, expired, for
     another run, or issued with a token revoked since."""
     now = timezone.now()

@@ -27,10 +27,13 @@ import asyncio
 import logging
 import threading
 import time
-from typing import cast
+from concurrent.futures import Future
+from typing import Any, cast
 
 from asgiref.sync import async_to_sync
-from channels.layers import InMemoryChannelLayer, get_channel_layer
+from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
+
+from delivery.protocol import ASGIApp, Receive, Scope, Send
 
 logger = logging.getLogger(__name__)
 
@@ -51,10 +54,10 @@ STREAM_WAKE_SECONDS = 0.02
 class RememberServerLoop:
     """ASGI wrapper recording the server's loop (in-process worker only)."""
 
-    def __init__(self, app) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         global server_loop
         server_loop = asyncio.get_running_loop()
         return await self.app(scope, receive, send)
@@ -75,7 +78,7 @@ def _sender() -> asyncio.AbstractEventLoop:
         return _sender_loop
 
 
-def _log_failure(future) -> None:
+def _log_failure(future: Future[Any]) -> None:
     if not future.cancelled() and future.exception() is not None:
         logger.warning("a wake-up was lost: %s", future.exception())
 
@@ -84,7 +87,7 @@ def wake_run(run_id: str, seq: int) -> None:
     _group_send(run_id, {"type": "run.wakeup", "seq": seq})
 
 
-def send_stream(run_id: str, data: dict) -> None:
+def send_stream(run_id: str, data: dict[str, Any]) -> None:
     """The run's live text moved (runs/streams.py): its sockets are woken to read the row,
     through this process's next ``run.streams`` message (the delta itself is not sent)."""
     _stream_wakes.add(run_id)
@@ -124,7 +127,7 @@ class StreamWakes:
         )
         future.add_done_callback(_log_failure)
 
-    async def _flush(self, layer) -> None:
+    async def _flush(self, layer: BaseChannelLayer) -> None:
         wait = self.last_sent + STREAM_WAKE_SECONDS - time.monotonic()
         if wait > 0:
             await asyncio.sleep(wait)
@@ -135,14 +138,14 @@ class StreamWakes:
             await layer.group_send(STREAM_GROUP, _streams_message(sorted(runs)))
 
 
-def _streams_message(runs: list[str]) -> dict:
+def _streams_message(runs: list[str]) -> dict[str, Any]:
     return {"type": "run.streams", "runs": runs}
 
 
 _stream_wakes = StreamWakes()
 
 
-def _group_send(run_id: str, message: dict) -> None:
+def _group_send(run_id: str, message: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return

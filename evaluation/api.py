@@ -5,12 +5,17 @@ authorization, and only they read the evaluation (anyone else gets the 404 a mis
 app gets).
 """
 
+from typing import Any, cast
+
+from django.contrib.auth.models import User
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.serializers import StrictSerializer
+from citations.access import access_caller
 from evaluation.models import Evaluation
 from evaluation.service import (
     MAX_AGENTS,
@@ -64,7 +69,7 @@ EvaluationOut = inline_serializer(
 )
 
 
-def set_data(value):
+def set_data(value: Any) -> Any:
     """The ``set`` field: an object as is, a text read as a set file's text."""
     return read_set_file(value, "set") if isinstance(value, str) else value
 
@@ -75,16 +80,17 @@ class EvaluationListView(APIView):
         responses={202: EvaluationOut},
         operation_id="createEvaluation",
     )
-    def post(self, request, app):
-        app_obj = access_app_for_member(request.user, app)
+    def post(self, request: Request, app: str) -> Response:
+        caller = cast(User, access_caller(request.user))  # AUTH_USER_MODEL is auth.User
+        app_obj = access_app_for_member(caller, app)
         data = CreateEvaluationInput(data=request.data)
         data.is_valid(raise_exception=True)
         evaluation = create_evaluation(
             app=app_obj,
-            owner=request.user,
+            owner=caller,
             evaluation_set=check_set(set_data(data.validated_data["set"]), "set"),
             agents=data.validated_data["agents"],
-            started_by=request.user,
+            started_by=caller,
             origin=Evaluation.Origin.API,
         )
         return Response(public_evaluation(evaluation), status=status.HTTP_202_ACCEPTED)
@@ -92,6 +98,6 @@ class EvaluationListView(APIView):
 
 class EvaluationDetailView(APIView):
     @extend_schema(responses={200: EvaluationOut}, operation_id="getEvaluation")
-    def get(self, request, app, evaluation_id):
-        evaluation = evaluation_for_owner(request.user, app, evaluation_id)
+    def get(self, request: Request, app: str, evaluation_id: str) -> Response:
+        evaluation = evaluation_for_owner(access_caller(request.user), app, evaluation_id)
         return Response(public_evaluation(evaluation), headers=NO_STORE)

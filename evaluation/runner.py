@@ -188,7 +188,7 @@ class Result:
         )
 
 
-def _text(block: dict) -> str:
+def _text(block: dict[str, Any]) -> str:
     content = block.get("content") or {}
     if content.get("type") == "table":
         rows = [content.get("columns", []), *content.get("rows", [])]
@@ -196,8 +196,8 @@ def _text(block: dict) -> str:
     return str(content.get("text") or "")
 
 
-def _events(run: Run) -> list[dict]:
-    out: list[dict] = []
+def _events(run: Run) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
     after = 0
     while True:
         page = selectors.events_page(run, after=after, limit=selectors.MAX_EVENTS_PAGE)
@@ -274,9 +274,9 @@ def read(result: Result, *, app: App, user: Any, run_id: str) -> None:
 
 
 def _measure(result: Result, question: Question, *, app: App, user: Any) -> None:
-    previews: dict[str, dict | None] = {}
+    previews: dict[str, dict[str, Any] | None] = {}
 
-    def preview(cite: str) -> dict | None:
+    def preview(cite: str) -> dict[str, Any] | None:
         """The click on 查看来源片段: re-authorized, the excerpt re-fetched."""
         if cite not in previews:
             try:
@@ -429,7 +429,7 @@ def _stderr(line: str) -> None:
 # --------------------------------------------------------------------------- measures
 
 
-def _pct(ok: int, total: int) -> dict:
+def _pct(ok: int, total: int) -> dict[str, Any]:
     return {"ok": ok, "total": total, "rate": (ok / total) if total else None}
 
 

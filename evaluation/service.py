@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from evaluation.models import Evaluation
@@ -135,10 +137,10 @@ def digest(sets: list[EvaluationSet]) -> str:
 def create_evaluation(
     *,
     app: App,
-    owner,
+    owner: User,
     evaluation_set: EvaluationSet,
     agents: Iterable[str] = (),
-    started_by=None,
+    started_by: User | None = None,
     origin: str = Evaluation.Origin.API,
     where: str = "agents",
 ) -> Evaluation:
@@ -164,7 +166,7 @@ def create_evaluation(
 
 
 def record_command(
-    *, app: App, owner, sets: list[EvaluationSet], chosen: list[Target]
+    *, app: App, owner: User, sets: list[EvaluationSet], chosen: list[Target]
 ) -> Evaluation:
     """``manage.py evaluate`` keeps its evaluation too (RUNNING at once: it runs here)."""
     now = timezone.now()
@@ -217,7 +219,7 @@ def run_all(
     sets: list[EvaluationSet],
     chosen: list[Target],
     *,
-    say=None,
+    say: Callable[[str], None] | None = None,
 ) -> list[Any]:
     """Every question of ``sets`` for every target, progress fenced, then the end."""
 
@@ -261,7 +263,7 @@ def fail(evaluation_id: str, error: str) -> bool:
 _LIVE = (Evaluation.Status.QUEUED, Evaluation.Status.RUNNING)
 
 
-def _row(label: str, r: Result) -> dict:
+def _row(label: str, r: Result) -> dict[str, Any]:
     first = r.texts[0] if r.texts else ""
     return {
         "agent": label,
@@ -283,7 +285,7 @@ def _row(label: str, r: Result) -> dict:
 # --------------------------------------------------------------------------- reading
 
 
-def end_stale(queryset) -> int:
+def end_stale(queryset: QuerySet[Evaluation]) -> int:
     """RUNNING evaluations whose execution stopped writing progress: ended FAILED (fenced
     on the same progress stamp, so a live execution's next write is never overtaken)."""
     cutoff = timezone.now() - STALE_AFTER
@@ -295,7 +297,7 @@ def end_stale(queryset) -> int:
     )
 
 
-def evaluation_for_owner(user, app_slug: str, evaluation_id: str) -> Evaluation:
+def evaluation_for_owner(user: AbstractBaseUser, app_slug: str, evaluation_id: str) -> Evaluation:
     """The owner's evaluation in an app they are a member of; anyone else, or an unknown
     ID, gets the same 404 as a missing app."""
     app = access_app_for_member(user, app_slug)
@@ -307,7 +309,7 @@ def evaluation_for_owner(user, app_slug: str, evaluation_id: str) -> Evaluation:
     return evaluation
 
 
-def public_evaluation(evaluation: Evaluation, *, rows: bool = True) -> dict:
+def public_evaluation(evaluation: Evaluation, *, rows: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": evaluation.pk,
         "status": evaluation.status,

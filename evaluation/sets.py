@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from foundation.strict_yaml import StrictYamlError, load_strict_yaml
 
 MAX_QUESTIONS = 5_000
 MAX_QUESTION_CHARS = 100_000
@@ -130,43 +130,6 @@ def _followed_first(group: list[Question]) -> list[Question]:
 # --------------------------------------------------------------------------- reading
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader without aliases, duplicated mapping keys or timestamps."""
-
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise yaml.composer.ComposerError(
-                None, None, f"YAML aliases (*{event.anchor}) are not allowed", event.start_mark
-            )
-        return super().compose_node(parent, index)
-
-
-def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    seen: set = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        try:
-            duplicate = key in seen
-        except TypeError:
-            raise yaml.constructor.ConstructorError(
-                None, None, "a mapping key must be a plain value", key_node.start_mark
-            )
-        if duplicate:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark
-            )
-        seen.add(key)
-    return loader.construct_mapping(node, deep=deep)
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-_StrictLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-
 def read_data(text: str, file: str) -> Any:
     """The file's data: JSON for a ``.json`` file, strict YAML otherwise."""
     if file.endswith(".json"):
@@ -177,16 +140,13 @@ def read_data(text: str, file: str) -> Any:
                 file, "", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
             )
     try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise EvaluationSetError(file, "", f"invalid YAML{where}: {problem}")
+        return load_strict_yaml(text)
+    except StrictYamlError as exc:
+        raise EvaluationSetError(file, exc.path, exc.message)
 
 
-def _unique(pairs: list[tuple[str, Any]], file: str) -> dict:
-    out: dict = {}
+def _unique(pairs: list[tuple[str, Any]], file: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
             raise EvaluationSetError(file, "", f"invalid JSON: duplicate key {key!r}")
@@ -246,7 +206,9 @@ class _Checker:
     def fail(self, path: str, message: str) -> EvaluationSetError:
         return EvaluationSetError(self.file, path, message)
 
-    def mapping(self, value: Any, path: str, required: tuple, allowed: tuple) -> dict:
+    def mapping(
+        self, value: Any, path: str, required: tuple[str, ...], allowed: tuple[str, ...]
+    ) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise self.fail(path, f"must be a mapping, got {_kind_of(value)}")
         for key in value:

@@ -31,10 +31,11 @@ Rules the apply step implements:
 This module is the entry point the management commands and tests import.
 """
 
+from foundation.strict_yaml import MAX_YAML_DEPTH
 from provisioning.errors import ManifestError
 from provisioning.planning import describe
 from provisioning.reading import parse_manifest, read_manifest
-from provisioning.shapes import MAX_MANIFEST_BYTES, MAX_YAML_DEPTH, load_yaml
+from provisioning.shapes import MAX_MANIFEST_BYTES, load_yaml
 from provisioning.specs import ApplyResult, Manifest
 from provisioning.writing import apply_manifest
 

@@ -78,13 +78,13 @@ class RunAdmin(ReadOnlyAdmin):
     inlines = [AgentCallInline]
 
     @admin.display(description=_("控制台"))
-    def console_link(self, obj):
+    def console_link(self, obj: Run) -> str:
         return format_html(
             '<a href="{}">{}</a>', reverse("console:run", args=[obj.pk]), _("运行详情")
         )
 
     @admin.display(description=_("链接"))
-    def links(self, obj):
+    def links(self, obj: Run) -> str:
         return run_links(obj.pk)
 
 

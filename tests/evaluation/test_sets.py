@@ -180,7 +180,7 @@ def test_yaml_duplicate_mapping_keys_and_aliases_are_refused(tmp_path):
         "name: s\nquestions:\n  - &q {key: a, question: x, expect: ['1']}\n  - *q\n",
         encoding="utf-8",
     )
-    refused(alias, "(top level)", "YAML aliases (*q) are not allowed")
+    refused(alias, "questions[1]", "YAML aliases (*q) are not allowed")
 
 
 def test_invalid_yaml_and_json_name_the_line(tmp_path):

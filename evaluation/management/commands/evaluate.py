@@ -4,8 +4,9 @@
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluation.report import report, side_by_side
 from evaluation.runner import (
@@ -28,7 +29,7 @@ class Command(BaseCommand):
         "cited excerpt read back as the business app reads them, measured."
     )
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("sets", nargs="+", metavar="SET", help="evaluation set files")
         parser.add_argument("--app", required=True, help="the app's slug")
         parser.add_argument("--as", dest="username", required=True, help="the asking user")
@@ -52,7 +53,18 @@ class Command(BaseCommand):
             "--jobs", type=int, default=1, help="questions at once (PostgreSQL only)"
         )
 
-    def handle(self, *args, sets, app, username, agent, json_file, fail_under, jobs, **options):
+    def handle(
+        self,
+        *args: Any,
+        sets: list[str],
+        app: str,
+        username: str,
+        agent: list[str],
+        json_file: str | None,
+        fail_under: list[str],
+        jobs: int,
+        **options: Any,
+    ) -> None:
         if len(agent) > 2:
             raise CommandError("--agent: at most two versions are compared at once")
         if jobs < 1:
