@@ -1,6 +1,9 @@
 """Many-to-many writes bypass save(): refuse them on published agent versions,
 and allow only published knowledge versions in allowed_knowledge."""
 
+from typing import Any
+
+from django.db.models import Model
 from django.db.models.signals import m2m_changed
 from django.dispatch import receiver
 
@@ -8,7 +11,9 @@ from agents.models import AgentVersion
 from knowledge.models import ImmutableVersionError, KnowledgeVersion
 
 
-def _guard(instance, action, pk_set, model, field: str) -> None:
+def _guard(
+    instance: object, action: str, pk_set: set[int] | None, model: type[Model], field: str
+) -> None:
     if not action.startswith("pre_"):
         return
     if isinstance(instance, AgentVersion):
@@ -25,7 +30,7 @@ def _guard(instance, action, pk_set, model, field: str) -> None:
                 f"Agent version {version} is published; its {field} cannot change."
             )
     if field == "allowed_knowledge" and action == "pre_add" and isinstance(instance, AgentVersion):
-        unpublished = KnowledgeVersion.objects.filter(pk__in=pk_set).exclude(
+        unpublished = KnowledgeVersion.objects.filter(pk__in=pk_set or ()).exclude(
             status=KnowledgeVersion.Status.PUBLISHED
         )
         if unpublished.exists():
@@ -35,10 +40,24 @@ def _guard(instance, action, pk_set, model, field: str) -> None:
 
 
 @receiver(m2m_changed, sender=AgentVersion.allowed_knowledge.through)
-def guard_allowed_knowledge(sender, instance, action, pk_set, model, **kwargs):
+def guard_allowed_knowledge(
+    sender: type[Model],
+    instance: object,
+    action: str,
+    pk_set: set[int] | None,
+    model: type[Model],
+    **kwargs: Any,
+) -> None:
     _guard(instance, action, pk_set, model, "allowed_knowledge")
 
 
 @receiver(m2m_changed, sender=AgentVersion.sub_agents.through)
-def guard_sub_agents(sender, instance, action, pk_set, model, **kwargs):
+def guard_sub_agents(
+    sender: type[Model],
+    instance: object,
+    action: str,
+    pk_set: set[int] | None,
+    model: type[Model],
+    **kwargs: Any,
+) -> None:
     _guard(instance, action, pk_set, model, "sub_agents")

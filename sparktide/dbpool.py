@@ -24,6 +24,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -120,7 +121,7 @@ _checking: set[int] = set()
 _checking_lock = threading.Lock()
 
 
-def check_connection(conn) -> None:
+def check_connection(conn: Any) -> None:
     """The pool's check of a connection it hands out; one that fails also has the
     pool check its other idle connections, in a thread of its own.
 
@@ -140,7 +141,7 @@ def check_connection(conn) -> None:
         raise
 
 
-def _check_idle(pool) -> None:
+def _check_idle(pool: Any) -> None:
     with _checking_lock:
         if id(pool) in _checking:
             return

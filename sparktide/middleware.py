@@ -12,6 +12,7 @@ project's ``handler400``: problem+json on /v1 as well.
 """
 
 import logging
+from collections.abc import Callable
 
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
@@ -40,7 +41,7 @@ def is_api(request: HttpRequest) -> bool:
 
 
 class ApiProblemMiddleware:
-    def __init__(self, get_response) -> None:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:

@@ -8,6 +8,8 @@ raw bytes (strings skipped), so no depth of input costs any stack.
 
 import io
 import re
+from collections.abc import Mapping
+from typing import IO, Any
 
 from django.utils.translation import gettext as _
 from rest_framework.exceptions import ParseError
@@ -35,7 +37,12 @@ def json_depth_exceeds(raw: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
 
 
 class BoundedJSONParser(JSONParser):
-    def parse(self, stream, media_type=None, parser_context=None):
+    def parse(
+        self,
+        stream: IO[bytes] | None,
+        media_type: str | None = None,
+        parser_context: Mapping[str, Any] | None = None,
+    ) -> Any:
         raw = stream.read() if stream is not None else b""
         if json_depth_exceeds(raw):
             raise ParseError(_("JSON 嵌套超过 %(limit)d 层。") % {"limit": MAX_JSON_DEPTH})

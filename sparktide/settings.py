@@ -6,6 +6,7 @@ layer and a database-backed task queue. Set DATABASE_URL / REDIS_URL to scale ou
 
 import secrets
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -122,7 +123,7 @@ TEMPLATES = [
 SPARKTIDE_ROLE = process_role()
 
 
-def _databases() -> dict:
+def _databases() -> dict[str, Any]:
     url = env_url("DATABASE_URL", schemes={"sqlite", "postgres", "postgresql", "pgsql"})
     if url is None:
         VAR_DIR.mkdir(parents=True, exist_ok=True)
@@ -185,7 +186,7 @@ DATABASES = _databases()
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 
-def _channel_layers() -> dict:
+def _channel_layers() -> dict[str, Any]:
     redis_url = env_url("REDIS_URL", schemes={"redis", "rediss", "unix"})
     if redis_url is None:
         return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

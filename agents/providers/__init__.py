@@ -20,7 +20,7 @@ from knowledge.retrieval import MAX_TOP_K
 PROVIDERS = ("scripted", "extractive", "openai")
 
 
-def get_provider(config: dict) -> Provider:
+def get_provider(config: dict[str, Any]) -> Provider:
     """The provider for ``config``; ProviderError if the config is refused, so a
     version stored before a rule tightened fails its agent call, not the worker."""
     try:

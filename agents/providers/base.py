@@ -95,10 +95,10 @@ class AgentState(Protocol):
     instructions: str
     task: str
     # OpenAI-style chat messages, including tool results appended by the engine.
-    messages: list[dict]
+    messages: list[dict[str, Any]]
     # Earlier turns of the conversation (same sessionId, owner and app), oldest first:
     # [{"question", "answer", "runId"}]; empty for a sub-agent or a run without a session.
-    history: list[dict]
+    history: list[dict[str, Any]]
 
     def evidence_ids(self) -> list[str]:
         """cite_ IDs of this call's evidence view, in issuance order."""
@@ -109,7 +109,7 @@ class AgentState(Protocol):
     def numeric_handles(self) -> list[str]:
         """num_ handles issued to this call, in issuance order."""
 
-    def search_results(self) -> list[dict]:
+    def search_results(self) -> list[dict[str, Any]]:
         """Items returned by this call's searches: {id, title, content, handles: [{id, key, display}]}."""
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from agents.providers.base import AgentState, ToolCall, Turn
 from agents.providers.reading import (
@@ -58,7 +59,7 @@ class _Source:
     name: str  # short entity name
     content: str
     units: list[Unit]
-    handles: list[dict]
+    handles: list[dict[str, Any]]
     rank: int
 
 
@@ -69,7 +70,7 @@ class _Pick:
     score: float
 
 
-def _sources(results: list[dict]) -> list[_Source]:
+def _sources(results: list[dict[str, Any]]) -> list[_Source]:
     seen: set[str] = set()
     out = []
     for rank, r in enumerate(results):
@@ -208,7 +209,7 @@ def _best_units(reading: _Reading) -> list[_Pick]:
     return picks
 
 
-def _figure_score(handle: dict, reading: _Reading) -> float:
+def _figure_score(handle: dict[str, Any], reading: _Reading) -> float:
     label = fold(handle.get("label") or handle.get("key") or "")
     topic = reading.topic
     if not topic:
@@ -223,7 +224,7 @@ def _figure_score(handle: dict, reading: _Reading) -> float:
     return score - 0.05 * max(0, len(label) - asked)
 
 
-def _figures(reading: _Reading) -> list[tuple[float, _Source, dict]]:
+def _figures(reading: _Reading) -> list[tuple[float, _Source, dict[str, Any]]]:
     found = []
     seen = set()
     for source in reading.sources:
@@ -241,7 +242,7 @@ def _figures(reading: _Reading) -> list[tuple[float, _Source, dict]]:
     return found
 
 
-def _answers(handle: dict, reading: _Reading) -> bool:
+def _answers(handle: dict[str, Any], reading: _Reading) -> bool:
     """Does this figure answer the question itself (not just relate to it)?
 
     Its label must state (nearly) everything asked about, and any time the question
@@ -372,7 +373,7 @@ def _cite(source: _Source) -> str:
     return f"[[cite:{source.id}]]"
 
 
-def _dates(figures: list[tuple[float, _Source, dict]]) -> str:
+def _dates(figures: list[tuple[float, _Source, dict[str, Any]]]) -> str:
     dates: list[str] = sorted({f[2]["asOf"] for f in figures if f[2].get("asOf")})
     if not dates:
         return ""
@@ -380,7 +381,7 @@ def _dates(figures: list[tuple[float, _Source, dict]]) -> str:
 
 
 class ExtractiveProvider:
-    def __init__(self, config: dict) -> None:
+    def __init__(self, config: dict[str, Any]) -> None:
         self.top_k = int(config.get("topK", 5))
         self.stage = "search"
         self.reading: _Reading | None = None
@@ -395,7 +396,7 @@ class ExtractiveProvider:
 
     # -- turns -------------------------------------------------------------------
 
-    def _tool(self, name: str, args: dict) -> Turn:
+    def _tool(self, name: str, args: dict[str, Any]) -> Turn:
         self._calls += 1
         call = ToolCall(
             id=f"call_extractive_{self._calls}",
@@ -457,7 +458,7 @@ class ExtractiveProvider:
 
     # -- reading -------------------------------------------------------------------
 
-    def _latest_search(self, state: AgentState) -> list[dict]:
+    def _latest_search(self, state: AgentState) -> list[dict[str, Any]]:
         """Results of the last search only (a follow-up searches twice)."""
         results = state.search_results()
         count = self._first_count
@@ -484,7 +485,9 @@ class ExtractiveProvider:
                 return earlier, query
         return None
 
-    def _read(self, state: AgentState, results: list[dict], *, earlier: str = "") -> _Reading:
+    def _read(
+        self, state: AgentState, results: list[dict[str, Any]], *, earlier: str = ""
+    ) -> _Reading:
         sources = _sources(results)
         corpus = _corpus(sources)
         question = read_question(state.task, corpus)

@@ -99,7 +99,7 @@ def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def validate_config(config: dict) -> None:
+def validate_config(config: dict[str, Any]) -> None:
     """Raise ModelConfigError (a ValueError) naming the key that is wrong in an ``openai`` model config.
 
     Messages never echo ``apiKeyEnv`` or ``baseUrl`` values: a key pasted in the wrong place
@@ -165,7 +165,7 @@ def validate_config(config: dict) -> None:
 class OpenAIProvider:
     """Drives one agent call against an OpenAI-compatible chat-completions endpoint."""
 
-    def __init__(self, config: dict):
+    def __init__(self, config: dict[str, Any]):
         try:
             validate_config(config)
         except ValueError as exc:
@@ -211,7 +211,7 @@ class OpenAIProvider:
                 f"openai provider: request to {self.url} failed ({type(exc).__name__})"
             ) from None
 
-    def request_body(self, state: AgentState) -> dict:
+    def request_body(self, state: AgentState) -> dict[str, Any]:
         # Earlier turns of the conversation come as chat history before this run's messages.
         history = []
         for turn in getattr(state, "history", None) or []:
@@ -386,7 +386,7 @@ def _malformed(why: str) -> ProviderError:
     return ProviderError(f"openai provider: malformed stream: {why}")
 
 
-def _stream_error(chunk: dict) -> ProviderError:
+def _stream_error(chunk: dict[str, Any]) -> ProviderError:
     error = chunk.get("error")
     label = ""
     if isinstance(error, dict):
@@ -417,7 +417,7 @@ def _text_of(content: Any, where: str) -> str:
     raise _malformed(f"{where} content is not text")
 
 
-def _first_choice(chunk: dict) -> dict | None:
+def _first_choice(chunk: dict[str, Any]) -> dict[str, Any] | None:
     choices = chunk.get("choices")
     if not isinstance(choices, list):
         raise _malformed("a chunk has no choices list")

@@ -11,6 +11,7 @@ import itertools
 import json
 import re
 import time
+from typing import Any
 
 from agents.providers.base import (
     AgentState,
@@ -33,7 +34,7 @@ MAX_SLEEP_SECONDS = 30
 _PLACEHOLDER = re.compile(r"\{\{([cpn])(\d+)\}\}")
 
 
-def validate_config(config: dict) -> None:
+def validate_config(config: dict[str, Any]) -> None:
     """Raise ModelConfigError naming the key path of what a ``scripted`` config gets wrong."""
     extra = sorted(str(k) for k in config if k not in ("provider", "steps"))
     if extra:
@@ -43,7 +44,7 @@ def validate_config(config: dict) -> None:
     validate_steps(config["steps"])
 
 
-def validate_steps(steps) -> None:
+def validate_steps(steps: Any) -> None:
     if not isinstance(steps, list) or not steps:
         raise ModelConfigError("steps", "must be a non-empty list of steps")
     for i, step in enumerate(steps):
@@ -95,7 +96,7 @@ def fill(text: str, state: AgentState) -> str:
     sources = {"c": state.evidence_ids, "p": state.publication_ids, "n": state.numeric_handles}
     cache: dict[str, list[str]] = {}
 
-    def replace(match: re.Match) -> str:
+    def replace(match: re.Match[str]) -> str:
         kind, number = match.group(1), int(match.group(2))
         if kind not in cache:
             cache[kind] = sources[kind]()
@@ -106,13 +107,13 @@ def fill(text: str, state: AgentState) -> str:
 
 
 class ScriptedProvider:
-    def __init__(self, config: dict) -> None:
+    def __init__(self, config: dict[str, Any]) -> None:
         # get_provider validated the config (validate_model_config).
         self.steps = config["steps"]
         self.position = 0
         self._ids = itertools.count(1)
 
-    def _call(self, name: str, arguments: dict) -> ToolCall:
+    def _call(self, name: str, arguments: dict[str, Any]) -> ToolCall:
         return ToolCall(
             id=f"call_script_{next(self._ids)}",
             name=name,

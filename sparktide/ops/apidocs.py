@@ -15,6 +15,8 @@ files (no CDN) through templates without any inline script or external URL
 time, so only those two pages allow ``style-src 'unsafe-inline'``.
 """
 
+from typing import Any
+
 from django.utils.csp import CSP
 from django.views.decorators.csp import csp_override
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
@@ -83,7 +85,7 @@ def errors_of(operation_id: str) -> list[tuple[int, ErrorCode, str]]:
     return [*AUTHENTICATED, *OPERATION_ERRORS.get(operation_id, [BAD_REQUEST])]
 
 
-def _problem_component() -> dict:
+def _problem_component() -> dict[str, Any]:
     return {
         "type": "object",
         "description": ProblemSerializer.__doc__,
@@ -98,7 +100,9 @@ def _problem_component() -> dict:
     }
 
 
-def error_responses(result, generator, request, public):
+def error_responses(
+    result: dict[str, Any], generator: object, request: object, public: bool
+) -> dict[str, Any]:
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas.setdefault("Problem", _problem_component())
     for path, operations in result.get("paths", {}).items():

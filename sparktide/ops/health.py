@@ -15,13 +15,15 @@ soon as one check fails (docs/operations.md):
 """
 
 import asyncio
+from collections.abc import Awaitable
 from datetime import timedelta
+from typing import Any
 
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import connection
-from django.http import JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django_tasks_db.models import DBTaskResult
@@ -38,11 +40,11 @@ def _no_store(response: JsonResponse) -> JsonResponse:
 
 
 @never_cache
-def healthz(request):
+def healthz(request: HttpRequest) -> HttpResponse:
     return _no_store(JsonResponse({"status": "ok"}))
 
 
-def _database() -> dict:
+def _database() -> dict[str, Any]:
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
@@ -52,7 +54,7 @@ def _database() -> dict:
     return {"ok": True}
 
 
-def _worker() -> dict:
+def _worker() -> dict[str, Any]:
     try:
         limit = settings.SPARKTIDE_READY_WORKER_SECONDS
         now = timezone.now()
@@ -83,7 +85,7 @@ def _worker() -> dict:
         connection.close()
 
 
-async def _channel_layer() -> dict:
+async def _channel_layer() -> dict[str, Any]:
     layer = get_channel_layer()
     if layer is None:
         return {"ok": False, "error": "NotConfigured"}
@@ -91,7 +93,7 @@ async def _channel_layer() -> dict:
     return {"ok": True, "backend": type(layer).__name__}
 
 
-async def _bounded(check) -> dict:
+async def _bounded(check: Awaitable[dict[str, Any]]) -> dict[str, Any]:
     try:
         return await asyncio.wait_for(check, CHECK_TIMEOUT)
     except TimeoutError:
@@ -100,7 +102,7 @@ async def _bounded(check) -> dict:
         return {"ok": False, "error": type(exc).__name__}
 
 
-async def readyz(request):
+async def readyz(request: HttpRequest) -> HttpResponse:
     database, channel_layer = await asyncio.gather(
         _bounded(sync_to_async(_database, thread_sensitive=False)()),
         _bounded(_channel_layer()),

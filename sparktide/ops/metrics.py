@@ -14,10 +14,11 @@ Two kinds of figures:
 """
 
 import os
+from collections.abc import Iterator
 
 from django.conf import settings
 from django.db.models import Count
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.cache import never_cache
 from django_tasks_db.models import DBTaskResult
 from prometheus_client import (
@@ -36,7 +37,7 @@ from runs.models import Run
 class DatabaseCollector:
     """Figures every process agrees on, read at scrape time."""
 
-    def collect(self):
+    def collect(self) -> Iterator[GaugeMetricFamily]:
         runs = GaugeMetricFamily("sparktide_runs", "Runs by status.", labels=["status"])
         counts = dict(Run.objects.values_list("status").annotate(n=Count("pk")).order_by())
         for status in Run.Status.values:
@@ -65,13 +66,13 @@ _DATABASE.register(DatabaseCollector())
 def _process_registry() -> CollectorRegistry:
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
         return registry
     return REGISTRY
 
 
 @never_cache
-def metrics(request):
+def metrics(request: HttpRequest) -> HttpResponse:
     if not settings.SPARKTIDE_METRICS:
         raise Http404("metrics are off")
     body = generate_latest(_process_registry()) + generate_latest(_DATABASE)
