@@ -1,0 +1,360 @@
+"""What the extractive provider reads out of the retrieved excerpts: each excerpt as a
+source (its entity and short name), the question's reading over them, and which sentence,
+list, figure or comparison answers it — scored from the excerpts' structure and the
+question's terms (docs/extractive-provider.md). No database and no model; the provider
+(agents/providers/extractive.py) turns these into answer blocks.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from agents.providers.reading import (
+    Question,
+    Unit,
+    coverage,
+    covers,
+    entity_of,
+    fold,
+    is_item,
+    periods_in,
+    row_cell,
+    short_name,
+    states,
+    units,
+)
+from knowledge.figures import Figure, figures_in, in_base_unit, value_spans
+from knowledge.text import search_tokens
+
+
+@dataclass
+class Source:
+    """One retrieved excerpt as the provider reads it."""
+
+    id: str
+    title: str
+    entity: str
+    name: str  # short entity name
+    content: str
+    units: list[Unit]
+    handles: list[dict[str, Any]]
+    rank: int
+
+
+@dataclass
+class Pick:
+    source: Source
+    unit: Unit
+    score: float
+
+
+def read_sources(results: list[dict[str, Any]]) -> list[Source]:
+    seen: set[str] = set()
+    out = []
+    for rank, r in enumerate(results):
+        if r["id"] in seen:
+            continue
+        seen.add(r["id"])
+        entity = entity_of(r.get("title") or "")
+        out.append(
+            Source(
+                id=r["id"],
+                title=r.get("title") or "",
+                entity=entity,
+                name=short_name(entity),
+                content=r.get("content") or "",
+                units=units(r.get("content") or ""),
+                handles=list(r.get("handles") or []),
+                rank=rank,
+            )
+        )
+    return out
+
+
+def corpus_of(sources: list[Source]) -> str:
+    parts = []
+    for s in sources:
+        parts += [s.title, s.name, s.content, *(h.get("label") or "" for h in s.handles)]
+    return fold("\n".join(parts))
+
+
+def entity_terms_of(question: Question, sources: list[Source]) -> list[str]:
+    """The question's terms that name a retrieved document's entity."""
+    return [
+        t
+        for t in question.terms
+        if len(t) >= 2 and any(fold(t) in fold(s.title) or covers(fold(s.name), t) for s in sources)
+    ]
+
+
+@dataclass
+class Reading:
+    question: Question
+    entity_terms: list[str]
+    topic: list[str]  # the other terms: what is asked about the entity
+    sources: list[Source]  # relevant excerpts, best first
+    resolved_from: str = ""  # the earlier question an elliptical follow-up was read against
+    phrases: tuple[str, ...] = ()  # what is asked, as written (topic_phrases): the floor
+
+
+def states_question(reading: Reading, text: str, context: str) -> bool:
+    """The floor on the thing asked: ``text`` (with its heading or table header, and the
+    document's title for the period) states every phrase the question asks about and
+    every period it names. Not the entity alone: 基金简称 does not answer 基金经理."""
+    said = fold(f"{text}\n{context}")
+    phrases = reading.phrases
+    if not all(states(p, said) for p in phrases):
+        return False
+    return reading.question.periods <= periods_in(said)
+
+
+def is_about(source: Source, entity_terms: list[str]) -> bool:
+    if not entity_terms:
+        return True
+    return any(covers(t, fold(source.name)) or covers(t, fold(source.title)) for t in entity_terms)
+
+
+def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
+    if unit.kind in ("heading", "header"):
+        return 0.0
+    text = fold(unit.text)
+    context = fold(unit.heading)
+    # Another entity the question names is asked about here (持有北辰医药的比例).
+    others = [t for t in reading.entity_terms if not source_names(source, t)]
+    topic = [*reading.topic, *others] or list(reading.entity_terms)
+    score = 0.0
+    for term in topic:
+        c = coverage(term, text)
+        if c >= 0.6:
+            score += 2.0 * c
+        elif coverage(term, context) >= 0.6:
+            # A list is read under its heading (第四节 风险提示 → its items), a table row
+            # under its header.
+            score += 2.0 * coverage(term, context) if unit.kind in ("list", "row") else 0.5
+    if score == 0.0:
+        return 0.0
+    for time in reading.question.times:
+        if coverage(fold(time), text) >= 0.6:
+            score += 0.5
+    # A few shared words break ties between sentences that both name the topic.
+    wanted = set(search_tokens(reading.question.text))
+    said = f"{unit.heading} {unit.text}" if unit.kind in ("list", "row") else unit.text
+    score += min(0.5, 0.1 * len(wanted & set(search_tokens(said))))
+    if unit.kind == "list":
+        score += 1.0 if reading.question.enumerates else -0.5
+        # The fuller enumeration of a topic answers "which" better.
+        score += 0.1 * min(len(unit.clauses), 5) if reading.question.enumerates else 0.0
+    if reading.question.quantitative and figures_in(unit.text):
+        score += 0.5
+    if unit.kind == "list" and reading.question.enumerates:
+        return score  # a whole enumeration is not penalized for its length
+    return score - 0.002 * len(unit.text)
+
+
+def source_names(source: Source, term: str) -> bool:
+    return fold(term) in fold(source.title) or covers(fold(source.name), fold(term))
+
+
+def candidate_units(source: Source, reading: Reading) -> list[Unit]:
+    """A list is one answer to "which ones"; otherwise each item stands on its own."""
+    out = []
+    for unit in source.units:
+        if unit.kind == "list" and not reading.question.enumerates:
+            lines = unit.text.split("\n")
+            items = unit.clauses or lines[1:]
+            lead_in = lines[0] if lines[0] not in items and not is_item(lines[0]) else ""
+            context = f"{unit.heading} {lead_in}".strip()
+            for line in items:
+                out.append(Unit(line, "sentence", context, [line]))
+            continue
+        out.append(unit)
+        if unit.kind == "sentence" and len(unit.clauses) > 1:
+            # A clause of a long sentence answers on its own (…；扣非净利润 5.9 亿元…；).
+            out += [Unit(c.strip(), "clause", unit.heading, [c]) for c in unit.clauses]
+    return out
+
+
+def best_units(reading: Reading) -> list[Pick]:
+    picks = []
+    for source in reading.sources:
+        for unit in candidate_units(source, reading):
+            if not states_question(reading, unit.text, f"{unit.heading}\n{source.title}"):
+                continue
+            score = unit_score(unit, reading, source)
+            if score > 0:
+                picks.append(Pick(source, unit, score))
+    picks.sort(key=lambda p: (-p.score, p.source.rank))
+    return picks
+
+
+def figure_score(handle: dict[str, Any], reading: Reading) -> float:
+    label = fold(handle.get("label") or handle.get("key") or "")
+    topic = reading.topic
+    if not topic:
+        return 0.0
+    matched = [coverage(t, label) for t in topic]
+    if max(matched, default=0) < 0.75:
+        return 0.0
+    score = sum(c for c in matched if c >= 0.75)
+    score += 0.3 * sum(1 for t in reading.question.times if coverage(fold(t), label) >= 0.6)
+    # Prefer the label that says least beyond what was asked (三季度营业收入 over 营业收入同比增长).
+    asked = sum(len(t) for t, c in zip(topic, matched, strict=True) if c >= 0.75)
+    return score - 0.05 * max(0, len(label) - asked)
+
+
+def relevant_figures(reading: Reading) -> list[tuple[float, Source, dict[str, Any]]]:
+    found = []
+    seen = set()
+    for source in reading.sources:
+        for handle in source.handles:
+            if handle["id"] in seen:
+                continue
+            label = handle.get("label") or handle.get("key") or ""
+            if not states_question(reading, label, source.title):
+                continue
+            score = figure_score(handle, reading)
+            if score > 0:
+                seen.add(handle["id"])
+                found.append((score, source, handle))
+    found.sort(key=lambda f: (-f[0], f[1].rank))
+    return found
+
+
+def handle_answers(handle: dict[str, Any], reading: Reading) -> bool:
+    """Does this figure answer the question itself (not just relate to it)?
+
+    Its label must state (nearly) everything asked about, and any time the question
+    names — or the sentence stating the figure must.
+    """
+    label = fold(handle.get("label") or handle.get("key") or "")
+    topic = "".join(reading.topic)
+    if not topic or coverage(topic, label) < 0.8:
+        return False
+    return all(coverage(fold(t), label) >= 0.6 for t in reading.question.times) or not (
+        reading.question.times
+    )
+
+
+def clause_with(unit: Unit, display: str) -> str:
+    """The clause of ``unit`` that states ``display`` (the value as a handle renders it)."""
+    figures = figures_in(display)
+    if not figures:
+        return unit.text
+    for clause in unit.clauses or [unit.text]:
+        if value_spans(clause, figures[0].value, figures[0].unit):
+            return clause.rstrip("；;，,")
+    return unit.text
+
+
+def unit_stating(source: Source, display: str) -> Unit | None:
+    figures = figures_in(display)
+    if not figures:
+        return None
+    for unit in source.units:
+        if unit.kind != "heading" and value_spans(unit.text, figures[0].value, figures[0].unit):
+            return unit
+    return None
+
+
+def quote_unit(unit: Unit, phrases: tuple[str, ...] = ()) -> str:
+    """A unit as written: a list keeps its lead-in and every item on their own lines; a
+    table row is answered by the cell the question asks for (its row label and column
+    header), then quoted whole with its header — every cell verbatim."""
+    if unit.kind == "row":
+        column = row_cell(unit, phrases)
+        quoted = f"表格：{unit.heading}\n  {unit.text}"
+        if column > 0:
+            header = unit.heading.split(" | ")
+            return f"{unit.clauses[0]}（{header[column]}）：{unit.clauses[column]}\n  {quoted}"
+        return quoted
+    return unit.text.rstrip("；;，,") if unit.kind == "clause" else unit.text
+
+
+# Two named entities joined as one subject (A基金和B基金, A与B, A、B): a comparison.
+COORDINATED = re.compile(r"\s*(?:和|与|及|跟|同|、|以及)\s*")
+
+
+def compared_groups(reading: Reading) -> list[tuple[str, list[Source]]]:
+    """The entities a comparison question names, each with its own retrieved sources, in
+    the question's order — or [] when the question is not a comparison of two or more.
+    Entities must be coordinated in the text (A和B的…): 星河医疗健康混合基金持有北辰医药
+    names two entities but asks about one."""
+    text = fold(reading.question.text)
+    # A generic name (基金 in every fund's title) names no one entity: it is not compared.
+    specific = [
+        t
+        for t in reading.entity_terms
+        if len({s.entity for s in reading.sources if source_names(s, t)}) == 1
+    ]
+    placed = sorted((text.find(fold(t)), t) for t in specific if text.find(fold(t)) >= 0)
+    groups: list[tuple[str, list[Source]]] = []
+    for i, (at, term) in enumerate(placed):
+        if i > 0:
+            previous_at, previous = placed[i - 1]
+            between = text[previous_at + len(fold(previous)) : at]
+            if not COORDINATED.fullmatch(between):
+                return []
+        named = [s for s in reading.sources if source_names(s, term)]
+        if not named or any({s.entity for s in named} & {s.entity for s in g} for _, g in groups):
+            return []
+        groups.append((term, named))
+    if len(groups) >= 1:
+        order = {term: at for at, term in placed}
+        missing = coordinated_missing(reading)
+        groups += [(name, []) for _, name in missing]
+        order |= {name: at for at, name in missing}
+        groups.sort(key=lambda g: order[g[0]])
+    return groups if len(groups) >= 2 else []
+
+
+def difference_line(values: list[tuple[str, Figure]]) -> str:
+    """Which of two figures of one unit is higher, and by how much — written after every
+    marker, so it sits in no excerpt's span; no difference across units."""
+    (first, a), (second, b) = values
+    percent = a.unit.startswith(("%", "％")) and b.unit.startswith(("%", "％"))
+    base_a, unit_a = in_base_unit(a.value, a.unit)
+    base_b, unit_b = in_base_unit(b.value, b.unit)
+    if percent:
+        delta, unit = abs(a.value - b.value), " 个百分点"
+    elif a.unit == b.unit:
+        delta, unit = abs(a.value - b.value), a.unit
+    elif unit_a and unit_a == unit_b:
+        delta, unit = abs(base_a - base_b), unit_a
+    else:
+        return ""
+    if base_a == base_b:
+        return "\n\n两者相同。"
+    higher, lower = (first, second) if base_a > base_b else (second, first)
+    return f"\n\n{higher}高于{lower}，相差 {format(delta.normalize(), 'f')}{unit}（按上面两处数字计算）。"
+
+
+def coordinated_missing(reading: Reading) -> list[tuple[int, str]]:
+    """Names the question coordinates with a known entity (A和B的…) that no retrieved
+    document is about: (position, name)."""
+    text = fold(reading.question.text)
+    known = [(text.find(fold(t)), fold(t)) for t in reading.entity_terms if fold(t) in text]
+    out = []
+    for name in reading.question.unknown:
+        at = text.find(fold(name))
+        if at < 0:
+            continue
+        for position, term in known:
+            before = text[position + len(term) : at] if position < at else ""
+            after = text[at + len(name) : position] if at < position else ""
+            if COORDINATED.fullmatch(before or after or "x"):
+                out.append((at, name))
+                break
+    return out
+
+
+def cite_marker(source: Source) -> str:
+    return f"[[cite:{source.id}]]"
+
+
+def dates_line(figures: list[tuple[float, Source, dict[str, Any]]]) -> str:
+    dates: list[str] = sorted({f[2]["asOf"] for f in figures if f[2].get("asOf")})
+    if not dates:
+        return ""
+    return "\n\n数据日期：" + "、".join(dates) + "。"
