@@ -137,11 +137,12 @@ class RunListView(APIView):
 
     @extend_schema(request=CreateRunInput, responses={201: RunOut}, operation_id="createRun")
     def post(self, request: Request, app: str) -> Response:
-        app_obj = access_app_for_member(access_caller(request.user), app)
+        caller = cast(User, access_caller(request.user))  # AUTH_USER_MODEL is auth.User
+        app_obj = access_app_for_member(caller, app)
         data = CreateRunInput(data=request.data)
         data.is_valid(raise_exception=True)
         run = start_run(
-            user=request.user,
+            user=caller,
             app=app_obj,
             agent_key=data.validated_data["agent"],
             input=data.validated_data["input"],

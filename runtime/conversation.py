@@ -13,6 +13,7 @@ that run and could never be verified in this one.
 """
 
 import re
+from typing import Any
 
 from citations.markers import ANY_MARKER
 from publication.reader import VISIBLE, RunReader
@@ -40,7 +41,7 @@ def _answer_text(run: Run) -> str:
     return text[:MAX_ANSWER_CHARS]
 
 
-def conversation_history(run: Run, *, limit: int = MAX_TURNS) -> list[dict]:
+def conversation_history(run: Run, *, limit: int = MAX_TURNS) -> list[dict[str, Any]]:
     """``[{"question", "answer", "runId"}]`` of the session's earlier runs, oldest first."""
     if not run.session_id:
         return []

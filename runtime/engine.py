@@ -231,7 +231,7 @@ class Engine(Tools):
                         close_reason(published and published["receipt"]),
                     )
                     state.stream = state.on_text = None
-                message: dict = {"role": "assistant", "content": turn.text or None}
+                message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
                 if turn.tool_calls:
                     message["tool_calls"] = [
                         {
@@ -297,7 +297,7 @@ class Engine(Tools):
         call.status = status
         call.result_text = text
         call.completed_at = timezone.now()
-        along: list[tuple[str, list]] = []
+        along: list[tuple[str, list[Any]]] = []
         fence: Any = nullcontext()
         if connection.vendor == "postgresql":
             # The kept journal entries, the call's end and agent.completed: one statement.
@@ -326,7 +326,7 @@ class Engine(Tools):
             )
 
 
-def _call_ended(call: AgentCall) -> tuple[str, list]:
+def _call_ended(call: AgentCall) -> tuple[str, list[Any]]:
     """PostgreSQL: the UPDATE that records how an agent call ended (an ``along`` of its
     agent.completed: only if that event is appended)."""
     names = ("status", "result_text", "completed_at")

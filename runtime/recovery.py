@@ -30,10 +30,11 @@ it is recovered (or re-enqueued) once.
 import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.tasks import TaskResultStatus
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
@@ -62,7 +63,9 @@ class Recovered:
     settled_previews: int = 0
 
 
-def stale_runs(stale_after: timedelta = DEFAULT_STALE_AFTER, now=None):
+def stale_runs(
+    stale_after: timedelta = DEFAULT_STALE_AFTER, now: datetime | None = None
+) -> QuerySet[Run]:
     """RUNNING runs whose worker has not said it is alive for ``stale_after``."""
     cutoff = (now or timezone.now()) - stale_after
     return Run.objects.filter(status=Run.Status.RUNNING).filter(
@@ -189,7 +192,7 @@ class Sweep:
     abandoned_deliveries: int = 0
 
 
-def run_tasks(run_id: str):
+def run_tasks(run_id: str) -> QuerySet[DBTaskResult[Any, Any]]:
     """The django_tasks_db rows of one run's execute_run_task."""
     return DBTaskResult.objects.filter(task_path=RUN_TASK_PATH, args_kwargs__args__0=run_id)
 
@@ -255,7 +258,7 @@ def requeue_orphan(run_id: str, stale_after: timedelta) -> bool:
     return True
 
 
-def orphaned_queued_runs(stale_after: timedelta):
+def orphaned_queued_runs(stale_after: timedelta) -> list[str]:
     """QUEUED runs older than ``stale_after`` with no task that will run them."""
     cutoff = timezone.now() - stale_after
     candidates = list(
@@ -306,7 +309,7 @@ def abandoned_after() -> timedelta:
     return timedelta(seconds=2 * settings.SPARKTIDE_WS_SLOW_CLIENT_SECONDS + 60)
 
 
-def close_abandoned_deliveries(now=None) -> int:
+def close_abandoned_deliveries(now: datetime | None = None) -> int:
     """Close the DeliveryLog rows of a killed server (SIGKILL, OOM, a lost machine: its
     sockets never recorded their end): rows still open whose run ended longer ago than
     ``abandoned_after``. Marked ``abandoned``, closed at the moment they were found; how

@@ -7,6 +7,8 @@ check cannot start a run it should not.
 
 from typing import Any
 
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
@@ -24,7 +26,7 @@ from tenancy.models import App, Membership
 MAX_INPUT_CHARS = 32_000
 
 
-def validate_run_input(value) -> str:
+def validate_run_input(value: object) -> str:
     """The run input as given (never trimmed), or 400 INVALID_REQUEST naming ``input``."""
     if not isinstance(value, str):
         raise SparkTideError(ErrorCode.INVALID_REQUEST, "input: " + _("必须是文本。"))
@@ -38,7 +40,7 @@ def validate_run_input(value) -> str:
     return value
 
 
-def require_member(user, app: App) -> None:
+def require_member(user: AbstractBaseUser | AnonymousUser, app: App) -> None:
     """The user is an active business user of the app's tenant and a member of the
     app now (one query); anyone else gets the 404 a missing app gets."""
     if user is None or user.pk is None:
@@ -76,7 +78,9 @@ def _pin(*, app_id: int, agent_key: str) -> QuerySet[AgentPin]:
     )
 
 
-def runnable_version(app: App, agent_key: str, agent_version=None) -> AgentVersion:
+def runnable_version(
+    app: App, agent_key: str, agent_version: AgentVersion | int | None = None
+) -> AgentVersion:
     """The version a run of ``agent_key`` in ``app`` uses: the app's pin, or the
     version the caller asked to try — only a PUBLISHED version of the pinned agent,
     of the app's tenant (422 AGENT_NOT_AVAILABLE otherwise)."""
@@ -105,7 +109,13 @@ def runnable_version(app: App, agent_key: str, agent_version=None) -> AgentVersi
 
 
 def start_run(
-    *, user, app: App, agent_key: str, input: str, session_id: str = "", agent_version=None
+    *,
+    user: User,
+    app: App,
+    agent_key: str,
+    input: str,
+    session_id: str = "",
+    agent_version: AgentVersion | int | None = None,
 ) -> Run:
     """Create a QUEUED run and enqueue it after commit.
 

@@ -30,11 +30,11 @@ class CallState:
     call: AgentCall
     instructions: str
     task: str
-    messages: list[dict] = field(default_factory=list)
-    results: list[dict] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     # Earlier turns of the run's conversation (runtime/conversation.py); root call only.
-    history: list[dict] = field(default_factory=list)
+    history: list[dict[str, Any]] = field(default_factory=list)
     # The live turn's text stream (runtime/streaming.py); the provider calls ``on_text``
     # with content deltas as they arrive. None for a sub-agent: its text is not an answer.
     stream: Any = None
@@ -53,12 +53,12 @@ class CallState:
     def numeric_handles(self) -> list[str]:
         return [h.pk for h in evidence_handles(self.call)]
 
-    def search_results(self) -> list[dict]:
+    def search_results(self) -> list[dict[str, Any]]:
         return self.results
 
 
 def journal(
-    run: Run, call: AgentCall | None, kind: str, *, tool: str = "", step: int = 0, **data
+    run: Run, call: AgentCall | None, kind: str, *, tool: str = "", step: int = 0, **data: Any
 ) -> None:
     """Write one journal entry now."""
     writer = Journal(run)
@@ -87,7 +87,7 @@ class Journal:
         self.pending: list[tuple[Any, ...]] = []
 
     def add(
-        self, call: AgentCall | None, kind: str, *, tool: str = "", step: int = 0, **data
+        self, call: AgentCall | None, kind: str, *, tool: str = "", step: int = 0, **data: Any
     ) -> None:
         self.pending.append(
             (self.run.pk, call.pk if call else None, kind, tool, step, data, timezone.now())

@@ -14,6 +14,7 @@ Markers are plain text here: nothing in the stream is verified.
 """
 
 import time
+from typing import Any
 
 from publication.text import MAX_DISPLAY_CHARS, clean_text
 from runs.models import AgentCall, Run
@@ -92,7 +93,7 @@ class TurnStream:
         self.stopped = True
 
 
-def close_reason(receipt: dict | None) -> str:
+def close_reason(receipt: dict[str, Any] | None) -> str:
     """What replaced the streamed text: the outcome of Publication's receipt, lower case
     (``committed``, ``previewed``, ``rejected``, ``save_unknown``, …); ``empty`` when the turn
     published nothing."""

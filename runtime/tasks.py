@@ -1,6 +1,8 @@
+from typing import Any
+
 from django.db import connection
 from django.dispatch import receiver
-from django.tasks import task
+from django.tasks import TaskResult, task
 from django.tasks.signals import task_enqueued
 
 from runtime.engine import execute_run
@@ -18,7 +20,7 @@ def execute_run_task(run_id: str) -> str | None:
 
 
 @receiver(task_enqueued)
-def notify_workers(sender, task_result, **kwargs) -> None:
+def notify_workers(sender: object, task_result: TaskResult[Any, Any], **kwargs: Any) -> None:
     """Wake idle workers at once when a run is enqueued (they still poll, so a lost
     notification only costs the poll interval)."""
     if task_result.task.module_path != execute_run_task.module_path:

@@ -6,6 +6,7 @@ log and the journal's code only). The message is fixed by the code.
 """
 
 from enum import StrEnum
+from typing import Any
 
 from foundation.errors import ErrorCode
 
@@ -13,7 +14,7 @@ from foundation.errors import ErrorCode
 class ToolError(StrEnum):
     message: str
 
-    def __new__(cls, code: str, message: str):
+    def __new__(cls, code: str, message: str) -> "ToolError":
         member = str.__new__(cls, code)
         member._value_ = code
         member.message = message
@@ -47,7 +48,7 @@ class ToolError(StrEnum):
         "The run reached its citation limit; further items were not issued.",
     )
 
-    def result(self, message: str | None = None) -> dict:
+    def result(self, message: str | None = None) -> dict[str, Any]:
         """The tool result. ``message`` may only be engine-written text."""
         return {"error": {"code": str(self), "message": message or self.message}}
 

@@ -9,6 +9,8 @@ answer may say is Publication's. ``Tools`` is mixed into the engine, whose
 import json
 import logging
 from collections.abc import Callable
+from datetime import datetime
+from typing import Any, cast
 
 from django.utils import timezone
 
@@ -48,10 +50,12 @@ class Tools:
     def run_call(self, call: AgentCall) -> str:
         raise NotImplementedError
 
-    def open_call(self, **fields) -> AgentCall:
+    def open_call(self, **fields: Any) -> AgentCall:
         raise NotImplementedError
 
-    def tool_entry(self, call: AgentCall, state: CallState, step: int, tool_call: ToolCall) -> dict:
+    def tool_entry(
+        self, call: AgentCall, state: CallState, step: int, tool_call: ToolCall
+    ) -> dict[str, Any]:
         """The native tool entry: identity, argument sealing, transport cap. No content veto."""
         if tool_call.name not in TOOL_NAMES:
             return self._tool_error(call, step, tool_call, ToolError.UNKNOWN_TOOL)
@@ -83,18 +87,24 @@ class Tools:
         )
         return result
 
-    def _journal_tool(self, call, step: int, tool_call: ToolCall, kind: str, **data) -> None:
+    def _journal_tool(
+        self, call: AgentCall, step: int, tool_call: ToolCall, kind: str, **data: Any
+    ) -> None:
         self.journal.add(
             call, kind, tool=tool_call.name, step=step, toolCallId=tool_call.id, **data
         )
 
-    def _tool_error(self, call, step, tool_call, error: ToolError) -> dict:
+    def _tool_error(
+        self, call: AgentCall, step: int, tool_call: ToolCall, error: ToolError
+    ) -> dict[str, Any]:
         self._journal_tool(
             call, step, tool_call, JournalEntry.Kind.TOOL_RECEIPT, receipt={"error": str(error)}
         )
         return error.result()
 
-    def search_knowledge(self, call: AgentCall, state: CallState, step: int, args: dict) -> dict:
+    def search_knowledge(
+        self, call: AgentCall, state: CallState, step: int, args: dict[str, Any]
+    ) -> dict[str, Any]:
         query = args.get("query")
         if not isinstance(query, str) or not query.strip():
             return ToolError.INVALID_ARGUMENTS.result("query must be non-empty text")
@@ -143,7 +153,7 @@ class Tools:
             for ref, item in zip(issued.references, items, strict=False)
         ]
         state.results.extend(results)
-        answer: dict = {"results": results, _SEARCH_RECORD: _search_record(items, issued)}
+        answer: dict[str, Any] = {"results": results, _SEARCH_RECORD: _search_record(items, issued)}
         if issued.refused:
             answer["refused"] = {
                 "code": str(ToolError.CITATION_LIMIT_EXCEEDED),
@@ -158,7 +168,9 @@ class Tools:
             ]
         return answer
 
-    def send_answer_part(self, call: AgentCall, state: CallState, step: int, args: dict) -> dict:
+    def send_answer_part(
+        self, call: AgentCall, state: CallState, step: int, args: dict[str, Any]
+    ) -> dict[str, Any]:
         markdown = args.get("markdown")
         if not isinstance(markdown, str | dict):
             return ToolError.INVALID_ARGUMENTS.result("markdown must be text")
@@ -176,8 +188,14 @@ class Tools:
         return self._publish(call, step, entry="B", body=markdown, replaces=replaces)
 
     def _publish(
-        self, call: AgentCall, step: int, *, entry: str, body, replaces: str | None = None
-    ) -> dict:
+        self,
+        call: AgentCall,
+        step: int,
+        *,
+        entry: str,
+        body: str | dict[str, Any],
+        replaces: str | None = None,
+    ) -> dict[str, Any]:
         run = self.run
         # the journal as it was, before Publication acts
         durable(f"run {run.pk}: journal", self.journal.flush, journal=self.journal)
@@ -199,7 +217,9 @@ class Tools:
         maybe_fault("after_journal_write")
         return {"receipt": receipt.as_dict()}
 
-    def call_agent(self, call: AgentCall, state: CallState, step: int, args: dict) -> dict:
+    def call_agent(
+        self, call: AgentCall, state: CallState, step: int, args: dict[str, Any]
+    ) -> dict[str, Any]:
         key, task = args.get("agent"), args.get("task")
         if not isinstance(key, str) or not isinstance(task, str):
             return ToolError.INVALID_ARGUMENTS.result("agent and task must be text")
@@ -230,11 +250,11 @@ class Tools:
         return {"agentCallId": child.public_id, "text": text}
 
 
-def _brief(result: dict) -> dict:
+def _brief(result: dict[str, Any]) -> dict[str, Any]:
     if "receipt" in result:
-        return result["receipt"]
+        return cast(dict[str, Any], result["receipt"])
     if "results" in result:
-        brief: dict = {"citations": [r["id"] for r in result["results"]]}
+        brief: dict[str, Any] = {"citations": [r["id"] for r in result["results"]]}
         if "itemErrors" in result:
             brief["itemErrors"] = [error["code"] for error in result["itemErrors"]]
         return brief
@@ -243,7 +263,7 @@ def _brief(result: dict) -> dict:
     return {"agentCallId": result.get("agentCallId")}
 
 
-def _search_record(items, issued) -> dict:
+def _search_record(items: Any, issued: Any) -> dict[str, Any]:
     """What one search looked for, found and left out (counts only), for the run's
     owner (``api.selectors.run_searches``)."""
     record = dict(getattr(items, "trace", {}))
@@ -260,7 +280,7 @@ def _search_record(items, issued) -> dict:
     return record
 
 
-def _no_attempt_since(call: AgentCall, began) -> Callable[[], bool]:
+def _no_attempt_since(call: AgentCall, began: datetime) -> Callable[[], bool]:
     """The landed check of a Publication candidate whose connection was lost outside the
     commit Publication reads back itself: no attempt of the call since ``began`` means
     nothing of it was written, and it is offered again; an attempt means its outcome is

@@ -39,6 +39,7 @@ import os
 import random
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
@@ -82,7 +83,7 @@ def _close_connections(*, after_error: bool = False) -> None:
                 logger.debug("pool check failed: %s", exc)
 
 
-def _retrying(action, *, what: str, attempts: int = 20):
+def _retrying[T](action: Callable[[], T], *, what: str, attempts: int = 20) -> T | None:
     """Run a small database action until it succeeds, reconnecting after each
     connection error (bounded: about a minute)."""
     delay = 0.1
@@ -104,7 +105,7 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}"
 
 
-def _record_task(db_task: DBTaskResult, value: Any, error: BaseException | None) -> bool:
+def _record_task(db_task: DBTaskResult[Any, Any], value: Any, error: BaseException | None) -> bool:
     """Record how the task ended — only while its row is still RUNNING, under the row's
     lock. A row recovery already settled (FAILED, ``WorkerLost``: this worker was
     paused past the stale bound) is never turned into a success, nor rewritten."""
@@ -240,7 +241,7 @@ class RunWorker:
         )
         self.listener.start()
 
-    def _listen(self, params: dict) -> None:
+    def _listen(self, params: dict[str, Any]) -> None:
         """LISTEN on a connection of its own (not Django's: autocommit, never pooled)
         and set ``wake`` on each notification; reconnect with a back-off."""
         import psycopg
@@ -314,7 +315,7 @@ class RunWorker:
             free += 1
         if not free:
             return None
-        claimed: list[DBTaskResult] = []
+        claimed: list[DBTaskResult[Any, Any]] = []
         try:
             tasks = DBTaskResult.objects.ready().filter(backend_name=self.backend_name)
             with exclusive_transaction(tasks.db):
@@ -349,7 +350,7 @@ class RunWorker:
 
     # -- one task, in a pool thread -------------------------------------------------
 
-    def _execute(self, db_task: DBTaskResult) -> None:
+    def _execute(self, db_task: DBTaskResult[Any, Any]) -> None:
         run_id, result = None, None
         try:
             error: BaseException | None

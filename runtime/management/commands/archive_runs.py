@@ -1,4 +1,6 @@
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from runtime.archive import DEFAULT_BATCH_SIZE, BatchDone, archive_runs, count_due
 
@@ -9,7 +11,7 @@ class Command(BaseCommand):
         "references (digests, retrieval parameters); the public run stays. Idempotent."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "--batch-size",
             type=int,
@@ -22,7 +24,7 @@ class Command(BaseCommand):
             help="Only count the runs that are due, per app; change nothing.",
         )
 
-    def handle(self, *args, batch_size: int, dry_run: bool, **options):
+    def handle(self, *args: Any, batch_size: int, dry_run: bool, **options: Any) -> None:
         if batch_size < 1:
             raise CommandError("--batch-size must be at least 1.")
         if dry_run:

@@ -1,6 +1,7 @@
 from datetime import timedelta
+from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 from runtime.recovery import DEFAULT_STALE_AFTER, recover_runs
 
@@ -8,7 +9,7 @@ from runtime.recovery import DEFAULT_STALE_AFTER, recover_runs
 class Command(BaseCommand):
     help = "End runs whose worker died, reconciling them from the publication store."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "--stale-after",
             type=float,
@@ -16,7 +17,7 @@ class Command(BaseCommand):
             help="Seconds without a heartbeat after which a RUNNING run's worker is taken as dead.",
         )
 
-    def handle(self, *args, stale_after: float, **options):
+    def handle(self, *args: Any, stale_after: float, **options: Any) -> None:
         results = recover_runs(timedelta(seconds=stale_after))
         for r in results:
             self.stdout.write(

@@ -9,9 +9,11 @@ runs it held are recovered by the next sweep of another worker).
 import os
 import signal
 import sys
+from types import FrameType
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 from runtime.workers import RunWorker
 
@@ -19,7 +21,7 @@ from runtime.workers import RunWorker
 class Command(BaseCommand):
     help = "Process run tasks (django_tasks_db queue), many at once; recover lost runs."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "--concurrency",
             type=int,
@@ -62,16 +64,16 @@ class Command(BaseCommand):
 
     def handle(
         self,
-        *args,
-        concurrency,
-        stale_after,
-        sweep_interval,
-        grace,
+        *args: Any,
+        concurrency: int,
+        stale_after: float,
+        sweep_interval: float,
+        grace: float,
         interval: float,
         batch: bool,
         startup_delay: bool,
-        **options,
-    ):
+        **options: Any,
+    ) -> None:
         worker = RunWorker(
             concurrency=concurrency,
             interval=interval,
@@ -88,7 +90,7 @@ class Command(BaseCommand):
                 f"({worker.concurrency + 4}); runs will wait for connections"
             )
 
-        def on_signal(signum, frame):
+        def on_signal(signum: int, frame: FrameType | None) -> None:
             if worker.stopping.is_set():
                 sys.stderr.write(f"{signal.strsignal(signum)} again: exiting now\n")
                 os._exit(1)
