@@ -11,9 +11,10 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
@@ -37,12 +38,12 @@ class UploadDocumentForm(forms.Form):
         label=_("受限"), required=False, help_text=_("仅被授予 read_document 的用户可读")
     )
 
-    def __init__(self, *args, version: KnowledgeVersion, **kwargs):
+    def __init__(self, *args: Any, version: KnowledgeVersion, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.version = version
         self.fields["file"].widget.attrs["accept"] = ",".join(sorted(KINDS))
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         data = cast(dict[str, Any], super().clean())  # Form.clean returns cleaned_data
         upload = data.get("file")
         if upload is None:
@@ -75,7 +76,7 @@ else:
 class UploadDocumentsMixin(_AdminBase):
     """Adds ``<id>/upload/`` and the link to it on a DRAFT version's page."""
 
-    def get_urls(self):
+    def get_urls(self) -> list[URLPattern]:
         urls = [
             path(
                 "<path:object_id>/upload/",
@@ -86,13 +87,13 @@ class UploadDocumentsMixin(_AdminBase):
         return urls + super().get_urls()
 
     @admin.display(description=_("上传文档"))
-    def upload_link(self, obj):
+    def upload_link(self, obj: KnowledgeVersion | None) -> str:
         if obj is None or obj.pk is None or not can_upload(obj):
             return "—"
         url = reverse("admin:knowledge_knowledgeversion_upload", args=[obj.pk])
         return format_html('<a class="button" href="{}">{}</a>', url, _("上传文档"))
 
-    def upload_view(self, request, object_id):
+    def upload_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         version = get_object_or_404(
             KnowledgeVersion.objects.select_related("knowledge"), pk=object_id
         )

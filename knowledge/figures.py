@@ -203,7 +203,7 @@ def anchor_value(
     return Anchor(best[1], best[2], best[3])
 
 
-def spans_to_utf16(text: str, spans: Iterable[tuple[int, int]]) -> list[dict]:
+def spans_to_utf16(text: str, spans: Iterable[tuple[int, int]]) -> list[dict[str, int]]:
     """Code point spans as UTF-16 ``{start, end}`` ranges (what clients index with)."""
     out = []
     for start, end in spans:

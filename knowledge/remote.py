@@ -22,6 +22,7 @@ import hmac
 import json
 import math
 import time
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeGuard
@@ -83,7 +84,7 @@ class RemoteItem:
     title: str
     content: str
     page: int | None
-    locator: dict | None
+    locator: dict[str, Any] | None
     uri: str | None
 
     @property
@@ -105,12 +106,14 @@ class RefusedItem:
     field: str
 
 
-class RemoteItems(list):
+class RemoteItems(list["RemoteItem"]):
     """The usable items of one answer, in the source's order; ``refused`` names
     the items left out at the storage boundary (each one a tool error of its
     own for the model; the rest of the answer is used)."""
 
-    def __init__(self, items=(), refused=()) -> None:
+    def __init__(
+        self, items: Iterable[RemoteItem] = (), refused: Iterable[RefusedItem] = ()
+    ) -> None:
         super().__init__(items)
         self.refused: tuple[RefusedItem, ...] = tuple(refused)
 
@@ -327,7 +330,7 @@ def parse_items(raw: bytes, *, top_k: int, label: str = "remote") -> RemoteItems
     return RemoteItems(parsed, refused)
 
 
-def _parse_item(entry: Any, where: str, bad) -> RemoteItem:
+def _parse_item(entry: Any, where: str, bad: Callable[[str], Exception]) -> RemoteItem:
     if not isinstance(entry, dict):
         raise bad(f"{where} is not an object")
 
