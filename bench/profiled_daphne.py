@@ -99,12 +99,12 @@ def _install() -> None:
 def _install_timeline() -> None:
     """Stamp each wake-up's arrival, each read, each send of the delivery path."""
 
-    from delivery import consumers
+    from delivery.sender import RunSender
 
-    real_wakeup = consumers.RunEventsConsumer.wake_up
-    real_read_log = consumers.RunEventsConsumer._read_log
-    real_send_frames = consumers.RunEventsConsumer._send_frames
-    real_write_shared = consumers.RunEventsConsumer._write_shared
+    real_wakeup = RunSender.wake_up
+    real_read_log = RunSender._read_log
+    real_send_frames = RunSender._send_frames
+    real_take_shared = RunSender.take_shared
 
     def wake_up(self, message):
         seq = message.get("seq")
@@ -127,19 +127,19 @@ def _install_timeline() -> None:
         for seq, _, _ in frames:
             _timeline[seq]["send"].append(now)
 
-    def write_shared(self, frames, wires):
-        # A shared read written for a socket waiting for it (RunEventsConsumer._read).
-        wrote = real_write_shared(self, frames, wires)
+    def take_shared(self, frames, wires, *, read_started):
+        # A shared read written for a socket waiting for it (RunTail.write_to_waiting).
+        wrote = real_take_shared(self, frames, wires, read_started=read_started)
         if wrote:
             now = time.monotonic()
             for seq, _, _ in frames:
                 _timeline[seq]["send"].append(now)
         return wrote
 
-    consumers.RunEventsConsumer.wake_up = wake_up
-    consumers.RunEventsConsumer._read_log = read_log
-    consumers.RunEventsConsumer._send_frames = send_frames
-    consumers.RunEventsConsumer._write_shared = write_shared
+    RunSender.wake_up = wake_up
+    RunSender._read_log = read_log
+    RunSender._send_frames = send_frames
+    RunSender.take_shared = take_shared
 
 
 def _write(profile: cProfile.Profile | None) -> None:

@@ -1,8 +1,8 @@
 """Delivery of a run's events to one WebSocket connection (docs/events.md).
 
 Who may watch a run, what a connection reads, what the server sent and what
-the client says it received are decided here; ``runs/consumers.py`` is the thin
-edge that parses frames and calls these functions.
+the client says it received are decided here; ``delivery/consumers.py`` is the thin
+edge that parses frames, and ``delivery/sender.py`` the one sender that calls these functions.
 
 The event log in the database is the truth. A connection reads it from its
 own cursor, so a wake-up lost by the channel layer costs latency, never an

@@ -19,6 +19,7 @@ from delivery import fanout
 from delivery.fanout import Frame
 from delivery.wakeups import STREAM_GROUP, run_group
 from delivery.wire import Wire, frame_text
+from runs.events import TERMINAL_EVENT_TYPES
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +37,16 @@ def db_call[**P, R](func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     # Not thread-sensitive: every call is self-contained (no transaction spans
     # two calls), so hundreds of connections need not queue behind one thread.
     return cast(Callable[P, Awaitable[R]], database_sync_to_async(func, thread_sensitive=False))
+
+
+class SharedReader(Protocol):
+    """A sender a run's shared read may write to while it waits (delivery/sender.py)."""
+
+    wake: asyncio.Event
+
+    def take_shared(
+        self, frames: list[Frame], wires: list[Wire], *, read_started: float
+    ) -> bool: ...
 
 
 class RunTail:
@@ -60,9 +71,9 @@ class RunTail:
         self.woken: dict[int, float] = {}
         self.lock = asyncio.Lock()
         self.sockets = 0
-        # The sockets whose sender waits for ``lock`` (RunEventsConsumer._read): the
-        # socket that reads for the run writes the shared frames to them too.
-        self.waiting: set[Any] = set()
+        # The senders waiting for ``lock`` (RunSender._read): the sender that reads for
+        # the run writes the shared frames to them too (write_to_waiting).
+        self.waiting: set[SharedReader] = set()
         # seq → the shared frame's bytes on the wire (delivery/wire.py), framed
         # once for every socket the shared read serves.
         self.wires: dict[int, Wire] = {}
@@ -102,6 +113,34 @@ class RunTail:
         if wire is None:
             wire = self.wires[frame[0]] = frame_text(frame[2])
         return wire
+
+    def write_to_waiting(self, frames: list[Frame], *, after: int, read_started: float) -> None:
+        """Write a shared read to the run's senders waiting for it, in this one turn.
+
+        Without it each waiting sender took the lock in turn, found the read and sent it
+        itself: one loop turn per socket per event, so the last of 500 was sent long after
+        the first and shared reads aged out (docs/performance.md, "Delivery"). Each
+        waiting sender decides whether it takes them (``take_shared``); the terminal
+        event and a stream's close are never written here (each socket sends its own end
+        and records it), and a sender given only part of the read is woken for the rest.
+        """
+        batch: list[Frame] = []
+        for frame in frames:
+            if (
+                frame[0] != after + len(batch) + 1
+                or frame[1] in TERMINAL_EVENT_TYPES
+                or frame[1] == fanout.STREAM_EVENT  # each socket finishes its own stream
+            ):
+                break
+            batch.append(frame)
+        if not batch or not self.waiting:
+            return
+        wires = [self.wire(frame) for frame in batch]
+        for other in list(self.waiting):
+            if other.take_shared(batch, wires, read_started=read_started) and len(batch) < len(
+                frames
+            ):
+                other.wake.set()  # the rest of the read is its own to send
 
     def store(self, frames: list[Frame], *, read_started: float) -> None:
         for frame in frames:

@@ -1,5 +1,5 @@
 """The socket that reads a run's log for a wake-up writes what it read to the run's other
-sockets waiting for that read, in one turn (RunEventsConsumer._write_to_waiting): each still
+sockets waiting for that read, in one turn (RunTail.write_to_waiting): each still
 gets exactly the events after its own cursor, in order, once."""
 
 import asyncio
@@ -9,7 +9,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
 from delivery import fanout
-from delivery.consumers import RunEventsConsumer
+from delivery.sender import RunSender
 from delivery.wakeups import run_group
 from runs.events import append_event
 from tests.realtime.helpers import read_until_close, socket, ticket_for
@@ -38,7 +38,7 @@ async def test_one_read_is_written_to_every_socket_waiting_for_it(
     """Six sockets woken by one wake-up: one read of the log, five of them written by the
     socket that read it, and each has seq 1…3 exactly once, in order."""
     reads, shared, calls = [], [], []
-    real_read, real_shared = fanout.read_frames, RunEventsConsumer._write_shared
+    real_read, real_shared = fanout.read_frames, RunSender.take_shared
 
     def counting_read(run, **kwargs):
         frames = real_read(run, **kwargs)
@@ -47,14 +47,14 @@ async def test_one_read_is_written_to_every_socket_waiting_for_it(
             reads.append([seq for seq, _, _ in frames])
         return frames
 
-    def counting_shared(self, frames, wires):
-        wrote = real_shared(self, frames, wires)
+    def counting_shared(self, frames, wires, *, read_started):
+        wrote = real_shared(self, frames, wires, read_started=read_started)
         shared.append(wrote)
         return wrote
 
     settings.SPARKTIDE_WS_POLL_SECONDS = 60  # only the wake-up reads
     monkeypatch.setattr(fanout, "read_frames", counting_read)
-    monkeypatch.setattr(RunEventsConsumer, "_write_shared", counting_shared)
+    monkeypatch.setattr(RunSender, "take_shared", counting_shared)
     monkeypatch.setattr("runs.events.notify_run", lambda run_id, seq: None)
     run = await database_sync_to_async(make_run)({"text": "x"}, execute=False)
     fasts = [RecordingSocket() for _ in range(6)]

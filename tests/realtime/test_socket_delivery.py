@@ -248,6 +248,7 @@ async def test_a_failing_channel_layer_costs_wake_ups_not_the_connection(
     monkeypatch.setattr(layer, "group_add", flaky("group_add"))
     monkeypatch.setattr(layer, "receive", flaky("receive"))
     monkeypatch.setattr("delivery.consumers.RESUBSCRIBE_SECONDS", 0.05)
+    monkeypatch.setattr("delivery.sender.RESUBSCRIBE_SECONDS", 0.05)
     run = await database_sync_to_async(make_run)({"text": "x"}, execute=False)
     comm = socket(run, after=0, ticket=await ticket_for(run, alice))
     assert (await comm.connect(timeout=5))[0]
