@@ -576,7 +576,7 @@ def test_a_stream_that_trickles_past_the_overall_deadline_is_a_provider_error(ap
 
 
 def test_a_response_over_the_size_bound_is_a_provider_error(api_key, monkeypatch):
-    monkeypatch.setattr(openai_module, "MAX_RESPONSE_BYTES", 4096)
+    monkeypatch.setattr("agents.providers.chat_stream.MAX_RESPONSE_BYTES", 4096)
     chunks = [text_chunk("x" * 500) for _ in range(20)] + [finish_chunk("stop")]
     message = turn_error([stream(chunks)])
     assert "exceeded" in message
