@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 import pytest
 
 from agents.providers import get_provider, validate_model_config
-from agents.providers import openai as openai_module
 from agents.providers.base import TOOL_SCHEMAS, ProviderError, ToolCall, Turn
 from agents.providers.openai import OpenAIProvider, validate_config
 from tests.providers.fake_openai import (
