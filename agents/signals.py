@@ -11,9 +11,7 @@ from agents.models import AgentVersion
 from knowledge.models import ImmutableVersionError, KnowledgeVersion
 
 
-def _guard(
-    instance: object, action: str, pk_set: set[int] | None, model: type[Model], field: str
-) -> None:
+def _guard(instance: object, action: str, pk_set: set[int] | None, field: str) -> None:
     if not action.startswith("pre_"):
         return
     if isinstance(instance, AgentVersion):
@@ -40,24 +38,10 @@ def _guard(
 
 
 @receiver(m2m_changed, sender=AgentVersion.allowed_knowledge.through)
-def guard_allowed_knowledge(
-    sender: type[Model],
-    instance: object,
-    action: str,
-    pk_set: set[int] | None,
-    model: type[Model],
-    **kwargs: Any,
-) -> None:
-    _guard(instance, action, pk_set, model, "allowed_knowledge")
+def guard_allowed_knowledge(sender: type[Model], **signal: Any) -> None:
+    _guard(signal["instance"], signal["action"], signal["pk_set"], "allowed_knowledge")
 
 
 @receiver(m2m_changed, sender=AgentVersion.sub_agents.through)
-def guard_sub_agents(
-    sender: type[Model],
-    instance: object,
-    action: str,
-    pk_set: set[int] | None,
-    model: type[Model],
-    **kwargs: Any,
-) -> None:
-    _guard(instance, action, pk_set, model, "sub_agents")
+def guard_sub_agents(sender: type[Model], **signal: Any) -> None:
+    _guard(signal["instance"], signal["action"], signal["pk_set"], "sub_agents")
