@@ -17,6 +17,7 @@ from console.forms import EvaluationForm, RunFilterForm, TryVersionForm
 from evaluation import service as evaluations
 from evaluation.models import Evaluation
 from foundation.errors import ErrorCode, SparkTideError
+from runs.retention import require_within_retention
 from runtime.services import start_run
 from tenancy.models import App, Tenant
 
@@ -142,6 +143,16 @@ def run_detail(request, run_id: str):
     run = detail.console_run(run_id)
     if run is None:
         raise Http404
+    try:
+        # The console's socket refuses such a run (410 EVENT_CURSOR_EXPIRED): so does its page.
+        require_within_retention(run)
+    except SparkTideError as expired:
+        return render(
+            request,
+            "console/run_expired.html",
+            {"error": expired, "run_id": run.pk, "app": run.app, "tenant": run.app.tenant},
+            status=expired.status,
+        )
     return render(
         request,
         "console/run_detail.html",
