@@ -31,14 +31,16 @@ def _lookup_value(value: str) -> str:
 
 
 def access_app_for_member(user: AbstractBaseUser, app_slug: str) -> App:
-    """The app, if the user is a member; otherwise the same 404 as a missing app.
+    """The app, if the user is a member now (tenancy/models.py ``Membership.objects.current()``,
+    as ``require_member`` asks it); otherwise the same 404 as a missing app.
 
     One query decides it, so a missing app and an app the user is no member of
     cost the same and answer the same: nothing tells a non-member the app exists.
     """
+    member = Membership.objects.current().filter(app_id=OuterRef("pk"), user_id=user.pk)
     app = (
         App.objects.select_related("tenant")
-        .filter(slug=_lookup_value(app_slug), memberships__user_id=user.pk)
+        .filter(Exists(member), slug=_lookup_value(app_slug))
         .first()
     )
     if app is None:

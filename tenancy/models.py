@@ -72,12 +72,25 @@ class App(models.Model):
         return self.status == self.Status.ACTIVE
 
 
+class MembershipQuerySet(models.QuerySet["Membership"]):
+    def current(self) -> "MembershipQuerySet":
+        """The memberships that make their user a member now: an active user, a business
+        user of the app's own tenant. The one home of "is a member" — starting a run
+        (runtime/services.py ``require_member``) and naming an app (runs/access.py
+        ``access_app_for_member``) both ask it."""
+        return self.filter(
+            user__is_active=True, user__tenant_user__tenant_id=models.F("app__tenant_id")
+        )
+
+
 class Membership(models.Model):
     app = models.ForeignKey(App, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
     )
     created_at = models.DateTimeField(default=timezone.now)
+
+    objects = MembershipQuerySet.as_manager()
 
     class Meta:
         verbose_name = pgettext_lazy("model", "应用成员")
