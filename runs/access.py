@@ -142,10 +142,13 @@ def _history_grant(app_id: int | OuterRef, *, owner: User | None = None) -> Quer
     the run query) that carry ``view_run_history`` now. With ``owner`` given (a loaded
     user) the superuser case is decided in Python; inside the run query (``owner``
     None) it is read from the owner's row, and the owner is the run's."""
+    # The owner's membership as every entry point asks it (``Membership.objects.current()``):
+    # an owner deactivated since a socket opened is no member at its next read.
+    members = Membership.objects.current()
     if owner is None:
-        allowed = Membership.objects.filter(app_id=app_id, user_id=OuterRef("owner_id"))
+        allowed = members.filter(app_id=app_id, user_id=OuterRef("owner_id"))
     else:
-        allowed = Membership.objects.filter(app_id=app_id, user_id=owner.pk)
+        allowed = members.filter(app_id=app_id, user_id=owner.pk)
         if owner.is_superuser:
             return allowed
     # ContentType ids come from Django's per-process content type cache (a

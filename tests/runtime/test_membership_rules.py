@@ -59,4 +59,18 @@ def users(tenant, app, alice, outsider):
 def test_both_entry_points_answer_alike_in_either_order(app, users, order):
     for case, (user, member) in users.items():
         answers = [ENTRY_POINTS[name](user, app) for name in order]
-        assert answers == [member, member], f"{case}: {dict(zip(order, answers))}"
+        assert answers == [member, member], f"{case}: {dict(zip(order, answers, strict=True))}"
+
+
+def test_an_open_sockets_re_read_refuses_an_owner_deactivated_since_it_opened(app, alice):
+    """The socket's re-read of the history gate (runs/access.py ``run_for_history_read``) asks
+    the same membership: an owner deactivated after the ticket was spent is no member now."""
+    from runs.access import require_run_history, run_for_history_read
+
+    run = factories.scripted_run(app, alice, [{"text": "好"}], execute=False)
+    require_run_history(run_for_history_read(run.pk))
+    alice.is_active = False
+    alice.save(update_fields=["is_active"])
+    with pytest.raises(SparkTideError) as refused:
+        require_run_history(run_for_history_read(run.pk))
+    assert refused.value.code == ErrorCode.BUSINESS_PERMISSION_DENIED
