@@ -170,6 +170,16 @@ class KnowledgeVersion(models.Model):
     def is_frozen(self) -> bool:
         return self.status != self.Status.DRAFT
 
+    @classmethod
+    def transition_refusal(cls, before: str, after: str) -> str | None:
+        """Why a version cannot go from ``before`` to ``after`` (None: ``TRANSITIONS``
+        allows it). save() refuses with it; the manifest (provisioning/writing.py) asks it."""
+        if after in cls.TRANSITIONS[before]:
+            return None
+        if before == cls.Status.REVOKED:
+            return "a revoked version stays revoked; publish a new version"
+        return "a published version cannot go back to DRAFT; publish a new version"
+
     def clean(self) -> None:
         if self.knowledge.type == Knowledge.Type.REMOTE:
             if not self.endpoint:
@@ -183,10 +193,9 @@ class KnowledgeVersion(models.Model):
                 type(self).objects.filter(pk=self.pk).values(*self.CONTENT_FIELDS, "status").first()
             )
             if stored is not None:
-                if self.status not in self.TRANSITIONS[stored["status"]]:
-                    raise ImmutableVersionError(
-                        f"{self}: status cannot go from {stored['status']} to {self.status}."
-                    )
+                refusal = self.transition_refusal(stored["status"], self.status)
+                if refusal is not None:
+                    raise ImmutableVersionError(f"{self}: {refusal}")
                 if stored["status"] != self.Status.DRAFT:
                     changed = [f for f in self.CONTENT_FIELDS if getattr(self, f) != stored[f]]
                     if changed:
