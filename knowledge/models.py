@@ -115,6 +115,15 @@ def refusal_of(app, status, tenant_id, leased: bool) -> CapabilityRefusal | None
 MAX_REMOTE_TIMEOUT_SECONDS = 15
 
 
+def remote_timeout_refusal(seconds: float) -> str | None:
+    """Why a version's own deadline cannot be ``seconds`` (None: it can): the rule of the
+    column's constraint (``knowledgeversion_timeout_at_most_15s``) in words, for whoever
+    asks before writing — the admin's form (``clean``) and the manifest."""
+    if 0 < seconds <= MAX_REMOTE_TIMEOUT_SECONDS:
+        return None
+    return f"must be more than 0 and at most {MAX_REMOTE_TIMEOUT_SECONDS} seconds, got {seconds:g}"
+
+
 class KnowledgeVersion(models.Model):
     class Status(models.TextChoices):
         DRAFT = "DRAFT"
@@ -181,6 +190,10 @@ class KnowledgeVersion(models.Model):
         return "a published version cannot go back to DRAFT; publish a new version"
 
     def clean(self) -> None:
+        if self.timeout_seconds is not None:
+            refusal = remote_timeout_refusal(self.timeout_seconds)
+            if refusal is not None:
+                raise ValidationError({"timeout_seconds": refusal})
         if self.knowledge.type == Knowledge.Type.REMOTE:
             if not self.endpoint:
                 raise ValidationError({"endpoint": "A REMOTE version needs an endpoint."})

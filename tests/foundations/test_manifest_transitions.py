@@ -100,3 +100,46 @@ def test_every_move_the_tables_forbid_has_a_reason_and_every_allowed_one_none():
             for after in model.Status.values:
                 reason = model.transition_refusal(before, after)
                 assert (reason is None) == (after in allowed), (model, before, after)
+
+
+# --- a REMOTE version's own deadline: the 15 s cap -----------------------------------------
+
+
+@pytest.mark.parametrize("seconds", [0, -1, 15.5, 30])
+def test_a_deadline_the_model_refuses_is_refused_by_the_manifest_for_the_same_reason(
+    tmp_path, seconds
+):
+    """``remote_timeout_refusal`` (knowledge/models.py, beside the column's constraint) is
+    what the admin's form (``full_clean``) and the manifest both answer."""
+    from django.core.exceptions import ValidationError
+
+    from knowledge.models import Knowledge, remote_timeout_refusal
+    from tenancy.models import Tenant
+
+    reason = remote_timeout_refusal(seconds)
+    assert reason is not None and f"got {seconds:g}" in reason
+    tenant = Tenant.objects.create(key="t", name="t")
+    crm = Knowledge.objects.create(tenant=tenant, key="crm", type=Knowledge.Type.REMOTE)
+    version = KnowledgeVersion(
+        knowledge=crm,
+        version="1",
+        endpoint="http://127.0.0.1:9100/retrieve",
+        secret="s",
+        timeout_seconds=seconds,
+    )
+    with pytest.raises(ValidationError) as by_the_form:
+        version.full_clean()
+    assert by_the_form.value.message_dict["timeout_seconds"] == [reason]
+
+    data = base_manifest()
+    _tenant(data)["knowledge"][1]["versions"][0]["timeoutSeconds"] = seconds
+    message = _apply(tmp_path, data)
+    assert message is not None
+    assert message.endswith(f".knowledge[1].versions[0].timeoutSeconds: {reason}")
+
+
+def test_a_deadline_within_the_cap_is_no_refusal():
+    from knowledge.models import MAX_REMOTE_TIMEOUT_SECONDS, remote_timeout_refusal
+
+    assert remote_timeout_refusal(0.1) is None
+    assert remote_timeout_refusal(float(MAX_REMOTE_TIMEOUT_SECONDS)) is None
