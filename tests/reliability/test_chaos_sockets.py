@@ -6,9 +6,9 @@
   either delivers or closes 4503 (DATABASE_UNAVAILABLE) and its client resumes after its last
   seq with a fresh ticket, as docs/events.md tells it to: no event lost, repeated or out of
   order, no socket silent, every run ended.
-* ``redis-subscription-killed``: the Redis clients of the daphne's subscriptions killed
-  (``CLIENT KILL``) on the test's own redis-server while sockets are live; the latency of
-  the events after the kill shows when wake-ups were back (the sockets' poll is set to 5 s,
+* ``redis-clients-killed`` / ``redis-restarted``: the Redis connections of the daphne's
+  subscriptions killed (``CLIENT KILL``), or the test's own redis-server restarted, while
+  sockets are live; the latency of the events after the fault shows when wake-ups were back (the sockets' poll is set to 5 s,
   so an event delivered by a poll is late by seconds, one delivered by a wake-up is not).
 
 Each prints one line of figures. ``make test`` runs them small; SPARKTIDE_CHAOS=full with 10
@@ -257,9 +257,13 @@ def _at(frame: dict) -> float:
     return datetime.fromisoformat(frame["at"].replace("Z", "+00:00")).timestamp()
 
 
+@pytest.mark.parametrize("fault", ["clients-killed", "restarted"])
 async def test_wake_ups_come_back_after_the_redis_subscription_is_killed(
-    postgres, own_redis, make_run, alice
+    postgres, own_redis, make_run, alice, fault
 ):
+    """``clients-killed``: every client connection of the test's redis-server killed
+    (``CLIENT KILL``): the groups stay in Redis. ``restarted``: redis-server killed and started
+    again on its port, forgetting every group: the subscription must join again."""
     redis_url = f"redis://127.0.0.1:{own_redis.port}/0"
     env = reliability_env(REDIS_URL=redis_url, SPARKTIDE_WS_POLL_SECONDS="5")
     port = free_port()
@@ -284,9 +288,18 @@ async def test_wake_ups_come_back_after_the_redis_subscription_is_killed(
         while time.monotonic() < deadline and not all(len(f.frames) >= 3 for f in followers):
             await asyncio.sleep(0.05)
         await asyncio.sleep(1.0)
-        killed_pubsub = redis_cli(own_redis.port, "CLIENT", "KILL", "TYPE", "pubsub")
-        killed_normal = redis_cli(own_redis.port, "CLIENT", "KILL", "TYPE", "normal")
-        killed_at = time.time()
+        if fault == "clients-killed":
+            killed = (
+                f"killed pubsub={redis_cli(own_redis.port, 'CLIENT', 'KILL', 'TYPE', 'pubsub') or 0}"
+                f" normal={redis_cli(own_redis.port, 'CLIENT', 'KILL', 'TYPE', 'normal')}"
+            )
+        else:
+            down = time.monotonic()
+            await asyncio.to_thread(own_redis.stop)
+            await asyncio.sleep(0.5)
+            await asyncio.to_thread(own_redis.start)
+            killed = f"down {time.monotonic() - down:.1f}s"
+        killed_at = time.time()  # Redis answers again from here
         await asyncio.wait_for(asyncio.gather(*tasks), 150)
         assert await database_sync_to_async(all_terminal)(run_ids)
     finally:
@@ -313,8 +326,7 @@ async def test_wake_ups_come_back_after_the_redis_subscription_is_killed(
 
     before_latencies = sorted(latency for _, latency in before)
     report(
-        f"redis-subscription-killed sockets={sockets} killed pubsub={killed_pubsub or 0}"
-        f" normal={killed_normal} events before {len(before)} (p50"
+        f"redis-{fault} sockets={sockets} {killed} events before {len(before)} (p50"
         f" {pct(before_latencies, 0.5) * 1000:.0f} ms) after {len(after)} (p50"
         f" {pct(latencies, 0.5) * 1000:.0f} ms, p95 {pct(latencies, 0.95) * 1000:.0f} ms,"
         f" max {max(latencies, default=0) * 1000:.0f} ms), events later than 1 s {len(slow)},"
