@@ -267,3 +267,57 @@ def test_the_execution_that_holds_a_handed_back_run_still_streams(make_run):
     assert (row.text, row.length, row.state) == ("新的执行", 4, AnswerStream.State.CLOSED)
     closed = RunEvent.objects.filter(run_id=run.pk, type="answer.stream").last()
     assert closed.data["state"] == "closed" and closed.data["offset"] == 4
+
+
+@pytest.mark.django_db(transaction=True)  # two sessions: the takeover's and the stream's
+@pytest.mark.parametrize("offset", [0, 3])
+def test_a_stream_write_waiting_on_a_takeover_is_refused_once_the_takeover_commits(
+    postgres, make_run, offset
+):
+    """The fence is taken in the write's own statement (or transaction) under the run's row
+    lock: a write that queued behind a takeover still in progress is judged by the epoch the
+    takeover committed, not by what the run said when the write began."""
+    import threading
+
+    import psycopg
+    from django.db import connection as django_connection
+
+    from tests.reliability.support import conninfo, wait_for
+
+    run = _running_again(make_run(*STEPS, execute=True))
+    root = run.agent_calls.get(depth=0)
+    lost = SimpleNamespace(run=run, root=root)
+    _live_stream(lost)
+    table = Run._meta.db_table
+    result: list[bool] = []
+
+    def write() -> None:
+        try:
+            result.append(extend_stream(run, root, 9, offset=offset, delta="迟到"))
+        finally:
+            django_connection.close()
+
+    with psycopg.connect(**conninfo()) as takeover:
+        takeover.execute(
+            f"UPDATE {table} SET execution_epoch = execution_epoch + 1 WHERE id = %s",  # noqa: S608
+            [run.pk],
+        )
+        writer = threading.Thread(target=write)
+        writer.start()
+        with psycopg.connect(**conninfo(), autocommit=True) as admin:
+            wait_for(
+                lambda: (
+                    admin.execute(
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                        " AND wait_event_type = 'Lock'"
+                    ).fetchone()[0]
+                    >= 1
+                ),
+                timeout=10,
+                what="the stream's write to wait on the run's row lock",
+            )
+        takeover.commit()
+        writer.join(10)
+    assert result == [False]
+    assert Run.objects.get(pk=run.pk).execution_epoch == 2
+    assert _snapshot(run.pk) == lost.before
