@@ -22,14 +22,16 @@ import sys
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 
 import psycopg
 import pytest
 from channels.db import database_sync_to_async
+from django.db import connection
 from django.db.models import Count
 
 from publication.models import PublicationAttempt
-from runs.models import Run
+from runs.models import Run, RunEvent
 from tests import factories
 from tests.realtime.helpers import public_events
 from tests.realtime.processes import free_port
@@ -44,7 +46,9 @@ from tests.reliability.support import (
     resume_stream,
     start_named_daphne,
     statuses,
+    wait_for,
 )
+from tests.reliability.test_chaos_outages import DatabaseProxy, through
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -75,10 +79,18 @@ class Follower:
         self.closes[how] = self.closes.get(how, 0) + 1
 
 
+@database_sync_to_async
+def undelivered_for(run_id: str, after: int) -> float:
+    """How long the first event after seq ``after`` has been in the log (0: there is none)."""
+    at = RunEvent.objects.filter(run_id=run_id, seq=after + 1).values_list("at", flat=True).first()
+    return 0.0 if at is None else time.time() - at.timestamp()
+
+
 async def follow(run, user, port: int, follower: Follower, *, patience: float = 120) -> None:
     """Read the run's stream to its normal close (1000); after any other end resume after
-    the last seq with a fresh ticket. A socket that says nothing for SILENT seconds is
-    counted silent (and abandoned, as a client's watchdog would)."""
+    the last seq with a fresh ticket. A socket is silent when the log has held an event it
+    has not sent for SILENT seconds (counted, and abandoned as a client's watchdog would);
+    a socket with nothing to send (its run waiting, e.g. for the database) is only quiet."""
     deadline = time.monotonic() + patience
     while time.monotonic() < deadline:
         client = await resume_stream(run, user, port, follower.frames)
@@ -89,7 +101,14 @@ async def follow(run, user, port: int, follower: Follower, *, patience: float = 
         follower.connections += 1
         try:
             while True:
-                frame = await client.recv_json(timeout=SILENT)
+                try:
+                    frame = await client.recv_json(timeout=SILENT / 2)
+                except TimeoutError:
+                    after = follower.frames[-1]["seq"] if follower.frames else 0
+                    if await undelivered_for(run.pk, after) >= SILENT:
+                        raise
+                    follower.note("quiet")
+                    continue
                 if frame.get("kind") == "event":
                     follower.frames.append({k: v for k, v in frame.items() if k != "kind"})
                     follower.arrived.append(time.time())
@@ -143,17 +162,16 @@ STREAMED = (
 )
 
 
-async def test_database_sessions_cut_while_runs_stream_lose_nothing_and_silence_no_socket(
-    redis_and_postgres, make_run, alice
-):
-    env = reliability_env(SPARKTIDE_WS_POLL_SECONDS="0.5", SPARKTIDE_DB_POOL_SIZE="8")
+async def stream_under(fault, *, env: dict, names: list[str], runs_count: int, alice, make_run):
+    """``runs_count`` runs streamed to one socket each through a daphne (``names[0]``) and
+    two workers (``names[1:]``); ``fault()`` awaited once every run is RUNNING. Returns the
+    runs, their followers, what ``fault`` returned and the seconds from its end until every
+    stream had closed normally."""
     port = free_port()
-    names = ["sparktide-daphne-cut", "sparktide-worker-cut-0", "sparktide-worker-cut-1"]
     server = await asyncio.to_thread(start_named_daphne, port, env, names[0])
     workers: list[Worker] = []
-    cut = 0
     try:
-        runs = [await database_sync_to_async(make_run)(*STREAMED) for _ in range(RUNS)]
+        runs = [await database_sync_to_async(make_run)(*STREAMED) for _ in range(runs_count)]
         run_ids = [run.pk for run in runs]
         followers = [Follower() for _ in runs]
         tasks = [
@@ -161,28 +179,36 @@ async def test_database_sessions_cut_while_runs_stream_lose_nothing_and_silence_
             for run, f in zip(runs, followers, strict=True)
         ]
         await asyncio.sleep(0.5)
-        workers = [Worker(env, name=name, args=("--concurrency", str(RUNS))) for name in names[1:]]
-
-        async def running() -> bool:
-            found = await database_sync_to_async(statuses)(run_ids)
-            return sum(1 for s in found.values() if s != "QUEUED") == RUNS
-
+        workers = [
+            Worker(env, name=name, args=("--concurrency", str(runs_count))) for name in names[1:]
+        ]
         for _ in range(600):
-            if await running():
+            found = await database_sync_to_async(statuses)(run_ids)
+            if sum(1 for s in found.values() if s != "QUEUED") == runs_count:
                 break
             await asyncio.sleep(0.05)
         await asyncio.sleep(0.5)
-        for _ in range(CUTS):
-            cut += await asyncio.to_thread(terminate_sessions, names)
-            await asyncio.sleep(CUT_EVERY)
-        last_cut = time.monotonic()
+        done = await fault()
+        fault_ended = time.monotonic()
         await asyncio.wait_for(asyncio.gather(*tasks), 150)
-        ended_after = time.monotonic() - last_cut
+        settled = time.monotonic() - fault_ended
         assert await database_sync_to_async(all_terminal)(run_ids)
     finally:
+        logs = [process.output(limit=10**6) for process in [server, *workers]]
         for process in [*workers, server]:
             await asyncio.to_thread(process.stop)
+    kept = Path(os.environ.get("SPARKTIDE_VAR_DIR", "var")) / f"chaos-{names[0]}.log"
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_text("\n\n".join(logs))  # the processes' logs of the last run, to read
+    problems = [
+        line for log in logs for line in log.splitlines() if "ERROR" in line or "WARNING" in line
+    ]
+    return runs, followers, done, settled, problems
 
+
+async def stream_figures(runs, followers) -> tuple[str, dict]:
+    """The line's figures for runs streamed under a fault, and what the asserts need."""
+    run_ids = [run.pk for run in runs]
     faults = await database_sync_to_async(audit)(run_ids)
     totals = dict.fromkeys(("lost", "duplicated", "out_of_order", "different"), 0)
     for run, follower in zip(runs, followers, strict=True):
@@ -206,28 +232,124 @@ async def test_database_sessions_cut_while_runs_stream_lose_nothing_and_silence_
         for how, count in follower.closes.items():
             closes[how] = closes.get(how, 0) + count
     silent = sum(f.silent for f in followers)
-    report(
-        f"sessions-cut runs={RUNS} sockets={RUNS} cuts={CUTS} every {CUT_EVERY}s"
-        f" sessions-terminated={cut}"
-        f" ended={sum(1 for s in final.values() if s in ('COMPLETED', 'PARTIAL', 'FAILED'))}"
-        f" completed={sum(1 for s in final.values() if s == 'COMPLETED')} reasons={reasons}"
+    completed = sum(1 for s in final.values() if s == "COMPLETED")
+    line = (
+        f"ended={sum(1 for s in final.values() if s in ('COMPLETED', 'PARTIAL', 'FAILED'))}"
+        f" completed={completed} reasons={reasons}"
         f" events lost {totals['lost']}, duplicated {totals['duplicated']},"
         f" out of order {totals['out_of_order']}, different {totals['different']},"
         f" sockets silent {silent}, socket ends {dict(sorted(closes.items()))},"
         f" blocks {faults['blocks']} (lost {faults['lost']}, duplicated {faults['duplicated']},"
-        f" phantom {faults['phantom']}), publication attempts {outcomes}, seconds to settle after the last cut {ended_after:.1f}"
+        f" phantom {faults['phantom']}), publication attempts {outcomes}"
     )
-    assert cut >= CUTS
-    assert totals == dict.fromkeys(totals, 0), totals
-    assert silent == 0, closes
+    return line, {
+        "totals": totals,
+        "silent": silent,
+        "closes": closes,
+        "faults": faults,
+        "completed": completed,
+    }
+
+
+def assert_nothing_lost_and_no_socket_silent(found: dict) -> None:
+    assert found["totals"] == dict.fromkeys(found["totals"], 0), found
+    assert found["silent"] == 0, found
     # Every socket ended either normally or with the reconnect code: nothing else.
-    assert set(closes) <= {"1000", "4503"}, closes
+    assert set(found["closes"]) <= {"1000", "4503", "quiet"}, found
+    faults = found["faults"]
     assert {k: faults[k] for k in ("stuck", "lost", "duplicated", "phantom")} == dict.fromkeys(
         ("stuck", "lost", "duplicated", "phantom"), 0
     )
 
 
+async def test_database_sessions_cut_while_runs_stream_lose_nothing_and_silence_no_socket(
+    redis_and_postgres, make_run, alice
+):
+    env = reliability_env(SPARKTIDE_WS_POLL_SECONDS="0.5", SPARKTIDE_DB_POOL_SIZE="8")
+    names = ["sparktide-daphne-cut", "sparktide-worker-cut-0", "sparktide-worker-cut-1"]
+
+    async def cut_every_session() -> int:
+        cut = 0
+        for _ in range(CUTS):
+            cut += await asyncio.to_thread(terminate_sessions, names)
+            await asyncio.sleep(CUT_EVERY)
+        return cut
+
+    runs, followers, cut, settled, problems = await stream_under(
+        cut_every_session, env=env, names=names, runs_count=RUNS, alice=alice, make_run=make_run
+    )
+    line, found = await stream_figures(runs, followers)
+    report(
+        f"sessions-cut runs={RUNS} sockets={RUNS} cuts={CUTS} every {CUT_EVERY}s"
+        f" sessions-terminated={cut} {line}, seconds to settle after the last cut {settled:.1f}"
+    )
+    assert cut >= CUTS
+    assert_nothing_lost_and_no_socket_silent(found)
+
+
+RESTART_RUNS = 20 if FULL else 4
+RESTART_SECONDS = 2.0  # what `pg_ctl restart -m fast` takes on a small database
+
+
+async def test_a_database_restart_while_runs_stream_loses_nothing_and_completes_every_run(
+    proxy, redis_and_postgres, make_run, alice
+):
+    """PostgreSQL restarted (every connection reset, new ones refused for RESTART_SECONDS)
+    under RESTART_RUNS runs streaming to as many sockets — the issue's "PostgreSQL restart,
+    20 runs + 20 sockets". The shared server is not restarted: the processes reach it through
+    the test's proxy (test_chaos_outages.py), which is cut and opened again."""
+    env = reliability_env(
+        DATABASE_URL=through(proxy), SPARKTIDE_WS_POLL_SECONDS="0.5", SPARKTIDE_DB_POOL_SIZE="8"
+    )
+    names = ["sparktide-daphne-restart", "sparktide-worker-restart-0", "sparktide-worker-restart-1"]
+
+    async def restart() -> float:
+        proxy.down()
+        await asyncio.sleep(RESTART_SECONDS)
+        proxy.up()
+        return RESTART_SECONDS
+
+    runs, followers, _, settled, problems = await stream_under(
+        restart, env=env, names=names, runs_count=RESTART_RUNS, alice=alice, make_run=make_run
+    )
+    line, found = await stream_figures(runs, followers)
+    failed = [p for p in problems if " ERROR " in p]
+    if failed:
+        report(f"database-restart errors logged: {len(failed)}, first: {failed[0][:200]}")
+    report(
+        f"database-restart runs={RESTART_RUNS} sockets={RESTART_RUNS} down {RESTART_SECONDS:.0f}s"
+        f" {line}, seconds to settle after it {settled:.1f}"
+    )
+    assert_nothing_lost_and_no_socket_silent(found)
+    # Not asserted yet: that every run COMPLETED. A search or a Publication commit whose
+    # session is cut inside its transaction is not written again (runtime/durable.py covers
+    # writes outside one): 16–19 of 20 runs completed, the rest FAILED INTERNAL_ERROR with
+    # their blocks kept (docs/reliability.md, the database-restart row). The processes' logs
+    # of the last run are in var/chaos-sparktide-daphne-restart.log.
+
+
 # -- Redis: the subscription's connection killed ----------------------------------------
+
+
+@pytest.fixture
+def proxy(postgres):
+    """PostgreSQL behind a TCP proxy the test can cut (test_chaos_outages.py)."""
+    db = connection.settings_dict
+    proxy = DatabaseProxy(db["HOST"] or "127.0.0.1", int(db["PORT"] or 5432))
+    proxy.up()
+    yield proxy
+    proxy.down()
+
+    def sessions_left() -> int:
+        with psycopg.connect(**conninfo(), autocommit=True) as admin:
+            return admin.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND application_name LIKE 'sparktide-%%'"
+            ).fetchone()[0]
+
+    # The sessions behind the proxy end once PostgreSQL reads the closed sockets: the test
+    # database is dropped after them.
+    wait_for(lambda: sessions_left() == 0, timeout=10, what="the proxied sessions to end")
 
 
 @pytest.fixture
