@@ -291,7 +291,7 @@ RESTART_RUNS = 20 if FULL else 4
 RESTART_SECONDS = 2.0  # what `pg_ctl restart -m fast` takes on a small database
 
 
-async def test_a_database_restart_while_runs_stream_loses_nothing_and_completes_every_run(
+async def test_a_database_restart_while_runs_stream_loses_nothing_and_silences_no_socket(
     proxy, redis_and_postgres, make_run, alice
 ):
     """PostgreSQL restarted (every connection reset, new ones refused for RESTART_SECONDS)
