@@ -164,3 +164,6 @@ class NumericHandle(models.Model):
                 fields=["run", "agent_call", "fact"], name="numerichandle_unique_fact"
             ),
         ]
+
+    def __str__(self) -> str:
+        return self.id

@@ -388,6 +388,9 @@ class Chunk(FrozenContentModel):
         # The GIN index over to_tsvector('simple', search_text) is PostgreSQL-only and
         # created by migration 0002; SQLite takes the portable path in retrieval.
 
+    def __str__(self) -> str:
+        return f"{self.document_id}/{self.ordinal}"
+
     def owning_version(self) -> KnowledgeVersion:
         return self.document.version
 
@@ -434,6 +437,9 @@ class Fact(FrozenContentModel):
         verbose_name = pgettext_lazy("model", "事实")
         verbose_name_plural = pgettext_lazy("models", "事实")
         constraints = [models.UniqueConstraint(fields=["document", "key"], name="fact_unique_key")]
+
+    def __str__(self) -> str:
+        return self.key
 
     def owning_version(self) -> KnowledgeVersion:
         return self.document.version
@@ -573,6 +579,9 @@ class VersionIndex(models.Model):
         verbose_name = pgettext_lazy("model", "版本检索统计")
         verbose_name_plural = pgettext_lazy("models", "版本检索统计")
 
+    def __str__(self) -> str:
+        return str(self.version_id)
+
 
 class VersionTerm(models.Model):
     """How many chunks of a version hold a search token (its document frequency)."""
@@ -592,6 +601,9 @@ class VersionTerm(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["version", "token"], name="versionterm_unique_token")
         ]
+
+    def __str__(self) -> str:
+        return f"{self.version_id}/{self.token}"
 
 
 class Vocabulary(models.Model):
@@ -625,6 +637,9 @@ class Vocabulary(models.Model):
                 name="vocabulary_one_tenant_wide",
             )
         ]
+
+    def __str__(self) -> str:
+        return f"{self.tenant_id}/{self.knowledge_id or '—'}"
 
 
 def declare_vocabulary(tenant: Tenant, knowledge: Knowledge | None, entries: dict) -> bool:

@@ -177,6 +177,9 @@ class SourceBinding(models.Model):
             models.UniqueConstraint(fields=["revision", "cited_id"], name="sourcebinding_unique")
         ]
 
+    def __str__(self) -> str:
+        return self.cited_id
+
 
 class BlockDependency(models.Model):
     """A revision inherits the sources of the blocks it references ([[block:…]])."""
@@ -202,6 +205,9 @@ class BlockDependency(models.Model):
                 fields=["revision", "depends_on"], name="blockdependency_unique"
             )
         ]
+
+    def __str__(self) -> str:
+        return f"{self.revision_id} → {self.depends_on_id}"
 
 
 class PublicationAttempt(models.Model):
@@ -289,3 +295,6 @@ class PublicationAttempt(models.Model):
         verbose_name = pgettext_lazy("model", "发布尝试")
         verbose_name_plural = pgettext_lazy("models", "发布尝试")
         ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.candidate_id

@@ -185,7 +185,11 @@ class AgentCall(models.Model):
         ordering = ["id"]
 
     def __str__(self) -> str:
-        return f"call {self.pk} of {self.run_id} (depth {self.depth})"
+        return _("%(run)s 的智能体调用 %(id)s（层级 %(depth)s）") % {
+            "run": self.run_id,
+            "id": self.pk,
+            "depth": self.depth,
+        }
 
     @property
     def public_id(self) -> str:
@@ -262,6 +266,9 @@ class JournalEntry(models.Model):
         verbose_name = pgettext_lazy("model", "运行日志条目")
         verbose_name_plural = pgettext_lazy("models", "运行日志")
         ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}#{self.step} {self.get_kind_display()}"
 
 
 class EventTicket(models.Model):

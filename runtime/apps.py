@@ -8,3 +8,11 @@ class RuntimeConfig(AppConfig):
 
     name = "runtime"
     verbose_name = pgettext_lazy("app", "运行时")
+
+    def ready(self) -> None:
+        from django.apps import apps
+
+        # django_tasks_db names its app in English only; the admin (runtime/admin.py)
+        # shows it in the admin's language.
+        tasks = apps.get_app_config("django_tasks_database")
+        tasks.verbose_name = pgettext_lazy("app", "后台任务")
