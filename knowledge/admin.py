@@ -12,9 +12,12 @@ from django.core.exceptions import ValidationError
 from django.db.models import Count, Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
-from guardian.admin import GuardedModelAdmin
 
-from foundation.admin_mixins import FrozenOnceOutOfDraftAdmin, ReadOnlyInline
+from foundation.admin_mixins import (
+    FrozenOnceOutOfDraftAdmin,
+    ReadOnlyInline,
+    TranslatedGuardedAdmin,
+)
 from knowledge.admin_upload import UploadDocumentsMixin
 from knowledge.models import (
     Chunk,
@@ -148,7 +151,7 @@ class FactInline(ReadOnlyInline):
 
 
 @admin.register(Document)
-class DocumentAdmin(GuardedModelAdmin):
+class DocumentAdmin(TranslatedGuardedAdmin):
     """The ACL stays editable: ``restricted`` here, ``read_document`` grants under
     "Object permissions"."""
 

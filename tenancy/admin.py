@@ -15,8 +15,8 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
-from guardian.admin import GuardedModelAdmin
 
+from foundation.admin_mixins import TranslatedGuardedAdmin
 from tenancy.models import ApiToken, App, Membership, Tenant, TenantUser
 
 
@@ -51,7 +51,7 @@ class MembershipInline(admin.TabularInline[Membership, App]):
 
 
 @admin.register(App)
-class AppAdmin(GuardedModelAdmin):
+class AppAdmin(TranslatedGuardedAdmin):
     list_display = (
         "slug",
         "name",

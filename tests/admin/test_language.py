@@ -226,3 +226,60 @@ def test_every_product_admin_page_in_english_through_the_language_switch(
                 ]
             for label in names:
                 assert label in text, f"{url}: English label {label!r} missing"
+
+
+def test_admin_index_and_object_permissions_in_chinese(every_row, root_client: Client):
+    """The index names every app and model in Chinese; guardian's object-permission page of an
+    app (its catalog is zh_Hans) and the app's name and permission screen carry no English."""
+    labels = all_english_labels()
+    from tenancy.models import App
+
+    app = App.objects.get(slug="business")
+    index = visible_text(root_client.get("/admin/").content.decode())
+    for model, _admin in product_admins():
+        with override("zh-hans"):
+            assert str(capfirst(model._meta.verbose_name_plural)) in index
+            assert str(model._meta.app_config.verbose_name) in index
+    assert english_left(index, labels) == set()
+    assert "后台任务" in index and "Tasks Database Backend" not in index
+
+    url = reverse("admin:tenancy_app_permissions", args=[app.pk])
+    response = root_client.get(url)
+    assert response.status_code == 200
+    text = visible_text(response.content.decode())
+    assert "对象权限" in text and "用户权限" in text and "组:" in text
+    for english in ("Object permissions", "User permissions", "Group permissions", "Group:"):
+        assert english not in text
+    # Permission names are rows Django writes when it migrates ("Can view 应用", the custom
+    # permission's name): stored text, not translated in either language (docs/console.md).
+    names = [str(name) for _code, name in App._meta.permissions]
+    stored = re.sub(r"Can (add|change|delete|view) ", " ", text)
+    for name in names:
+        stored = stored.replace(name, " ")
+    assert english_left(stored, labels) == set()
+
+
+@pytest.mark.parametrize(
+    ("language", "message"),
+    [("zh-hans", "已暂停 1 个应用。"), ("en", "1 app(s) suspended.")],
+)
+def test_an_action_reports_in_the_admins_language(
+    every_row, root_client: Client, language: str, message: str
+):
+    from tenancy.models import App
+
+    app = App.objects.get(slug="business")
+    root_client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+    changelist = reverse("admin:tenancy_app_changelist")
+    page = visible_text(root_client.get(changelist).content.decode())
+    with override(language):
+        description = str(admin.site._registry[App].suspend_apps.short_description)
+    assert description in page  # the action is offered under its translated name
+    response = root_client.post(
+        changelist,
+        {"action": "suspend_apps", "_selected_action": [str(app.pk)]},
+        follow=True,
+    )
+    assert message in visible_text(response.content.decode())
+    app.refresh_from_db()
+    assert app.status == App.Status.SUSPENDED
