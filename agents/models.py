@@ -165,7 +165,7 @@ class AgentPin(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.app} pins {self.version}"
+        return _("%(app)s 固定使用 %(version)s") % {"app": self.app, "version": self.version}
 
     def save(self, *args, **kwargs) -> None:
         if (

@@ -128,7 +128,7 @@ class Membership(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.user} in {self.app}"
+        return _("%(app)s 的成员 %(user)s") % {"user": self.user, "app": self.app}
 
 
 TOKEN_PREFIX = "st_"
