@@ -15,11 +15,13 @@ from django.utils import timezone
 
 from foundation import observability
 from foundation.errors import ErrorCode, SparkTideError
+from foundation.faults import maybe_fault
 from runs.events import (
     RunEnded,
     RunFenced,
     append_event,
     fence_params,
+    fence_refusal,
     fence_statement,
     lock_run_row,
     lock_run_to_claim,
@@ -97,7 +99,14 @@ def lock_for_execution(
     its write itself (Publication's ``RUN_ENDED`` receipt). The one-statement writers
     carry the same fence as SQL (``fence_statement``, ``fence_params``).
     """
-    return lock_run_row(run_id, columns, epoch=epoch, ended_ok=ended_ok)
+    # The lock alone first, then the fence's rule: a worker frozen here holds the lock
+    # (make chaos, "frozen_holding_run_lock") whatever the rule would answer.
+    row = lock_run_row(run_id, columns, ended_ok=True)
+    maybe_fault("frozen_holding_run_lock")
+    refused = fence_refusal(run_id, epoch, row["status"], row["execution_epoch"], ended_ok=ended_ok)
+    if refused is not None:
+        raise refused
+    return row
 
 
 def take_over(runs: QuerySet[Run], **fields: Any) -> int:
