@@ -65,22 +65,24 @@ def runs(request, tenant_key: str = "", app_slug: str = ""):
     data.setdefault("per", str(selectors.DEFAULT_PAGE_SIZE))
     form = RunFilterForm(data, choices=selectors.filter_choices(app))
     filters = form.filters(tenant=tenant.key if tenant else "", app=app.slug if app else "")
-    page = selectors.runs_page(filters, page=request.GET.get("page"), per_page=form.per_page())
     query = request.GET.copy()
-    query.pop("page", None)
-    return render(
-        request,
-        "console/runs.html",
-        {
-            "form": form,
-            "page": page,
-            "page_range": page.paginator.get_elided_page_range(page.number),
-            "app": app,
-            "tenant": tenant or (app.tenant if app else None),
-            "query": query.urlencode(),
-            "section": "runs",
-        },
-    )
+    query.pop("cursor", None)
+    context = {
+        "form": form,
+        "app": app,
+        "tenant": tenant or (app.tenant if app else None),
+        "query": query.urlencode(),
+        "cursor": request.GET.get("cursor", ""),
+        "section": "runs",
+    }
+    try:
+        page = selectors.runs_page(
+            filters, cursor=request.GET.get("cursor") or None, per_page=form.per_page()
+        )
+    except SparkTideError:  # a cursor SparkTide did not sign (edited, or cut short)
+        context["cursor_error"] = _("翻页链接无效或已被改动，请从第一页重新查看。")
+        return render(request, "console/runs.html", context, status=400)
+    return render(request, "console/runs.html", {**context, "page": page})
 
 
 @require_GET
