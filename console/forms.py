@@ -106,6 +106,13 @@ class TryVersionForm(OwnerTokenForm):
     field_order = ["agent", "version", "token", "input"]
 
 
+class RerunForm(OwnerTokenForm):
+    """用其他版本重跑 as the owner of the pasted token: which agent version (a pk). That the
+    token is the run owner's own and that the version may run are ``start_rerun``'s."""
+
+    version = forms.IntegerField(min_value=1)
+
+
 class EvaluationForm(OwnerTokenForm):
     """评测: a set (uploaded, or shipped for the app), one or two published versions, the
     member the questions run as (their token). The set's checks, membership and which
