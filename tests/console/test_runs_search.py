@@ -240,3 +240,12 @@ def test_the_rest_list_refuses_a_bad_filter_with_invalid_request(runs, alice, qu
     assert response["Content-Type"].startswith("application/problem+json")
     assert response.json()["code"] == "INVALID_REQUEST"
     assert field in str(response.json())
+
+
+def test_a_page_holds_50_runs_unless_asked_otherwise(staff_client, app, alice, versions):
+    for i in range(53):
+        make_run(app, alice, versions["r1"], f"问题 {i}", ago=timedelta(minutes=i))
+    first = staff_client.get("/console/apps/business/runs/").content.decode()
+    assert len(RUN_LINK.findall(first)) == 50
+    second = "?" + NEXT.search(first).group(1).replace("&amp;", "&")
+    assert len(listed(staff_client, f"/console/apps/business/runs/{second}")) == 3
