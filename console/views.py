@@ -181,6 +181,10 @@ def run_rerun(request, run_id: str):
     run = detail.console_run(run_id)
     if run is None:
         raise Http404
+    try:
+        require_within_retention(run)  # its question is gone with the rest of it
+    except SparkTideError as expired:
+        return _problem(expired)
     form = RerunForm(request.POST)
     if not form.is_valid():
         # Named per field, as the API's INVALID_REQUEST details are ("token: …").

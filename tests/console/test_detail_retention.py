@@ -65,3 +65,34 @@ def test_a_run_just_inside_retention_is_shown_on_the_page_as_on_the_socket(
 
     assert response.status_code == 200
     assert QUESTION in response.content.decode()
+
+
+def test_a_run_past_retention_is_not_re_run_its_question_is_gone_with_it(
+    staff_client, admin_user, run, alice, app, knowledge
+):
+    """用其他版本重跑 would start a run with the expired run's question: refused with the
+    socket's answer (problem+json 410 EVENT_CURSOR_EXPIRED), before its form is read."""
+    from tests import factories
+    from tests.console.conftest import ANSWER_STEPS
+
+    factories.make_agent(
+        app.tenant,
+        "researcher",
+        model=factories.scripted(*ANSWER_STEPS),
+        knowledge=[knowledge],
+        version="2",
+    )
+    _age(run, days=run.app.retention_days, minutes=1)
+    refused = _socket_refusal(run, admin_user)
+    assert refused is not None
+    before = Run.objects.count()
+
+    response = staff_client.post(
+        f"/console/runs/{run.pk}/reruns", {"token": alice.raw_token, "version": "2"}
+    )
+
+    assert response.status_code == refused.status == 410
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == "EVENT_CURSOR_EXPIRED"
+    assert response.json()["detail"] == refused.detail
+    assert Run.objects.count() == before
