@@ -12,6 +12,7 @@ from datetime import datetime
 
 from django.db.models import Count, Max
 
+from api.selectors import run_searches
 from citations.markers import ANY_MARKER, CITE_MARKER, LEGACY_CITE_MARKER
 from citations.trusted import root_check, trusted_sources
 from knowledge.models import Chunk
@@ -272,6 +273,7 @@ class RunDetail:
     journal: list[JournalEntry]
     deliveries: list[ConnectionEvidence]
     quota_used: int
+    searches: list[dict] = field(default_factory=list)
 
 
 def console_run(run_id: str) -> Run | None:
@@ -392,7 +394,45 @@ def run_detail(run: Run) -> RunDetail:
         journal=[_journal_row(e) for e in JournalEntry.objects.filter(run=run).order_by("id")],
         deliveries=delivery_evidence(run),
         quota_used=sum(a.quota_consumed for group in attempts.values() for a in group),
+        searches=search_panels(run, hydrated_all),
     )
+
+
+# --- 检索记录 -------------------------------------------------------------------------
+
+
+def search_panels(run: Run, events: list[dict] | None = None) -> list[dict]:
+    """检索记录: each ``search_knowledge`` call of the run as its owner reads it through the
+    REST detail (``api.selectors.run_searches``: terms, expansions, versions, hits with rank,
+    score, document, page, citation ID and ``cited``, refused counts), each hit named by the
+    title its ``citation.created`` event announced. Titles, pages and scores only: an
+    excerpt's text is never read here (it stays behind 查看来源片段, with the owner's
+    credentials). ``events``: the run's hydrated events when the caller has them; otherwise
+    its citation.created events are read (one query)."""
+    if events is None:
+        events = [
+            {"type": e.type, "data": e.data}
+            for e in RunEvent.objects.filter(run=run, type="citation.created").only("type", "data")
+        ]
+    titles = {
+        e["data"].get("id"): e["data"].get("title") or ""
+        for e in events
+        if e["type"] == "citation.created"
+    }
+    searches = run_searches(run)
+    for number, search in enumerate(searches, start=1):
+        search["number"] = number
+        search["expansion_rows"] = [
+            {"term": term, "alternatives": list(alternatives)}
+            for term, alternatives in (search.get("expansions") or {}).items()
+        ]
+        refused = search.get("refused") or {}
+        search["refused_versions"] = int(refused.get("versions") or 0)
+        search["refused_acl"] = int(refused.get("acl") or 0)
+        for hit in search["hits"]:
+            hit["title"] = titles.get(hit.get("citationId")) or ""
+            hit["citation_id"] = hit.get("citationId") or ""
+    return searches
 
 
 def delivery_evidence(run: Run) -> list[ConnectionEvidence]:

@@ -1,0 +1,178 @@
+"""运行详情 and 运行调试 show each search's work (检索记录) and what a source's state allows now."""
+
+import re
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from playwright.sync_api import expect
+
+from api.selectors import run_searches
+from console import detail
+from tests import factories
+from tests.console.conftest import REPORT_PAGES, screenshot
+from tests.factories import MEMO_PAGES
+
+pytestmark = pytest.mark.django_db
+
+REPORT_TITLE = "北辰医药 2026 年三季度报告"
+MEMO_TITLE = "内部投研纪要"
+# One search with two hits (both report pages); the answer cites only the first.
+ONE_CITED_STEPS = (
+    {"search": "北辰医药 营收 毛利率", "topK": 2},
+    {"answerPart": "北辰医药三季度营收增长 12% [[cite:{{c1}}]]。"},
+)
+
+
+def html(response) -> str:
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def panel(page: str) -> str:
+    return page.split('id="searches"')[1].split("</section>")[0]
+
+
+def rows(section: str) -> dict[str, str]:
+    """Each hit row of a 检索记录 section, by its citation ID."""
+    return dict(
+        re.findall(
+            r'<tr class="search-hit[^"]*" data-citation-id="([^"]+)"(.*?)</tr>', section, re.S
+        )
+    )
+
+
+def excerpts() -> list[str]:
+    return [text for page in REPORT_PAGES + MEMO_PAGES for text in page.split("\n\n")]
+
+
+@pytest.fixture
+def one_cited(app, knowledge, make_run):
+    factories.make_agent(
+        app.tenant,
+        "one",
+        model=factories.scripted(*ONE_CITED_STEPS),
+        knowledge=[knowledge],
+        pin_to=[app],
+    )
+    return make_run(agent_key="one")
+
+
+# --- 1. 检索记录 ------------------------------------------------------------------------------
+
+
+def test_run_detail_shows_each_search_with_its_hits_marked_cited_or_unused(staff_client, one_cited):
+    [search] = run_searches(one_cited)
+    cited, unused = search["hits"]
+    assert cited["cited"] and not unused["cited"]
+    section = panel(html(staff_client.get(f"/console/runs/{one_cited.pk}/")))
+    assert "检索记录" in html(staff_client.get(f"/console/runs/{one_cited.pk}/"))
+    by_id = rows(section)
+    assert list(by_id) == [cited["citationId"], unused["citationId"]]
+    assert 'data-cited="true"' in by_id[cited["citationId"]]
+    assert "已引用" in by_id[cited["citationId"]] and "未使用" not in by_id[cited["citationId"]]
+    assert 'data-cited="false"' in by_id[unused["citationId"]]
+    assert "未使用" in by_id[unused["citationId"]] and "已引用" not in by_id[unused["citationId"]]
+    for hit, row in ((cited, by_id[cited["citationId"]]), (unused, by_id[unused["citationId"]])):
+        assert REPORT_TITLE in row and f">{hit['page']}<" in row
+        assert f"{hit['score']:.3f}" in row
+    # what was searched: the terms, the version asked, no refusals
+    assert "fund-reports@2026-10" in section
+    for term in search["terms"]:
+        assert f'<code class="chip-static">{term}</code>' in section
+    assert "没有被排除的版本或片段" in section
+    # titles, pages and scores only: no excerpt's text
+    for text in excerpts():
+        assert text not in section
+
+
+def test_a_search_the_acl_narrowed_shows_the_count_never_the_memo(
+    staff_client, app, knowledge, bob, make_run
+):
+    """bob may not read the memo: the search says one chunk was kept out, and nothing of it."""
+    factories.make_agent(
+        app.tenant,
+        "memo",
+        model=factories.scripted({"search": "投研纪要", "topK": 3}, {"answerPart": "没有找到。"}),
+        knowledge=[knowledge],
+        pin_to=[app],
+    )
+    run = make_run(owner=bob, agent_key="memo")
+    section = panel(html(staff_client.get(f"/console/runs/{run.pk}/")))
+    assert "文档权限排除的片段 1 个" in section
+    assert MEMO_TITLE not in section and MEMO_PAGES[0] not in section
+
+
+def test_the_search_panel_costs_a_fixed_number_of_queries(
+    staff_client, app, knowledge, make_run, one_cited
+):
+    """Two queries (the searches and the current citations) whatever the number of searches
+    and hits; 运行详情 costs the same for one search of two hits as for four of six."""
+    # The same answer as ``one_cited``'s (its first search, its c1), after three more searches.
+    many = [ONE_CITED_STEPS[0], *({"search": q, "topK": 6} for q in ("营收", "纪要", "北辰医药"))]
+    many.append(ONE_CITED_STEPS[1])
+    factories.make_agent(
+        app.tenant, "many", model=factories.scripted(*many), knowledge=[knowledge], pin_to=[app]
+    )
+    run = make_run(agent_key="many")
+    assert len(run_searches(run)) == 4
+    events = [{"type": "citation.created", "data": {}}]
+    with CaptureQueriesContext(connection) as panel_queries:
+        detail.search_panels(run, events)
+    assert len(panel_queries) == 2
+
+    def page_queries(run_id: str) -> int:
+        with CaptureQueriesContext(connection) as queries:
+            html(staff_client.get(f"/console/runs/{run_id}/"))
+        return len(queries)
+
+    assert page_queries(run.pk) == page_queries(one_cited.pk)
+
+
+def test_the_debug_pages_search_fragment_is_the_run_details_panel(staff_client, one_cited):
+    fragment = html(staff_client.get(f"/console/runs/{one_cited.pk}/searches/"))
+    page = html(staff_client.get(f"/console/runs/{one_cited.pk}/"))
+    assert rows(panel(fragment)) == rows(panel(page)) and len(rows(panel(page))) == 2
+    assert staff_client.get("/console/runs/run_doesnotexist/searches/").status_code == 404
+    # staff only: a member's session is sent to the console's login
+    anonymous = Client().get(f"/console/runs/{one_cited.pk}/searches/")
+    assert anonymous.status_code == 302 and "/console/login/" in anonymous["Location"]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.browser
+@pytest.mark.slow
+def test_run_detail_and_debugging_show_the_search_rows_in_chromium(
+    signed_in, app, knowledge, alice
+):
+    factories.make_agent(
+        app.tenant,
+        "researcher",
+        model=factories.scripted(*ONE_CITED_STEPS),
+        knowledge=[knowledge],
+        pin_to=[app],
+    )
+    page = signed_in
+    page.goto("/console/apps/business/debug/")
+    page.fill("#owner-token", alice.raw_token)
+    page.fill("#question", "北辰医药营收如何？")
+    page.click("#start")
+    hits = page.locator("#debug-searches .search-hit")
+    expect(hits).to_have_count(2, timeout=20_000)
+    expect(page.locator("#debug-searches .search-hit[data-cited=true]")).to_have_count(1)
+    expect(hits.nth(0)).to_contain_text("已引用")
+    expect(hits.nth(1)).to_contain_text("未使用")
+    expect(page.locator("#debug-searches")).to_contain_text(REPORT_TITLE)
+
+    page.click("#run-link")
+    section = page.locator("#searches")
+    expect(section.locator("h2")).to_have_text("检索记录")
+    rows = section.locator(".search-hit")
+    expect(rows).to_have_count(2)
+    expect(rows.nth(0)).to_contain_text(REPORT_TITLE)
+    expect(rows.nth(0).locator("[data-role=cited]")).to_have_text("已引用")
+    expect(rows.nth(1).locator("[data-role=unused]")).to_have_text("未使用")
+    expect(section).not_to_contain_text("毛利率保持稳定")
+    section.scroll_into_view_if_needed()
+    screenshot(page, "run-detail-searches", full_page=False)
