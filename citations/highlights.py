@@ -129,6 +129,20 @@ def highlight_spans(content: str, passages: list[str], *, title: str = "") -> li
     return _merge(content, spans)[:MAX_HIGHLIGHTS]
 
 
+def cited_paragraph(paragraph: int, content: str, spans: list[tuple[int, int]]) -> int:
+    """Which paragraph of its page a citation is at — the one rule the preview's
+    ``location`` and 运行详情's event log both show: the paragraph (a non-blank line of the
+    page, 1-based) where the first highlight begins, else where the excerpt begins.
+    ``paragraph``: where the excerpt (its chunk) begins; ``spans``: ``highlight_spans``."""
+    before = content[: spans[0][0]] if spans else ""
+    return paragraph + sum(1 for line in before.split("\n")[:-1] if line.strip())
+
+
+def paragraph_of(paragraph: int, content: str, passages: list[str], *, title: str = "") -> int:
+    """``cited_paragraph`` of an excerpt the answer's ``passages`` cite."""
+    return cited_paragraph(paragraph, content, highlight_spans(content, passages, title=title))
+
+
 def _inside(headings: list[tuple[int, int]], start: int, end: int) -> bool:
     """Does ``start``–``end`` touch one of the heading lines?"""
     return any(start < h_end and h_start < end for h_start, h_end in headings)
@@ -158,10 +172,7 @@ def highlights_and_location(
     if isinstance(page, int):
         location["page"] = page
     if paragraph is not None:
-        before = content[: spans[0][0]] if spans else ""
-        location["paragraph"] = paragraph + sum(
-            1 for line in before.split("\n")[:-1] if line.strip()
-        )
+        location["paragraph"] = cited_paragraph(paragraph, content, spans)
     if location:
         out["location"] = location
     return out

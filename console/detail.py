@@ -2,21 +2,25 @@
 
 Every answer body comes through Publication's reader, which decides for the run's
 owner *now* (a revoked source hides the block, in every revision); the console
-never reads a source excerpt itself — that is the preview endpoint's job, with the
-owner's credentials. Journal entries are redacted to their summaries here.
+never shows a source excerpt — that is the preview endpoint's job, with the owner's
+credentials (the event log reads an excerpt's text only to count which paragraph a
+citation is at). Journal entries are redacted to their summaries here.
 """
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db.models import Count, Max
 
 from api.selectors import run_searches
+from citations.highlights import paragraph_of
 from citations.markers import ANY_MARKER, CITE_MARKER, LEGACY_CITE_MARKER
 from citations.trusted import root_check, trusted_sources
 from knowledge.models import Chunk
 from publication.models import BlockRevision, PublicationAttempt
+from publication.passages import passages_in
 from publication.reader import PROTECTED, VISIBLE, RunReader
 from runs.models import AgentCall, DeliveryAck, DeliveryLog, JournalEntry, Run, RunEvent
 
@@ -127,11 +131,17 @@ def _cited(segments: list[Segment] | None) -> list[bool]:
     return list(seen.values())
 
 
-def annotate_events(events: list[dict], all_events: list[dict], root: str | None) -> None:
+def annotate_events(
+    events: list[dict], all_events: list[dict], root: str | None, answer: Sequence[object] = ()
+) -> None:
     """What the event log's summaries need beyond an event's own data, under ``console``:
     ``checked`` — the root call's final check came before this event (a receipt's claim of
     verified sources is only pending until then); ``paragraph`` — for citation.created, the
-    paragraph of its page where the cited chunk begins. One query whatever the number of events."""
+    paragraph of its page the citation is at, by the rule the source dialog's location
+    follows (``citations.highlights.paragraph_of``): where the passage the current answer
+    (``answer``: the bodies the owner may see now) cites begins, else where its excerpt
+    begins. The excerpt's text is read only to count its lines, never shown. One query
+    whatever the number of events."""
     check_seq = next(
         (
             e["seq"]
@@ -145,16 +155,30 @@ def annotate_events(events: list[dict], all_events: list[dict], root: str | None
         for e in events
         if e["type"] == "citation.created" and str(e["data"].get("chunkId", "")).isdigit()
     }
-    paragraphs = (
-        dict(Chunk.objects.filter(pk__in=chunk_ids).values_list("pk", "paragraph"))
+    chunks = (
+        {
+            pk: (paragraph, text)
+            for pk, paragraph, text in Chunk.objects.filter(pk__in=chunk_ids).values_list(
+                "pk", "paragraph", "text"
+            )
+        }
         if chunk_ids
         else {}
     )
     for event in events:
         chunk = str(event["data"].get("chunkId", ""))
+        found = chunks.get(int(chunk)) if chunk.isdigit() else None
+        paragraph = None
+        if found is not None and event["type"] == "citation.created":
+            paragraph = paragraph_of(
+                found[0],
+                found[1],
+                passages_in(answer, str(event["data"].get("id", ""))),
+                title=str(event["data"].get("title") or ""),
+            )
         event["console"] = {
             "checked": check_seq is not None and event["seq"] > check_seq,
-            "paragraph": paragraphs.get(int(chunk)) if chunk.isdigit() else None,
+            "paragraph": paragraph,
         }
 
 
@@ -308,7 +332,12 @@ def run_detail(run: Run) -> RunDetail:
     hydrated_all = reader.hydrate(shown_all)
     events = hydrated_all[: len(shown)]
     sources = answer_sources(hydrated_all)
-    annotate_events(events, hydrated_all, sources.root_agent_call_id)
+    annotate_events(
+        events,
+        hydrated_all,
+        sources.root_agent_call_id,
+        [view.content for view in reader.blocks() if view.state == VISIBLE],
+    )
     verified = sources.verified_map()
     # A marker not VERIFIED can still become so only while the run may still check it.
     settled = sources.checked or run.is_terminal

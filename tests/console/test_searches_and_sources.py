@@ -176,3 +176,52 @@ def test_run_detail_and_debugging_show_the_search_rows_in_chromium(
     expect(section).not_to_contain_text("毛利率保持稳定")
     section.scroll_into_view_if_needed()
     screenshot(page, "run-detail-searches", full_page=False)
+
+
+# --- 3. one paragraph number for a citation ---------------------------------------------------
+
+# The report's first page has two paragraphs; the answer cites the second one's sentence.
+SECOND_PARAGRAPH_STEPS = (
+    {"search": "北辰医药 研发投入", "topK": 1},
+    {"answerPart": "公司研发投入同比增加 [[cite:{{c1}}]]。"},
+)
+
+
+def test_the_event_log_and_the_source_dialog_name_the_same_paragraph(
+    staff_client, app, knowledge, alice, make_run
+):
+    """The excerpt begins at paragraph 1 of page 1; the answer cites its paragraph 2. The
+    preview's ``location`` and the event log's citation.created summary both say 第 2 段."""
+    factories.make_agent(
+        app.tenant,
+        "second",
+        model=factories.scripted(*SECOND_PARAGRAPH_STEPS),
+        knowledge=[knowledge],
+        pin_to=[app],
+    )
+    run = make_run(agent_key="second")
+    [reference] = run.citations.all()
+    assert reference.chunk.paragraph == 1
+    preview = factories.client_for(alice).get(
+        f"/v1/apps/{app.slug}/runs/{run.pk}/citations/{reference.pk}/preview"
+    )
+    assert preview.status_code == 200, preview.content
+    assert preview.json()["location"] == {"page": 1, "paragraph": 2}
+    page = html(staff_client.get(f"/console/runs/{run.pk}/"))
+    events = page.split('id="events"')[1].split('id="journal"')[0]
+    [row] = [r for r in events.split("<tr>") if "citation.created" in r]
+    assert "第 1 页 · 第 2 段" in row and "第 1 段" not in row
+
+
+def test_a_citation_the_answer_does_not_cite_is_at_the_paragraph_its_excerpt_begins(
+    staff_client, one_cited, alice
+):
+    cited, unused = (hit["citationId"] for hit in run_searches(one_cited)[0]["hits"])
+    preview = factories.client_for(alice).get(
+        f"/v1/apps/business/runs/{one_cited.pk}/citations/{unused}/preview"
+    )
+    page = html(staff_client.get(f"/console/runs/{one_cited.pk}/"))
+    events = page.split('id="events"')[1].split('id="journal"')[0]
+    [row] = [r for r in events.split("<tr>") if "citation.created" in r and unused in r]
+    location = preview.json()["location"]
+    assert f"第 {location['page']} 页 · 第 {location['paragraph']} 段" in row
