@@ -15,9 +15,11 @@ from datetime import datetime
 from django.db.models import Count, Max
 
 from api.selectors import run_searches
+from citations.access import source_refusals
 from citations.highlights import paragraph_of
 from citations.markers import ANY_MARKER, CITE_MARKER, LEGACY_CITE_MARKER
 from citations.trusted import root_check, trusted_sources
+from console import labels
 from knowledge.models import Chunk
 from publication.models import BlockRevision, PublicationAttempt
 from publication.passages import passages_in
@@ -191,6 +193,9 @@ class SourceEntry:
     number: int = 0
     citation: dict | None = None
     note: str = ""
+    # Why 查看来源片段 would be refused now (citations.access.source_refusals), in words.
+    refusal: str = ""
+    reason: str = ""
 
 
 @dataclass
@@ -238,6 +243,23 @@ def answer_sources(events: list[dict]) -> Sources:
         note = "no-exact-version" if ref_id in claimed else ""
         sources.unverified.append(SourceEntry(ref_id, citation=None, note=note))
     return sources
+
+
+def mark_refused(sources: Sources, refusals: dict[str, str]) -> None:
+    """A verified source whose preview would be refused now keeps its entry and number, with
+    the reason in words; its citation data (the chips' and the page script's) says so under
+    ``unavailable``. A copy: the event log shows the event's own data."""
+    for entry in sources.verified:
+        refusal = refusals.get(entry.id)
+        if not refusal:
+            continue
+        entry.refusal = refusal
+        entry.reason = str(labels.SOURCE_REFUSAL.get(refusal, labels.SOURCE_REFUSAL["other"]))
+        if entry.citation is not None:
+            entry.citation = {
+                **entry.citation,
+                "unavailable": {"code": refusal, "reason": entry.reason},
+            }
 
 
 @dataclass
@@ -332,6 +354,7 @@ def run_detail(run: Run) -> RunDetail:
     hydrated_all = reader.hydrate(shown_all)
     events = hydrated_all[: len(shown)]
     sources = answer_sources(hydrated_all)
+    mark_refused(sources, source_refusals(run, [s.id for s in sources.verified], reader.access))
     annotate_events(
         events,
         hydrated_all,

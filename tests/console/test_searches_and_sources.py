@@ -1,15 +1,20 @@
 """运行详情 and 运行调试 show each search's work (检索记录) and what a source's state allows now."""
 
+import json
 import re
 
 import pytest
 from django.db import connection
+from django.db.models import F
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from api.selectors import run_searches
 from console import detail
+from knowledge.models import KnowledgeVersion, Lease
+from tenancy.models import App
 from tests import factories
 from tests.console.conftest import REPORT_PAGES, screenshot
 from tests.factories import MEMO_PAGES
@@ -225,3 +230,85 @@ def test_a_citation_the_answer_does_not_cite_is_at_the_paragraph_its_excerpt_beg
     [row] = [r for r in events.split("<tr>") if "citation.created" in r and unused in r]
     location = preview.json()["location"]
     assert f"第 {location['page']} 页 · 第 {location['paragraph']} 段" in row
+
+
+# --- 4. a source the app may no longer use shows a disabled 查看来源片段 with the reason ------
+
+
+def sources_section(page: str) -> str:
+    return page.split('id="sources"')[1].split("</section>")[0]
+
+
+def preview(user, run, citation_id):
+    return factories.client_for(user).get(
+        f"/v1/apps/{run.app.slug}/runs/{run.pk}/citations/{citation_id}/preview"
+    )
+
+
+@pytest.fixture
+def answered(researcher, make_run):
+    """The console's usual run: c1 the report, c2 the memo, both verified."""
+    return make_run()
+
+
+def test_a_revoked_lease_disables_the_sources_button_with_the_reason(
+    staff_client, answered, alice, app, knowledge
+):
+    verified = [s.id for s in detail.run_detail(answered).sources.verified]
+    assert len(verified) == 2
+    before = sources_section(html(staff_client.get(f"/console/runs/{answered.pk}/")))
+    assert before.count('data-action="preview"') == 2 and "disabled" not in before
+    assert preview(alice, answered, verified[0]).status_code == 200
+
+    Lease.objects.filter(app=app, version=knowledge).update(revoked_at=timezone.now())
+    section = sources_section(html(staff_client.get(f"/console/runs/{answered.pk}/")))
+    assert 'data-action="preview"' not in section
+    assert section.count("disabled") == 2
+    for citation_id in verified:
+        assert f'data-citation-id="{citation_id}" data-refusal="no_current_lease"' in section
+    assert section.count("应用对该知识版本的使用租约已失效或被收回") == 2
+    # the click still re-checks on the server: the preview is refused
+    refused = preview(alice, answered, verified[0])
+    assert refused.status_code == 503 and refused.json()["code"] == "CAPABILITY_UNAVAILABLE"
+
+
+def test_a_revoked_version_says_so_and_the_preview_refuses_it(
+    staff_client, answered, alice, knowledge
+):
+    knowledge.status = KnowledgeVersion.Status.REVOKED
+    knowledge.save()
+    section = sources_section(html(staff_client.get(f"/console/runs/{answered.pk}/")))
+    assert 'data-action="preview"' not in section
+    assert section.count('data-refusal="not_published"') == 2
+    assert "该知识版本已撤销" in section
+    citation_id = detail.run_detail(answered).sources.verified[0].id
+    refused = preview(alice, answered, citation_id)
+    assert refused.status_code == 409 and refused.json()["code"] == "CAPABILITY_UNAVAILABLE"
+
+
+def test_after_a_policy_change_the_answers_chips_and_sources_say_why_not(
+    staff_client, answered, alice, app
+):
+    """The app's security policy changed since the run: the answer stays readable, but no
+    source may be previewed — its chips and its 回答来源区 buttons are disabled with the reason."""
+    App.objects.filter(pk=app.pk).update(security_policy_epoch=F("security_policy_epoch") + 1)
+    page = html(staff_client.get(f"/console/runs/{answered.pk}/"))
+    answer = page.split('id="answer"')[1].split('id="sources"')[0]
+    chips = re.findall(r'<a class="cite-chip is-verified[^>]*>', answer)
+    assert chips and all(
+        "is-unavailable" in chip and 'data-refusal="SECURITY_POLICY_CHANGED"' in chip
+        for chip in chips
+    )
+    assert "应用的安全策略已变化" in chips[0]
+    section = sources_section(page)
+    assert 'data-action="preview"' not in section
+    assert section.count('data-refusal="SECURITY_POLICY_CHANGED"') == 2
+    # the page script's data: each verified source says it is unavailable, and why
+    sources = json.loads(page.split('id="run-sources" type="application/json">')[1].split("<")[0])
+    assert {s["unavailable"]["code"] for s in sources} == {"SECURITY_POLICY_CHANGED"}
+    # the event log shows the events' own data, unchanged
+    events = page.split('id="events"')[1].split('id="journal"')[0]
+    assert "citation.created" in events and "unavailable" not in events
+    citation_id = sources[0]["id"]
+    refused = preview(alice, answered, citation_id)
+    assert refused.status_code == 409 and refused.json()["code"] == "SECURITY_POLICY_CHANGED"
