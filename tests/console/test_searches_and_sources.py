@@ -9,6 +9,7 @@ from django.db.models import F
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from guardian.shortcuts import remove_perm
 from playwright.sync_api import expect
 
 from api.selectors import run_searches
@@ -312,3 +313,48 @@ def test_after_a_policy_change_the_answers_chips_and_sources_say_why_not(
     citation_id = sources[0]["id"]
     refused = preview(alice, answered, citation_id)
     assert refused.status_code == 409 and refused.json()["code"] == "SECURITY_POLICY_CHANGED"
+
+
+def test_a_document_the_owner_may_no_longer_read_disables_only_its_source(
+    staff_client, answered, alice, knowledge
+):
+    memo, report = knowledge.private_doc, knowledge.public_doc
+    remove_perm("knowledge.read_document", alice, memo)
+    entries = {s.citation["documentId"]: s for s in detail.run_detail(answered).sources.verified}
+    assert entries[memo.key].refusal == "document_not_readable"
+    assert entries[report.key].refusal == ""
+    section = sources_section(html(staff_client.get(f"/console/runs/{answered.pk}/")))
+    assert section.count('data-action="preview"') == 1
+    assert f'data-action="preview" data-citation-id="{entries[report.key].id}"' in section
+    assert "运行所有者已无权阅读该文档" in section
+    refused = preview(alice, answered, entries[memo.key].id)
+    assert refused.status_code == 403 and refused.json()["code"] == "KNOWLEDGE_ACCESS_DENIED"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.browser
+@pytest.mark.slow
+def test_run_detail_in_chromium_disables_the_chips_and_buttons_of_a_source_it_may_not_preview(
+    signed_in, app, knowledge, finished_run
+):
+    factories.make_agent(
+        app.tenant,
+        "researcher",
+        model=factories.scripted(*ONE_CITED_STEPS),
+        knowledge=[knowledge],
+        pin_to=[app],
+    )
+    run = finished_run()
+    App.objects.filter(pk=app.pk).update(security_policy_epoch=F("security_policy_epoch") + 1)
+    page = signed_in
+    page.goto(f"/console/runs/{run.pk}/")
+    chip = page.locator("#answer .cite-chip[data-state=verified]").first
+    expect(chip).to_be_disabled()
+    expect(chip).to_have_attribute("data-refusal", "SECURITY_POLICY_CHANGED")
+    button = page.locator("#sources .source button").first
+    expect(button).to_be_disabled()
+    expect(page.locator("#sources [data-role=refusal]").first).to_contain_text(
+        "应用的安全策略已变化"
+    )
+    expect(page.locator("#source-dialog")).not_to_be_visible()
+    screenshot(page, "run-detail-source-unavailable", full_page=False)
