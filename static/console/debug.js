@@ -115,6 +115,8 @@ form.addEventListener("submit", async (event) => {
     frame: null,
     refused: null,
     searchesTimer: null,
+    searchesAsked: 0,
+    searchesShown: 0,
   };
   current = run;
   resetView(run);
@@ -567,6 +569,8 @@ async function loadSearches(run) {
   const runId = run.runId ?? run.session?.getSnapshot().runId;
   if (current !== run || !runId) return;
   const url = root.dataset.searchesUrl.replace("RUN_ID", encodeURIComponent(runId));
+  run.searchesAsked += 1;
+  const asked = run.searchesAsked;
   let html = "";
   try {
     const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } });
@@ -575,7 +579,9 @@ async function loadSearches(run) {
   } catch {
     return; // the next search event (or the run's end) reads it again
   }
-  if (current !== run) return;
+  // A read answered after a later one was shown is older: the later one stands.
+  if (current !== run || asked < run.searchesShown) return;
+  run.searchesShown = asked;
   const panel = new DOMParser().parseFromString(html, "text/html").getElementById("searches");
   if (panel) $("debug-searches").replaceChildren(document.importNode(panel, true));
 }
