@@ -172,6 +172,17 @@ def run_detail(request, run_id: str):
     )
 
 
+@require_GET
+@staff_only
+def run_searches(request, run_id: str):
+    """检索记录 of one run as a fragment: what 运行调试 shows of the run it watches, from the
+    same template and rows as 运行详情 (console.detail.search_panels)."""
+    run = detail.console_run(run_id)
+    if run is None:
+        raise Http404
+    return render(request, "console/_searches.html", {"searches": detail.search_panels(run)})
+
+
 @require_POST
 @staff_only
 def run_rerun(request, run_id: str):
