@@ -439,6 +439,14 @@ def _execute(engine: "Engine", root: AgentCall) -> str:
         return end(_failure_status(run), RunReason.PROVIDER_FAILED, storable(str(exc)))
     except SparkTideError as exc:
         return end(_failure_status(run), str(exc.code), storable(exc.detail))
+    except CONNECTION_ERRORS as exc:
+        if connection.vendor == "postgresql":
+            # The database went away inside a step (a search, a commit) that is not
+            # written again: not the run's fault. The worker recovers the run itself
+            # (WORKER_LOST, runtime/workers.py), its committed blocks kept.
+            raise
+        logger.exception("run %s failed", run.pk)  # SQLite: a lock, not a lost connection
+        return end(_failure_status(run), RunReason.INTERNAL_ERROR, type(exc).__name__)
     except Exception as exc:
         logger.exception("run %s failed", run.pk)
         return end(_failure_status(run), RunReason.INTERNAL_ERROR, type(exc).__name__)
