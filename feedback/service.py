@@ -46,7 +46,9 @@ def give_feedback(
 
 def run_feedback(run: Run) -> list[Feedback]:
     """The feedback given on ``run``, oldest first (run-level and per block)."""
-    return list(Feedback.objects.filter(run=run).order_by("created_at", "id"))
+    return list(
+        Feedback.objects.filter(run=run).select_related("block").order_by("created_at", "id")
+    )
 
 
 def public_feedback(item: Feedback) -> dict[str, Any]:
