@@ -130,3 +130,31 @@ def test_counts_per_agent_version_take_one_query_whatever_the_number(app, alice)
         counts = counts_by_agent_version(versions)
     assert len(queries) == 1
     assert counts == {versions[0]: (1, 1), versions[1]: (0, 1)}
+
+
+def test_the_database_itself_holds_one_feedback_per_target(run, alice):
+    """Two writers that both miss the other's row still cannot store two: the partial unique
+    constraints refuse the second run-level row and the second row on the same block."""
+    from django.db import IntegrityError, transaction
+
+    block = _blocks(run, alice)[0]
+    Feedback.objects.create(run=run, owner=alice, rating="up")
+    Feedback.objects.create(run=run, owner=alice, rating="up", block_id=block)
+    for extra in ({}, {"block_id": block}):
+        with pytest.raises(IntegrityError), transaction.atomic():
+            Feedback.objects.create(run=run, owner=alice, rating="down", **extra)
+    assert Feedback.objects.filter(run=run).count() == 2
+
+
+def test_listing_feedback_costs_the_same_queries_for_one_item_or_three(run, alice):
+    api = client_for(alice)
+    blocks = _blocks(run, alice)
+    api.put(_url(run), {"rating": "up"}, format="json")
+    api.get(_url(run))  # the token's first use (last-used stamp) out of the count
+    with CaptureQueriesContext(connection) as one:
+        assert len(api.get(_url(run)).json()["feedback"]) == 1
+    for block in blocks:
+        api.put(_url(run), {"rating": "down", "block": block}, format="json")
+    with CaptureQueriesContext(connection) as three:
+        assert len(api.get(_url(run)).json()["feedback"]) == 3
+    assert len(one) == len(three), [q["sql"] for q in three]
