@@ -4,7 +4,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -28,20 +27,15 @@ def give_feedback(
         block = AnswerBlock.objects.filter(run=run, pk=block_id).first()
         if block is None:
             raise SparkTideError(ErrorCode.INVALID_REQUEST, _("block: 此运行中没有该回答块。"))
-    values = {"rating": rating, "note": note, "updated_at": timezone.now()}
-    for attempt in range(2):
-        try:
-            with transaction.atomic():
-                found, _created = Feedback.objects.update_or_create(
-                    run=run, block=block, owner=owner, defaults=values
-                )
-                return found
-        except IntegrityError:
-            # Two PUTs of the same target at once: the other created the row;
-            # the second attempt replaces it.
-            if attempt:
-                raise
-    raise AssertionError("unreachable")
+    # Two PUTs of the same target at once: update_or_create's create meets the unique
+    # constraint, reads the other's row and updates it, so the last one wins.
+    found, _created = Feedback.objects.update_or_create(
+        run=run,
+        block=block,
+        owner=owner,
+        defaults={"rating": rating, "note": note, "updated_at": timezone.now()},
+    )
+    return found
 
 
 def run_feedback(run: Run) -> list[Feedback]:

@@ -158,3 +158,33 @@ def test_listing_feedback_costs_the_same_queries_for_one_item_or_three(run, alic
     with CaptureQueriesContext(connection) as three:
         assert len(api.get(_url(run)).json()["feedback"]) == 3
     assert len(one) == len(three), [q["sql"] for q in three]
+
+
+@pytest.mark.timing
+@pytest.mark.postgres(reason="SQLite serializes writers: no two creates meet")
+def test_concurrent_feedback_on_the_same_target_ends_in_one_row_and_no_error(run, alice):
+    """Eight PUTs of the same target released together: none fails, one row is left."""
+    import threading
+
+    barrier = threading.Barrier(8)
+    errors: list[BaseException] = []
+
+    def put(index: int) -> None:
+        try:
+            barrier.wait(timeout=10)
+            give_feedback(run, owner=alice, rating="up" if index % 2 else "down", note=str(index))
+        except BaseException as error:  # noqa: BLE001 - any failure is the finding
+            errors.append(error)
+        finally:
+            from django.db import close_old_connections
+
+            close_old_connections()
+
+    threads = [threading.Thread(target=put, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert errors == []
+    (only,) = Feedback.objects.filter(run=run)
+    assert only.note in {str(i) for i in range(8)}
