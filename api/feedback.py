@@ -3,7 +3,7 @@
 from typing import Any, cast
 
 from django.contrib.auth.models import User
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_serializer, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -30,10 +30,11 @@ class FeedbackInput(StrictSerializer):
     )
 
 
+@extend_schema_serializer(component_name="Feedback")
 class FeedbackOut(serializers.Serializer[Any]):
-    rating = serializers.ChoiceField(choices=Feedback.Rating.values)
+    rating = serializers.ChoiceField(choices=Feedback.Rating.values, help_text="👍 up, 👎 down")
     note = serializers.CharField()
-    block = serializers.CharField(allow_null=True)
+    block = serializers.CharField(allow_null=True, help_text="The answer block, null: the run")
     createdAt = serializers.DateTimeField()
     updatedAt = serializers.DateTimeField()
 
