@@ -91,7 +91,9 @@ class AgentVersionAdmin(FrozenOnceOutOfDraftAdmin, admin.ModelAdmin):
                 self.message_user(request, f"{version}: {exc.detail}", messages.ERROR)
                 continue
             published += 1
-        self.message_user(request, f"{published} version(s) published.", messages.SUCCESS)
+        self.message_user(
+            request, _("已发布 %(count)d 个版本。") % {"count": published}, messages.SUCCESS
+        )
 
     @admin.action(description=_("停用所选已发布版本"), permissions=["change"])
     def retire_versions(self, request, queryset):
@@ -103,7 +105,9 @@ class AgentVersionAdmin(FrozenOnceOutOfDraftAdmin, admin.ModelAdmin):
                 self.message_user(request, f"{exc}.", messages.ERROR)
                 continue
             retired += 1
-        self.message_user(request, f"{retired} version(s) retired.", messages.SUCCESS)
+        self.message_user(
+            request, _("已停用 %(count)d 个版本。") % {"count": retired}, messages.SUCCESS
+        )
 
 
 class AgentPinForm(forms.ModelForm):
@@ -115,9 +119,12 @@ class AgentPinForm(forms.ModelForm):
         cleaned = cast(dict[str, Any], super().clean())  # ModelForm.clean returns cleaned_data
         agent, version, app = cleaned.get("agent"), cleaned.get("version"), cleaned.get("app")
         if agent and version and version.agent_id != agent.pk:
-            self.add_error("version", f"{version} is not a version of {agent}.")
+            self.add_error(
+                "version",
+                _("%(version)s 不是 %(agent)s 的版本。") % {"version": version, "agent": agent},
+            )
         if app and agent and app.tenant_id != agent.tenant_id:
-            self.add_error("agent", "The agent belongs to another tenant than the app.")
+            self.add_error("agent", _("该智能体与应用属于不同的租户。"))
         return cleaned
 
 

@@ -1,5 +1,6 @@
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from knowledge.models import ImmutableVersionError, KnowledgeVersion
@@ -7,9 +8,14 @@ from tenancy.models import App, Tenant
 
 
 class Agent(models.Model):
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="agents")
-    key = models.SlugField(max_length=64)
-    name = models.CharField(max_length=200, blank=True)
+    tenant = models.ForeignKey(
+        Tenant,
+        on_delete=models.CASCADE,
+        related_name="agents",
+        verbose_name=pgettext_lazy("field", "租户"),
+    )
+    key = models.SlugField(max_length=64, verbose_name=pgettext_lazy("field", "标识"))
+    name = models.CharField(max_length=200, blank=True, verbose_name=pgettext_lazy("field", "名称"))
 
     class Meta:
         verbose_name = pgettext_lazy("model", "智能体")
@@ -24,9 +30,9 @@ class Agent(models.Model):
 
 class AgentVersion(models.Model):
     class Status(models.TextChoices):
-        DRAFT = "DRAFT"
-        PUBLISHED = "PUBLISHED"
-        RETIRED = "RETIRED"
+        DRAFT = "DRAFT", pgettext_lazy("version status", "草稿")
+        PUBLISHED = "PUBLISHED", pgettext_lazy("version status", "已发布")
+        RETIRED = "RETIRED", pgettext_lazy("version status", "已停用")
 
     CONTENT_FIELDS = ("agent_id", "version", "instructions", "model", "routing", "max_steps")
     # The statuses a version may take from each status: "retired" means what "revoked"
@@ -38,21 +44,50 @@ class AgentVersion(models.Model):
         Status.RETIRED: {Status.RETIRED},
     }
 
-    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="versions")
-    version = models.CharField(max_length=64)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
-    instructions = models.TextField(blank=True)
-    model = models.JSONField(help_text="Provider config, e.g. {provider: scripted, steps: [...]}")
+    agent = models.ForeignKey(
+        Agent,
+        on_delete=models.CASCADE,
+        related_name="versions",
+        verbose_name=pgettext_lazy("field", "智能体"),
+    )
+    version = models.CharField(max_length=64, verbose_name=pgettext_lazy("field", "版本"))
+    status = models.CharField(
+        max_length=10,
+        choices=Status.choices,
+        default=Status.DRAFT,
+        verbose_name=pgettext_lazy("field", "状态"),
+    )
+    instructions = models.TextField(blank=True, verbose_name=pgettext_lazy("field", "指令"))
+    model = models.JSONField(
+        help_text=_("模型提供方配置，例如 {provider: scripted, steps: [...]}"),
+        verbose_name=pgettext_lazy("field", "模型配置"),
+    )
     # Routing rules: [{"match": "keyword", "knowledge": ["key@version", ...]}];
     # empty means every allowed version is searched.
-    routing = models.JSONField(default=list, blank=True)
-    allowed_knowledge = models.ManyToManyField(
-        KnowledgeVersion, blank=True, related_name="agent_versions"
+    routing = models.JSONField(
+        default=list, blank=True, verbose_name=pgettext_lazy("field", "路由规则")
     )
-    sub_agents = models.ManyToManyField(Agent, blank=True, related_name="callable_from")
-    max_steps = models.PositiveIntegerField(default=20)
-    created_at = models.DateTimeField(default=timezone.now)
-    published_at = models.DateTimeField(null=True, blank=True)
+    allowed_knowledge = models.ManyToManyField(
+        KnowledgeVersion,
+        blank=True,
+        related_name="agent_versions",
+        verbose_name=pgettext_lazy("field", "允许的知识库版本"),
+    )
+    sub_agents = models.ManyToManyField(
+        Agent,
+        blank=True,
+        related_name="callable_from",
+        verbose_name=pgettext_lazy("field", "可调用的子智能体"),
+    )
+    max_steps = models.PositiveIntegerField(
+        default=20, verbose_name=pgettext_lazy("field", "最大步数")
+    )
+    created_at = models.DateTimeField(
+        default=timezone.now, verbose_name=pgettext_lazy("field", "创建时间")
+    )
+    published_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=pgettext_lazy("field", "发布时间")
+    )
 
     class Meta:
         verbose_name = pgettext_lazy("model", "智能体版本")
@@ -100,10 +135,27 @@ class AgentVersion(models.Model):
 class AgentPin(models.Model):
     """The exact published agent version an app uses; rollback = pin an older one."""
 
-    app = models.ForeignKey(App, on_delete=models.CASCADE, related_name="agent_pins")
-    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="pins")
-    version = models.ForeignKey(AgentVersion, on_delete=models.PROTECT, related_name="pins")
-    pinned_at = models.DateTimeField(default=timezone.now)
+    app = models.ForeignKey(
+        App,
+        on_delete=models.CASCADE,
+        related_name="agent_pins",
+        verbose_name=pgettext_lazy("field", "应用"),
+    )
+    agent = models.ForeignKey(
+        Agent,
+        on_delete=models.CASCADE,
+        related_name="pins",
+        verbose_name=pgettext_lazy("field", "智能体"),
+    )
+    version = models.ForeignKey(
+        AgentVersion,
+        on_delete=models.PROTECT,
+        related_name="pins",
+        verbose_name=pgettext_lazy("field", "版本"),
+    )
+    pinned_at = models.DateTimeField(
+        default=timezone.now, verbose_name=pgettext_lazy("field", "固定时间")
+    )
 
     class Meta:
         verbose_name = pgettext_lazy("model", "智能体固定")
@@ -113,7 +165,7 @@ class AgentPin(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.app} pins {self.version}"
+        return _("%(app)s 固定使用 %(version)s") % {"app": self.app, "version": self.version}
 
     def save(self, *args, **kwargs) -> None:
         if (

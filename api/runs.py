@@ -44,11 +44,16 @@ class RunsQuery(serializers.Serializer[Any]):
     limit = serializers.IntegerField(
         min_value=1, max_value=selectors.MAX_RUNS_PAGE, default=selectors.DEFAULT_RUNS_PAGE
     )
+    q = serializers.CharField(max_length=selectors.MAX_QUESTION_QUERY, required=False)
+    agent = serializers.SlugField(max_length=64, required=False)
+    agentVersion = serializers.CharField(max_length=64, required=False)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         after, before = attrs.get("createdAfter"), attrs.get("createdBefore")
         if after is not None and before is not None and after >= before:
             raise serializers.ValidationError({"createdBefore": _("必须晚于 createdAfter。")})
+        if "agentVersion" in attrs and "agent" not in attrs:
+            raise serializers.ValidationError({"agentVersion": _("只能与 agent 一起使用。")})
         return attrs
 
 
@@ -109,6 +114,11 @@ class RunListView(APIView):
             OpenApiParameter("createdBefore", OpenApiTypes.DATETIME, description="exclusive"),
             OpenApiParameter("cursor", str, description="`nextCursor` of the previous page"),
             OpenApiParameter("limit", int, description="1–100, default 20"),
+            OpenApiParameter(
+                "q", str, description="a substring of the question, any case (≤ 200 characters)"
+            ),
+            OpenApiParameter("agent", str, description="the agent's key"),
+            OpenApiParameter("agentVersion", str, description="with `agent`: that version of it"),
         ],
         responses={200: RunsPageOut},
         operation_id="listRuns",
@@ -124,6 +134,9 @@ class RunListView(APIView):
             session_id=data.get("sessionId"),
             created_after=data.get("createdAfter"),
             created_before=data.get("createdBefore"),
+            question=data.get("q", ""),
+            agent=data.get("agent", ""),
+            agent_version=data.get("agentVersion", ""),
         )
         return Response(
             selectors.runs_page(

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core import signing
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.utils.translation import gettext as _
 
 from foundation.errors import ErrorCode, SparkTideError
@@ -95,12 +95,51 @@ def answer(run: Run) -> dict[str, Any]:
 # --- the caller's own runs of one app, newest first ----------------------------------
 
 
+# The longest question text a runs list is searched by (REST ``q``, the console's 问题).
+MAX_QUESTION_QUERY = 200
+
+
 @dataclass(frozen=True)
 class RunFilters:
     status: str = ""
     session_id: str | None = None
     created_after: datetime | None = None  # inclusive
     created_before: datetime | None = None  # exclusive
+    question: str = ""  # a substring of the question, any case
+    agent: str = ""  # the agent's key
+    agent_version: str = ""  # with ``agent``: that version of it
+
+
+def match_runs(
+    runs: QuerySet[Run], *, question: str = "", agent: str = "", agent_version: str = ""
+) -> QuerySet[Run]:
+    """Runs whose question contains ``question`` (any case; LIKE's wildcards are literal)
+    and of ``agent`` (and that version of it): the filters the REST list and the console's
+    runs list share. On PostgreSQL a trigram index on UPPER(input) serves the question
+    (console/migrations/0001_runs_question_search.py)."""
+    if question:
+        runs = runs.filter(input__icontains=question)
+    if agent:
+        runs = runs.filter(agent_version__agent__key=agent)
+        if agent_version:
+            runs = runs.filter(agent_version__version=agent_version)
+    return runs
+
+
+def keyset_page(
+    runs: QuerySet[Run], *, cursor: str | None, limit: int
+) -> tuple[list[Run], str | None]:
+    """One page of ``runs`` newest first after ``cursor`` and the cursor of the next page
+    (None on the last). Ordered by (createdAt, id) descending, so runs created in the same
+    microsecond still have one total order and keyset paging neither skips nor repeats one,
+    and runs created meanwhile (newer than any page) never shift a later page. One query."""
+    if cursor:
+        created_at, run_id = decode_runs_cursor(cursor)
+        runs = runs.filter(Q(created_at__lt=created_at) | Q(created_at=created_at, pk__lt=run_id))
+    page = list(runs.order_by("-created_at", "-pk")[: limit + 1])
+    more = len(page) > limit
+    page = page[:limit]
+    return page, (encode_runs_cursor(page[-1]) if more else None)
 
 
 def encode_runs_cursor(run: Run) -> str:
@@ -126,11 +165,9 @@ def runs_page(
     cursor: str | None = None,
     limit: int = DEFAULT_RUNS_PAGE,
 ) -> dict[str, Any]:
-    """One page of ``user``'s own runs in ``app`` (membership already checked by the caller).
-
-    Ordered by (createdAt, id) descending, so runs created in the same microsecond still have
-    one total order and keyset paging neither skips nor repeats one. Ownership is the rule of
-    ``access_run_for_owner``: the owner, in the owner's own tenant. One query per page.
+    """One page of ``user``'s own runs in ``app`` (membership already checked by the caller),
+    by ``keyset_page``. Ownership is the rule of ``access_run_for_owner``: the owner, in the
+    owner's own tenant. One query per page.
     """
     runs = Run.objects.select_related("agent_version__agent").filter(
         app=app, owner_id=user.pk, owner__tenant_user__tenant=F("tenant")
@@ -143,16 +180,11 @@ def runs_page(
         runs = runs.filter(created_at__gte=filters.created_after)
     if filters.created_before is not None:
         runs = runs.filter(created_at__lt=filters.created_before)
-    if cursor:
-        created_at, run_id = decode_runs_cursor(cursor)
-        runs = runs.filter(Q(created_at__lt=created_at) | Q(created_at=created_at, pk__lt=run_id))
-    page = list(runs.order_by("-created_at", "-pk")[: limit + 1])
-    more = len(page) > limit
-    page = page[:limit]
-    return {
-        "runs": [_listed_run(run) for run in page],
-        "nextCursor": encode_runs_cursor(page[-1]) if more else None,
-    }
+    runs = match_runs(
+        runs, question=filters.question, agent=filters.agent, agent_version=filters.agent_version
+    )
+    page, next_cursor = keyset_page(runs, cursor=cursor, limit=limit)
+    return {"runs": [_listed_run(run) for run in page], "nextCursor": next_cursor}
 
 
 def _listed_run(run: Run) -> dict[str, Any]:

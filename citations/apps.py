@@ -1,7 +1,7 @@
 from django.apps import AppConfig
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class CitationsConfig(AppConfig):
     name = "citations"
-    verbose_name = _("引用")
+    verbose_name = pgettext_lazy("app", "引用")

@@ -3,6 +3,7 @@ from typing import Any, cast
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from api.selectors import MAX_QUESTION_QUERY
 from console import selectors
 from console.labels import RUN_STATUS
 from runs.models import Run
@@ -12,8 +13,15 @@ from tenancy.authentication import authenticate_token
 class RunFilterForm(forms.Form):
     """The runs list filters (GET). Unknown values are simply not applied."""
 
+    q = forms.CharField(label=_("问题包含"), required=False, max_length=MAX_QUESTION_QUERY)
     status = forms.ChoiceField(label=_("状态"), required=False)
     agent = forms.ChoiceField(label=_("智能体"), required=False)
+    version = forms.CharField(
+        label=_("版本"),
+        required=False,
+        max_length=64,
+        widget=forms.TextInput(attrs={"placeholder": _("全部")}),
+    )
     owner = forms.ChoiceField(label=_("所有者"), required=False)
     since = forms.DateField(
         label=_("开始日期"), required=False, widget=forms.DateInput(attrs={"type": "date"})
@@ -55,7 +63,9 @@ class RunFilterForm(forms.Form):
             app=app,
             status=data.get("status", ""),
             agent=data.get("agent", ""),
+            version=data.get("version", "") if data.get("agent") else "",
             owner=data.get("owner", ""),
+            question=data.get("q", ""),
             since=selectors.day_start(since) if since else None,
             until=selectors.day_end(until) if until else None,
         )
@@ -94,6 +104,13 @@ class TryVersionForm(OwnerTokenForm):
     input = forms.CharField(strip=False)
 
     field_order = ["agent", "version", "token", "input"]
+
+
+class RerunForm(OwnerTokenForm):
+    """用其他版本重跑 as the owner of the pasted token: which agent version (a pk). That the
+    token is the run owner's own and that the version may run are ``start_rerun``'s."""
+
+    version = forms.IntegerField(min_value=1)
 
 
 class EvaluationForm(OwnerTokenForm):

@@ -5,18 +5,18 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, time
 
-from django.core.paginator import Page, Paginator
 from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
 from agents.models import AgentPin, AgentVersion
+from api.selectors import keyset_page, match_runs
 from evaluation.models import Evaluation
 from evaluation.service import end_stale
 from runs.models import Run
 from tenancy.models import App, Membership, Tenant
 
 PAGE_SIZES = (10, 25, 50, 100)
-DEFAULT_PAGE_SIZE = 25
+DEFAULT_PAGE_SIZE = 50
 
 # --- navigation -------------------------------------------------------------------
 
@@ -67,7 +67,9 @@ class RunFilters:
     app: str = ""
     status: str = ""
     agent: str = ""
+    version: str = ""  # with ``agent``: that version of it
     owner: str = ""
+    question: str = ""  # a substring of the question, any case
     since: datetime | None = None
     until: datetime | None = None
 
@@ -90,8 +92,9 @@ def runs_queryset(filters: RunFilters) -> QuerySet[Run]:
         runs = runs.filter(app__slug=filters.app)
     if filters.status:
         runs = runs.filter(status=filters.status)
-    if filters.agent:
-        runs = runs.filter(agent_version__agent__key=filters.agent)
+    runs = match_runs(
+        runs, question=filters.question, agent=filters.agent, agent_version=filters.version
+    )
     if filters.owner:
         runs = runs.filter(owner__username=filters.owner)
     if filters.since:
@@ -101,9 +104,20 @@ def runs_queryset(filters: RunFilters) -> QuerySet[Run]:
     return runs
 
 
-def runs_page(filters: RunFilters, *, page: str | int | None, per_page: int) -> Page:
-    """One page of runs: a COUNT and one SELECT, however large the page is."""
-    return Paginator(runs_queryset(filters), per_page).get_page(page)
+@dataclass(frozen=True)
+class RunsPage:
+    runs: list[Run]
+    count: int  # of every run the filters match
+    next_cursor: str | None  # None on the last page
+
+
+def runs_page(filters: RunFilters, *, cursor: str | None, per_page: int) -> RunsPage:
+    """One page of runs after ``cursor`` (the REST list's signed keyset cursor, so a page is
+    the same under new runs): a COUNT and one SELECT, however large or far the page is. A
+    cursor not issued by SparkTide raises INVALID_REQUEST."""
+    runs = runs_queryset(filters)
+    page, next_cursor = keyset_page(runs, cursor=cursor, limit=per_page)
+    return RunsPage(runs=page, count=runs.count(), next_cursor=next_cursor)
 
 
 def filter_choices(app: App | None) -> dict[str, list[str]]:

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
@@ -13,7 +14,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from api.selectors import public_run
 from console import detail, labels, selectors
-from console.forms import EvaluationForm, RunFilterForm, TryVersionForm
+from console.forms import EvaluationForm, RerunForm, RunFilterForm, TryVersionForm
+from console.reruns import rerun_panel, start_rerun
 from evaluation import service as evaluations
 from evaluation.models import Evaluation
 from foundation.errors import ErrorCode, SparkTideError
@@ -65,22 +67,24 @@ def runs(request, tenant_key: str = "", app_slug: str = ""):
     data.setdefault("per", str(selectors.DEFAULT_PAGE_SIZE))
     form = RunFilterForm(data, choices=selectors.filter_choices(app))
     filters = form.filters(tenant=tenant.key if tenant else "", app=app.slug if app else "")
-    page = selectors.runs_page(filters, page=request.GET.get("page"), per_page=form.per_page())
     query = request.GET.copy()
-    query.pop("page", None)
-    return render(
-        request,
-        "console/runs.html",
-        {
-            "form": form,
-            "page": page,
-            "page_range": page.paginator.get_elided_page_range(page.number),
-            "app": app,
-            "tenant": tenant or (app.tenant if app else None),
-            "query": query.urlencode(),
-            "section": "runs",
-        },
-    )
+    query.pop("cursor", None)
+    context = {
+        "form": form,
+        "app": app,
+        "tenant": tenant or (app.tenant if app else None),
+        "query": query.urlencode(),
+        "cursor": request.GET.get("cursor", ""),
+        "section": "runs",
+    }
+    try:
+        page = selectors.runs_page(
+            filters, cursor=request.GET.get("cursor") or None, per_page=form.per_page()
+        )
+    except SparkTideError:  # a cursor SparkTide did not sign (edited, or cut short)
+        context["cursor_error"] = _("翻页链接无效或已被改动，请从第一页重新查看。")
+        return render(request, "console/runs.html", context, status=400)
+    return render(request, "console/runs.html", {**context, "page": page})
 
 
 @require_GET
@@ -151,8 +155,38 @@ def run_detail(request, run_id: str):
             "app": run.app,
             "tenant": run.app.tenant,
             "strings": labels.client_strings(),
+            "rerun": rerun_panel(run),
             "section": "run",
         },
+    )
+
+
+@require_POST
+@staff_only
+def run_rerun(request, run_id: str):
+    """用其他版本重跑: the run's question again with another published version of its agent,
+    as its owner — the owner of the pasted token, verified (RerunForm), who must be the
+    run's own owner (start_rerun). 201 with the new run and its 运行详情 address."""
+    run = detail.console_run(run_id)
+    if run is None:
+        raise Http404
+    form = RerunForm(request.POST)
+    if not form.is_valid():
+        # Named per field, as the API's INVALID_REQUEST details are ("token: …").
+        message = " ".join(f"{field}: {e}" for field, errors in form.errors.items() for e in errors)
+        return _problem(SparkTideError(ErrorCode.INVALID_REQUEST, message))
+    try:
+        new = start_rerun(
+            original=run,
+            owner=form.cleaned_data["owner_user"],
+            version=form.cleaned_data["version"],
+            started_by=request.user,
+        )
+    except SparkTideError as error:
+        return _problem(error)
+    return JsonResponse(
+        {**public_run(new), "url": reverse("console:run", args=[new.pk]), "rerunOf": run.pk},
+        status=201,
     )
 
 

@@ -1,12 +1,12 @@
 from django.apps import AppConfig
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class DeliveryConfig(AppConfig):
     """The WebSocket delivery of the run event log: consumers, fan-out, tickets, wake-ups."""
 
     name = "delivery"
-    verbose_name = _("事件投递")
+    verbose_name = pgettext_lazy("app", "事件投递")
 
     def ready(self) -> None:
         # The event log wakes delivery through a waker delivery registers: the kernel

@@ -12,9 +12,12 @@ from django.core.exceptions import ValidationError
 from django.db.models import Count, Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
-from guardian.admin import GuardedModelAdmin
 
-from foundation.admin_mixins import FrozenOnceOutOfDraftAdmin, ReadOnlyInline
+from foundation.admin_mixins import (
+    FrozenOnceOutOfDraftAdmin,
+    ReadOnlyInline,
+    TranslatedGuardedAdmin,
+)
 from knowledge.admin_upload import UploadDocumentsMixin
 from knowledge.models import (
     Chunk,
@@ -86,7 +89,7 @@ class KnowledgeVersionAdmin(UploadDocumentsMixin, FrozenOnceOutOfDraftAdmin, adm
 
     @admin.display(description=_("签名密钥"))
     def secret_display(self, obj):
-        return "•••••• (set)" if obj.secret else "—"
+        return _("••••••（已设置）") if obj.secret else "—"
 
     def get_fields(self, request, obj=None):
         fields = ["knowledge", "version", "status", "endpoint", "secret", "timeout_seconds"]
@@ -111,7 +114,8 @@ class KnowledgeVersionAdmin(UploadDocumentsMixin, FrozenOnceOutOfDraftAdmin, adm
             if version.status != KnowledgeVersion.Status.DRAFT:
                 self.message_user(
                     request,
-                    f"{version} is {version.status}; only a DRAFT is published.",
+                    _("%(version)s 的状态是%(status)s；只有草稿可以发布。")
+                    % {"version": version, "status": version.get_status_display()},
                     messages.ERROR,
                 )
                 continue
@@ -124,7 +128,9 @@ class KnowledgeVersionAdmin(UploadDocumentsMixin, FrozenOnceOutOfDraftAdmin, adm
                 continue
             published += 1
         if published:
-            self.message_user(request, f"{published} version(s) published.", messages.SUCCESS)
+            self.message_user(
+                request, _("已发布 %(count)d 个版本。") % {"count": published}, messages.SUCCESS
+            )
 
     @admin.action(description=_("撤销所选版本"), permissions=["change"])
     def revoke_versions(self, request, queryset):
@@ -133,7 +139,9 @@ class KnowledgeVersionAdmin(UploadDocumentsMixin, FrozenOnceOutOfDraftAdmin, adm
             version.status = KnowledgeVersion.Status.REVOKED
             version.save()
             revoked += 1
-        self.message_user(request, f"{revoked} version(s) revoked.", messages.SUCCESS)
+        self.message_user(
+            request, _("已撤销 %(count)d 个版本。") % {"count": revoked}, messages.SUCCESS
+        )
 
 
 class FactInline(ReadOnlyInline):
@@ -143,7 +151,7 @@ class FactInline(ReadOnlyInline):
 
 
 @admin.register(Document)
-class DocumentAdmin(GuardedModelAdmin):
+class DocumentAdmin(TranslatedGuardedAdmin):
     """The ACL stays editable: ``restricted`` here, ``read_document`` grants under
     "Object permissions"."""
 
@@ -241,4 +249,6 @@ class LeaseAdmin(admin.ModelAdmin):
     @admin.action(description=_("撤销所选租约"), permissions=["change"])
     def revoke_leases(self, request, queryset):
         count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
-        self.message_user(request, f"{count} lease(s) revoked.", messages.SUCCESS)
+        self.message_user(
+            request, _("已撤销 %(count)d 个租约。") % {"count": count}, messages.SUCCESS
+        )

@@ -1,7 +1,8 @@
 from django.apps import AppConfig
+from django.utils.translation import pgettext_lazy
 
 
 class KnowledgeConfig(AppConfig):
     name = "knowledge"
     label = "knowledge"
-    verbose_name = "Knowledge"
+    verbose_name = pgettext_lazy("app", "知识库")

@@ -9,6 +9,7 @@ from django.db import models, transaction
 from django.db.models import BigIntegerField, Exists, OuterRef, Q, QuerySet
 from django.db.models.functions import Cast
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 from guardian.utils import get_group_obj_perms_model, get_user_obj_perms_model
 
@@ -25,14 +26,21 @@ class ImmutableVersionError(SparkTideError):
 
 class Knowledge(models.Model):
     class Type(models.TextChoices):
-        MANAGED = "MANAGED"
-        INLINE = "INLINE"
-        REMOTE = "REMOTE"
+        MANAGED = "MANAGED", pgettext_lazy("knowledge type", "托管")
+        INLINE = "INLINE", pgettext_lazy("knowledge type", "内联")
+        REMOTE = "REMOTE", pgettext_lazy("knowledge type", "远程")
 
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="knowledge")
-    key = models.SlugField(max_length=64)
-    name = models.CharField(max_length=200, blank=True)
-    type = models.CharField(max_length=8, choices=Type.choices)
+    tenant = models.ForeignKey(
+        Tenant,
+        on_delete=models.CASCADE,
+        related_name="knowledge",
+        verbose_name=pgettext_lazy("field", "租户"),
+    )
+    key = models.SlugField(max_length=64, verbose_name=pgettext_lazy("field", "标识"))
+    name = models.CharField(max_length=200, blank=True, verbose_name=pgettext_lazy("field", "名称"))
+    type = models.CharField(
+        max_length=8, choices=Type.choices, verbose_name=pgettext_lazy("field", "类型")
+    )
 
     class Meta:
         verbose_name = pgettext_lazy("model", "知识库")
@@ -117,9 +125,9 @@ MAX_REMOTE_TIMEOUT_SECONDS = 15
 
 class KnowledgeVersion(models.Model):
     class Status(models.TextChoices):
-        DRAFT = "DRAFT"
-        PUBLISHED = "PUBLISHED"
-        REVOKED = "REVOKED"
+        DRAFT = "DRAFT", pgettext_lazy("version status", "草稿")
+        PUBLISHED = "PUBLISHED", pgettext_lazy("version status", "已发布")
+        REVOKED = "REVOKED", pgettext_lazy("version status", "已撤销")
 
     # Fields that make up a version's content; frozen once it leaves DRAFT.
     CONTENT_FIELDS = ("knowledge_id", "version", "endpoint", "secret", "timeout_seconds")
@@ -131,16 +139,38 @@ class KnowledgeVersion(models.Model):
         Status.REVOKED: {Status.REVOKED},
     }
 
-    knowledge = models.ForeignKey(Knowledge, on_delete=models.CASCADE, related_name="versions")
-    version = models.CharField(max_length=64)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
-    created_at = models.DateTimeField(default=timezone.now)
-    published_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
+    knowledge = models.ForeignKey(
+        Knowledge,
+        on_delete=models.CASCADE,
+        related_name="versions",
+        verbose_name=pgettext_lazy("field", "知识库"),
+    )
+    version = models.CharField(max_length=64, verbose_name=pgettext_lazy("field", "版本"))
+    status = models.CharField(
+        max_length=10,
+        choices=Status.choices,
+        default=Status.DRAFT,
+        verbose_name=pgettext_lazy("field", "状态"),
+    )
+    created_at = models.DateTimeField(
+        default=timezone.now, verbose_name=pgettext_lazy("field", "创建时间")
+    )
+    published_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=pgettext_lazy("field", "发布时间")
+    )
+    revoked_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=pgettext_lazy("field", "撤销时间")
+    )
     # REMOTE only
-    endpoint = models.URLField(max_length=500, blank=True)
-    secret = models.CharField(max_length=200, blank=True)
-    timeout_seconds = models.FloatField(default=float(MAX_REMOTE_TIMEOUT_SECONDS))
+    endpoint = models.URLField(
+        max_length=500, blank=True, verbose_name=pgettext_lazy("field", "远程端点")
+    )
+    secret = models.CharField(
+        max_length=200, blank=True, verbose_name=pgettext_lazy("field", "签名密钥")
+    )
+    timeout_seconds = models.FloatField(
+        default=float(MAX_REMOTE_TIMEOUT_SECONDS), verbose_name=pgettext_lazy("field", "超时（秒）")
+    )
 
     objects = KnowledgeVersionQuerySet.as_manager()
 
@@ -283,16 +313,23 @@ class Document(FrozenContentModel):
     MUTABLE_FIELDS = ("restricted",)
 
     version = models.ForeignKey(
-        KnowledgeVersion, on_delete=models.CASCADE, related_name="documents"
+        KnowledgeVersion,
+        on_delete=models.CASCADE,
+        related_name="documents",
+        verbose_name=pgettext_lazy("field", "版本"),
     )
-    key = models.CharField(max_length=128)
-    title = models.CharField(max_length=500)
-    source_version = models.CharField(max_length=128, blank=True)
-    text = models.TextField(help_text="Full text: pages joined by a blank line.")
-    page_count = models.PositiveIntegerField(default=1)
+    key = models.CharField(max_length=128, verbose_name=pgettext_lazy("field", "标识"))
+    title = models.CharField(max_length=500, verbose_name=pgettext_lazy("field", "标题"))
+    source_version = models.CharField(
+        max_length=128, blank=True, verbose_name=pgettext_lazy("field", "原文版本")
+    )
+    text = models.TextField(
+        help_text=_("全文：各页之间以空行连接。"), verbose_name=pgettext_lazy("field", "文本")
+    )
+    page_count = models.PositiveIntegerField(default=1, verbose_name=pgettext_lazy("field", "页数"))
     # False: every user of the tenant may read it. True: only users holding the
     # guardian object permission ``knowledge.read_document``.
-    restricted = models.BooleanField(default=False)
+    restricted = models.BooleanField(default=False, verbose_name=pgettext_lazy("field", "受限"))
 
     objects = FrozenContentQuerySet.as_manager()
 
@@ -312,18 +349,31 @@ class Document(FrozenContentModel):
 
 
 class Chunk(FrozenContentModel):
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
-    ordinal = models.PositiveIntegerField()
-    page = models.PositiveIntegerField()
-    paragraph = models.PositiveIntegerField(
-        default=1, help_text="1-based paragraph (non-blank line) of its page where it begins"
+    document = models.ForeignKey(
+        Document,
+        on_delete=models.CASCADE,
+        related_name="chunks",
+        verbose_name=pgettext_lazy("field", "文档"),
     )
-    start = models.PositiveIntegerField(help_text="UTF-16 offset in the document text")
-    end = models.PositiveIntegerField(help_text="UTF-16 offset in the document text (exclusive)")
-    text = models.TextField()
-    digest = models.CharField(max_length=64)
+    ordinal = models.PositiveIntegerField(verbose_name=pgettext_lazy("field", "序号"))
+    page = models.PositiveIntegerField(verbose_name=pgettext_lazy("field", "页码"))
+    paragraph = models.PositiveIntegerField(
+        default=1,
+        help_text=_("片段开始处在其所在页中的段落序号（按非空行计，从 1 开始）"),
+        verbose_name=pgettext_lazy("field", "段落"),
+    )
+    start = models.PositiveIntegerField(
+        help_text=_("在文档全文中的 UTF-16 位置"), verbose_name=pgettext_lazy("field", "起始位置")
+    )
+    end = models.PositiveIntegerField(
+        help_text=_("在文档全文中的 UTF-16 位置（不含该位置）"),
+        verbose_name=pgettext_lazy("field", "结束位置"),
+    )
+    text = models.TextField(verbose_name=pgettext_lazy("field", "文本"))
+    digest = models.CharField(max_length=64, verbose_name=pgettext_lazy("field", "摘要值"))
     search_text = models.TextField(
-        help_text="Space-joined search tokens (CJK bigrams, ASCII words)"
+        help_text=_("以空格连接的检索词（中日韩文字二元组、ASCII 单词）"),
+        verbose_name=pgettext_lazy("field", "检索文本"),
     )
 
     objects = ChunkQuerySet.as_manager()
@@ -338,6 +388,9 @@ class Chunk(FrozenContentModel):
         # The GIN index over to_tsvector('simple', search_text) is PostgreSQL-only and
         # created by migration 0002; SQLite takes the portable path in retrieval.
 
+    def __str__(self) -> str:
+        return f"{self.document_id}/{self.ordinal}"
+
     def owning_version(self) -> KnowledgeVersion:
         return self.document.version
 
@@ -349,18 +402,33 @@ class Chunk(FrozenContentModel):
 class Fact(FrozenContentModel):
     """A numeric fact a document declares; retrieval hands out num_ handles for it."""
 
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="facts")
+    document = models.ForeignKey(
+        Document,
+        on_delete=models.CASCADE,
+        related_name="facts",
+        verbose_name=pgettext_lazy("field", "文档"),
+    )
     # The chunk whose text states the value: its citation is the only one a handle gets.
     # NULL only for facts stored before anchoring that no chunk states: never handed out.
     chunk = models.ForeignKey(
-        Chunk, null=True, blank=True, on_delete=models.CASCADE, related_name="facts"
+        Chunk,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="facts",
+        verbose_name=pgettext_lazy("field", "文本片段"),
     )
-    key = models.CharField(max_length=128)
-    value = models.DecimalField(max_digits=30, decimal_places=10)
-    unit = models.CharField(max_length=32, blank=True)
-    as_of = models.DateField(null=True, blank=True)
+    key = models.CharField(max_length=128, verbose_name=pgettext_lazy("field", "标识"))
+    value = models.DecimalField(
+        max_digits=30, decimal_places=10, verbose_name=pgettext_lazy("field", "数值")
+    )
+    unit = models.CharField(max_length=32, blank=True, verbose_name=pgettext_lazy("field", "单位"))
+    as_of = models.DateField(null=True, blank=True, verbose_name=pgettext_lazy("field", "截至日期"))
     label = models.CharField(
-        max_length=200, blank=True, help_text="How a person reads it; the key if empty"
+        max_length=200,
+        blank=True,
+        help_text=_("给人阅读的名称；为空时显示标识"),
+        verbose_name=pgettext_lazy("field", "显示名称"),
     )
 
     objects = ChunkQuerySet.as_manager()
@@ -369,6 +437,9 @@ class Fact(FrozenContentModel):
         verbose_name = pgettext_lazy("model", "事实")
         verbose_name_plural = pgettext_lazy("models", "事实")
         constraints = [models.UniqueConstraint(fields=["document", "key"], name="fact_unique_key")]
+
+    def __str__(self) -> str:
+        return self.key
 
     def owning_version(self) -> KnowledgeVersion:
         return self.document.version
@@ -389,11 +460,27 @@ class LeaseQuerySet(models.QuerySet):
 class Lease(models.Model):
     """An app's right to use one exact knowledge version."""
 
-    app = models.ForeignKey(App, on_delete=models.CASCADE, related_name="leases")
-    version = models.ForeignKey(KnowledgeVersion, on_delete=models.CASCADE, related_name="leases")
-    expires_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
+    app = models.ForeignKey(
+        App,
+        on_delete=models.CASCADE,
+        related_name="leases",
+        verbose_name=pgettext_lazy("field", "应用"),
+    )
+    version = models.ForeignKey(
+        KnowledgeVersion,
+        on_delete=models.CASCADE,
+        related_name="leases",
+        verbose_name=pgettext_lazy("field", "版本"),
+    )
+    expires_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=pgettext_lazy("field", "过期时间")
+    )
+    revoked_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=pgettext_lazy("field", "撤销时间")
+    )
+    created_at = models.DateTimeField(
+        default=timezone.now, verbose_name=pgettext_lazy("field", "创建时间")
+    )
 
     objects = LeaseQuerySet.as_manager()
 
@@ -473,24 +560,40 @@ class VersionIndex(models.Model):
     their total length in search tokens, and the entity aliases of its titles."""
 
     version = models.OneToOneField(
-        KnowledgeVersion, on_delete=models.CASCADE, primary_key=True, related_name="index"
+        KnowledgeVersion,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="index",
+        verbose_name=pgettext_lazy("field", "版本"),
     )
-    chunk_count = models.PositiveIntegerField()
-    token_count = models.PositiveBigIntegerField()
-    entities = models.JSONField(default=dict, blank=True)
-    built_at = models.DateTimeField(default=timezone.now)
+    chunk_count = models.PositiveIntegerField(verbose_name=pgettext_lazy("field", "片段数"))
+    token_count = models.PositiveBigIntegerField(verbose_name=pgettext_lazy("field", "词元数"))
+    entities = models.JSONField(
+        default=dict, blank=True, verbose_name=pgettext_lazy("field", "实体")
+    )
+    built_at = models.DateTimeField(
+        default=timezone.now, verbose_name=pgettext_lazy("field", "构建时间")
+    )
 
     class Meta:
         verbose_name = pgettext_lazy("model", "版本检索统计")
         verbose_name_plural = pgettext_lazy("models", "版本检索统计")
 
+    def __str__(self) -> str:
+        return str(self.version_id)
+
 
 class VersionTerm(models.Model):
     """How many chunks of a version hold a search token (its document frequency)."""
 
-    version = models.ForeignKey(KnowledgeVersion, on_delete=models.CASCADE, related_name="+")
-    token = models.CharField(max_length=64)
-    chunks = models.PositiveIntegerField()
+    version = models.ForeignKey(
+        KnowledgeVersion,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=pgettext_lazy("field", "版本"),
+    )
+    token = models.CharField(max_length=64, verbose_name=pgettext_lazy("field", "检索词"))
+    chunks = models.PositiveIntegerField(verbose_name=pgettext_lazy("field", "含该词的片段数"))
 
     class Meta:
         verbose_name = pgettext_lazy("model", "版本检索词频")
@@ -499,17 +602,30 @@ class VersionTerm(models.Model):
             models.UniqueConstraint(fields=["version", "token"], name="versionterm_unique_token")
         ]
 
+    def __str__(self) -> str:
+        return f"{self.version_id}/{self.token}"
+
 
 class Vocabulary(models.Model):
     """Vocabulary an operator declared (manifest ``vocabulary:``, ``ingest --vocabulary``):
     tenant-wide when ``knowledge`` is null, else for that knowledge. ``entries`` is
     ``{term: [expansion, …]}`` as ``knowledge.vocabulary.validate_entries`` accepted it."""
 
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
-    knowledge = models.OneToOneField(
-        Knowledge, on_delete=models.CASCADE, null=True, blank=True, related_name="vocabulary"
+    tenant = models.ForeignKey(
+        Tenant,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=pgettext_lazy("field", "租户"),
     )
-    entries = models.JSONField(default=dict)
+    knowledge = models.OneToOneField(
+        Knowledge,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="vocabulary",
+        verbose_name=pgettext_lazy("field", "知识库"),
+    )
+    entries = models.JSONField(default=dict, verbose_name=pgettext_lazy("field", "词条"))
 
     class Meta:
         verbose_name = pgettext_lazy("model", "领域词表")
@@ -521,6 +637,9 @@ class Vocabulary(models.Model):
                 name="vocabulary_one_tenant_wide",
             )
         ]
+
+    def __str__(self) -> str:
+        return f"{self.tenant_id}/{self.knowledge_id or '—'}"
 
 
 def declare_vocabulary(tenant: Tenant, knowledge: Knowledge | None, entries: dict) -> bool:

@@ -8,6 +8,7 @@ the records around them: identity, revision, outcome, reason, digest, bindings.
 
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from foundation.admin_mixins import ReadOnlyAdmin, ReadOnlyInline
 from publication.models import (
@@ -16,6 +17,7 @@ from publication.models import (
     BlockRevision,
     PublicationAttempt,
     SourceBinding,
+    SourceHint,
 )
 from runs.admin import run_links
 
@@ -78,4 +80,13 @@ class PublicationAttemptAdmin(ReadOnlyAdmin):
     list_filter = ("outcome", "entry", "reason")
     list_select_related = ("run", "block")
     search_fields = ("candidate_id", "run__id", "block__id")
-    exclude = ("content",)  # the candidate body: never shown outside the reader
+    # The candidate body: never shown outside the reader. The hint as written is a
+    # free string: shown by its label when it is one SourceHint names.
+    exclude = ("content", "source_hint")
+    readonly_fields = ("source_hint_label",)
+
+    @admin.display(description=pgettext_lazy("field", "来源提示"))
+    def source_hint_label(self, obj: PublicationAttempt) -> str:
+        if obj.source_hint in SourceHint.values:
+            return str(SourceHint(obj.source_hint).label)
+        return obj.source_hint or "—"

@@ -1,10 +1,10 @@
 from django.apps import AppConfig
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class PublicationConfig(AppConfig):
     name = "publication"
-    verbose_name = _("发布")
+    verbose_name = pgettext_lazy("app", "发布")
 
     def ready(self) -> None:
         # The composition root: the preview's highlights read cited passages from

@@ -1,7 +1,7 @@
 from django.apps import AppConfig
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class RunsConfig(AppConfig):
     name = "runs"
-    verbose_name = _("运行")
+    verbose_name = pgettext_lazy("app", "运行")

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from foundation import observability
 from foundation.errors import ErrorCode, SparkTideError
+from foundation.faults import maybe_fault
 from runs.events import (
     RunEnded,
     RunFenced,
@@ -95,6 +96,7 @@ def lock_for_execution(
     """
     names = tuple(dict.fromkeys(("status", "execution_epoch", "last_seq", *columns)))
     row = lock_run_columns(run_id, names)
+    maybe_fault("frozen_holding_run_lock")
     if row is None:
         raise Run.DoesNotExist(f"no run {run_id}")
     if row["execution_epoch"] != epoch:

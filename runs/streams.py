@@ -12,7 +12,11 @@ turn's text until the agent call's next turn starts it again, so a socket still 
 the close sends the rest of what it showed (``closed_stream_text``) before the close. The
 log has one event per streamed turn; what a replay shows afterwards is the published blocks.
 
-Every write is fenced on the run still RUNNING: nothing is written or sent after its end.
+Every write is fenced by the execution epoch of the worker that writes
+(``runs.lifecycle.lock_for_execution`` / ``fence_statement``, in the write's own statement or
+transaction): nothing is written or sent after the run's end, nor by an execution whose run was
+taken over (a worker paused past the stale bound, whose run was recovered or handed back and
+perhaps claimed again, still RUNNING under the new epoch).
 Offsets and lengths count Unicode code points. Text arrives here already cleaned and bounded
 (runtime/streaming.py); this module only stores and announces it.
 """
@@ -26,7 +30,8 @@ from django.db.models import Case, F, IntegerField, Value, When
 from django.db.models.functions import Concat, Substr
 from django.utils import timezone
 
-from runs.events import RunEnded, append_event
+from runs.events import IF_APPENDED, RunEnded, append_event
+from runs.lifecycle import fence_params, fence_statement, lock_for_execution
 from runs.models import AgentCall, AnswerStream, Run
 
 logger = logging.getLogger(__name__)
@@ -63,22 +68,22 @@ def extend_stream(
     run: Run, call: AgentCall, step: int, *, offset: int, delta: str, truncated: bool = False
 ) -> bool:
     """Append ``delta`` at ``offset`` to the call's live stream and announce it; False when
-    the run is no longer RUNNING (nothing written, nothing sent: the caller stops streaming).
+    the run ended or was taken over from this execution (``run.execution_epoch``): nothing
+    written, nothing sent, the caller stops streaming (its next write meets the fence).
 
-    The first extension of a turn (offset 0) starts the row again for that step; later ones
-    are one UPDATE that also checks the offset, so a delta is never stored twice.
+    The first extension of a turn (offset 0) starts the row again for that step, under the
+    run's lock taken by ``lock_for_execution``; later ones are one UPDATE that also checks
+    the offset (a delta is never stored twice) and, on PostgreSQL, carries the fence as a
+    CTE locking the run's row under the epoch (``fence_statement``).
     """
     size = len(delta)
     now = timezone.now()
+    epoch = run.execution_epoch
     if offset == 0:
         with transaction.atomic():
-            alive = (
-                Run.objects.select_for_update()
-                .filter(pk=run.pk, status=Run.Status.RUNNING)
-                .values_list("pk", flat=True)
-                .first()
-            )
-            if alive is None:
+            try:
+                lock_for_execution(run.pk, epoch)
+            except RunEnded:  # RunFenced too
                 return False
             AnswerStream.objects.update_or_create(
                 agent_call=call,
@@ -92,6 +97,29 @@ def extend_stream(
                     "updated_at": now,
                 },
             )
+    elif connection.vendor == "postgresql":
+        q = connection.ops.quote_name
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"WITH fence AS ({fence_statement()})"  # noqa: S608
+                f" UPDATE {q(AnswerStream._meta.db_table)}"
+                " SET text = text || %s, length = length + %s, truncated = %s, updated_at = %s"
+                " WHERE agent_call_id = %s AND step = %s AND state = %s AND length = %s"
+                " AND EXISTS (SELECT 1 FROM fence)",
+                [
+                    *fence_params(run.pk, epoch),
+                    delta,
+                    size,
+                    truncated,
+                    now,
+                    call.pk,
+                    step,
+                    AnswerStream.State.LIVE,
+                    offset,
+                ],
+            )
+            if cursor.rowcount != 1:
+                return False
     else:
         updated = AnswerStream.objects.filter(
             agent_call=call,
@@ -99,6 +127,7 @@ def extend_stream(
             state=AnswerStream.State.LIVE,
             length=offset,
             run__status=Run.Status.RUNNING,
+            run__execution_epoch=epoch,
         ).update(
             text=Concat(F("text"), Value(delta)),
             length=F("length") + size,
@@ -120,24 +149,26 @@ def close_stream(run: Run, call: AgentCall, step: int, *, length: int, reason: s
     the turn's length) appended, in one statement on PostgreSQL. The row keeps the turn's text
     (never shown again as live: ``live_streams`` reads LIVE rows of a RUNNING run) so that a
     socket behind sends what it has not up to the close (``closed_stream_text``). A run
-    already ended gets neither (its terminal event ends every stream for a client)."""
+    already ended gets neither (its terminal event ends every stream for a client), nor
+    does an execution that lost its run: the append carries ``run.execution_epoch``, and
+    the row is closed only by the statement (or transaction) that appended the event."""
     data = {**_public(call.pk, step), "state": "closed", "offset": length, "reason": reason}
     table = AnswerStream._meta.db_table
     close = (
         f"UPDATE {table} SET state = %s, updated_at = %s"  # noqa: S608
-        " WHERE agent_call_id = %s AND step = %s",
+        f" WHERE agent_call_id = %s AND step = %s AND {IF_APPENDED}",
         [AnswerStream.State.CLOSED, timezone.now(), call.pk, step],
     )
     try:
         if connection.vendor == "postgresql":
-            append_event(run, STREAM_EVENT, data, along=[close])
+            append_event(run, STREAM_EVENT, data, along=[close], epoch=run.execution_epoch)
         else:
             with transaction.atomic():
                 AnswerStream.objects.filter(agent_call=call, step=step).update(
                     state=AnswerStream.State.CLOSED, updated_at=timezone.now()
                 )
-                append_event(run, STREAM_EVENT, data)
-    except RunEnded:
+                append_event(run, STREAM_EVENT, data, epoch=run.execution_epoch)
+    except RunEnded:  # RunFenced too: nothing written; the execution's next write stops it
         pass
 
 

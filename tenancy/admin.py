@@ -14,8 +14,9 @@ from django.forms import ModelForm
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
-from guardian.admin import GuardedModelAdmin
+from django.utils.translation import pgettext_lazy
 
+from foundation.admin_mixins import TranslatedGuardedAdmin
 from tenancy.models import ApiToken, App, Membership, Tenant, TenantUser
 
 
@@ -50,7 +51,7 @@ class MembershipInline(admin.TabularInline[Membership, App]):
 
 
 @admin.register(App)
-class AppAdmin(GuardedModelAdmin):
+class AppAdmin(TranslatedGuardedAdmin):
     list_display = (
         "slug",
         "name",
@@ -77,19 +78,24 @@ class AppAdmin(GuardedModelAdmin):
     @admin.action(description=_("暂停所选应用"), permissions=["change"])
     def suspend_apps(self, request: HttpRequest, queryset: QuerySet[App]) -> None:
         count = queryset.exclude(status=App.Status.SUSPENDED).update(status=App.Status.SUSPENDED)
-        self.message_user(request, f"{count} app(s) suspended.", messages.SUCCESS)
+        self.message_user(
+            request, _("已暂停 %(count)d 个应用。") % {"count": count}, messages.SUCCESS
+        )
 
     @admin.action(description=_("启用所选应用"), permissions=["change"])
     def activate_apps(self, request: HttpRequest, queryset: QuerySet[App]) -> None:
         count = queryset.exclude(status=App.Status.ACTIVE).update(status=App.Status.ACTIVE)
-        self.message_user(request, f"{count} app(s) activated.", messages.SUCCESS)
+        self.message_user(
+            request, _("已启用 %(count)d 个应用。") % {"count": count}, messages.SUCCESS
+        )
 
     @admin.action(description=_("提升安全策略版本号"), permissions=["change"])
     def bump_security_policy_epoch(self, request: HttpRequest, queryset: QuerySet[App]) -> None:
         count = queryset.update(security_policy_epoch=F("security_policy_epoch") + 1)
         self.message_user(
             request,
-            f"Security policy epoch bumped on {count} app(s); earlier runs' sources no longer open.",
+            _("已提升 %(count)d 个应用的安全策略版本号；此前运行的来源不再能打开。")
+            % {"count": count},
             messages.SUCCESS,
         )
 
@@ -98,7 +104,8 @@ class AppAdmin(GuardedModelAdmin):
         count = queryset.update(knowledge_access_epoch=F("knowledge_access_epoch") + 1)
         self.message_user(
             request,
-            f"Knowledge access epoch bumped on {count} app(s); earlier runs' sources no longer open.",
+            _("已提升 %(count)d 个应用的知识访问版本号；此前运行的来源不再能打开。")
+            % {"count": count},
             messages.SUCCESS,
         )
 
@@ -126,7 +133,7 @@ class ApiTokenForm(forms.ModelForm[ApiToken]):
         .objects.filter(tenant_user__isnull=False, is_active=True)
         .select_related("tenant_user__tenant")
         .order_by("tenant_user__tenant__key", "username"),
-        label="user",
+        label=pgettext_lazy("field", "用户"),
     )
 
     class Meta:
@@ -173,12 +180,14 @@ class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
         )
         self.message_user(
             request,
-            f"Token for {obj.user}: {raw} — copy it now, it is stored only as a hash "
-            "and will not be shown again.",
+            _("%(user)s 的令牌：%(token)s — 请现在复制；它只以哈希保存，不会再次显示。")
+            % {"user": obj.user, "token": raw},
             messages.WARNING,
         )
 
     @admin.action(description=_("吊销所选令牌"), permissions=["change"])
     def revoke_tokens(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
         count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
-        self.message_user(request, f"{count} token(s) revoked.", messages.SUCCESS)
+        self.message_user(
+            request, _("已吊销 %(count)d 个令牌。") % {"count": count}, messages.SUCCESS
+        )

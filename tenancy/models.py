@@ -6,13 +6,16 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 
 class Tenant(models.Model):
-    key = models.SlugField(max_length=64, unique=True)
-    name = models.CharField(max_length=200)
-    created_at = models.DateTimeField(default=timezone.now)
+    key = models.SlugField(max_length=64, unique=True, verbose_name=pgettext_lazy("field", "标识"))
+    name = models.CharField(max_length=200, verbose_name=pgettext_lazy("field", "名称"))
+    created_at = models.DateTimeField(
+        default=timezone.now, verbose_name=pgettext_lazy("field", "创建时间")
+    )
 
     class Meta:
         verbose_name = pgettext_lazy("model", "租户")
@@ -25,9 +28,17 @@ class Tenant(models.Model):
 class TenantUser(models.Model):
     """A business user belongs to exactly one tenant."""
 
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="users")
+    tenant = models.ForeignKey(
+        Tenant,
+        on_delete=models.CASCADE,
+        related_name="users",
+        verbose_name=pgettext_lazy("field", "租户"),
+    )
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tenant_user"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="tenant_user",
+        verbose_name=pgettext_lazy("field", "用户"),
     )
 
     class Meta:
@@ -43,21 +54,41 @@ class App(models.Model):
     pinned: list[Any]
 
     class Status(models.TextChoices):
-        ACTIVE = "ACTIVE"
-        SUSPENDED = "SUSPENDED"
-        DISABLED = "DISABLED"
+        ACTIVE = "ACTIVE", pgettext_lazy("app status", "启用")
+        SUSPENDED = "SUSPENDED", pgettext_lazy("app status", "已暂停")
+        DISABLED = "DISABLED", pgettext_lazy("app status", "已停用")
 
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="apps")
-    slug = models.SlugField(max_length=64, unique=True)
-    name = models.CharField(max_length=200)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
-    retention_days = models.PositiveIntegerField(default=30)
+    tenant = models.ForeignKey(
+        Tenant,
+        on_delete=models.CASCADE,
+        related_name="apps",
+        verbose_name=pgettext_lazy("field", "租户"),
+    )
+    slug = models.SlugField(
+        max_length=64, unique=True, verbose_name=pgettext_lazy("field", "短标识")
+    )
+    name = models.CharField(max_length=200, verbose_name=pgettext_lazy("field", "名称"))
+    status = models.CharField(
+        max_length=16,
+        choices=Status.choices,
+        default=Status.ACTIVE,
+        verbose_name=pgettext_lazy("field", "状态"),
+    )
+    retention_days = models.PositiveIntegerField(
+        default=30, verbose_name=pgettext_lazy("field", "保留天数")
+    )
     # Bumped by an operator when the app's security policy or knowledge access
     # configuration changes; a run records both at start, and a preview refuses
     # to re-open sources of a run made under an older policy.
-    security_policy_epoch = models.PositiveIntegerField(default=1)
-    knowledge_access_epoch = models.PositiveIntegerField(default=1)
-    created_at = models.DateTimeField(default=timezone.now)
+    security_policy_epoch = models.PositiveIntegerField(
+        default=1, verbose_name=pgettext_lazy("field", "安全策略版本号")
+    )
+    knowledge_access_epoch = models.PositiveIntegerField(
+        default=1, verbose_name=pgettext_lazy("field", "知识访问版本号")
+    )
+    created_at = models.DateTimeField(
+        default=timezone.now, verbose_name=pgettext_lazy("field", "创建时间")
+    )
 
     class Meta:
         verbose_name = pgettext_lazy("model", "应用")
@@ -73,11 +104,21 @@ class App(models.Model):
 
 
 class Membership(models.Model):
-    app = models.ForeignKey(App, on_delete=models.CASCADE, related_name="memberships")
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    app = models.ForeignKey(
+        App,
+        on_delete=models.CASCADE,
+        related_name="memberships",
+        verbose_name=pgettext_lazy("field", "应用"),
     )
-    created_at = models.DateTimeField(default=timezone.now)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="memberships",
+        verbose_name=pgettext_lazy("field", "用户"),
+    )
+    created_at = models.DateTimeField(
+        default=timezone.now, verbose_name=pgettext_lazy("field", "创建时间")
+    )
 
     class Meta:
         verbose_name = pgettext_lazy("model", "应用成员")
@@ -87,7 +128,7 @@ class Membership(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.user} in {self.app}"
+        return _("%(app)s 的成员 %(user)s") % {"user": self.user, "app": self.app}
 
 
 TOKEN_PREFIX = "st_"
@@ -110,16 +151,31 @@ class ApiToken(models.Model):
     """
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="api_tokens",
+        verbose_name=pgettext_lazy("field", "用户"),
     )
-    name = models.CharField(max_length=100, default="default")
+    name = models.CharField(
+        max_length=100, default="default", verbose_name=pgettext_lazy("field", "名称")
+    )
     prefix = models.CharField(
-        max_length=12, help_text="First characters, shown to recognise the token."
+        max_length=12,
+        help_text=_("令牌的前几个字符，用于识别令牌。"),
+        verbose_name=pgettext_lazy("field", "前缀"),
     )
-    digest = models.CharField(max_length=64, unique=True)
-    created_at = models.DateTimeField(default=timezone.now)
-    last_used_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
+    digest = models.CharField(
+        max_length=64, unique=True, verbose_name=pgettext_lazy("field", "摘要值")
+    )
+    created_at = models.DateTimeField(
+        default=timezone.now, verbose_name=pgettext_lazy("field", "创建时间")
+    )
+    last_used_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=pgettext_lazy("field", "最近使用时间")
+    )
+    revoked_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=pgettext_lazy("field", "撤销时间")
+    )
 
     objects = ApiTokenQuerySet.as_manager()
 

@@ -100,7 +100,11 @@ class DatabaseProxy:
         except OSError:
             pass
         finally:
+            # shutdown first: close alone does not end a socket the other direction's
+            # thread is still reading, and the PostgreSQL session behind it would linger.
             for end in (source, sink):
+                with contextlib.suppress(OSError):
+                    end.shutdown(socket.SHUT_RDWR)
                 with contextlib.suppress(OSError):
                     end.close()
 

@@ -18,7 +18,8 @@ from publication.models import AnswerBlock, PublicationAttempt
 from publication.pipeline import publish_candidate
 from runs.events import RunEnded, RunFenced, append_event
 from runs.lifecycle import finish_run, lock_for_execution, worker_identity
-from runs.models import AgentCall, JournalEntry, Run, RunEvent
+from runs.models import AgentCall, AnswerStream, JournalEntry, Run, RunEvent
+from runs.streams import close_stream, extend_stream
 from runtime import recovery
 from runtime.engine import Engine, RunHeartbeats, _heartbeat
 from runtime.state import Journal
@@ -52,6 +53,11 @@ def _snapshot(run_id: str) -> dict:
             PublicationAttempt.objects.filter(run_id=run_id).values_list("pk", "outcome")
         ),
         "blocks": AnswerBlock.objects.filter(run_id=run_id).count(),
+        "streams": list(
+            AnswerStream.objects.filter(run_id=run_id).values_list(
+                "agent_call_id", "step", "state", "text", "length", "updated_at"
+            )
+        ),
     }
 
 
@@ -210,3 +216,108 @@ def test_a_lost_executions_task_row_stays_as_recovery_settled_it(make_run):
 
     assert settled.get(pk=task.pk) == before
     assert before["status"] == TaskResultStatus.FAILED
+
+
+def _live_stream(lost: SimpleNamespace, text: str = "暂停前") -> None:
+    """The turn's live preview as the paused worker left it: a LIVE row at step 9."""
+    AnswerStream.objects.update_or_create(
+        agent_call=lost.root,
+        defaults={"run": lost.run, "step": 9, "state": "LIVE", "text": text, "length": len(text)},
+    )
+    lost.before = _snapshot(lost.run.pk)
+
+
+def _under_current_epoch(run: Run) -> Run:
+    """The same run as the execution that holds it now (epoch 2) sees it."""
+    current = Run.objects.get(pk=run.pk)
+    current.execution_epoch = Run.objects.get(pk=run.pk).execution_epoch
+    return current
+
+
+def test_a_lost_execution_starts_no_live_preview(lost, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks() as announced:
+        assert extend_stream(lost.run, lost.root, 9, offset=0, delta="迟到的预览") is False
+    assert announced == []
+    assert _snapshot(lost.run.pk) == lost.before
+
+
+def test_a_lost_execution_extends_no_live_preview(lost, django_capture_on_commit_callbacks):
+    _live_stream(lost)
+    with django_capture_on_commit_callbacks() as announced:
+        assert extend_stream(lost.run, lost.root, 9, offset=3, delta="又多了几个字") is False
+    assert announced == []
+    assert _snapshot(lost.run.pk) == lost.before
+
+
+def test_a_lost_execution_does_not_close_the_live_preview(lost):
+    _live_stream(lost)
+    close_stream(lost.run, lost.root, 9, length=3, reason="committed")
+    assert _snapshot(lost.run.pk) == lost.before
+
+
+def test_the_execution_that_holds_a_handed_back_run_still_streams(make_run):
+    """The control: the same writes under the epoch that holds the run now do land, so the
+    refusals above are the fence's, not a stream that could not be written anyway."""
+    handed = _lost(make_run, how="handed back")
+    run = _under_current_epoch(handed.run)
+    assert extend_stream(run, handed.root, 9, offset=0, delta="新的")
+    assert extend_stream(run, handed.root, 9, offset=2, delta="执行")
+    close_stream(run, handed.root, 9, length=4, reason="committed")
+    row = AnswerStream.objects.get(agent_call=handed.root)
+    assert (row.text, row.length, row.state) == ("新的执行", 4, AnswerStream.State.CLOSED)
+    closed = RunEvent.objects.filter(run_id=run.pk, type="answer.stream").last()
+    assert closed.data["state"] == "closed" and closed.data["offset"] == 4
+
+
+@pytest.mark.django_db(transaction=True)  # two sessions: the takeover's and the stream's
+@pytest.mark.parametrize("offset", [0, 3])
+def test_a_stream_write_waiting_on_a_takeover_is_refused_once_the_takeover_commits(
+    postgres, make_run, offset
+):
+    """The fence is taken in the write's own statement (or transaction) under the run's row
+    lock: a write that queued behind a takeover still in progress is judged by the epoch the
+    takeover committed, not by what the run said when the write began."""
+    import threading
+
+    import psycopg
+    from django.db import connection as django_connection
+
+    from tests.reliability.support import conninfo, wait_for
+
+    run = _running_again(make_run(*STEPS, execute=True))
+    root = run.agent_calls.get(depth=0)
+    lost = SimpleNamespace(run=run, root=root)
+    _live_stream(lost)
+    table = Run._meta.db_table
+    result: list[bool] = []
+
+    def write() -> None:
+        try:
+            result.append(extend_stream(run, root, 9, offset=offset, delta="迟到"))
+        finally:
+            django_connection.close()
+
+    with psycopg.connect(**conninfo()) as takeover:
+        takeover.execute(
+            f"UPDATE {table} SET execution_epoch = execution_epoch + 1 WHERE id = %s",  # noqa: S608
+            [run.pk],
+        )
+        writer = threading.Thread(target=write)
+        writer.start()
+        with psycopg.connect(**conninfo(), autocommit=True) as admin:
+            wait_for(
+                lambda: (
+                    admin.execute(
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                        " AND wait_event_type = 'Lock'"
+                    ).fetchone()[0]
+                    >= 1
+                ),
+                timeout=10,
+                what="the stream's write to wait on the run's row lock",
+            )
+        takeover.commit()
+        writer.join(10)
+    assert result == [False]
+    assert Run.objects.get(pk=run.pk).execution_epoch == 2
+    assert _snapshot(run.pk) == lost.before

@@ -65,7 +65,7 @@ def test_the_stream_never_exceeds_the_display_bound_and_writes_once_per_coalesce
     stored = row(call)
     assert stored.length == len(stored.text) == MAX_DISPLAY_CHARS
     assert stored.truncated is True
-    updates = [q for q in queries if q["sql"].startswith("UPDATE") and "answerstream" in q["sql"]]
+    updates = [q for q in queries if 'UPDATE "runs_answerstream" SET' in q["sql"]]
     # The first character at once, then one UPDATE per 2,000 characters, none past the bound.
     assert len(updates) == MAX_DISPLAY_CHARS // streaming.COALESCE_CHARS
     assert len(queries) <= 10 + len(updates)  # + the first write of the turn
