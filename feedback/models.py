@@ -10,6 +10,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from publication.models import AnswerBlock
 from runs.models import Run
@@ -23,15 +24,38 @@ class Feedback(models.Model):
         UP = "up", "👍"
         DOWN = "down", "👎"
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="feedback")
-    block = models.ForeignKey(
-        AnswerBlock, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    run = models.ForeignKey(
+        Run,
+        on_delete=models.CASCADE,
+        related_name="feedback",
+        verbose_name=pgettext_lazy("field", "运行"),
     )
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    rating = models.CharField(max_length=4, choices=Rating.choices)
-    note = models.TextField(blank=True, max_length=MAX_NOTE)
-    created_at = models.DateTimeField(default=timezone.now)
-    updated_at = models.DateTimeField(default=timezone.now)
+    block = models.ForeignKey(
+        AnswerBlock,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=pgettext_lazy("field", "回答块"),
+    )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=pgettext_lazy("field", "所有者"),
+    )
+    rating = models.CharField(
+        max_length=4, choices=Rating.choices, verbose_name=pgettext_lazy("field", "评价")
+    )
+    note = models.TextField(
+        blank=True, max_length=MAX_NOTE, verbose_name=pgettext_lazy("field", "备注")
+    )
+    created_at = models.DateTimeField(
+        default=timezone.now, verbose_name=pgettext_lazy("field", "创建时间")
+    )
+    updated_at = models.DateTimeField(
+        default=timezone.now, verbose_name=pgettext_lazy("field", "更新时间")
+    )
 
     class Meta:
         verbose_name = _("反馈")
