@@ -103,24 +103,30 @@ class AgentVersion(models.Model):
     def is_frozen(self) -> bool:
         return self.status != self.Status.DRAFT
 
+    @classmethod
+    def transition_refusal(cls, before: str, after: str) -> str | None:
+        """Why a version cannot go from ``before`` to ``after`` (None: ``TRANSITIONS``
+        allows it). save() refuses with it; the manifest (provisioning/writing.py) asks it."""
+        if after in cls.TRANSITIONS[before]:
+            return None
+        if before == cls.Status.RETIRED:
+            return "a retired version stays retired; publish a new version"
+        return "a published version cannot go back to DRAFT; publish a new version"
+
     def save(self, *args, **kwargs) -> None:
         if self.pk is not None:
             stored = (
                 type(self).objects.filter(pk=self.pk).values(*self.CONTENT_FIELDS, "status").first()
             )
-            if (
-                stored is not None
-                and stored["status"] == self.Status.RETIRED
-                and self.status not in self.TRANSITIONS[stored["status"]]
-            ):
-                raise ImmutableVersionError(
-                    f"Agent version {self} is retired; it cannot be published again."
-                )
+            if stored is not None:
+                refusal = self.transition_refusal(stored["status"], self.status)
+                if refusal is not None:
+                    raise ImmutableVersionError(f"Agent version {self}: {refusal}")
             if stored is not None and stored["status"] != self.Status.DRAFT:
                 changed = [f for f in self.CONTENT_FIELDS if getattr(self, f) != stored[f]]
-                if changed or self.status == self.Status.DRAFT:
+                if changed:
                     raise ImmutableVersionError(
-                        f"Agent version {self} is published; it cannot change ({', '.join(changed) or 'status'})."
+                        f"Agent version {self} is published; it cannot change ({', '.join(changed)})."
                     )
         if self.status == self.Status.PUBLISHED and self.published_at is None:
             self.published_at = timezone.now()

@@ -11,7 +11,7 @@ excerpt itself: re-fetching and comparing it is ``citations/preview.py``'s job.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -146,6 +146,45 @@ def require_capability(run: Run, reference: CitationReference) -> None:
         raise SparkTideError(ErrorCode.CAPABILITY_UNAVAILABLE)
     if refusal is not None:
         raise knowledge_access_denied()
+
+
+# What ``source_refusals`` says of a reference the owner may no longer read (step 9).
+DOCUMENT_NOT_READABLE = "document_not_readable"
+
+
+def source_refusals(
+    run: Run, citation_ids: Iterable[str], access: SourceAccess | None = None
+) -> dict[str, str]:
+    """Why 查看来源片段 of each of the run's references would be refused now, checked when a
+    page renders it (the click still runs every step): the app's policy epochs (step 6: the
+    ``ErrorCode``), knowledge's capability rule as step 8 reads it (``SourceAccess.refusal``
+    on the reference read with ``lease_of_version``: a ``CapabilityRefusal``) and the owner's
+    right to read the document now (step 9: ``DOCUMENT_NOT_READABLE``). A reference absent
+    from the answer is simply not named. One query; ``access``: a run reader's, whose
+    decided documents cost nothing more."""
+    ids = [i for i in dict.fromkeys(citation_ids) if is_citation_id(i)]
+    if not ids:
+        return {}
+    try:
+        require_same_policy(run)
+    except SparkTideError as error:
+        return dict.fromkeys(ids, str(error.code))
+    access = access or SourceAccess(run)
+    references = (
+        CitationReference.objects.filter(run_id=run.pk, pk__in=ids)
+        .select_related("version__knowledge", "document")
+        .defer("document__text")
+        .annotate(app_lease_current=lease_of_version(run.app.pk, access.now))
+        .order_by()
+    )
+    refusals: dict[str, str] = {}
+    for reference in references:
+        refusal = access.refusal(reference)
+        if refusal is not None:
+            refusals[reference.pk] = str(refusal)
+        elif reference.document is not None and not access.document_ok(reference.document):
+            refusals[reference.pk] = DOCUMENT_NOT_READABLE
+    return refusals
 
 
 def knowledge_access_denied() -> SparkTideError:

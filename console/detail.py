@@ -2,20 +2,27 @@
 
 Every answer body comes through Publication's reader, which decides for the run's
 owner *now* (a revoked source hides the block, in every revision); the console
-never reads a source excerpt itself — that is the preview endpoint's job, with the
-owner's credentials. Journal entries are redacted to their summaries here.
+never shows a source excerpt — that is the preview endpoint's job, with the owner's
+credentials (the event log reads an excerpt's text only to count which paragraph a
+citation is at). Journal entries are redacted to their summaries here.
 """
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db.models import Count, Max
 
+from api.selectors import run_searches
+from citations.access import source_refusals
+from citations.highlights import paragraph_of
 from citations.markers import ANY_MARKER, CITE_MARKER, LEGACY_CITE_MARKER
 from citations.trusted import root_check, trusted_sources
+from console import labels
 from knowledge.models import Chunk
 from publication.models import BlockRevision, PublicationAttempt
+from publication.passages import passages_in
 from publication.reader import PROTECTED, VISIBLE, RunReader
 from runs.models import AgentCall, DeliveryAck, DeliveryLog, JournalEntry, Run, RunEvent
 
@@ -126,11 +133,17 @@ def _cited(segments: list[Segment] | None) -> list[bool]:
     return list(seen.values())
 
 
-def annotate_events(events: list[dict], all_events: list[dict], root: str | None) -> None:
+def annotate_events(
+    events: list[dict], all_events: list[dict], root: str | None, answer: Sequence[object] = ()
+) -> None:
     """What the event log's summaries need beyond an event's own data, under ``console``:
     ``checked`` — the root call's final check came before this event (a receipt's claim of
     verified sources is only pending until then); ``paragraph`` — for citation.created, the
-    paragraph of its page where the cited chunk begins. One query whatever the number of events."""
+    paragraph of its page the citation is at, by the rule the source dialog's location
+    follows (``citations.highlights.paragraph_of``): where the passage the current answer
+    (``answer``: the bodies the owner may see now) cites begins, else where its excerpt
+    begins. The excerpt's text is read only to count its lines, never shown. One query
+    whatever the number of events."""
     check_seq = next(
         (
             e["seq"]
@@ -144,16 +157,30 @@ def annotate_events(events: list[dict], all_events: list[dict], root: str | None
         for e in events
         if e["type"] == "citation.created" and str(e["data"].get("chunkId", "")).isdigit()
     }
-    paragraphs = (
-        dict(Chunk.objects.filter(pk__in=chunk_ids).values_list("pk", "paragraph"))
+    chunks = (
+        {
+            pk: (paragraph, text)
+            for pk, paragraph, text in Chunk.objects.filter(pk__in=chunk_ids).values_list(
+                "pk", "paragraph", "text"
+            )
+        }
         if chunk_ids
         else {}
     )
     for event in events:
         chunk = str(event["data"].get("chunkId", ""))
+        found = chunks.get(int(chunk)) if chunk.isdigit() else None
+        paragraph = None
+        if found is not None and event["type"] == "citation.created":
+            paragraph = paragraph_of(
+                found[0],
+                found[1],
+                passages_in(answer, str(event["data"].get("id", ""))),
+                title=str(event["data"].get("title") or ""),
+            )
         event["console"] = {
             "checked": check_seq is not None and event["seq"] > check_seq,
-            "paragraph": paragraphs.get(int(chunk)) if chunk.isdigit() else None,
+            "paragraph": paragraph,
         }
 
 
@@ -166,6 +193,9 @@ class SourceEntry:
     number: int = 0
     citation: dict | None = None
     note: str = ""
+    # Why 查看来源片段 would be refused now (citations.access.source_refusals), in words.
+    refusal: str = ""
+    reason: str = ""
 
 
 @dataclass
@@ -213,6 +243,23 @@ def answer_sources(events: list[dict]) -> Sources:
         note = "no-exact-version" if ref_id in claimed else ""
         sources.unverified.append(SourceEntry(ref_id, citation=None, note=note))
     return sources
+
+
+def mark_refused(sources: Sources, refusals: dict[str, str]) -> None:
+    """A verified source whose preview would be refused now keeps its entry and number, with
+    the reason in words; its citation data (the chips' and the page script's) says so under
+    ``unavailable``. A copy: the event log shows the event's own data."""
+    for entry in sources.verified:
+        refusal = refusals.get(entry.id)
+        if not refusal:
+            continue
+        entry.refusal = refusal
+        entry.reason = str(labels.SOURCE_REFUSAL.get(refusal, labels.SOURCE_REFUSAL["other"]))
+        if entry.citation is not None:
+            entry.citation = {
+                **entry.citation,
+                "unavailable": {"code": refusal, "reason": entry.reason},
+            }
 
 
 @dataclass
@@ -272,6 +319,7 @@ class RunDetail:
     journal: list[JournalEntry]
     deliveries: list[ConnectionEvidence]
     quota_used: int
+    searches: list[dict] = field(default_factory=list)
 
 
 def console_run(run_id: str) -> Run | None:
@@ -306,7 +354,13 @@ def run_detail(run: Run) -> RunDetail:
     hydrated_all = reader.hydrate(shown_all)
     events = hydrated_all[: len(shown)]
     sources = answer_sources(hydrated_all)
-    annotate_events(events, hydrated_all, sources.root_agent_call_id)
+    mark_refused(sources, source_refusals(run, [s.id for s in sources.verified], reader.access))
+    annotate_events(
+        events,
+        hydrated_all,
+        sources.root_agent_call_id,
+        [view.content for view in reader.blocks() if view.state == VISIBLE],
+    )
     verified = sources.verified_map()
     # A marker not VERIFIED can still become so only while the run may still check it.
     settled = sources.checked or run.is_terminal
@@ -392,7 +446,45 @@ def run_detail(run: Run) -> RunDetail:
         journal=[_journal_row(e) for e in JournalEntry.objects.filter(run=run).order_by("id")],
         deliveries=delivery_evidence(run),
         quota_used=sum(a.quota_consumed for group in attempts.values() for a in group),
+        searches=search_panels(run, hydrated_all),
     )
+
+
+# --- 检索记录 -------------------------------------------------------------------------
+
+
+def search_panels(run: Run, events: list[dict] | None = None) -> list[dict]:
+    """检索记录: each ``search_knowledge`` call of the run as its owner reads it through the
+    REST detail (``api.selectors.run_searches``: terms, expansions, versions, hits with rank,
+    score, document, page, citation ID and ``cited``, refused counts), each hit named by the
+    title its ``citation.created`` event announced. Titles, pages and scores only: an
+    excerpt's text is never read here (it stays behind 查看来源片段, with the owner's
+    credentials). ``events``: the run's hydrated events when the caller has them; otherwise
+    its citation.created events are read (one query)."""
+    if events is None:
+        events = [
+            {"type": e.type, "data": e.data}
+            for e in RunEvent.objects.filter(run=run, type="citation.created").only("type", "data")
+        ]
+    titles = {
+        e["data"].get("id"): e["data"].get("title") or ""
+        for e in events
+        if e["type"] == "citation.created"
+    }
+    searches = run_searches(run)
+    for number, search in enumerate(searches, start=1):
+        search["number"] = number
+        search["expansion_rows"] = [
+            {"term": term, "alternatives": list(alternatives)}
+            for term, alternatives in (search.get("expansions") or {}).items()
+        ]
+        refused = search.get("refused") or {}
+        search["refused_versions"] = int(refused.get("versions") or 0)
+        search["refused_acl"] = int(refused.get("acl") or 0)
+        for hit in search["hits"]:
+            hit["title"] = titles.get(hit.get("citationId")) or ""
+            hit["citation_id"] = hit.get("citationId") or ""
+    return searches
 
 
 def delivery_evidence(run: Run) -> list[ConnectionEvidence]:

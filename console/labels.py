@@ -143,6 +143,21 @@ PREVIEW_ERROR = {
 }
 
 
+# Why a verified source's 查看来源片段 is disabled when the page renders
+# (citations.access.source_refusals); the click would still re-check every step.
+SOURCE_REFUSAL = {
+    "not_published": _("该知识版本已撤销，不再提供来源片段。请改用当前发布的版本重新运行。"),
+    "no_current_lease": _(
+        "应用对该知识版本的使用租约已失效或被收回，暂不提供来源片段。请联系管理员续租。"
+    ),
+    "other_tenant": _("该知识不属于此应用的租户，不提供来源片段。"),
+    "document_not_readable": _("运行所有者已无权阅读该文档，不提供来源片段。"),
+    "SECURITY_POLICY_CHANGED": PREVIEW_ERROR["SECURITY_POLICY_CHANGED"],
+    "KNOWLEDGE_ACCESS_CHANGED": PREVIEW_ERROR["KNOWLEDGE_ACCESS_CHANGED"],
+    "other": _("该来源当前不可查看。"),
+}
+
+
 def client_strings() -> dict:
     """Everything the page scripts display, in the request's language."""
     return {

@@ -20,6 +20,7 @@ urlpatterns = [
     path("console/", views.home, name="home"),
     path("console/runs/", views.runs, name="runs"),
     path("console/runs/<str:run_id>/", views.run_detail, name="run"),
+    path("console/runs/<str:run_id>/searches/", views.run_searches, name="run-searches"),
     path("console/runs/<str:run_id>/reruns", views.run_rerun, name="run-rerun"),
     path("console/tenants/<slug:tenant_key>/runs/", views.runs, name="tenant-runs"),
     path("console/apps/<slug:app_slug>/", views.app_home, name="app"),

@@ -19,6 +19,7 @@ from console.reruns import rerun_panel, start_rerun
 from evaluation import service as evaluations
 from evaluation.models import Evaluation
 from foundation.errors import ErrorCode, SparkTideError
+from runs.retention import require_within_retention
 from runtime.services import start_run
 from tenancy.models import App, Tenant
 
@@ -146,6 +147,16 @@ def run_detail(request, run_id: str):
     run = detail.console_run(run_id)
     if run is None:
         raise Http404
+    try:
+        # The console's socket refuses such a run (410 EVENT_CURSOR_EXPIRED): so does its page.
+        require_within_retention(run)
+    except SparkTideError as expired:
+        return render(
+            request,
+            "console/run_expired.html",
+            {"error": expired, "run_id": run.pk, "app": run.app, "tenant": run.app.tenant},
+            status=expired.status,
+        )
     return render(
         request,
         "console/run_detail.html",
@@ -161,6 +172,17 @@ def run_detail(request, run_id: str):
     )
 
 
+@require_GET
+@staff_only
+def run_searches(request, run_id: str):
+    """检索记录 of one run as a fragment: what 运行调试 shows of the run it watches, from the
+    same template and rows as 运行详情 (console.detail.search_panels)."""
+    run = detail.console_run(run_id)
+    if run is None:
+        raise Http404
+    return render(request, "console/_searches.html", {"searches": detail.search_panels(run)})
+
+
 @require_POST
 @staff_only
 def run_rerun(request, run_id: str):
@@ -170,6 +192,10 @@ def run_rerun(request, run_id: str):
     run = detail.console_run(run_id)
     if run is None:
         raise Http404
+    try:
+        require_within_retention(run)  # its question is gone with the rest of it
+    except SparkTideError as expired:
+        return _problem(expired)
     form = RerunForm(request.POST)
     if not form.is_valid():
         # Named per field, as the API's INVALID_REQUEST details are ("token: …").

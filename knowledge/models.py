@@ -123,6 +123,15 @@ def refusal_of(app, status, tenant_id, leased: bool) -> CapabilityRefusal | None
 MAX_REMOTE_TIMEOUT_SECONDS = 15
 
 
+def remote_timeout_refusal(seconds: float) -> str | None:
+    """Why a version's own deadline cannot be ``seconds`` (None: it can): the rule of the
+    column's constraint (``knowledgeversion_timeout_at_most_15s``) in words, for whoever
+    asks before writing — the admin's form (``clean``) and the manifest."""
+    if 0 < seconds <= MAX_REMOTE_TIMEOUT_SECONDS:
+        return None
+    return f"must be more than 0 and at most {MAX_REMOTE_TIMEOUT_SECONDS} seconds, got {seconds:g}"
+
+
 class KnowledgeVersion(models.Model):
     class Status(models.TextChoices):
         DRAFT = "DRAFT", pgettext_lazy("version status", "草稿")
@@ -200,7 +209,21 @@ class KnowledgeVersion(models.Model):
     def is_frozen(self) -> bool:
         return self.status != self.Status.DRAFT
 
+    @classmethod
+    def transition_refusal(cls, before: str, after: str) -> str | None:
+        """Why a version cannot go from ``before`` to ``after`` (None: ``TRANSITIONS``
+        allows it). save() refuses with it; the manifest (provisioning/writing.py) asks it."""
+        if after in cls.TRANSITIONS[before]:
+            return None
+        if before == cls.Status.REVOKED:
+            return "a revoked version stays revoked; publish a new version"
+        return "a published version cannot go back to DRAFT; publish a new version"
+
     def clean(self) -> None:
+        if self.timeout_seconds is not None:
+            refusal = remote_timeout_refusal(self.timeout_seconds)
+            if refusal is not None:
+                raise ValidationError({"timeout_seconds": refusal})
         if self.knowledge.type == Knowledge.Type.REMOTE:
             if not self.endpoint:
                 raise ValidationError({"endpoint": "A REMOTE version needs an endpoint."})
@@ -213,10 +236,9 @@ class KnowledgeVersion(models.Model):
                 type(self).objects.filter(pk=self.pk).values(*self.CONTENT_FIELDS, "status").first()
             )
             if stored is not None:
-                if self.status not in self.TRANSITIONS[stored["status"]]:
-                    raise ImmutableVersionError(
-                        f"{self}: status cannot go from {stored['status']} to {self.status}."
-                    )
+                refusal = self.transition_refusal(stored["status"], self.status)
+                if refusal is not None:
+                    raise ImmutableVersionError(f"{self}: {refusal}")
                 if stored["status"] != self.Status.DRAFT:
                     changed = [f for f in self.CONTENT_FIELDS if getattr(self, f) != stored[f]]
                     if changed:

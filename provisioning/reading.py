@@ -12,6 +12,7 @@ from knowledge.models import (
     MAX_REMOTE_TIMEOUT_SECONDS,
     Knowledge,
     KnowledgeVersion,
+    remote_timeout_refusal,
 )
 from provisioning.errors import ManifestError
 from provisioning.files import inline_files
@@ -228,11 +229,9 @@ def _parse_knowledge_version(item: Any, path: str, type_: str) -> KnowledgeVersi
         timeout = read_number(
             item.get("timeoutSeconds", MAX_REMOTE_TIMEOUT_SECONDS), key_path(path, "timeoutSeconds")
         )
-        if not 0 < timeout <= MAX_REMOTE_TIMEOUT_SECONDS:
-            raise ManifestError(
-                key_path(path, "timeoutSeconds"),
-                f"must be more than 0 and at most {MAX_REMOTE_TIMEOUT_SECONDS} seconds, got {timeout:g}",
-            )
+        refusal = remote_timeout_refusal(timeout)  # the model's rule (knowledge/models.py)
+        if refusal is not None:
+            raise ManifestError(key_path(path, "timeoutSeconds"), refusal)
         return KnowledgeVersionSpec(
             path=path,
             version=read_version_label(item["version"], key_path(path, "version")),

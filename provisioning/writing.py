@@ -1,6 +1,6 @@
 """Writing a manifest: ``apply_manifest`` makes the database match the specs in one
 transaction (docs/manifest.md "Apply"). Statuses move only as the models' own
-``TRANSITIONS`` allow; a REMOTE endpoint is checked by the REMOTE client's allow-list."""
+``transition_refusal`` allows; a REMOTE endpoint is checked by the REMOTE client's allow-list."""
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
@@ -277,15 +277,11 @@ class _Applier:
         for document_spec in spec.documents:
             self.apply_readers(tenant, documents[document_spec.key], document_spec, label)
         if spec.status != version.status:
-            if spec.status not in KnowledgeVersion.TRANSITIONS[version.status]:
-                hint = (
-                    "a revoked version stays revoked; publish a new version"
-                    if version.status == KnowledgeVersion.Status.REVOKED
-                    else "a published version cannot go back to DRAFT"
-                )
+            refusal = KnowledgeVersion.transition_refusal(version.status, spec.status)
+            if refusal is not None:
                 raise ManifestError(
                     key_path(spec.path, "status"),
-                    f"{label} is {version.status}; it cannot become {spec.status} ({hint})",
+                    f"{label} is {version.status}; it cannot become {spec.status} ({refusal})",
                 )
             before = version.status
             version.status = spec.status
@@ -454,11 +450,12 @@ class _Applier:
         else:
             check_frozen_agent_version(version, spec)
         if spec.status != version.status:
-            if spec.status not in AgentVersion.TRANSITIONS[version.status]:
+            refusal = AgentVersion.transition_refusal(version.status, spec.status)
+            if refusal is not None:
                 raise ManifestError(
                     key_path(spec.path, "status"),
                     f"agent version {label} is {version.status}; it cannot become {spec.status} "
-                    "(publish a new version)",
+                    f"({refusal})",
                 )
             before = version.status
             version.status = spec.status

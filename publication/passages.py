@@ -1,6 +1,7 @@
 """The answer text next to a citation's markers, for the preview's highlights
 (citations/highlights.py asks for it through the source this module registers)."""
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.postgres.expressions import ArraySubquery
@@ -38,9 +39,15 @@ def cited_passages(reference: CitationReference) -> list[str]:
     rows = reference.__dict__.pop(_CONTENTS, None)  # read with the reference, this request
     if rows is None:
         rows = _current_contents(reference.pk, reference.run_id)
-    markers = {f"[[cite:{reference.pk}]]", f"[{reference.pk}]"}
+    return passages_in(rows, reference.pk)
+
+
+def passages_in(contents: Iterable[object], citation_id: str) -> list[str]:
+    """The text each block body of ``contents`` writes right before each marker of
+    ``citation_id`` (a body that does not cite it gives none)."""
+    markers = {f"[[cite:{citation_id}]]", f"[{citation_id}]"}
     passages = []
-    for content in dict.fromkeys("\n".join(body_texts(c)) for c in rows):
+    for content in dict.fromkeys("\n".join(body_texts(c)) for c in contents):
         position = 0
         for marker in ANY_MARKER.finditer(content):
             if marker.group(0) in markers:

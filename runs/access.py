@@ -31,14 +31,16 @@ def _lookup_value(value: str) -> str:
 
 
 def access_app_for_member(user: AbstractBaseUser, app_slug: str) -> App:
-    """The app, if the user is a member; otherwise the same 404 as a missing app.
+    """The app, if the user is a member now (tenancy/models.py ``Membership.objects.current()``,
+    as ``require_member`` asks it); otherwise the same 404 as a missing app.
 
     One query decides it, so a missing app and an app the user is no member of
     cost the same and answer the same: nothing tells a non-member the app exists.
     """
+    member = Membership.objects.current().filter(app_id=OuterRef("pk"), user_id=user.pk)
     app = (
         App.objects.select_related("tenant")
-        .filter(slug=_lookup_value(app_slug), memberships__user_id=user.pk)
+        .filter(Exists(member), slug=_lookup_value(app_slug))
         .first()
     )
     if app is None:
@@ -140,10 +142,13 @@ def _history_grant(app_id: int | OuterRef, *, owner: User | None = None) -> Quer
     the run query) that carry ``view_run_history`` now. With ``owner`` given (a loaded
     user) the superuser case is decided in Python; inside the run query (``owner``
     None) it is read from the owner's row, and the owner is the run's."""
+    # The owner's membership as every entry point asks it (``Membership.objects.current()``):
+    # an owner deactivated since a socket opened is no member at its next read.
+    members = Membership.objects.current()
     if owner is None:
-        allowed = Membership.objects.filter(app_id=app_id, user_id=OuterRef("owner_id"))
+        allowed = members.filter(app_id=app_id, user_id=OuterRef("owner_id"))
     else:
-        allowed = Membership.objects.filter(app_id=app_id, user_id=owner.pk)
+        allowed = members.filter(app_id=app_id, user_id=owner.pk)
         if owner.is_superuser:
             return allowed
     # ContentType ids come from Django's per-process content type cache (a

@@ -8,12 +8,13 @@ never imports its readers: the arrow points from delivery down to the log.
 
 import logging
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, cast
 
 from django.db import connection, transaction
-from django.db.models import F, Field, QuerySet
+from django.db.models import DateTimeField, F, Field, QuerySet
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from foundation.compiled import instances_once, placeholder_text, server_binding_cursor
 from runs.models import Run, RunEvent
@@ -41,13 +42,34 @@ class RunFenced(RunEnded):
         self.run_id, self.epoch, self.current, self.status = run_id, epoch, current, status
 
 
-def refusal(run_id: str, epoch: int | None, what: str) -> RunEnded:
-    """Why a write of ``run_id``'s execution under ``epoch`` was refused: the run was
-    taken over (``RunFenced``) or has ended (``RunEnded``). Read after the refusal."""
-    status, current = Run.objects.values_list("status", "execution_epoch").get(pk=run_id)
+def fence_refusal(
+    run_id: str,
+    epoch: int | None,
+    status: str,
+    current: int,
+    *,
+    what: str = "nothing written",
+    ended_ok: bool = False,
+) -> RunEnded | None:
+    """The fence's rule, decided on the run's ``status`` and ``current`` epoch as read: a
+    write under ``epoch`` (None: no execution's, e.g. a cancel) is refused with
+    ``RunFenced`` once another execution took the run over, with ``RunEnded`` once the run
+    has ended (unless ``ended_ok``); None: it may be written."""
     if epoch is not None and current != epoch:
         return RunFenced(run_id, epoch, current, status)
-    return RunEnded(f"{run_id} already ended ({status}); {what} not written")
+    if status in Run.TERMINAL and not ended_ok:
+        return RunEnded(f"{run_id} already ended ({status}); {what}")
+    return None
+
+
+def refusal(run_id: str, epoch: int | None, what: str) -> RunEnded:
+    """Why a write of ``run_id``'s execution under ``epoch`` was refused: the run was
+    taken over (``RunFenced``) or has ended (``RunEnded``). Read after the refusal (a
+    one-statement write whose fence found no row)."""
+    status, current = Run.objects.values_list("status", "execution_epoch").get(pk=run_id)
+    written = f"{what} not written"
+    found = fence_refusal(run_id, epoch, status, current, what=written)
+    return found or RunEnded(f"{run_id} already ended ({status}); {written}")
 
 
 def register_waker(waker: Waker) -> None:
@@ -69,61 +91,98 @@ def notify_run(run_id: str, seq: int) -> None:
 ENGINE_RELATED = ("tenant", "app", "owner", "agent_version__agent")
 
 
-def _locked_run(*, run_id: str, related: bool) -> QuerySet[Run]:
-    runs = (
-        Run.objects.select_for_update(of=("self",)) if related else Run.objects.select_for_update()
-    )
-    if related:
-        runs = runs.select_related(*ENGINE_RELATED)
+def _locked_run(*, run_id: str) -> QuerySet[Run]:
+    runs = Run.objects.select_for_update(of=("self",)).select_related(*ENGINE_RELATED)
     return runs.filter(pk=run_id).order_by()[:1]
 
 
-def _lock_run(run_id: str, *, related: bool) -> Run | None:
-    """The run's row, locked FOR UPDATE in the caller's transaction (None: no such run).
-    Compiled once per process (foundation/compiled.py), re-bound on every call."""
+def lock_run_to_claim(run_id: str) -> Run | None:
+    """The claim's form of ``lock_run_row``: the run locked (FOR UPDATE OF the run only)
+    with what the engine needs of it (ENGINE_RELATED) in the same statement; None when
+    there is no such run. Compiled once per process (foundation/compiled.py), re-bound on
+    every call. The claim decides on the row itself (runs/lifecycle.py)."""
     found = instances_once(
-        ("lock_run", related),
+        "lock_run_to_claim",
         _locked_run,
-        {"run_id": placeholder_text("run"), "related": related},
+        {"run_id": placeholder_text("run")},
         {"run_id": run_id},
-        fixed=("related",),
     )
     return found[0] if found else None
-
-
-def lock_run_to_claim(run_id: str) -> Run | None:
-    """The run locked with what the engine needs of it (ENGINE_RELATED) in the same
-    statement, only the run's row locked; None when there is no such run."""
-    return _lock_run(run_id, related=True)
-
-
-def lock_run(run_id: str) -> Run:
-    """The run locked (``Run.DoesNotExist`` when there is no such run), as ``get`` does."""
-    run = _lock_run(run_id, related=False)
-    if run is None:
-        raise Run.DoesNotExist(f"no run {run_id}")
-    return run
 
 
 # The condition each ``along`` statement of an append carries: it writes only if the
 # event is appended (the run not ended, the writer's epoch current).
 IF_APPENDED = "EXISTS (SELECT 1 FROM advanced)"
 
+# The fence as SQL conditions on the run's row: not ended (``Run.TERMINAL``), and still
+# under the writer's epoch. Parameters: ``list(Run.TERMINAL)``, the epoch.
+NOT_ENDED = "status <> ALL(%s)"
+UNDER_EPOCH = "execution_epoch = %s"
 
-def lock_run_columns(run_id: str, columns: Sequence[str]) -> dict[str, Any] | None:
-    """The run's row locked FOR UPDATE in the caller's transaction, and these plain
-    columns of it as stored (None: no such run). A fixed statement per set of columns,
-    bound on the server (no ORM compilation on a hot path: Publication's commit)."""
+
+def _row_lock(select: str, *, fenced: bool = False) -> str:
+    """The one text of a lock on a run's row: ``select`` of the row ``WHERE id = %s``,
+    FOR UPDATE (not on SQLite, which has no row locks); ``fenced`` also asks the fence's
+    conditions (parameters after the id: ``list(Run.TERMINAL)``, the epoch)."""
     q = connection.ops.quote_name
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""  # not SQLite
+    fence = f" AND {NOT_ENDED} AND {UNDER_EPOCH}" if fenced else ""
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    return f"SELECT {select} FROM {q(Run._meta.db_table)} WHERE {q('id')} = %s{fence}{lock}"  # noqa: S608
+
+
+def lock_run_row(
+    run_id: str,
+    columns: Sequence[str] = (),
+    *,
+    epoch: int | None = None,
+    ended_ok: bool = False,
+    what: str = "nothing written",
+) -> dict[str, Any]:
+    """Lock the run's row (FOR UPDATE, in the caller's transaction): the one home of the
+    run's row lock and of the fence it carries (``fence_refusal``). Returns ``columns`` of
+    the locked row as the ORM reads them, with ``status``, ``execution_epoch`` and
+    ``last_seq``; ``Run.DoesNotExist`` when there is no such run.
+
+    Raises ``RunFenced`` when ``epoch`` is given and another execution took the run over,
+    ``RunEnded`` when the run has ended — unless ``ended_ok``: then the ended run's row is
+    returned for the caller to decide (finishing a run, Publication's ``RUN_ENDED``).
+    One fixed statement per set of columns, bound on the server (no ORM compilation on a
+    hot path: Publication's commit)."""
+    names = tuple(dict.fromkeys(("status", "execution_epoch", "last_seq", *columns)))
+    q = connection.ops.quote_name
     with server_binding_cursor() as cursor:
-        cursor.execute(
-            f"SELECT {', '.join(q(c) for c in columns)} FROM"  # noqa: S608
-            f" {q(Run._meta.db_table)} WHERE {q('id')} = %s{lock}",
-            [run_id],
-        )
+        cursor.execute(_row_lock(", ".join(q(c) for c in names)), [run_id])
         found = cursor.fetchone()
-    return None if found is None else dict(zip(columns, found, strict=True))
+    if found is None:
+        raise Run.DoesNotExist(f"no run {run_id}")
+    row = {name: _as_read(name, value) for name, value in zip(names, found, strict=True)}
+    refused = fence_refusal(
+        run_id, epoch, row["status"], row["execution_epoch"], what=what, ended_ok=ended_ok
+    )
+    if refused is not None:
+        raise refused
+    return row
+
+
+def _as_read(name: str, value: Any) -> Any:
+    """A column as the ORM would read it: SQLite hands a datetime back naive, or as text."""
+    if value is None or not isinstance(Run._meta.get_field(name), DateTimeField):
+        return value
+    read = parse_datetime(value) if isinstance(value, str) else value
+    if isinstance(read, datetime) and timezone.is_naive(read):
+        read = timezone.make_aware(read, UTC)
+    return read
+
+
+def fence_statement() -> str:
+    """``lock_run_row``'s fence as SQL, for a writer that is one statement (the runtime's
+    journal): the body of a CTE that locks the run's row and yields a row only while the
+    run is not ended and still under the epoch. Parameters: ``fence_params``."""
+    return _row_lock("1", fenced=True)
+
+
+def fence_params(run_id: str, epoch: int) -> list[Any]:
+    return [run_id, list(Run.TERMINAL), epoch]
 
 
 def append_event(
@@ -251,7 +310,7 @@ def _append_in_one_statement(
 ) -> tuple[int, int] | None:
     """(event id, seq), or None when the run has ended or ``epoch`` is over."""
     run_table, event_table = Run._meta.db_table, RunEvent._meta.db_table
-    guard = " AND status <> ALL(%s)" + ("" if epoch is None else " AND execution_epoch = %s")
+    guard = f" AND {NOT_ENDED}" + ("" if epoch is None else f" AND {UNDER_EPOCH}")
     params: list[Any] = []
     also = ""
     for name, value in update.items():
@@ -294,12 +353,8 @@ def _append_with_the_orm(
     # The counter is advanced and read in the database, never from ``run`` in memory,
     # which a caller holding the lock may have loaded before another writer appended.
     with transaction.atomic(savepoint=not locked):
-        status, current = (
-            Run.objects.select_for_update().values_list("status", "execution_epoch").get(pk=run.pk)
-        )
-        if status in Run.TERMINAL or (epoch is not None and current != epoch):
-            # Nothing follows a run's terminal event; its writer was ended elsewhere.
-            raise refusal(run.pk, epoch, type)
+        # Nothing follows a run's terminal event; its writer was ended elsewhere.
+        lock_run_row(run.pk, epoch=epoch, what=f"{type} not written")
         Run.objects.filter(pk=run.pk).update(last_seq=F("last_seq") + 1, **update)
         run.last_seq = Run.objects.values_list("last_seq", flat=True).get(pk=run.pk)
         return RunEvent.objects.create(run=run, seq=run.last_seq, type=type, data=data, at=at)

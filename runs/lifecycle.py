@@ -9,7 +9,7 @@ import os
 import socket
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
@@ -20,8 +20,10 @@ from runs.events import (
     RunEnded,
     RunFenced,
     append_event,
-    lock_run,
-    lock_run_columns,
+    fence_params,
+    fence_refusal,
+    fence_statement,
+    lock_run_row,
     lock_run_to_claim,
 )
 from runs.models import AgentCall, Run
@@ -32,6 +34,8 @@ __all__ = [
     "RunFenced",
     "claim_run",
     "claim_run_with_root",
+    "fence_params",
+    "fence_statement",
     "finish_run",
     "lock_for_execution",
 ]
@@ -84,42 +88,25 @@ def _claim(run_id: str, *, root: bool) -> tuple[Run, AgentCall | None] | None:
 def lock_for_execution(
     run_id: str, epoch: int, columns: tuple[str, ...] = (), *, ended_ok: bool = False
 ) -> dict[str, Any]:
-    """The fence of every write of a run's execution: lock the run's row (FOR UPDATE, in
-    the caller's transaction) and go on only while the run is not ended and still under
-    ``epoch`` — the one its executing worker took at claim. Returns ``columns`` of the
-    locked row (with ``status``, ``execution_epoch`` and ``last_seq``).
+    """The fence of every write of a run's execution: ``lock_run_row`` (runs/events.py, the
+    one home of the run's row lock) under ``epoch`` — the one its executing worker took at
+    claim. Returns ``columns`` of the locked row (with ``status``, ``execution_epoch`` and
+    ``last_seq``).
 
     Raises ``RunFenced`` when another execution took the run over (recovery, a
     hand-back moved the epoch on), ``RunEnded`` when the run ended under this epoch —
     unless ``ended_ok``: then the ended run's row is returned for the caller to refuse
-    its write itself (Publication's ``RUN_ENDED`` receipt).
+    its write itself (Publication's ``RUN_ENDED`` receipt). The one-statement writers
+    carry the same fence as SQL (``fence_statement``, ``fence_params``).
     """
-    names = tuple(dict.fromkeys(("status", "execution_epoch", "last_seq", *columns)))
-    row = lock_run_columns(run_id, names)
+    # The lock alone first, then the fence's rule: a worker frozen here holds the lock
+    # (make chaos, "frozen_holding_run_lock") whatever the rule would answer.
+    row = lock_run_row(run_id, columns, ended_ok=True)
     maybe_fault("frozen_holding_run_lock")
-    if row is None:
-        raise Run.DoesNotExist(f"no run {run_id}")
-    if row["execution_epoch"] != epoch:
-        raise RunFenced(run_id, epoch, row["execution_epoch"], row["status"])
-    if row["status"] in Run.TERMINAL and not ended_ok:
-        raise RunEnded(f"{run_id} already ended ({row['status']}); nothing written")
+    refused = fence_refusal(run_id, epoch, row["status"], row["execution_epoch"], ended_ok=ended_ok)
+    if refused is not None:
+        raise refused
     return row
-
-
-def fence_statement() -> str:
-    """The fence as SQL, for a writer that is one statement (the runtime's journal): the
-    body of a CTE that locks the run's row and yields a row only while the run is not
-    ended and still under the epoch. Parameters: ``fence_params``. The same rule as
-    ``lock_for_execution``, for the same lock."""
-    q = connection.ops.quote_name
-    return (
-        f"SELECT 1 FROM {q(Run._meta.db_table)} WHERE {q('id')} = %s"  # noqa: S608
-        " AND execution_epoch = %s AND status <> ALL(%s) FOR UPDATE"
-    )
-
-
-def fence_params(run_id: str, epoch: int) -> list[Any]:
-    return [run_id, epoch, list(Run.TERMINAL)]
 
 
 def take_over(runs: QuerySet[Run], **fields: Any) -> int:
@@ -156,11 +143,11 @@ def finish_run(
     worker's) ends it only under that epoch: ``RunFenced`` once it was taken over.
     """
     with transaction.atomic():
-        locked = lock_run(run.pk)
-        if epoch is not None and locked.execution_epoch != epoch:
-            raise RunFenced(run.pk, epoch, locked.execution_epoch, locked.status)
-        if locked.is_terminal or (only_from is not None and locked.status != only_from):
-            return locked.status
+        locked = lock_run_row(run.pk, ("started_at",), epoch=epoch, ended_ok=True)
+        if locked["status"] in Run.TERMINAL or (
+            only_from is not None and locked["status"] != only_from
+        ):
+            return str(locked["status"])
         ended = {
             "status": status,
             "reason": reason,
@@ -173,7 +160,7 @@ def finish_run(
         # The terminal status and its event: one statement under the lock.
         append_event(run, f"run.{status.lower()}", data, locked=True, update=ended)
     run.status = status
-    started = locked.started_at
+    started = locked["started_at"]
     observability.run_ended(
         run_id=run.pk,
         status=status,

@@ -3,6 +3,7 @@ for event replay and source preview (410 EVENT_CURSOR_EXPIRED)."""
 
 from datetime import datetime, timedelta
 
+from django.db.models import Q
 from django.utils import timezone
 
 from foundation.errors import ErrorCode, SparkTideError
@@ -16,6 +17,12 @@ def retention_cutoff(app: App, now: datetime | None = None) -> datetime:
 
 def is_expired(run: Run, now: datetime | None = None) -> bool:
     return run.archived_at is not None or run.created_at < retention_cutoff(run.app, now)
+
+
+def within_retention(app: App, now: datetime | None = None) -> Q:
+    """``is_expired`` as a filter of ``app``'s runs: the runs it keeps (not archived, not
+    older than the window). For a list of runs (conversation history)."""
+    return Q(archived_at__isnull=True, created_at__gte=retention_cutoff(app, now))
 
 
 def require_within_retention(run: Run) -> None:

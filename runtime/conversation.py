@@ -6,8 +6,8 @@ and its committed answer, read through Publication's reader (the owner's *curren
 authorization: a block whose source was revoked is left out, as it would be from the answer
 endpoint). Never raw events, never previews, never another owner's runs.
 
-Bounded: the last ``MAX_TURNS`` runs that ended with an answer (COMPLETED or PARTIAL, not
-archived), oldest first; each answer cut to ``MAX_ANSWER_CHARS`` characters. Citation,
+Bounded: the last ``MAX_TURNS`` runs that ended with an answer (COMPLETED or PARTIAL, within
+the app's retention — runs/retention.py, as for their events and answer), oldest first; each answer cut to ``MAX_ANSWER_CHARS`` characters. Citation,
 numeric and block markers are removed from the answer text: an earlier run's IDs belong to
 that run and could never be verified in this one.
 """
@@ -18,6 +18,7 @@ from typing import Any
 from citations.markers import ANY_MARKER
 from publication.reader import VISIBLE, RunReader
 from runs.models import Run
+from runs.retention import within_retention
 
 MAX_TURNS = 5
 MAX_ANSWER_CHARS = 2000
@@ -47,12 +48,12 @@ def conversation_history(run: Run, *, limit: int = MAX_TURNS) -> list[dict[str, 
         return []
     earlier = list(
         Run.objects.filter(
+            within_retention(run.app),
             app_id=run.app_id,
             owner_id=run.owner_id,
             session_id=run.session_id,
             created_at__lt=run.created_at,
             status__in=(Run.Status.COMPLETED, Run.Status.PARTIAL),
-            archived_at__isnull=True,
         )
         .exclude(pk=run.pk)
         .select_related("tenant", "app", "owner")

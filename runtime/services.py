@@ -41,33 +41,24 @@ def validate_run_input(value: object) -> str:
 
 
 def require_member(user: AbstractBaseUser | AnonymousUser, app: App) -> None:
-    """The user is an active business user of the app's tenant and a member of the
-    app now (one query); anyone else gets the 404 a missing app gets."""
+    """The user is a member of the app now (tenancy/models.py ``Membership.objects.current()``:
+    active, of the app's tenant; one query); anyone else gets the 404 a missing app gets."""
     if user is None or user.pk is None:
         raise not_found()
-    values = {"app_id": app.pk, "user_id": user.pk, "tenant_id": app.tenant_id}
+    values = {"app_id": app.pk, "user_id": user.pk}
     # Compiled once per process (foundation/compiled.py), re-bound and run on every call.
     compiled = compiled_once(
         "start_run.member",
         _membership,
-        {
-            "app_id": PLACEHOLDER_INT,
-            "user_id": PLACEHOLDER_INT - 1,
-            "tenant_id": PLACEHOLDER_INT - 2,
-        },
+        {"app_id": PLACEHOLDER_INT, "user_id": PLACEHOLDER_INT - 1},
     )
     member = bool(compiled.rows(values) if compiled else _membership(**values).exists())
     if not member:
         raise not_found()
 
 
-def _membership(*, app_id: int, user_id: int, tenant_id: int) -> QuerySet[Membership, Any]:
-    return Membership.objects.filter(
-        app_id=app_id,
-        user_id=user_id,
-        user__is_active=True,
-        user__tenant_user__tenant_id=tenant_id,
-    ).values_list("pk")[:1]
+def _membership(*, app_id: int, user_id: int) -> QuerySet[Membership, Any]:
+    return Membership.objects.current().filter(app_id=app_id, user_id=user_id).values_list("pk")[:1]
 
 
 def _pin(*, app_id: int, agent_key: str) -> QuerySet[AgentPin]:

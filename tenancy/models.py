@@ -103,6 +103,17 @@ class App(models.Model):
         return self.status == self.Status.ACTIVE
 
 
+class MembershipQuerySet(models.QuerySet["Membership"]):
+    def current(self) -> "MembershipQuerySet":
+        """The memberships that make their user a member now: an active user, a business
+        user of the app's own tenant. The one home of "is a member" — starting a run
+        (runtime/services.py ``require_member``) and naming an app (runs/access.py
+        ``access_app_for_member``) both ask it."""
+        return self.filter(
+            user__is_active=True, user__tenant_user__tenant_id=models.F("app__tenant_id")
+        )
+
+
 class Membership(models.Model):
     app = models.ForeignKey(
         App,
@@ -119,6 +130,8 @@ class Membership(models.Model):
     created_at = models.DateTimeField(
         default=timezone.now, verbose_name=pgettext_lazy("field", "创建时间")
     )
+
+    objects = MembershipQuerySet.as_manager()
 
     class Meta:
         verbose_name = pgettext_lazy("model", "应用成员")

@@ -114,6 +114,9 @@ form.addEventListener("submit", async (event) => {
     timer: null,
     frame: null,
     refused: null,
+    searchesTimer: null,
+    searchesAsked: 0,
+    searchesShown: 0,
   };
   current = run;
   resetView(run);
@@ -238,6 +241,7 @@ cancelButton.dataset.label = cancelButton.textContent;
 
 function resetView(run) {
   $("blocks").replaceChildren(el("p", { className: "empty", text: ui.noBlocks, dataset: { empty: "" } }));
+  $("debug-searches").replaceChildren(emptySearches.cloneNode(true));
   $("rejection-list").replaceChildren();
   $("rejections").hidden = true;
   $("timeline").replaceChildren(el("li", { className: "empty", text: ui.noEvents, dataset: { empty: "" } }));
@@ -542,6 +546,44 @@ function onEvent(run, streamEvent) {
   run.eventCount += 1;
   $("event-count").textContent = String(run.eventCount);
   if (nearBottom) list.scrollTop = list.scrollHeight;
+  if (SEARCH_EVENTS.has(streamEvent.type)) scheduleSearches(run);
+}
+
+// --- 检索记录 ------------------------------------------------------------------------------------
+
+// A search announces its hits (citation.created); which of them the answer cites changes when a
+// block is saved or the run ends. The panel is the server's (templates/console/_searches.html, the
+// one 运行详情 shows), read with the staff session: titles, pages and scores, never excerpt text.
+const SEARCH_EVENTS = new Set(["citation.created", "answer.published", "citation.verified", "run.completed", "run.partial", "run.failed", "run.cancelled"]);
+const emptySearches = $("debug-searches").firstElementChild.cloneNode(true);
+
+function scheduleSearches(run) {
+  if (run.searchesTimer) return;
+  run.searchesTimer = window.setTimeout(() => {
+    run.searchesTimer = null;
+    loadSearches(run);
+  }, 150);
+}
+
+async function loadSearches(run) {
+  const runId = run.runId ?? run.session?.getSnapshot().runId;
+  if (current !== run || !runId) return;
+  const url = root.dataset.searchesUrl.replace("RUN_ID", encodeURIComponent(runId));
+  run.searchesAsked += 1;
+  const asked = run.searchesAsked;
+  let html = "";
+  try {
+    const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } });
+    if (!response.ok) return;
+    html = await response.text();
+  } catch {
+    return; // the next search event (or the run's end) reads it again
+  }
+  // A read answered after a later one was shown is older: the later one stands.
+  if (current !== run || asked < run.searchesShown) return;
+  run.searchesShown = asked;
+  const panel = new DOMParser().parseFromString(html, "text/html").getElementById("searches");
+  if (panel) $("debug-searches").replaceChildren(document.importNode(panel, true));
 }
 
 function summarize({ type, data = {} }) {

@@ -111,6 +111,17 @@ export function citationChip(marker, state, numbers, ui) {
   const status = state?.status ?? "pending";
   if (status === "verified") {
     const number = numbers.get(marker.id) ?? "?";
+    const unavailable = state.citation?.unavailable;
+    if (unavailable) {
+      // Its source may not be previewed now (checked when the page rendered): a disabled chip
+      // with the reason; the number still points at its entry in the 回答来源区.
+      return el("button", {
+        className: "cite-chip is-verified is-unavailable",
+        text: String(number),
+        attrs: { type: "button", disabled: "", title: `${state.citation?.title ?? ""} — ${unavailable.reason ?? ""}`, "aria-label": `${ui.viewExcerpt} ${number}: ${unavailable.reason ?? ""}` },
+        dataset: { citationId: marker.id, state: "verified", refusal: String(unavailable.code ?? "") },
+      });
+    }
     return el("button", {
       className: "cite-chip is-verified",
       text: String(number),

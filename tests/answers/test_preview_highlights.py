@@ -51,3 +51,24 @@ def test_a_citation_the_answer_does_not_cite_has_no_highlights(demo):
     body = answer.preview(uncited[0])
     assert "highlights" not in body
     assert body["location"]["page"] >= 1
+
+
+def test_the_seed_reports_title_and_headings_are_never_highlighted(demo):
+    """The answer writes the year and the period of the report's title line and the section
+    heading above the figures: only the body's text lights up (citations/highlights.py)."""
+    answer = demo.ask("北辰医药2026年第三季度营业收入是多少？")
+    (cite, *_) = cited_ids(answer.texts[0])
+    body = answer.preview(cite)
+    assert body["highlights"]
+    lines = body["content"].split("\n")
+    headings = {
+        "北辰医药股份有限公司 2026 年第三季度报告",
+        "第一节 重要提示",
+        "第二节 主要财务数据",
+    }
+    assert headings & {line.strip() for line in lines}
+    for h in body["highlights"]:
+        start, end = h["start"], h["end"]
+        before = utf16_slice(body["content"], 0, start)
+        line = lines[before.count("\n")]
+        assert line.strip() not in headings, utf16_slice(body["content"], start, end)
