@@ -7,7 +7,7 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/sparktide
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 # The product's packages, top layer first (docs/design.md).
-PACKAGES := sparktide console evaluation api runtime delivery publication citations runs agents knowledge \
+PACKAGES := sparktide console evaluation api runtime delivery feedback publication citations runs agents knowledge \
 	tenancy foundation provisioning
 
 .PHONY: demo demo-reset test venv lint services chromium clients java pytest pytest-sqlite jstest bench chaos mutation clean

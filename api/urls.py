@@ -1,6 +1,6 @@
 from django.urls import path
 
-from api import citations, runs
+from api import citations, feedback, runs
 
 urlpatterns = [
     path("apps/<slug:app>/runs", runs.RunListView.as_view(), name="run-list"),
@@ -18,6 +18,11 @@ urlpatterns = [
     ),
     path(
         "apps/<slug:app>/runs/<str:run_id>/cancel", runs.RunCancelView.as_view(), name="run-cancel"
+    ),
+    path(
+        "apps/<slug:app>/runs/<str:run_id>/feedback",
+        feedback.RunFeedbackView.as_view(),
+        name="run-feedback",
     ),
     # ``str`` for the app and ``path`` for the citation ID: every request reaches
     # the view, so a malformed slug gets the same problem+json 404 (and no-store)

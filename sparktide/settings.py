@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "publication",
     "runtime",
     "delivery",
+    "feedback",
     "provisioning",
     "console",
     "evaluation",

@@ -78,6 +78,16 @@ OPERATION_ERRORS: dict[str, list[tuple[int, ErrorCode, str]]] = {
         ),
     ],
     "getEvaluation": [],
+    "listRunFeedback": [],
+    "putRunFeedback": [
+        (
+            400,
+            E.INVALID_REQUEST,
+            "A malformed body: `rating` not `up` or `down`, `note` longer than 2000 characters, "
+            "`block` not an answer block of this run, an unknown field, or NUL / a lone "
+            "surrogate in the text (the detail names the field).",
+        ),
+    ],
 }
 
 

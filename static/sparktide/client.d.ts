@@ -79,6 +79,17 @@ export interface CitationPreview {
   scope: "RETRIEVED_EXCERPT";
 }
 
+export type FeedbackRating = "up" | "down";
+
+export interface Feedback {
+  rating: FeedbackRating;
+  note: string;
+  /** The answer block rated, or null for the whole run. */
+  block: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
 export class SparkTideClient {
   constructor(options: ClientOptions);
   readonly baseUrl: string;
@@ -95,6 +106,13 @@ export class SparkTideClient {
   getAnswer(runId: string, options?: CallOptions): Promise<{ blocks: AnswerBlock[] }>;
   /** 202, resolves null. */
   cancelRun(runId: string, options?: CallOptions): Promise<null>;
+  /** The owner's 👍/👎 on the run, or on one of its blocks; replaces the previous one. */
+  sendFeedback(
+    runId: string,
+    feedback: { rating: FeedbackRating; note?: string | null; block?: string | null },
+    options?: CallOptions,
+  ): Promise<Feedback>;
+  listFeedback(runId: string, options?: CallOptions): Promise<{ feedback: Feedback[] }>;
   createEventTicket(
     runId: string,
     options?: CallOptions,

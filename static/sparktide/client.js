@@ -83,6 +83,23 @@ export class SparkTideClient {
     return this._request("POST", ["runs", runId, "cancel"], { signal });
   }
 
+  /**
+   * The run owner's 👍/👎 (`rating` "up" | "down") with an optional note (≤ 2000 characters) on
+   * the whole run, or on one answer block when `block` is a block ID of this run. A second call on
+   * the same target replaces the first. → 200 `{rating, note, block, createdAt, updatedAt}`.
+   */
+  sendFeedback(runId, { rating, note, block } = /** @type {any} */ ({}), { signal } = {}) {
+    const body = { rating };
+    if (note !== undefined && note !== null) body.note = note;
+    if (block !== undefined && block !== null) body.block = block;
+    return this._request("PUT", ["runs", runId, "feedback"], { body, signal });
+  }
+
+  /** The feedback given on the run (run-level and per block), oldest first → `{feedback: [...]}`. */
+  listFeedback(runId, { signal } = {}) {
+    return this._request("GET", ["runs", runId, "feedback"], { signal });
+  }
+
   /** A short-lived, single-use WebSocket ticket → 201 `{ticket, expiresAt}`. */
   createEventTicket(runId, { signal } = {}) {
     return this._request("POST", ["runs", runId, "events", "ticket"], { signal });

@@ -9,6 +9,8 @@ export type {
   AnswerBlock,
   SourceRef,
   CitationPreview,
+  Feedback,
+  FeedbackRating,
 } from "./client.js";
 export { SparkTideError, ClientErrorCode } from "./errors.js";
 export {

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
+from feedback.models import Feedback
+from publication.models import AnswerBlock
 from runs.models import Run, RunEvent
 from tests import factories
 from tests.clients.conftest import verified_citations, wait_for_terminal
@@ -89,7 +91,10 @@ def test_the_java_and_kotlin_clients_pass_their_junit_tests_against_a_live_serve
     with client_for(sparktide_server, alice) as client:
         run = finished_run(client)
         archived = finished_run(client)
+        rated = finished_run(client)  # FeedbackTest's
+        kotlin_rated = finished_run(client)  # SparkTideAwaitTest's feedback
     Run.objects.filter(pk=archived["id"]).update(archived_at=timezone.now())
+    rated_block = AnswerBlock.objects.filter(run_id=rated["id"]).order_by("delivery_ordinal")[0]
     unavailable = counting_servers()  # 503 problem+json
     slow = counting_servers(delay=3.0)
     before = len(sparktide_server.requests())
@@ -101,6 +106,9 @@ def test_the_java_and_kotlin_clients_pass_their_junit_tests_against_a_live_serve
         "SPARKTIDE_OTHER_TOKEN": bob.raw_token,
         "SPARKTIDE_RUN_ID": run["id"],
         "SPARKTIDE_ARCHIVED_RUN_ID": archived["id"],
+        "SPARKTIDE_FEEDBACK_RUN_ID": rated["id"],
+        "SPARKTIDE_FEEDBACK_BLOCK_ID": rated_block.pk,
+        "SPARKTIDE_KOTLIN_FEEDBACK_RUN_ID": kotlin_rated["id"],
         "SPARKTIDE_CITATION_ID": verified_citations(run["id"])[0],
         "SPARKTIDE_COUNTING_URL": unavailable.url,
         "SPARKTIDE_SLOW_URL": slow.url,
@@ -159,6 +167,10 @@ def test_the_java_and_kotlin_clients_pass_their_junit_tests_against_a_live_serve
         "kotlinRefusesANegativeCursorBeforeAnyRequest",
         "kotlinReadsTheAnswerAsPlainData",
         "kotlinGetsATicketForTheOwnerAndTheTypedErrorForAnotherMember",
+        "theOwnerRatesTheRunAndABlockAndASecondRatingReplacesTheFirst",
+        "aRatingThatIsNeitherUpNorDownIsInvalidRequestNamingTheField",
+        "anotherMemberCanNeitherRateNorReadTheOwnersRun",
+        "kotlinSendsAndListsFeedbackAndAnotherMemberGetsNotFound",
     ):
         assert name in output, name
 
@@ -200,6 +212,13 @@ def test_the_java_and_kotlin_clients_pass_their_junit_tests_against_a_live_serve
     assert count('"WSCONNECT /ws/v1/apps/business/runs/') == 1, seen  # one socket, one ticket
     sockets = count("WSCONNECTING ") + count('"WSCONNECT ') + count("WSDISCONNECT ")
     assert sockets == 3, seen
-    kotlin = 2 + 2 + 1 + 1 + 1 + 1 + 2
-    java = 9 + 3 + math.ceil(events / 2) + 3 + 2 + 6 + 1 + waits + 3
+    # Feedback — Java: 3 PUTs and a GET by the owner, a refused PUT, another member's PUT and
+    # GET; Kotlin: a PUT, a GET, another member's PUT.
+    assert count("/feedback") == 7 + 3, seen
+    assert sorted(
+        (item.block_id or "", item.rating, item.note)
+        for item in Feedback.objects.filter(run_id__in=[rated["id"], kotlin_rated["id"]])
+    ) == sorted([("", "down", ""), (rated_block.pk, "down", "第一段数字不对"), ("", "up", "好")])
+    kotlin = 2 + 2 + 1 + 1 + 1 + 1 + 2 + 3
+    java = 9 + 3 + math.ceil(events / 2) + 3 + 2 + 6 + 1 + waits + 3 + 7
     assert len(seen) == java + kotlin + sockets, seen

@@ -158,6 +158,8 @@ RUN_OPERATIONS = {
     "getRunAnswer": ("get", "/answer"),
     "createEventTicket": ("post", "/events/ticket"),
     "cancelRun": ("post", "/cancel"),
+    "listRunFeedback": ("get", "/feedback"),
+    "putRunFeedback": ("put", "/feedback"),
 }
 
 

@@ -58,6 +58,17 @@ def run_body(agent: str, input: str, session_id: str | None) -> dict:
     return body
 
 
+def feedback_body(rating: str, note: str | None, block: str | None) -> dict:
+    """``{rating, note?, block?}``: ``rating`` "up" or "down"; the server checks it, the
+    note's length (≤ 2000) and that ``block`` is an answer block of the run."""
+    body: dict[str, Any] = {"rating": rating}
+    if note is not None:
+        body["note"] = note
+    if block is not None:
+        body["block"] = block
+    return body
+
+
 def runs_query(
     *,
     status: str | None,

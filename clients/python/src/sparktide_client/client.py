@@ -115,6 +115,27 @@ class Client:
         """Ask the server to cancel (202). A finished run is ConflictError RUN_ALREADY_FINISHED."""
         self._request("POST", self._run_path(run_id, "cancel"), timeout=timeout)
 
+    def send_feedback(
+        self,
+        run_id: str,
+        rating: str,
+        *,
+        note: str | None = None,
+        block: str | None = None,
+        timeout=_UNSET,
+    ) -> dict:
+        """The owner's 👍/👎 (``rating`` "up" or "down") with an optional note (≤ 2000
+        characters) on the run, or on its answer block ``block``; replaces the feedback
+        given before on the same target. Returns ``{rating, note, block, createdAt,
+        updatedAt}``; bad input is ``BadRequestError`` INVALID_REQUEST naming the field."""
+        body = _core.feedback_body(rating, note, block)
+        return self._request("PUT", self._run_path(run_id, "feedback"), json=body, timeout=timeout)
+
+    def list_feedback(self, run_id: str, *, timeout=_UNSET) -> list[dict]:
+        """The feedback given on the run (run-level and per block), oldest first."""
+        page = self._request("GET", self._run_path(run_id, "feedback"), timeout=timeout)
+        return list(page["feedback"])
+
     def create_event_ticket(self, run_id: str, *, timeout=_UNSET) -> dict:
         return self._request("POST", self._run_path(run_id, "events", "ticket"), timeout=timeout)
 

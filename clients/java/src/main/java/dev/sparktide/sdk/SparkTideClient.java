@@ -178,6 +178,38 @@ public final class SparkTideClient {
         }
     }
 
+    /**
+     * {@code PUT …/runs/{runId}/feedback}: the run owner's rating ({@code "up"} or {@code "down"})
+     * with an optional note (at most 2000 characters) on the whole run ({@code block} null) or on
+     * one of its answer blocks; replaces the owner's earlier feedback on the same target. Completes
+     * with {@code {rating, note, block, createdAt, updatedAt}}; bad input fails with
+     * INVALID_REQUEST (400) naming the field. {@code note} null sends none.
+     */
+    public CompletionStage<Map<String, Object>> sendFeedback(
+            String runId, String rating, String note, String block) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("rating", rating);
+        if (note != null) body.put("note", note);
+        if (block != null) body.put("block", block);
+        try {
+            return send(
+                    request(runPath(runId) + "/feedback")
+                            .header("Content-Type", "application/json")
+                            .PUT(HttpRequest.BodyPublishers.ofString(Json.write(body))));
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** {@code GET …/runs/{runId}/feedback}: {@code {feedback}}, the run's feedback, oldest first. */
+    public CompletionStage<Map<String, Object>> listFeedback(String runId) {
+        try {
+            return send(request(runPath(runId) + "/feedback").GET());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
     // --- internals --------------------------------------------------------------------
 
     private String runPath(String runId) {

@@ -37,3 +37,18 @@ suspend fun SparkTideClient.cancelAwait(runId: String): Map<String, Any?> = canc
 /** createEventTicket: `{ticket, expiresAt}` for one WebSocket connection. */
 suspend fun SparkTideClient.createEventTicketAwait(runId: String): Map<String, Any?> =
     createEventTicket(runId).awaitResult()
+
+/**
+ * putRunFeedback: the owner's "up" / "down" with an optional note on the run, or on its answer
+ * block `block`; replaces the earlier one on the same target → `{rating, note, block, createdAt,
+ * updatedAt}`. Bad input throws INVALID_REQUEST (400) naming the field.
+ */
+suspend fun SparkTideClient.sendFeedbackAwait(
+    runId: String,
+    rating: String,
+    note: String? = null,
+    block: String? = null
+): Map<String, Any?> = sendFeedback(runId, rating, note, block).awaitResult()
+
+/** listRunFeedback: `{feedback}`, the run's feedback, oldest first. */
+suspend fun SparkTideClient.listFeedbackAwait(runId: String): Map<String, Any?> = listFeedback(runId).awaitResult()

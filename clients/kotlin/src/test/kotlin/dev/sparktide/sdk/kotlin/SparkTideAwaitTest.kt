@@ -79,4 +79,16 @@ class SparkTideAwaitTest {
         val other = failure { clientOf("SPARKTIDE_OTHER_TOKEN").createEventTicketAwait(runId) }
         assertEquals(listOf<Any>("RESOURCE_NOT_FOUND", 404), listOf(other.code(), other.status()))
     }
+
+    @Test
+    fun kotlinSendsAndListsFeedbackAndAnotherMemberGetsNotFound() = runBlocking {
+        val run = env("SPARKTIDE_KOTLIN_FEEDBACK_RUN_ID")
+        val client = clientOf("SPARKTIDE_TOKEN")
+        val given = client.sendFeedbackAwait(run, "up", note = "好")
+        assertEquals(listOf<Any?>("up", "好", null), listOf(given["rating"], given["note"], given["block"]))
+        val listed = list(client.listFeedbackAwait(run)["feedback"])
+        assertEquals(listOf<Any?>("up"), listed.map { it["rating"] })
+        val other = failure { clientOf("SPARKTIDE_OTHER_TOKEN").sendFeedbackAwait(run, "down") }
+        assertEquals(listOf<Any>("RESOURCE_NOT_FOUND", 404), listOf(other.code(), other.status()))
+    }
 }
