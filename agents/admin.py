@@ -5,6 +5,9 @@ from typing import Any, cast
 
 from django import forms
 from django.contrib import admin, messages
+from django.db.models import ForeignKey, ManyToManyField, QuerySet
+from django.forms import ModelChoiceField, ModelMultipleChoiceField
+from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -21,7 +24,7 @@ class AgentVersionInline(ReadOnlyInline):
 
 
 @admin.register(Agent)
-class AgentAdmin(admin.ModelAdmin):
+class AgentAdmin(admin.ModelAdmin[Agent]):
     list_display = ("key", "tenant", "name")
     list_filter = ("tenant",)
     list_select_related = ("tenant",)
@@ -29,12 +32,12 @@ class AgentAdmin(admin.ModelAdmin):
     inlines = [AgentVersionInline]
 
 
-class AgentVersionForm(forms.ModelForm):
+class AgentVersionForm(forms.ModelForm[AgentVersion]):
     class Meta:
         model = AgentVersion
         fields = ("model",)  # the admin's fieldsets add the rest
 
-    def clean_model(self):
+    def clean_model(self) -> Any:
         # The providers' validator: the admin accepts what an agent call can run.
         config = self.cleaned_data.get("model")
         try:
@@ -45,7 +48,7 @@ class AgentVersionForm(forms.ModelForm):
 
 
 @admin.register(AgentVersion)
-class AgentVersionAdmin(FrozenOnceOutOfDraftAdmin, admin.ModelAdmin):
+class AgentVersionAdmin(FrozenOnceOutOfDraftAdmin, admin.ModelAdmin[AgentVersion]):
     form = AgentVersionForm
     list_display = ("__str__", "agent", "status", "max_steps", "published_at")
     list_filter = ("status", "agent__tenant")
@@ -67,13 +70,17 @@ class AgentVersionAdmin(FrozenOnceOutOfDraftAdmin, admin.ModelAdmin):
     )
     actions = ["publish_versions", "retire_versions"]
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: AgentVersion | None = None
+    ) -> list[str]:
         readonly = ["status", "created_at", "published_at"]
         if obj is not None:
             readonly.append("agent")
         return readonly
 
-    def formfield_for_manytomany(self, db_field, request, **kwargs):
+    def formfield_for_manytomany(
+        self, db_field: ManyToManyField[Any, Any], request: HttpRequest, **kwargs: Any
+    ) -> ModelMultipleChoiceField[Any] | None:
         if db_field.name == "allowed_knowledge":
             kwargs["queryset"] = KnowledgeVersion.objects.filter(
                 status=KnowledgeVersion.Status.PUBLISHED
@@ -81,7 +88,7 @@ class AgentVersionAdmin(FrozenOnceOutOfDraftAdmin, admin.ModelAdmin):
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     @admin.action(description=_("发布所选草稿版本"), permissions=["change"])
-    def publish_versions(self, request, queryset):
+    def publish_versions(self, request: HttpRequest, queryset: QuerySet[AgentVersion]) -> None:
         published = 0
         for version in queryset.filter(status=AgentVersion.Status.DRAFT):
             version.status = AgentVersion.Status.PUBLISHED
@@ -96,7 +103,7 @@ class AgentVersionAdmin(FrozenOnceOutOfDraftAdmin, admin.ModelAdmin):
         )
 
     @admin.action(description=_("停用所选已发布版本"), permissions=["change"])
-    def retire_versions(self, request, queryset):
+    def retire_versions(self, request: HttpRequest, queryset: QuerySet[AgentVersion]) -> None:
         retired = 0
         for version in queryset.filter(status=AgentVersion.Status.PUBLISHED):
             try:
@@ -110,12 +117,12 @@ class AgentVersionAdmin(FrozenOnceOutOfDraftAdmin, admin.ModelAdmin):
         )
 
 
-class AgentPinForm(forms.ModelForm):
+class AgentPinForm(forms.ModelForm[AgentPin]):
     class Meta:
         model = AgentPin
         fields = ("app", "agent", "version")
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         cleaned = cast(dict[str, Any], super().clean())  # ModelForm.clean returns cleaned_data
         agent, version, app = cleaned.get("agent"), cleaned.get("version"), cleaned.get("app")
         if agent and version and version.agent_id != agent.pk:
@@ -129,21 +136,25 @@ class AgentPinForm(forms.ModelForm):
 
 
 @admin.register(AgentPin)
-class AgentPinAdmin(admin.ModelAdmin):
+class AgentPinAdmin(admin.ModelAdmin[AgentPin]):
     form = AgentPinForm
     list_display = ("app", "agent", "version", "pinned_at")
     list_filter = ("app",)
     list_select_related = ("app", "agent", "version")
     readonly_fields = ("pinned_at",)
 
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+    def formfield_for_foreignkey(
+        self, db_field: ForeignKey[Any, Any], request: HttpRequest, **kwargs: Any
+    ) -> ModelChoiceField[Any] | None:
         if db_field.name == "version":
             kwargs["queryset"] = AgentVersion.objects.filter(
                 status=AgentVersion.Status.PUBLISHED
             ).select_related("agent")
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
-    def save_model(self, request, obj, form, change):
+    def save_model(
+        self, request: HttpRequest, obj: AgentPin, form: forms.ModelForm[AgentPin], change: bool
+    ) -> None:
         if change and "version" in form.changed_data:
             obj.pinned_at = timezone.now()
         super().save_model(request, obj, form, change)

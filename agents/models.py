@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -113,7 +115,7 @@ class AgentVersion(models.Model):
             return "a retired version stays retired; publish a new version"
         return "a published version cannot go back to DRAFT; publish a new version"
 
-    def save(self, *args, **kwargs) -> None:
+    def save(self, *args: Any, **kwargs: Any) -> None:
         if self.pk is not None:
             stored = (
                 type(self).objects.filter(pk=self.pk).values(*self.CONTENT_FIELDS, "status").first()
@@ -132,7 +134,7 @@ class AgentVersion(models.Model):
             self.published_at = timezone.now()
         super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         if self.is_frozen:
             raise ImmutableVersionError(f"Agent version {self} is published; it cannot be deleted.")
         return super().delete(*args, **kwargs)
@@ -173,7 +175,7 @@ class AgentPin(models.Model):
     def __str__(self) -> str:
         return _("%(app)s 固定使用 %(version)s") % {"app": self.app, "version": self.version}
 
-    def save(self, *args, **kwargs) -> None:
+    def save(self, *args: Any, **kwargs: Any) -> None:
         if (
             self.version.status != AgentVersion.Status.PUBLISHED
             or self.version.agent_id != self.agent_id

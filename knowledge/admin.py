@@ -6,15 +6,19 @@ ingestion (the manifest), not typed in here; their ACL (``restricted`` and the
 guardian ``read_document`` grants) stays editable on every version.
 """
 
+from typing import Any
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Exists, OuterRef
+from django.db.models import Count, Exists, OuterRef, QuerySet
+from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from foundation.admin_mixins import (
     FrozenOnceOutOfDraftAdmin,
+    ReadOnlyAdmin,
     ReadOnlyInline,
     TranslatedGuardedAdmin,
 )
@@ -39,14 +43,16 @@ class KnowledgeVersionInline(ReadOnlyInline):
 
 
 @admin.register(Knowledge)
-class KnowledgeAdmin(admin.ModelAdmin):
+class KnowledgeAdmin(admin.ModelAdmin[Knowledge]):
     list_display = ("key", "tenant", "type", "name")
     list_filter = ("type", "tenant")
     list_select_related = ("tenant",)
     search_fields = ("key", "name", "tenant__key")
     inlines = [KnowledgeVersionInline]
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: Knowledge | None = None
+    ) -> tuple[str, ...]:
         # The type decides what a version holds; it is fixed once created.
         return ("type",) if obj is not None else ()
 
@@ -56,7 +62,7 @@ class DocumentInline(ReadOnlyInline):
     fields = ("key", "title", "source_version", "page_count", "restricted")
 
 
-class KnowledgeVersionForm(forms.ModelForm):
+class KnowledgeVersionForm(forms.ModelForm[KnowledgeVersion]):
     class Meta:
         model = KnowledgeVersion
         fields = ("knowledge", "version", "endpoint", "secret", "timeout_seconds")
@@ -64,7 +70,9 @@ class KnowledgeVersionForm(forms.ModelForm):
 
 
 @admin.register(KnowledgeVersion)
-class KnowledgeVersionAdmin(UploadDocumentsMixin, FrozenOnceOutOfDraftAdmin, admin.ModelAdmin):
+class KnowledgeVersionAdmin(
+    UploadDocumentsMixin, FrozenOnceOutOfDraftAdmin, admin.ModelAdmin[KnowledgeVersion]
+):
     form = KnowledgeVersionForm
     list_display = (
         "__str__",
@@ -80,18 +88,20 @@ class KnowledgeVersionAdmin(UploadDocumentsMixin, FrozenOnceOutOfDraftAdmin, adm
     inlines = [DocumentInline]
     actions = ["publish_versions", "revoke_versions"]
 
-    def get_queryset(self, request):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[KnowledgeVersion]:
         return super().get_queryset(request).annotate(_documents=Count("documents"))
 
     @admin.display(description=_("文档数"), ordering="_documents")
-    def document_count(self, obj):
-        return obj._documents
+    def document_count(self, obj: Any) -> int:
+        return int(obj._documents)
 
     @admin.display(description=_("签名密钥"))
-    def secret_display(self, obj):
-        return _("••••••（已设置）") if obj.secret else "—"
+    def secret_display(self, obj: KnowledgeVersion) -> str:
+        return str(_("••••••（已设置）")) if obj.secret else "—"
 
-    def get_fields(self, request, obj=None):
+    def get_fields(  # type: ignore[override]  # the stub's union of field-set shapes
+        self, request: HttpRequest, obj: KnowledgeVersion | None = None
+    ) -> list[str]:
         fields = ["knowledge", "version", "status", "endpoint", "secret", "timeout_seconds"]
         if obj is not None and obj.is_frozen:
             fields[fields.index("secret")] = "secret_display"
@@ -100,7 +110,9 @@ class KnowledgeVersionAdmin(UploadDocumentsMixin, FrozenOnceOutOfDraftAdmin, adm
             fields.append("upload_link")  # a DRAFT: add documents from files
         return fields
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: KnowledgeVersion | None = None
+    ) -> list[str]:
         # Status moves only through the actions (publish / revoke).
         readonly = ["status", "published_at", "revoked_at", "secret_display", "upload_link"]
         if obj is not None:
@@ -108,7 +120,7 @@ class KnowledgeVersionAdmin(UploadDocumentsMixin, FrozenOnceOutOfDraftAdmin, adm
         return readonly
 
     @admin.action(description=_("发布所选草稿版本"), permissions=["change"])
-    def publish_versions(self, request, queryset):
+    def publish_versions(self, request: HttpRequest, queryset: QuerySet[KnowledgeVersion]) -> None:
         published = 0
         for version in queryset.select_related("knowledge"):
             if version.status != KnowledgeVersion.Status.DRAFT:
@@ -133,7 +145,7 @@ class KnowledgeVersionAdmin(UploadDocumentsMixin, FrozenOnceOutOfDraftAdmin, adm
             )
 
     @admin.action(description=_("撤销所选版本"), permissions=["change"])
-    def revoke_versions(self, request, queryset):
+    def revoke_versions(self, request: HttpRequest, queryset: QuerySet[KnowledgeVersion]) -> None:
         revoked = 0
         for version in queryset.exclude(status=KnowledgeVersion.Status.REVOKED):
             version.status = KnowledgeVersion.Status.REVOKED
@@ -163,31 +175,22 @@ class DocumentAdmin(TranslatedGuardedAdmin):
     readonly_fields = ("version", "key", "title", "source_version", "page_count", "text")
     inlines = [FactInline]
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # documents are ingested (manifest), so their chunks and locators exist
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Document | None = None) -> bool:
         if obj is not None and obj.version.is_frozen:
             return False
         return super().has_delete_permission(request, obj)
 
-    def save_model(self, request, obj, form, change):
+    def save_model(
+        self, request: HttpRequest, obj: Document, form: forms.ModelForm[Document], change: bool
+    ) -> None:
         obj.save(update_fields=["restricted"])
 
 
-class ViewOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
 @admin.register(Chunk)
-class ChunkAdmin(ViewOnlyAdmin):
+class ChunkAdmin(ReadOnlyAdmin):
     list_display = ("document", "ordinal", "page", "start", "end", "digest")
     list_select_related = ("document",)
     search_fields = ("document__title", "document__key")
@@ -195,51 +198,51 @@ class ChunkAdmin(ViewOnlyAdmin):
 
 
 @admin.register(VersionIndex)
-class VersionIndexAdmin(ViewOnlyAdmin):
+class VersionIndexAdmin(ReadOnlyAdmin):
     # Computed when a version is published and never changed (docs/retrieval.md).
     list_display = ("version", "chunk_count", "token_count", "built_at")
     list_select_related = ("version__knowledge",)
 
 
 @admin.register(VersionTerm)
-class VersionTermAdmin(ViewOnlyAdmin):
+class VersionTermAdmin(ReadOnlyAdmin):
     list_display = ("version", "token", "chunks")
     list_select_related = ("version__knowledge",)
     search_fields = ("token",)
 
 
 @admin.register(Vocabulary)
-class VocabularyAdmin(ViewOnlyAdmin):
+class VocabularyAdmin(ReadOnlyAdmin):
     # Declared in the manifest or by ingest --vocabulary, where it is validated.
     list_display = ("tenant", "knowledge")
     list_select_related = ("tenant", "knowledge")
 
 
 @admin.register(Fact)
-class FactAdmin(ViewOnlyAdmin):
+class FactAdmin(ReadOnlyAdmin):
     list_display = ("key", "value", "unit", "as_of", "document")
     list_select_related = ("document",)
     search_fields = ("key", "document__title")
 
 
 @admin.register(Lease)
-class LeaseAdmin(admin.ModelAdmin):
+class LeaseAdmin(admin.ModelAdmin[Lease]):
     list_display = ("app", "version", "expires_at", "revoked_at", "is_current_now")
     list_filter = ("app", "revoked_at")
     list_select_related = ("app", "version__knowledge")
     search_fields = ("app__slug", "version__knowledge__key", "version__version")
     actions = ["revoke_leases"]
 
-    def get_queryset(self, request):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Lease]:
         # "Current" is the one lease rule the capability check uses (LeaseQuerySet.current).
         current = Lease.objects.current().filter(pk=OuterRef("pk"))
         return super().get_queryset(request).annotate(current_now=Exists(current))
 
     @admin.display(boolean=True, description=_("当前"), ordering="current_now")
-    def is_current_now(self, obj):
-        return obj.current_now
+    def is_current_now(self, obj: Any) -> bool:
+        return bool(obj.current_now)
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(self, request: HttpRequest, obj: Lease | None = None) -> list[str]:
         # A lease is for one exact version of one app; re-target = a new lease.
         readonly = ["created_at", "revoked_at"]
         if obj is not None:
@@ -247,7 +250,7 @@ class LeaseAdmin(admin.ModelAdmin):
         return readonly
 
     @admin.action(description=_("撤销所选租约"), permissions=["change"])
-    def revoke_leases(self, request, queryset):
+    def revoke_leases(self, request: HttpRequest, queryset: QuerySet[Lease]) -> None:
         count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
         self.message_user(
             request, _("已撤销 %(count)d 个租约。") % {"count": count}, messages.SUCCESS

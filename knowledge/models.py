@@ -1,9 +1,11 @@
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import BigIntegerField, Exists, OuterRef, Q, QuerySet
@@ -61,7 +63,7 @@ class CapabilityRefusal(StrEnum):
     OTHER_TENANT = "other_tenant"
 
 
-class KnowledgeVersionQuerySet(models.QuerySet):
+class KnowledgeVersionQuerySet(models.QuerySet["KnowledgeVersion"]):
     """The capability to use a version — the one home of the rule.
 
     An app may use a knowledge version now when (in this order) the version is
@@ -71,18 +73,22 @@ class KnowledgeVersionQuerySet(models.QuerySet):
     for the reason, read in the same one query.
     """
 
-    def with_capability(self, app, now=None):
+    def with_capability(self, app: App, now: datetime | None = None) -> Any:
+        # Any: this queryset with ``app_lease_current`` annotated, which its type cannot say.
         return self.annotate(app_lease_current=app_lease_current(app, OuterRef("pk"), now))
 
-    def usable_by(self, app, now=None):
-        return self.with_capability(app, now).filter(
+    def usable_by(self, app: App, now: datetime | None = None) -> "KnowledgeVersionQuerySet":
+        usable: KnowledgeVersionQuerySet = self.with_capability(app, now).filter(
             status=KnowledgeVersion.Status.PUBLISHED,
             app_lease_current=True,
             knowledge__tenant_id=app.tenant_id,
         )
+        return usable
 
 
-def capability_refusals(app, versions: Iterable, now=None) -> dict[int, CapabilityRefusal | None]:
+def capability_refusals(
+    app: App, versions: Iterable[Any], now: datetime | None = None
+) -> dict[int, CapabilityRefusal | None]:
     """For each version (instance or pk): None if ``app`` may use it now, else why not.
 
     One query whatever the number of versions; status and tenant are read from the
@@ -100,13 +106,15 @@ def capability_refusals(app, versions: Iterable, now=None) -> dict[int, Capabili
     return {pk: refusal_of(app, *rows.get(pk, (None, None, False))) for pk in pks}
 
 
-def app_lease_current(app, version, now=None) -> Exists:
+def app_lease_current(app: App, version: Any, now: datetime | None = None) -> Exists:
     """``Exists`` of the app's current lease on ``version`` (a pk or an ``OuterRef``),
     so a query of references can read the capability in the same statement."""
     return Exists(Lease.objects.current(now).filter(app_id=app.pk, version_id=version))
 
 
-def refusal_of(app, status, tenant_id, leased: bool) -> CapabilityRefusal | None:
+def refusal_of(
+    app: App, status: str | None, tenant_id: int | None, leased: bool
+) -> CapabilityRefusal | None:
     """The capability rule on what one query read: the version's status, its
     knowledge's tenant and ``app_lease_current`` (first failing check wins)."""
     if status != KnowledgeVersion.Status.PUBLISHED:
@@ -230,7 +238,7 @@ class KnowledgeVersion(models.Model):
             if not self.secret:
                 raise ValidationError({"secret": "A REMOTE version needs a signing secret."})
 
-    def save(self, *args, **kwargs) -> None:
+    def save(self, *args: Any, **kwargs: Any) -> None:
         if self.pk is not None:
             stored = (
                 type(self).objects.filter(pk=self.pk).values(*self.CONTENT_FIELDS, "status").first()
@@ -263,21 +271,21 @@ class KnowledgeVersion(models.Model):
             and type(self).objects.filter(pk=self.pk, status=self.Status.PUBLISHED).exists()
         )
 
-    def delete(self, *args, **kwargs):
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         if self.is_frozen:
             raise ImmutableVersionError(f"{self} is {self.status}; it cannot be deleted.")
         return super().delete(*args, **kwargs)
 
 
-class FrozenContentQuerySet(models.QuerySet):
+class FrozenContentQuerySet[M: models.Model](models.QuerySet[M]):
     """Bulk updates and deletes bypass save(); refuse them on frozen versions."""
 
     version_path = "version"
 
-    def _frozen(self):
+    def _frozen(self) -> "FrozenContentQuerySet[M]":
         return self.exclude(**{f"{self.version_path}__status": KnowledgeVersion.Status.DRAFT})
 
-    def update(self, **kwargs):
+    def update(self, **kwargs: Any) -> int:
         allowed = getattr(self.model, "MUTABLE_FIELDS", ())
         if set(kwargs) - set(allowed) and self._frozen().exists():
             raise ImmutableVersionError(
@@ -285,7 +293,7 @@ class FrozenContentQuerySet(models.QuerySet):
             )
         return super().update(**kwargs)
 
-    def delete(self):
+    def delete(self) -> tuple[int, dict[str, int]]:
         if self._frozen().exists():
             raise ImmutableVersionError(
                 f"{self.model.__name__} rows of a published version cannot be deleted."
@@ -293,7 +301,7 @@ class FrozenContentQuerySet(models.QuerySet):
         return super().delete()
 
 
-class ChunkQuerySet(FrozenContentQuerySet):
+class ChunkQuerySet[M: models.Model](FrozenContentQuerySet[M]):
     version_path = "document__version"
 
 
@@ -308,7 +316,7 @@ class FrozenContentModel(models.Model):
     def owning_version(self) -> KnowledgeVersion:
         raise NotImplementedError
 
-    def _guard(self, update_fields=None) -> None:
+    def _guard(self, update_fields: Iterable[str] | None = None) -> None:
         version = self.owning_version()
         if update_fields is not None and set(update_fields) <= set(self.MUTABLE_FIELDS):
             return
@@ -321,7 +329,7 @@ class FrozenContentModel(models.Model):
                 f"{version} is not a DRAFT; its {type(self).__name__} rows cannot change."
             )
 
-    def save(self, *args, **kwargs) -> None:
+    def save(self, *args: Any, **kwargs: Any) -> None:
         self._guard(kwargs.get("update_fields"))
         super().save(*args, **kwargs)
 
@@ -417,7 +425,7 @@ class Chunk(FrozenContentModel):
         return self.document.version
 
     @property
-    def locator(self) -> dict:
+    def locator(self) -> dict[str, Any]:
         return {"start": self.start, "end": self.end}
 
 
@@ -471,8 +479,8 @@ class Fact(FrozenContentModel):
         return f"{value}{self.unit}"
 
 
-class LeaseQuerySet(models.QuerySet):
-    def current(self, now=None):
+class LeaseQuerySet(models.QuerySet["Lease"]):
+    def current(self, now: datetime | None = None) -> "LeaseQuerySet":
         now = now or timezone.now()
         return self.filter(revoked_at__isnull=True).filter(
             models.Q(expires_at__isnull=True) | models.Q(expires_at__gt=now)
@@ -517,7 +525,9 @@ class Lease(models.Model):
         return f"{self.app} → {self.version}"
 
 
-def readable_documents(owner, versions: Iterable[KnowledgeVersion]) -> QuerySet[Document]:
+def readable_documents(
+    owner: User | AnonymousUser | None, versions: Iterable[KnowledgeVersion]
+) -> QuerySet[Document]:
     """Documents of the given versions the owner may read, as one lazy query: the
     document ACL as a query (retrieval), beside ``user_may_read_document``, the same
     rule for one document (source proof, preview). An inactive user reads nothing;
@@ -557,7 +567,9 @@ def readable_documents(owner, versions: Iterable[KnowledgeVersion]) -> QuerySet[
     return documents.filter(Q(restricted=False) | Q(pk__in=by_user) | Q(pk__in=by_group))
 
 
-def user_may_read_document(user, document: Document, *, checker=None) -> bool:
+def user_may_read_document(
+    user: User | AnonymousUser, document: Document, *, checker: Any = None
+) -> bool:
     """The owner's current right to read a document (tenant + ACL); the same rule
     as ``readable_documents`` (tests/knowledge/test_document_acl.py holds them equal).
 
@@ -572,8 +584,8 @@ def user_may_read_document(user, document: Document, *, checker=None) -> bool:
     if not document.restricted:
         return True
     if checker is not None:
-        return checker.has_perm("read_document", document)
-    return user.has_perm("knowledge.read_document", document)
+        return bool(checker.has_perm("read_document", document))
+    return bool(user.has_perm("knowledge.read_document", document))
 
 
 class VersionIndex(models.Model):
@@ -664,7 +676,9 @@ class Vocabulary(models.Model):
         return f"{self.tenant_id}/{self.knowledge_id or '—'}"
 
 
-def declare_vocabulary(tenant: Tenant, knowledge: Knowledge | None, entries: dict) -> bool:
+def declare_vocabulary(
+    tenant: Tenant, knowledge: Knowledge | None, entries: dict[str, Any]
+) -> bool:
     """Store validated entries (``knowledge.vocabulary.validate_entries(...).entries()``)
     as the tenant's (knowledge None) or one knowledge's, replacing what was declared;
     True if anything changed. It applies from the next search; no statistics change."""
