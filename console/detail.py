@@ -11,6 +11,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Count, Max
 
@@ -42,7 +43,7 @@ class Segment:
 
     type: str  # "text" | "citation" (a VERIFIED source entry) | "marker" (no source entry)
     text: str = ""
-    citation: dict | None = None
+    citation: dict[str, Any] | None = None
     number: int = 0
     # citation: "verified"; marker: "pending" | "unverified" (a cite marker), "num" | "block"
     state: str = ""
@@ -50,7 +51,7 @@ class Segment:
 
 
 def answer_segments(
-    text: str, verified: dict[str, tuple[int, dict]], *, settled: bool = True
+    text: str, verified: dict[str, tuple[int, dict[str, Any]]], *, settled: bool = True
 ) -> list[Segment]:
     """Only IDs the root call's check VERIFIED (and the run announced with an exact version
     and chunk) become entries. Every other cite marker is *pending* while the run can still
@@ -134,7 +135,10 @@ def _cited(segments: list[Segment] | None) -> list[bool]:
 
 
 def annotate_events(
-    events: list[dict], all_events: list[dict], root: str | None, answer: Sequence[object] = ()
+    events: list[dict[str, Any]],
+    all_events: list[dict[str, Any]],
+    root: str | None,
+    answer: Sequence[object] = (),
 ) -> None:
     """What the event log's summaries need beyond an event's own data, under ``console``:
     ``checked`` — the root call's final check came before this event (a receipt's claim of
@@ -191,7 +195,7 @@ def annotate_events(
 class SourceEntry:
     id: str
     number: int = 0
-    citation: dict | None = None
+    citation: dict[str, Any] | None = None
     note: str = ""
     # Why 查看来源片段 would be refused now (citations.access.source_refusals), in words.
     refusal: str = ""
@@ -206,15 +210,15 @@ class Sources:
     unverified: list[SourceEntry] = field(default_factory=list)
     retrieved: int = 0
 
-    def verified_map(self) -> dict[str, tuple[int, dict]]:
+    def verified_map(self) -> dict[str, tuple[int, dict[str, Any]]]:
         return {s.id: (s.number, s.citation) for s in self.verified if s.citation}
 
-    def citations(self) -> list[dict]:
+    def citations(self) -> list[dict[str, Any]]:
         """The public citation.created data of the VERIFIED sources (for the page script)."""
         return [s.citation for s in self.verified if s.citation]
 
 
-def answer_sources(events: list[dict]) -> Sources:
+def answer_sources(events: list[dict[str, Any]]) -> Sources:
     """回答来源区 from the run's own events, by the one trusted-source rule
     (citations/trusted.py): the root call's own citation.verified, announced exactly."""
     root = next(
@@ -271,7 +275,7 @@ class RevisionRow:
     body_digest: str
     current: bool
     state: str  # visible | protected
-    content: dict | None
+    content: dict[str, Any] | None
     segments: list[Segment] | None = None
     badge: str = "unknown"  # block_badge: what the page without scripts shows
 
@@ -285,7 +289,7 @@ class BlockDetail:
     revision: int
     source_hint: str
     truncated: bool
-    content: dict | None
+    content: dict[str, Any] | None
     segments: list[Segment] | None
     revisions: list[RevisionRow]
     attempts: list[PublicationAttempt]
@@ -310,7 +314,7 @@ class ConnectionEvidence:
 @dataclass
 class RunDetail:
     run: Run
-    events: list[dict]
+    events: list[dict[str, Any]]
     events_truncated: bool
     blocks: list[BlockDetail]
     loose_attempts: list[PublicationAttempt]
@@ -319,7 +323,7 @@ class RunDetail:
     journal: list[JournalEntry]
     deliveries: list[ConnectionEvidence]
     quota_used: int
-    searches: list[dict] = field(default_factory=list)
+    searches: list[dict[str, Any]] = field(default_factory=list)
 
 
 def console_run(run_id: str) -> Run | None:
@@ -330,7 +334,12 @@ def console_run(run_id: str) -> Run | None:
     )
 
 
-def _segments_of(content: dict | None, verified, *, settled: bool) -> list[Segment] | None:
+def _segments_of(
+    content: dict[str, Any] | None,
+    verified: dict[str, tuple[int, dict[str, Any]]],
+    *,
+    settled: bool,
+) -> list[Segment] | None:
     if isinstance(content, dict) and content.get("type") == "text":
         return answer_segments(str(content.get("text", "")), verified, settled=settled)
     return None
@@ -453,7 +462,7 @@ def run_detail(run: Run) -> RunDetail:
 # --- 检索记录 -------------------------------------------------------------------------
 
 
-def search_panels(run: Run, events: list[dict] | None = None) -> list[dict]:
+def search_panels(run: Run, events: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """检索记录: each ``search_knowledge`` call of the run as its owner reads it through the
     REST detail (``api.selectors.run_searches``: terms, expansions, versions, hits with rank,
     score, document, page, citation ID and ``cited``, refused counts), each hit named by the

@@ -37,7 +37,7 @@ class RunFilterForm(forms.Form):
         choices=[(n, n) for n in selectors.PAGE_SIZES],
     )
 
-    def __init__(self, *args, choices: dict[str, list[str]], **kwargs) -> None:
+    def __init__(self, *args: Any, choices: dict[str, list[str]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         everything = [("", _("全部"))]
         cast(forms.ChoiceField, self.fields["status"]).choices = everything + [
@@ -50,7 +50,7 @@ class RunFilterForm(forms.Form):
             (u, u) for u in choices["owners"]
         ]
 
-    def _valid(self) -> dict:
+    def _valid(self) -> dict[str, Any]:
         """The fields that are valid; an invalid one is dropped, never the whole filter."""
         self.is_valid()
         return getattr(self, "cleaned_data", {})
@@ -81,13 +81,13 @@ class OwnerTokenForm(forms.Form):
 
     token = forms.CharField(max_length=200, strip=True)
 
-    def clean_token(self):
+    def clean_token(self) -> Any:
         owner = authenticate_token(self.cleaned_data["token"])
         if owner is None:
             raise forms.ValidationError(_("令牌无效或已撤销。"), code="token")
         return owner
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         data = cast(dict[str, Any], super().clean())  # Form.clean returns cleaned_data
         if "token" in data:
             data["owner_user"] = data.pop("token")
@@ -124,7 +124,7 @@ class EvaluationForm(OwnerTokenForm):
     first = forms.ChoiceField(label=_("版本"))
     second = forms.ChoiceField(label=_("对比版本（可选）"), required=False)
 
-    def __init__(self, *args, versions: list[str], shipped: list[str], **kwargs) -> None:
+    def __init__(self, *args: Any, versions: list[str], shipped: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["token"].label = _("问题以谁的身份运行（该成员的令牌）")
         self.fields["token"].widget = forms.PasswordInput(attrs={"autocomplete": "off"})
@@ -136,7 +136,7 @@ class EvaluationForm(OwnerTokenForm):
             (name, name) for name in shipped
         ]
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         data = super().clean()
         upload, shipped = data.get("set_file"), data.get("shipped")
         if bool(upload) == bool(shipped):

@@ -4,6 +4,8 @@ The browser scripts get the same labels as JSON (``json_script``), so every stri
 page shows — server-rendered or built by a script — comes from the one message catalog.
 """
 
+from typing import Any
+
 from django.utils.translation import gettext_lazy as _
 
 from foundation.errors import ErrorCode
@@ -158,7 +160,7 @@ SOURCE_REFUSAL = {
 }
 
 
-def client_strings() -> dict:
+def client_strings() -> dict[str, Any]:
     """Everything the page scripts display, in the request's language."""
     return {
         "runStatus": {k: str(v) for k, v in RUN_STATUS.items()},

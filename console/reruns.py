@@ -5,6 +5,8 @@ Staff never run as someone else: the token must be the original owner's own (the
 endpoints' owner rule, ``access_run_for_owner``, else the identical 404), and ``start_run``
 checks the rest as for any run (membership 404, app ACTIVE 403, the version 422)."""
 
+from typing import Any
+
 from django.contrib.auth.models import User
 from django.db import transaction
 
@@ -32,7 +34,7 @@ def start_rerun(*, original: Run, owner: User, version: int, started_by: User) -
     return run
 
 
-def rerun_panel(run: Run) -> dict:
+def rerun_panel(run: Run) -> dict[str, Any]:
     """What 运行详情's 用其他版本重跑 shows: the published versions of the run's agent (the
     first one not the run's own preselected), the run it re-ran if it is a re-run, and its
     own re-runs, newest first. Three queries."""

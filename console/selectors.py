@@ -3,7 +3,8 @@
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime, time
+from datetime import date, datetime, time
+from typing import Any
 
 from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
@@ -74,11 +75,11 @@ class RunFilters:
     until: datetime | None = None
 
 
-def day_start(day) -> datetime:
+def day_start(day: date) -> datetime:
     return timezone.make_aware(datetime.combine(day, time.min))
 
 
-def day_end(day) -> datetime:
+def day_end(day: date) -> datetime:
     return timezone.make_aware(datetime.combine(day, time.max))
 
 
@@ -133,7 +134,7 @@ def filter_choices(app: App | None) -> dict[str, list[str]]:
 # --- run debugging ----------------------------------------------------------------
 
 
-def debug_setup(app: App) -> dict:
+def debug_setup(app: App) -> dict[str, Any]:
     """What 运行调试 offers: the app's pinned agents with their other published versions.
 
     Nothing about the members' tokens is sent: whose token was pasted is decided by
@@ -177,7 +178,7 @@ def evaluation_versions(app: App) -> list[str]:
     return out
 
 
-def past_evaluations(app: App) -> list[dict]:
+def past_evaluations(app: App) -> list[dict[str, Any]]:
     """The app's evaluations, newest first, with the trend measures per version."""
     kept = Evaluation.objects.filter(app=app)
     end_stale(kept)
@@ -189,13 +190,13 @@ def past_evaluations(app: App) -> list[dict]:
     return rows
 
 
-def console_evaluation(evaluation_id: str):
+def console_evaluation(evaluation_id: str) -> Evaluation | None:
     found = Evaluation.objects.filter(pk=evaluation_id)
     end_stale(found)
     return found.select_related("app__tenant", "owner", "started_by").first()
 
 
-def evaluation_summary(evaluation, measures: dict) -> list[dict]:
+def evaluation_summary(evaluation: Evaluation, measures: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per measure, one cell per version (a rate as ok/total and %)."""
     rows = []
     for key, label in measures.items():

@@ -1,10 +1,13 @@
 """Console views: parse, call one selector or service, render. No rules live here."""
 
+from collections.abc import Callable
 from functools import wraps
+from typing import Any, cast
 
 from django.conf import settings
 from django.contrib.admin.views.decorators import staff_member_required
-from django.http import Http404, JsonResponse
+from django.contrib.auth.models import User
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -23,33 +26,40 @@ from runs.retention import require_within_retention
 from runtime.services import start_run
 from tenancy.models import App, Tenant
 
+View = Callable[..., HttpResponse]
 
-def in_display_time_zone(view):
+
+def in_display_time_zone(view: View) -> View:
     """One clock: every time a console page renders, and every date a filter reads, is in
     SPARKTIDE_DISPLAY_TIME_ZONE, the zone the page scripts use and the pages name."""
 
     @wraps(view)
-    def wrapped(request, *args, **kwargs):
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         with timezone.override(settings.SPARKTIDE_DISPLAY_TIME_ZONE):
             return view(request, *args, **kwargs)
 
     return wrapped
 
 
-def staff_only(view):
+def staff_only(view: View) -> View:
     """Staff session required; pages with run data are never cached by the browser."""
     return wraps(view)(
         never_cache(staff_member_required(in_display_time_zone(view), login_url="console:login"))
     )
 
 
-def root(request):
+def _staff_member(request: HttpRequest) -> User:
+    """The user of a ``staff_only`` view: an authenticated staff member."""
+    return cast(User, request.user)
+
+
+def root(request: HttpRequest) -> HttpResponse:
     return redirect("console:home")
 
 
 @require_GET
 @staff_only
-def home(request):
+def home(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "console/home.html",
@@ -59,7 +69,7 @@ def home(request):
 
 @require_GET
 @staff_only
-def runs(request, tenant_key: str = "", app_slug: str = ""):
+def runs(request: HttpRequest, tenant_key: str = "", app_slug: str = "") -> HttpResponse:
     tenant = get_object_or_404(Tenant, key=tenant_key) if tenant_key else None
     app = (
         get_object_or_404(App.objects.select_related("tenant"), slug=app_slug) if app_slug else None
@@ -90,13 +100,13 @@ def runs(request, tenant_key: str = "", app_slug: str = ""):
 
 @require_GET
 @staff_only
-def app_home(request, app_slug: str):
+def app_home(request: HttpRequest, app_slug: str) -> HttpResponse:
     return redirect("console:app-runs", app_slug=app_slug)
 
 
 @require_GET
 @staff_only
-def debug(request, app_slug: str):
+def debug(request: HttpRequest, app_slug: str) -> HttpResponse:
     app = get_object_or_404(App.objects.select_related("tenant"), slug=app_slug)
     return render(
         request,
@@ -113,7 +123,7 @@ def debug(request, app_slug: str):
 
 @require_POST
 @staff_only
-def debug_try_version(request, app_slug: str):
+def debug_try_version(request: HttpRequest, app_slug: str) -> HttpResponse:
     """Create a run of another published version as the owner of the pasted token
     (verified here, see TryVersionForm); start_run checks the rest."""
     app = get_object_or_404(App.objects.select_related("tenant"), slug=app_slug)
@@ -143,7 +153,7 @@ def _problem(error: SparkTideError) -> JsonResponse:
 
 @require_GET
 @staff_only
-def run_detail(request, run_id: str):
+def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
     run = detail.console_run(run_id)
     if run is None:
         raise Http404
@@ -174,7 +184,7 @@ def run_detail(request, run_id: str):
 
 @require_GET
 @staff_only
-def run_searches(request, run_id: str):
+def run_searches(request: HttpRequest, run_id: str) -> HttpResponse:
     """检索记录 of one run as a fragment: what 运行调试 shows of the run it watches, from the
     same template and rows as 运行详情 (console.detail.search_panels)."""
     run = detail.console_run(run_id)
@@ -185,7 +195,7 @@ def run_searches(request, run_id: str):
 
 @require_POST
 @staff_only
-def run_rerun(request, run_id: str):
+def run_rerun(request: HttpRequest, run_id: str) -> HttpResponse:
     """用其他版本重跑: the run's question again with another published version of its agent,
     as its owner — the owner of the pasted token, verified (RerunForm), who must be the
     run's own owner (start_rerun). 201 with the new run and its 运行详情 address."""
@@ -206,7 +216,7 @@ def run_rerun(request, run_id: str):
             original=run,
             owner=form.cleaned_data["owner_user"],
             version=form.cleaned_data["version"],
-            started_by=request.user,
+            started_by=_staff_member(request),
         )
     except SparkTideError as error:
         return _problem(error)
@@ -218,7 +228,7 @@ def run_rerun(request, run_id: str):
 
 @require_http_methods(["GET", "POST"])
 @staff_only
-def evaluations_page(request, app_slug: str):
+def evaluations_page(request: HttpRequest, app_slug: str) -> HttpResponse:
     """评测: start an evaluation as a member (their token), and the app's past ones."""
     app = get_object_or_404(App.objects.select_related("tenant"), slug=app_slug)
     versions = selectors.evaluation_versions(app)
@@ -255,7 +265,7 @@ def evaluations_page(request, app_slug: str):
     )
 
 
-def _start_evaluation(request, app: App, form: EvaluationForm) -> Evaluation:
+def _start_evaluation(request: HttpRequest, app: App, form: EvaluationForm) -> Evaluation:
     data = form.cleaned_data
     if data.get("shipped"):
         checked = evaluations.load_shipped_set(app, data["shipped"])
@@ -270,7 +280,7 @@ def _start_evaluation(request, app: App, form: EvaluationForm) -> Evaluation:
         owner=data["owner_user"],
         evaluation_set=checked,
         agents=data["agents"],
-        started_by=request.user,
+        started_by=_staff_member(request),
         origin=Evaluation.Origin.CONSOLE,
         where=_("版本"),
     )
@@ -284,7 +294,7 @@ def _evaluation_error(exc: SparkTideError) -> str:
 
 @require_GET
 @staff_only
-def evaluation_detail(request, evaluation_id: str):
+def evaluation_detail(request: HttpRequest, evaluation_id: str) -> HttpResponse:
     evaluation = selectors.console_evaluation(evaluation_id)
     if evaluation is None:
         raise Http404

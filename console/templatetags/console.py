@@ -1,6 +1,7 @@
 """Presentation helpers of the console templates. Output is always autoescaped text."""
 
 import json
+from typing import Any
 
 from django import template
 from django.utils.translation import gettext as _
@@ -11,53 +12,53 @@ from console.detail import block_badge
 register = template.Library()
 
 
-def _label(table: dict, code) -> str:
+def _label(table: dict[str, Any], code: object) -> str:
     return str(table.get(str(code), code or ""))
 
 
 @register.filter
-def status_label(code) -> str:
+def status_label(code: object) -> str:
     return _label(labels.RUN_STATUS, code)
 
 
 @register.filter
-def reason_label(code) -> str:
+def reason_label(code: object) -> str:
     """Why a run ended, in words: a run reason, or the detail of the error code it carries."""
     return _label(labels.run_reasons(), code)
 
 
 @register.filter
-def hint_label(code) -> str:
+def hint_label(code: object) -> str:
     return _label(labels.SOURCE_HINT, code or "unknown")
 
 
 @register.filter
-def outcome_label(code) -> str:
+def outcome_label(code: object) -> str:
     return _label(labels.OUTCOME, code)
 
 
 @register.filter
-def rejection_label(code) -> str:
+def rejection_label(code: object) -> str:
     return _label(labels.REJECTION, code)
 
 
 @register.filter
-def entry_label(code) -> str:
+def entry_label(code: object) -> str:
     return _label(labels.ENTRY, code)
 
 
 @register.filter
-def effect_label(code) -> str:
+def effect_label(code: object) -> str:
     return _label(labels.EFFECT, code)
 
 
 @register.filter
-def event_label(code) -> str:
+def event_label(code: object) -> str:
     return _label(labels.EVENT_TYPE, code)
 
 
 @register.filter
-def journal_label(code) -> str:
+def journal_label(code: object) -> str:
     return _label(labels.JOURNAL_KIND, code)
 
 
@@ -76,12 +77,12 @@ def event_tone(event_type: str) -> str:
 
 
 @register.filter
-def pretty_json(value) -> str:
+def pretty_json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True)
 
 
 @register.filter
-def source_location(source_ref, paragraph=None) -> str:
+def source_location(source_ref: Any, paragraph: int | None = None) -> str:
     """ "第 2 页 · 第 3 段" from a public sourceRef (and the chunk's paragraph, when known):
     where a reader finds it. Offsets are for :func:`source_offsets`' details line."""
     if not isinstance(source_ref, dict):
@@ -95,7 +96,7 @@ def source_location(source_ref, paragraph=None) -> str:
 
 
 @register.filter
-def source_offsets(source_ref) -> str:
+def source_offsets(source_ref: Any) -> str:
     """ "UTF-16 位置 120–380": the locator of a public sourceRef, for a details line."""
     locator = source_ref.get("locator") if isinstance(source_ref, dict) else None
     if isinstance(locator, dict) and "start" in locator and "end" in locator:
@@ -107,7 +108,7 @@ def source_offsets(source_ref) -> str:
 
 
 @register.filter
-def event_details(event: dict) -> str:
+def event_details(event: dict[str, Any]) -> str:
     """The event log's details line under a summary: a citation's offsets and chunk."""
     data = event.get("data") or {}
     if event.get("type") != "citation.created":
@@ -118,7 +119,7 @@ def event_details(event: dict) -> str:
     return " · ".join(p for p in parts if p)
 
 
-def _receipt_hint(event: dict, data: dict) -> str:
+def _receipt_hint(event: dict[str, Any], data: dict[str, Any]) -> str:
     """A receipt's source hint as the log may state it: a claim of verified sources is
     *pending* (来源待核验) until the root call's final check, which comes later in the log."""
     hint = data.get("sourceHint")
@@ -130,7 +131,7 @@ def _receipt_hint(event: dict, data: dict) -> str:
 
 
 @register.filter
-def event_summary(event: dict) -> str:
+def event_summary(event: dict[str, Any]) -> str:
     """One line saying what an event is about (never the answer body)."""
     data = event.get("data") or {}
     kind = event.get("type", "")
@@ -183,7 +184,7 @@ def event_summary(event: dict) -> str:
 
 
 @register.filter
-def duration(run) -> str:
+def duration(run: Any) -> str:
     """Seconds from start (or creation) to completion, e.g. "3.4 s"."""
     start = run.started_at or run.created_at
     if not run.completed_at or not start:
@@ -193,7 +194,7 @@ def duration(run) -> str:
 
 
 @register.filter
-def percent_of(value, total) -> int:
+def percent_of(value: Any, total: Any) -> int:
     """Width class step (0–100, by 5) of a progress bar: value out of total."""
     try:
         share = float(value or 0) / float(total)
@@ -203,12 +204,12 @@ def percent_of(value, total) -> int:
 
 
 @register.filter
-def evaluation_status_label(code) -> str:
+def evaluation_status_label(code: object) -> str:
     return _label(labels.EVALUATION_STATUS, code)
 
 
 @register.filter
-def measure(value) -> str:
+def measure(value: Any) -> str:
     """An evaluation measure: a rate as ``50.0 % (1/2)``, seconds and means to two places."""
     if value is None:
         return "—"
@@ -222,5 +223,5 @@ def measure(value) -> str:
 
 
 @register.filter
-def get_item(mapping, key):
+def get_item(mapping: Any, key: Any) -> Any:
     return (mapping or {}).get(key)
