@@ -553,11 +553,15 @@ def _journal_row(entry: JournalEntry) -> JournalEntry:
         entry.summary = ", ".join(tools) if tools else ("text" if data.get("text") else "—")
     elif entry.kind == JournalEntry.Kind.TOOL_RECEIPT:
         receipt = data.get("receipt") or {}
+        outcome = receipt.get("outcome")
         entry.summary = str(
-            receipt.get("outcome") or receipt.get("error") or (receipt and "ok") or "—"
+            labels.OUTCOME.get(outcome, outcome)
+            if outcome
+            else receipt.get("error") or (receipt and "ok") or "—"
         )
     elif entry.kind == JournalEntry.Kind.NOTE:
-        entry.summary = str((data.get("receipt") or {}).get("outcome", "—"))
+        outcome = (data.get("receipt") or {}).get("outcome", "—")
+        entry.summary = str(labels.OUTCOME.get(outcome, outcome))
     else:
         entry.summary = str(data.get("toolCallId", "—"))
     return entry

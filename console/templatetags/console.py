@@ -126,7 +126,9 @@ def _receipt_hint(event: dict[str, Any], data: dict[str, Any]) -> str:
     checked = (event.get("console") or {}).get("checked", False)
     # The block badge's rule (console/detail.py block_badge): pending until the check.
     if block_badge("visible", hint, [], checked=checked, settled=False) == "pending":
-        return f"{_('来源待核验')} ({_('回执来源提示 %(hint)s') % {'hint': hint}})"
+        # What the receipt claimed is in the event's JSON; the summary never repeats a
+        # verified claim before the check.
+        return _("来源待核验")
     return hint_label(hint)
 
 
@@ -139,8 +141,9 @@ def event_summary(event: dict[str, Any]) -> str:
         name = str(data.get("agent", ""))
         if data.get("agentVersion"):
             name += f"@{data['agentVersion']}"
-        parts = [name, data.get("agentCallId", ""), f"depth {data.get('depth', '')}"]
-        return " · ".join(str(p) for p in [*parts, data.get("status", "")] if p)
+        depth = _("深度 %(depth)s") % {"depth": data.get("depth", "")}
+        status = status_label(data.get("status")) if data.get("status") else ""
+        return " · ".join(str(p) for p in (name, data.get("agentCallId", ""), depth, status) if p)
     if kind == "citation.created":
         location = source_location(
             data.get("sourceRef"), (event.get("console") or {}).get("paragraph")
@@ -164,13 +167,12 @@ def event_summary(event: dict[str, Any]) -> str:
         state = _("受保护") if data.get("state") == "protected" else _receipt_hint(event, data)
         return (
             f"{data.get('publicationId', '')} r{data.get('revision', '')} · "
-            f"#{data.get('deliveryOrdinal', '')} · {data.get('outcome', '')} · {state}"
+            f"#{data.get('deliveryOrdinal', '')} · {outcome_label(data.get('outcome'))} · {state}"
         )
     if kind == "answer.rejected":
         target = data.get("publicationId") or data.get("candidateId", "")
         return (
-            f"{data.get('code', '')} ({rejection_label(data.get('code'))}) · "
-            f"{effect_label(data.get('effect'))} · {target}"
+            f"{rejection_label(data.get('code'))} · {effect_label(data.get('effect'))} · {target}"
         )
     if kind == "citation.verified":
         refs = data.get("references") or []
@@ -179,7 +181,8 @@ def event_summary(event: dict[str, Any]) -> str:
             "已核验 %(verified)s 个，未核验 %(unverified)s 个"
         ) % {"verified": verified, "unverified": len(refs) - verified}
     if kind.startswith("run.") and kind != "run.started":
-        return " · ".join(p for p in (data.get("status", ""), data.get("reason", "")) if p)
+        said = (status_label(data.get("status")), reason_label(data.get("reason")))
+        return " · ".join(p for p in said if p)
     return ""
 
 
