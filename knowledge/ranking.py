@@ -27,12 +27,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from django.core.exceptions import EmptyResultSet
 from django.db import connection
 from django.db.models import BooleanField, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
 from knowledge.models import (
     Chunk,
+    Document,
     Knowledge,
     KnowledgeVersion,
     VersionIndex,
@@ -47,9 +49,9 @@ B = 0.75
 # A query searches at most this many distinct tokens (its own first, then its
 # expansions'): enough for any real question, and it bounds the OR on SQLite.
 MAX_QUERY_TOKENS = 128
-# A stage's rare tokens: the rarest first while the chunks holding them (a sum of
-# their document frequencies) stay within the budget; always at least the rarest.
-STAGE_BUDGETS = (2_000, 20_000)
+# The first stage's rare tokens: the rarest first while the chunks holding them (a sum
+# of their document frequencies) stay within this budget; always at least the rarest.
+FIRST_STAGE_BUDGET = 2_000
 
 
 @dataclass(frozen=True)
@@ -157,46 +159,114 @@ class Bm25:
         norm = K1 * (1 - B + B * len(tokens) / self.average)
         return sum(self.weights[t] * n * (K1 + 1) / (n + norm) for t, n in counts.items())
 
-    def stages(self) -> list[list[str]]:
-        stages: list[list[str]] = []
-        for budget in (*STAGE_BUDGETS, math.inf):
-            rare: list[str] = []
-            total = 0
-            for token in self.order:
-                total += self.frequencies[token]
-                if rare and total > budget:
-                    break
-                rare.append(token)
-            if not stages or len(rare) > len(stages[-1]):
-                stages.append(rare)
-        return stages
+    def outside(self, tokens: list[str]) -> float:
+        """More than any chunk holding none of ``tokens`` can score."""
+        held = set(tokens)
+        return sum(self.bound(t) for t in self.order if t not in held)
+
+    def first_stage(self) -> list[str]:
+        """The rarest tokens while their document frequencies sum to at most
+        ``FIRST_STAGE_BUDGET``; always at least the rarest."""
+        rare: list[str] = []
+        total = 0
+        for token in self.order:
+            total += self.frequencies[token]
+            if rare and total > FIRST_STAGE_BUDGET:
+                break
+            rare.append(token)
+        return rare
 
 
-def top_chunks(candidates: QuerySet[Chunk], scorer: Bm25, top_k: int) -> list[tuple[int, float]]:
-    """(chunk id, score) of the top_k of ``candidates`` by ``scorer``, best first.
-    One query per stage run; a stage whose k-th score beats every chunk outside it ends
-    the search."""
+def top_chunks(
+    documents: QuerySet[Document], versions: Sequence[int], scorer: Bm25, top_k: int
+) -> list[tuple[int, float]]:
+    """(chunk id, score) of the top_k chunks of ``documents`` (the readable documents of
+    the versions ``versions``) by ``scorer``, best first: exactly the exhaustive ranking.
+
+    Stage 1 reads the chunks holding one of the rarest tokens R1 (their document
+    frequencies summing to at most ``FIRST_STAGE_BUDGET``) and scores them: the k-th
+    score θ is a floor the final k-th can only raise. A chunk holding none of a set R
+    scores strictly below ``outside(R)``; when ``outside(R1) ≤ θ`` the answer is final.
+    Else stage 2 reads the chunks holding none of R1 but one of R2, the rarest tokens
+    needed for ``outside(R2) ≤ θ`` (every token when θ is 0), and the answer is final.
+    At most two statements, each driven by the GIN index on PostgreSQL."""
     if not scorer.weights:
         return []
-    everything = sum(scorer.bound(t) for t in scorer.order)
-    best: list[tuple[float, int, int, int]] = []
-    for rare in scorer.stages():
-        outside = everything - sum(scorer.bound(t) for t in rare)
-        scored = []
-        for pk, search_text, document_id, ordinal in holding_any(candidates, rare).values_list(
-            "pk", "search_text", "document_id", "ordinal"
-        ):
-            score = scorer.score(search_text)
-            if score > 0:
-                scored.append((-score, document_id, ordinal, pk))
-        scored.sort()
-        best = scored[:top_k]
-        if len(rare) == len(scorer.order) or (len(best) == top_k and -best[-1][0] >= outside):
-            break
+    order = scorer.order
+    first = scorer.first_stage()
+    best = _scored(candidate_rows(documents, versions, first, []), scorer)[:top_k]
+    floor = -best[-1][0] if len(best) == top_k else 0.0
+    if len(first) < len(order) and scorer.outside(first) > floor:
+        second = list(first)
+        while len(second) < len(order) and scorer.outside(second) > floor:
+            second.append(order[len(second)])
+        rows = candidate_rows(documents, versions, second[len(first) :], first)
+        best = sorted(best + _scored(rows, scorer))[:top_k]
     return [(pk, -negative) for negative, _, _, pk in best]
 
 
+def _scored(rows, scorer: Bm25) -> list[tuple[float, int, int, int]]:
+    scored = []
+    for pk, search_text, document_id, ordinal in rows:
+        score = scorer.score(search_text)
+        if score > 0:
+            scored.append((-score, document_id, ordinal, pk))
+    scored.sort()
+    return scored
+
+
+def candidate_rows(
+    documents: QuerySet[Document],
+    versions: Sequence[int],
+    tokens: list[str],
+    without: list[str],
+    *,
+    readable: bool = True,
+    count: bool = False,
+):
+    """(pk, search_text, document_id, ordinal) of the chunks of ``versions`` holding one
+    of ``tokens`` and none of ``without``, of the documents ``documents`` (``readable``)
+    or of the others; their number with ``count``. One statement; the document ACL is
+    part of it."""
+    if connection.vendor != "postgresql":
+        chunks = Chunk.objects.filter(document__version__in=versions).filter(_contains_any(tokens))
+        if without:
+            chunks = chunks.exclude(_contains_any(without))
+        chunks = (
+            chunks.filter(document__in=documents)
+            if readable
+            else chunks.exclude(document__in=documents)
+        )
+        if count:
+            return chunks.count()
+        return list(chunks.values_list("pk", "search_text", "document_id", "ordinal"))
+    # The matching chunks of the versions are found first (the GIN index), in a
+    # subquery the planner keeps apart (OFFSET 0); only then the ACL subquery keeps
+    # the readable ones. Joined the other way, the planner misjudges how many
+    # documents the ACL keeps and filters every chunk of the version by its vector.
+    query = " | ".join(_tsquery_literal(t) for t in tokens)
+    if without:
+        query = f"({query}) & !({' | '.join(_tsquery_literal(t) for t in without)})"
+    try:
+        acl_sql, acl_params = documents.values("pk").query.sql_with_params()
+    except EmptyResultSet:  # none(): an inactive owner reads no document
+        acl_sql, acl_params = "SELECT NULL::bigint WHERE false", ()
+    columns = "count(*)" if count else "c.id, c.search_text, c.document_id, c.ordinal"
+    sql = (
+        f"SELECT {columns} FROM ("  # noqa: S608 -- fixed columns, the ORM-compiled ACL
+        " SELECT id, search_text, document_id, ordinal FROM knowledge_chunk"
+        " WHERE search_vector @@ to_tsquery('simple'::regconfig, %s)"
+        " AND document_id IN (SELECT id FROM knowledge_document WHERE version_id = ANY(%s))"
+        " OFFSET 0) c"
+        f" WHERE c.document_id {'IN' if readable else 'NOT IN'} ({acl_sql})"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [query, list(versions), *acl_params])
+        return cursor.fetchone()[0] if count else cursor.fetchall()
+
+
 def holding_any(candidates: QuerySet[Chunk], tokens: list[str]) -> QuerySet[Chunk]:
+    """``candidates`` holding one of ``tokens`` (on PostgreSQL, by the GIN-indexed vector)."""
     if connection.vendor == "postgresql":
         # The stored vector of migration 0004 (GIN-indexed); every token quoted, so
         # punctuation in a query cannot break or widen the tsquery.
@@ -207,11 +277,15 @@ def holding_any(candidates: QuerySet[Chunk], tokens: list[str]) -> QuerySet[Chun
             output_field=BooleanField(),
         )
         return candidates.alias(match=match).filter(match=True)
+    return candidates.filter(_contains_any(tokens))
+
+
+def _contains_any(tokens: list[str]) -> Q:
     # A substring is a superset ("ab" is inside "abc"); the score counts exact tokens.
     contains_any = Q()
     for token in tokens:
         contains_any |= Q(search_text__contains=token)
-    return candidates.filter(contains_any)
+    return contains_any
 
 
 def _tsquery_literal(token: str) -> str:
