@@ -486,11 +486,15 @@ class VersionIndex(models.Model):
 
 
 class VersionTerm(models.Model):
-    """How many chunks of a version hold a search token (its document frequency)."""
+    """How many chunks of a version hold a search token (its document frequency), and
+    the most it weighs in one of them (``knowledge.ranking.term_impacts``)."""
 
     version = models.ForeignKey(KnowledgeVersion, on_delete=models.CASCADE, related_name="+")
     token = models.CharField(max_length=64)
     chunks = models.PositiveIntegerField()
+    # max over the version's chunks of tf / (tf + k1·(1 − b + b·len/avglen)), avglen the
+    # version's own; null (stored before it existed): unknown, the bound is then 1.
+    impact = models.FloatField(null=True, blank=True)
 
     class Meta:
         verbose_name = pgettext_lazy("model", "版本检索词频")
@@ -565,9 +569,15 @@ def build_version_index(version: KnowledgeVersion) -> bool:
         return False
     if VersionIndex.objects.filter(version=version).exists():
         return False
+    from knowledge.ranking import term_impacts
+
     counts = count_version(version)
+    impacts = term_impacts(version, counts)
     VersionTerm.objects.bulk_create(
-        (VersionTerm(version=version, token=t, chunks=n) for t, n in counts.frequencies.items()),
+        (
+            VersionTerm(version=version, token=t, chunks=n, impact=impacts.get(t))
+            for t, n in counts.frequencies.items()
+        ),
         batch_size=5000,
     )
     VersionIndex.objects.create(

@@ -82,6 +82,8 @@ class Statistics:
     chunks: int
     average_length: float
     frequencies: dict[str, int]  # the query's tokens only
+    # The most of its (k1+1)·idf a query token can add to one chunk, ≤ 1 (1: unknown).
+    impacts: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -117,22 +119,62 @@ def stored_indexes(versions: Sequence[KnowledgeVersion]) -> dict[int, StoredInde
 
 
 def version_statistics(indexes: dict[int, StoredIndex], tokens: list[str]) -> Statistics:
-    """N, the average chunk length and the query tokens' document frequencies over the
-    versions together. One query (none when no version has stored statistics)."""
+    """N, the average chunk length, the query tokens' document frequencies and their
+    impacts over the versions together. One query (none when no version has stored
+    statistics).
+
+    A token's impact is its stored ``VersionTerm.impact`` — its most in one chunk,
+    tf / (tf + k1·(1 − b + b·len/avglen_v)) with the version's own average — scaled by
+    max(1, avglen / avglen_v): with the searched versions' average avglen a chunk's term
+    can weigh at most that much more. Unknown (a version counted on the fly, a term
+    stored before impacts were) is 1, the bound of BM25 itself."""
     chunks = sum(index.chunk_count for index in indexes.values())
     length = sum(index.token_count for index in indexes.values())
+    average = length / chunks if chunks else 1.0
     frequencies: Counter[str] = Counter()
+    impacts: dict[str, float] = {}
+
+    def widen(token: str, impact: float | None, index: StoredIndex) -> None:
+        if impact is None or not index.token_count:
+            impact = 1.0
+        else:
+            own_average = index.token_count / index.chunk_count
+            impact = min(1.0, impact * max(1.0, average / own_average) * (1 + 1e-9))
+        impacts[token] = max(impacts.get(token, 0.0), impact)
+
     stored = [pk for pk, index in indexes.items() if index.counted is None]
     if stored:
-        for token, n in VersionTerm.objects.filter(
+        for version_id, token, n, impact in VersionTerm.objects.filter(
             version_id__in=stored, token__in=tokens
-        ).values_list("token", "chunks"):
+        ).values_list("version_id", "token", "chunks", "impact"):
             frequencies[token] += n
+            widen(token, impact, indexes[version_id])
     for index in indexes.values():
         if index.counted is not None:
             for token in tokens:
-                frequencies[token] += index.counted.get(token, 0)
-    return Statistics(chunks, length / chunks if chunks else 1.0, dict(frequencies))
+                if n := index.counted.get(token, 0):
+                    frequencies[token] += n
+                    widen(token, None, index)
+    return Statistics(chunks, average, dict(frequencies), impacts)
+
+
+def term_impacts(version: KnowledgeVersion, counts) -> dict[str, float]:
+    """Each token's most in one chunk of ``version``: max tf / (tf + k1·(1 − b + b·len/
+    avglen)), avglen the version's (``counts``: ``count_version``). Read when the version
+    is published and stored with its frequencies; the bound the staged search closes on."""
+    if not counts.chunk_count:
+        return {}
+    average = counts.token_count / counts.chunk_count or 1.0
+    impacts: dict[str, float] = {}
+    rows = Chunk.objects.filter(document__version=version).values_list("search_text", flat=True)
+    for search_text in rows.iterator(chunk_size=2000):
+        tokens = search_text.split()
+        norm = K1 * (1 - B + B * len(tokens) / average)
+        for token, n in Counter(tokens).items():
+            impact = n / (n + norm)
+            if impact > impacts.get(token, 0.0) and len(token) <= MAX_TOKEN_CHARS:
+                impacts[token] = impact
+    return impacts
 
 
 class Bm25:
@@ -147,9 +189,12 @@ class Bm25:
         # Rarest first; the bound of a token is the most it can add to any chunk.
         self.order = sorted(self.weights, key=lambda t: (statistics.frequencies[t], t))
         self.frequencies = statistics.frequencies
+        self.impacts = statistics.impacts
 
     def bound(self, token: str) -> float:
-        return self.weights[token] * (K1 + 1)
+        """More than ``token`` adds to any chunk's score (a term adds less than
+        idf·(k1+1)·its impact)."""
+        return self.weights[token] * (K1 + 1) * self.impacts.get(token, 1.0)
 
     def score(self, search_text: str) -> float:
         tokens = search_text.split()

@@ -82,11 +82,12 @@ def test_a_version_published_without_statistics_is_counted_on_the_fly(shared, al
     assert [_keys(shared, case["query"], alice) for case in CASES["cases"]] == expected
 
 
-def _exhaustive(version, query, top_k):
-    """The reference, written out: BM25 of every chunk of the version."""
-    plan = ranking.SearchPlan.of(query, ranking.Vocabulary())
+def _exhaustive(versions, query, top_k, vocabulary=None):
+    """The reference, written out: BM25 of every chunk of the versions, one statement."""
+    versions = versions if isinstance(versions, list) else [versions]
+    plan = ranking.SearchPlan.of(query, vocabulary or ranking.Vocabulary())
     rows = list(
-        Chunk.objects.filter(document__version=version).values_list(
+        Chunk.objects.filter(document__version__in=versions).values_list(
             "pk", "search_text", "document_id", "ordinal"
         )
     )
@@ -108,6 +109,107 @@ def _exhaustive(version, query, top_k):
         if score > 0:
             scored.append((-score, document_id, ordinal, pk))
     return [pk for *_, pk in sorted(scored)[:top_k]]
+
+
+def _queries_of(pages, rng, count):
+    """Questions cut from the corpus itself: runs of 2–14 characters of random pages,
+    two glued together half the time (a rare word beside a common one)."""
+    queries = []
+    for _ in range(count):
+        parts = []
+        for _ in range(rng.choice((1, 2))):
+            page = rng.choice(pages)
+            start = rng.randrange(max(1, len(page) - 2))
+            parts.append(page[start : start + rng.randint(2, 14)])
+        queries.append("".join(parts))
+    return queries
+
+
+@pytest.mark.parametrize("budget", [0, 40, 2_000])
+def test_the_staged_search_equals_the_exhaustive_ranking_over_the_shared_cases(
+    shared, alice, monkeypatch, budget
+):
+    """Every shared case and 150 questions cut from the shared corpus, with the
+    vocabulary a search of it uses: the staged top k is the exhaustive top k."""
+    from knowledge.retrieval import vocabulary_for
+
+    monkeypatch.setattr(ranking, "FIRST_STAGE_BUDGET", budget)
+    pages = [page for document in CASES["documents"] for page in document["pages"]]
+    queries = [case["query"] for case in CASES["cases"]]
+    queries += _queries_of(pages, random.Random(budget), 150)
+    vocabulary = vocabulary_for([shared])
+    for query in queries:
+        for top_k in (1, 5):
+            items = search_managed([shared], query=query, top_k=top_k, owner=alice)
+            expected = _exhaustive(shared, query, top_k, vocabulary)
+            assert [item.chunk.pk for item in items] == expected, (query, top_k)
+
+
+def test_the_staged_search_is_exact_over_versions_of_different_page_lengths(
+    tenant, alice, monkeypatch
+):
+    """Impacts are stored with each version's own average length; searched together,
+    the average differs and the bound must still hold."""
+    monkeypatch.setattr(ranking, "FIRST_STAGE_BUDGET", 0)
+    monkeypatch.setattr("knowledge.retrieval.BUILTIN", ranking.Vocabulary())
+    rng = random.Random(11)
+    words = ["营收", "增长", "北辰", "医药", "研发", "管线", "毛利", "下降", "回购", "分红"]
+    short, long = make_knowledge(tenant, "short"), make_knowledge(tenant, "long")
+    for d in range(10):
+        add_document(short, ["".join(rng.choices(words, k=rng.randint(1, 4)))], key=f"s{d}")
+        add_document(long, ["".join(rng.choices(words, k=rng.randint(20, 40)))], key=f"l{d}")
+    publish(short), publish(long)
+    pages = [w for w in words] + ["".join(rng.choices(words, k=3)) for _ in range(40)]
+
+    for query in pages:
+        items = search_managed([short, long], query=query, top_k=4, owner=alice)
+        assert [item.chunk.pk for item in items] == _exhaustive([short, long], query, 4), query
+
+
+def test_publishing_stores_each_terms_most_weight_in_one_chunk(tenant):
+    version = make_knowledge(tenant)
+    add_document(version, ["营收营收营收。", "营收下降，毛利下降，回购。"])
+    publish(version)
+
+    rows = [text.split() for text in Chunk.objects.values_list("search_text", flat=True)]
+    average = sum(map(len, rows)) / len(rows)
+    expected = max(
+        tokens.count("营收")
+        / (tokens.count("营收") + ranking.K1 * (1 - ranking.B + ranking.B * len(tokens) / average))
+        for tokens in rows
+    )
+    assert VersionTerm.objects.get(version=version, token="营收").impact == pytest.approx(expected)
+    assert 0 < VersionTerm.objects.get(version=version, token="回购").impact < expected
+
+
+def test_a_search_that_the_rare_words_decide_reads_its_candidates_in_one_statement(
+    tenant, alice, django_assert_num_queries, monkeypatch
+):
+    """The rarest token's chunks prove the top k: one candidate statement. A floor they
+    cannot prove (a common word only): a second one, never more."""
+    monkeypatch.setattr(ranking, "FIRST_STAGE_BUDGET", 3)
+    monkeypatch.setattr("knowledge.retrieval.BUILTIN", ranking.Vocabulary())
+    version = make_knowledge(tenant)
+    for n in range(8):
+        add_document(version, [f"第{n}份材料：营收数据，公司经营。"], key=f"doc-{n}")
+    add_document(version, ["回购方案：营收数据。"], key="rare")
+    publish(version)
+    statements = []
+
+    def keep(execute, sql, params, many, context):
+        statements.append(sql)
+        return execute(sql, params, many, context)
+
+    # Statistics, vocabulary, frequencies, the candidates, the ACL count, the winners.
+    with django_assert_num_queries(6), connection.execute_wrapper(keep):
+        items = search_managed([version], query="回购", top_k=1, owner=alice)
+    assert [item.document.key for item in items] == ["rare"]
+    # The first stage (回购: the budget of 3 chunks stops before 营收, on every page)
+    # finds one chunk, no floor for a top 3; the second stage reads the rest, once.
+    with django_assert_num_queries(7):
+        items = search_managed([version], query="回购营收", top_k=3, owner=alice)
+    assert [item.document.key for item in items][0] == "rare"
+    assert [item.chunk.pk for item in items] == _exhaustive(version, "回购营收", 3)
 
 
 @pytest.mark.parametrize("budget", [0, 3, 40, 10_000])
