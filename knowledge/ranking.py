@@ -22,6 +22,7 @@ final, else R widens (``STAGE_BUDGETS``) and at last holds every token.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -49,9 +50,12 @@ B = 0.75
 # A query searches at most this many distinct tokens (its own first, then its
 # expansions'): enough for any real question, and it bounds the OR on SQLite.
 MAX_QUERY_TOKENS = 128
+# The most tokens the second stage's condition names (it repeats tokens) before it
+# falls back to "one of the rarest".
+MAX_CONDITION_TOKENS = 128
 # The first stage's rare tokens: the rarest first while the chunks holding them (a sum
 # of their document frequencies) stay within this budget; always at least the rarest.
-FIRST_STAGE_BUDGET = 2_000
+FIRST_STAGE_BUDGET = 500
 
 
 @dataclass(frozen=True)
@@ -242,12 +246,58 @@ def top_chunks(
     best = _scored(candidate_rows(documents, versions, first, []), scorer)[:top_k]
     floor = -best[-1][0] if len(best) == top_k else 0.0
     if len(first) < len(order) and scorer.outside(first) > floor:
-        second = list(first)
-        while len(second) < len(order) and scorer.outside(second) > floor:
-            second.append(order[len(second)])
-        rows = candidate_rows(documents, versions, second[len(first) :], first)
-        best = sorted(best + _scored(rows, scorer))[:top_k]
+        rest = order[len(first) :]
+        condition = reaching(rest, [scorer.bound(t) for t in rest], floor)
+        if condition is None or condition is True:  # no floor, or too many ways to it
+            second = list(first)
+            while len(second) < len(order) and scorer.outside(second) > floor:
+                second.append(order[len(second)])
+            condition = ("|", second[len(first) :])
+        if condition is not False:
+            rows = candidate_rows(documents, versions, condition, first)
+            best = sorted(best + _scored(rows, scorer))[:top_k]
     return [(pk, -negative) for negative, _, _, pk in best]
+
+
+# A condition on the tokens a chunk holds: a token, ("&", [conditions]), ("|", [...]).
+Condition = str | tuple
+
+
+def reaching(tokens: list[str], bounds: list[float], floor: float) -> Condition | bool | None:
+    """Which of ``tokens`` (bounds descending) a chunk must hold for their bounds to sum
+    to ``floor``: (t₁ & reaching(rest, floor − b₁)) | reaching(rest, floor). False when
+    none can; None when the floor is 0 or it would name more than
+    ``MAX_CONDITION_TOKENS`` tokens. A chunk outside it scores below the floor."""
+    if floor <= 0:
+        return None
+    suffix = list(itertools.accumulate(reversed(bounds)))[::-1] + [0.0]
+    size = 0
+
+    def build(i: int, need: float) -> Condition | bool:
+        nonlocal size
+        if need <= 0:
+            return True
+        if suffix[i] < need:
+            return False
+        taken = build(i + 1, need - bounds[i])
+        left: Condition | bool = False
+        if taken is not False:
+            size += 1
+            if size > MAX_CONDITION_TOKENS:
+                raise OverflowError
+            left = tokens[i] if taken is True else ("&", [tokens[i], taken])
+        right = build(i + 1, need)
+        if left is False or right is True:
+            return right
+        if right is False:
+            return left
+        return ("|", [left, right])
+
+    try:
+        # Slightly below the floor: the bounds already exceed any real score.
+        return build(0, floor * (1 - 1e-9))
+    except OverflowError:
+        return None
 
 
 def _scored(rows, scorer: Bm25) -> list[tuple[float, int, int, int]]:
@@ -263,18 +313,18 @@ def _scored(rows, scorer: Bm25) -> list[tuple[float, int, int, int]]:
 def candidate_rows(
     documents: QuerySet[Document],
     versions: Sequence[int],
-    tokens: list[str],
+    holding: Condition | list[str],
     without: list[str],
     *,
     readable: bool = True,
     count: bool = False,
 ):
-    """(pk, search_text, document_id, ordinal) of the chunks of ``versions`` holding one
-    of ``tokens`` and none of ``without``, of the documents ``documents`` (``readable``)
+    """(pk, search_text, document_id, ordinal) of the chunks of ``versions`` that meet
+    ``holding`` (a list: one of its tokens) and hold none of ``without``, of the documents ``documents`` (``readable``)
     or of the others; their number with ``count``. One statement; the document ACL is
     part of it."""
     if connection.vendor != "postgresql":
-        chunks = Chunk.objects.filter(document__version__in=versions).filter(_contains_any(tokens))
+        chunks = Chunk.objects.filter(document__version__in=versions).filter(_q(holding))
         if without:
             chunks = chunks.exclude(_contains_any(without))
         chunks = (
@@ -289,7 +339,7 @@ def candidate_rows(
     # subquery the planner keeps apart (OFFSET 0); only then the ACL subquery keeps
     # the readable ones. Joined the other way, the planner misjudges how many
     # documents the ACL keeps and filters every chunk of the version by its vector.
-    query = " | ".join(_tsquery_literal(t) for t in tokens)
+    query = _tsquery(holding)
     if without:
         query = f"({query}) & !({' | '.join(_tsquery_literal(t) for t in without)})"
     try:
@@ -323,6 +373,28 @@ def holding_any(candidates: QuerySet[Chunk], tokens: list[str]) -> QuerySet[Chun
         )
         return candidates.alias(match=match).filter(match=True)
     return candidates.filter(_contains_any(tokens))
+
+
+def _tsquery(condition: Condition | list[str]) -> str:
+    if isinstance(condition, list):
+        condition = ("|", condition)
+    if isinstance(condition, str):
+        return _tsquery_literal(condition)
+    operator, parts = condition
+    return "(" + f" {operator} ".join(_tsquery(part) for part in parts) + ")"
+
+
+def _q(condition: Condition | list[str]) -> Q:
+    # A substring is a superset ("ab" is inside "abc"), of any and/or of tokens too.
+    if isinstance(condition, list):
+        return _contains_any(condition)
+    if isinstance(condition, str):
+        return Q(search_text__contains=condition)
+    operator, parts = condition
+    combined = _q(parts[0])
+    for part in parts[1:]:
+        combined = combined & _q(part) if operator == "&" else combined | _q(part)
+    return combined
 
 
 def _contains_any(tokens: list[str]) -> Q:

@@ -277,3 +277,30 @@ def test_index_knowledge_stores_the_statistics_a_bulk_publish_skipped(tenant):
     assert "1 version(s) indexed" in out.getvalue()
     call_command("index_knowledge", stdout=out)
     assert "0 version(s) indexed" in out.getvalue()
+
+
+def _meets(condition, held):
+    if isinstance(condition, str):
+        return condition in held
+    operator, parts = condition
+    results = [_meets(part, held) for part in parts]
+    return all(results) if operator == "&" else any(results)
+
+
+def test_the_second_stage_condition_keeps_every_set_of_tokens_that_can_reach_the_floor():
+    """Brute force over every set of held tokens: a set whose bounds reach the floor
+    meets the condition; one that meets it reaches the floor (nothing wider is read)."""
+    import itertools
+
+    tokens = ["a", "b", "c", "d", "e", "f"]
+    bounds = [5.25, 4.35, 4.35, 4.32, 4.28, 1.0]
+    for floor in (0.5, 4.3, 8.0, 13.0, 17.2, 21.22, 23.55, 30.0):
+        condition = ranking.reaching(tokens, bounds, floor)
+        for size in range(len(tokens) + 1):
+            for held in itertools.combinations(range(len(tokens)), size):
+                reaches = sum(bounds[i] for i in held) >= floor
+                names = {tokens[i] for i in held}
+                meets = condition is not False and _meets(condition, names)
+                assert meets == reaches, (floor, names, condition)
+    assert ranking.reaching(tokens, bounds, 0.0) is None
+    assert ranking.reaching(tokens, [1.0] * 6, 6.5) is False
