@@ -336,9 +336,10 @@ def candidate_rows(
             return chunks.count()
         return list(chunks.values_list("pk", "search_text", "document_id", "ordinal"))
     # The matching chunks of the versions are found first (the GIN index), in a
-    # subquery the planner keeps apart (OFFSET 0); only then the ACL subquery keeps
-    # the readable ones. Joined the other way, the planner misjudges how many
-    # documents the ACL keeps and filters every chunk of the version by its vector.
+    # subquery the planner keeps apart (OFFSET 0); only then the ACL keeps the readable
+    # ones, its documents read once into an array (an InitPlan). Joined, the planner
+    # misjudges how many documents the ACL keeps (a handful, it thinks): it filtered
+    # every chunk of the version by its vector, or probed the ACL once per candidate.
     query = _tsquery(holding)
     if without:
         query = f"({query}) & !({' | '.join(_tsquery_literal(t) for t in without)})"
@@ -353,7 +354,7 @@ def candidate_rows(
         " WHERE search_vector @@ to_tsquery('simple'::regconfig, %s)"
         " AND document_id IN (SELECT id FROM knowledge_document WHERE version_id = ANY(%s))"
         " OFFSET 0) c"
-        f" WHERE c.document_id {'IN' if readable else 'NOT IN'} ({acl_sql})"
+        f" WHERE c.document_id {'= ANY' if readable else '<> ALL'}(ARRAY({acl_sql}))"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [query, list(versions), *acl_params])
