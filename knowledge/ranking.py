@@ -14,10 +14,10 @@ question decides. Ties: document id, then ordinal — ingest order, as before.
 
 The score is computed in Python from a chunk's ``search_text``, on PostgreSQL and
 SQLite alike: the same corpus and query give the same top k on both. The database
-chooses candidates: chunks holding one of the rarest tokens R (the GIN index on
-PostgreSQL, a substring filter on SQLite). A chunk holding none of R scores below
-Σ_{t∉R} idf(t)·(k1+1); when the k-th candidate scores at least that, the answer is
-final, else R widens (``STAGE_BUDGETS``) and at last holds every token.
+chooses candidates (the GIN index on PostgreSQL, a substring filter on SQLite) in at
+most two stages (``top_chunks``): the chunks holding one of the rarest tokens, whose
+k-th score is a floor; then only the chunks whose tokens' bounds (idf·(k1+1)·impact,
+the impact stored at publish) can still reach it. Exactly the exhaustive ranking.
 """
 
 from __future__ import annotations

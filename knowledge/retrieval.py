@@ -160,9 +160,9 @@ def search_managed(
 
     The query is the question's tokens plus its vocabulary expansions. Candidates come
     from the database (the GIN index on PostgreSQL, a substring filter on SQLite),
-    rarest terms first, widened only until no chunk outside them can enter the top
-    ``top_k``; the score is computed here, the same on both databases. A constant
-    number of queries whatever the results; the ACL is part of the candidates' query.
+    rarest terms first, then only chunks that can still enter the top ``top_k``
+    (``ranking.top_chunks``); the score is computed here, the same on both databases.
+    Six or seven queries whatever the results; the ACL is part of the candidates' query.
     """
     if top_k <= 0 or not versions:
         return Searched([])
