@@ -155,15 +155,19 @@ def test_the_staged_search_is_exact_over_versions_of_different_page_lengths(
     rng = random.Random(11)
     words = ["营收", "增长", "北辰", "医药", "研发", "管线", "毛利", "下降", "回购", "分红"]
     short, long = make_knowledge(tenant, "short"), make_knowledge(tenant, "long")
-    for d in range(10):
-        add_document(short, ["".join(rng.choices(words, k=rng.randint(1, 4)))], key=f"s{d}")
-        add_document(long, ["".join(rng.choices(words, k=rng.randint(20, 40)))], key=f"l{d}")
+    for d in range(30):
+        # Short pages of rare words, long pages of common ones: searched together, the
+        # average is far above the short version's own.
+        add_document(short, ["".join(rng.choices(words[5:], k=rng.randint(1, 2)))], key=f"s{d}")
+        add_document(long, ["".join(rng.choices(words, k=rng.randint(30, 60)))], key=f"l{d}")
     publish(short), publish(long)
-    pages = [w for w in words] + ["".join(rng.choices(words, k=3)) for _ in range(40)]
+    queries = words + ["".join(rng.choices(words, k=3)) for _ in range(60)]
 
-    for query in pages:
-        items = search_managed([short, long], query=query, top_k=4, owner=alice)
-        assert [item.chunk.pk for item in items] == _exhaustive([short, long], query, 4), query
+    for query in queries:
+        for top_k in (1, 3, 8):
+            items = search_managed([short, long], query=query, top_k=top_k, owner=alice)
+            expected = _exhaustive([short, long], query, top_k)
+            assert [item.chunk.pk for item in items] == expected, (query, top_k)
 
 
 def test_publishing_stores_each_terms_most_weight_in_one_chunk(tenant):
