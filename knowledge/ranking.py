@@ -213,15 +213,16 @@ class Bm25:
         held = set(tokens)
         return sum(self.bound(t) for t in self.order if t not in held)
 
-    def first_stage(self) -> list[str]:
+    def first_stage(self, top_k: int) -> list[str]:
         """The rarest tokens while their document frequencies sum to at most
-        ``FIRST_STAGE_BUDGET``; always at least the rarest."""
+        ``FIRST_STAGE_BUDGET``, and at least until they reach ``top_k`` (fewer hits than
+        k set no floor, and the second stage would read every token)."""
         rare: list[str] = []
         total = 0
         for token in self.order:
-            total += self.frequencies[token]
-            if rare and total > FIRST_STAGE_BUDGET:
+            if rare and total >= top_k and total + self.frequencies[token] > FIRST_STAGE_BUDGET:
                 break
+            total += self.frequencies[token]
             rare.append(token)
         return rare
 
@@ -242,7 +243,7 @@ def top_chunks(
     if not scorer.weights:
         return []
     order = scorer.order
-    first = scorer.first_stage()
+    first = scorer.first_stage(top_k)
     best = _scored(candidate_rows(documents, versions, first, []), scorer)[:top_k]
     floor = -best[-1][0] if len(best) == top_k else 0.0
     if len(first) < len(order) and scorer.outside(first) > floor:
@@ -336,7 +337,8 @@ def candidate_rows(
             return chunks.count()
         return list(chunks.values_list("pk", "search_text", "document_id", "ordinal"))
     # The matching chunks of the versions are found first (the GIN index), in a
-    # subquery the planner keeps apart (OFFSET 0); only then the ACL keeps the readable
+    # subquery the planner keeps apart (OFFSET 0; ``document_id + 0`` so it cannot
+    # walk the versions' documents instead); only then the ACL keeps the readable
     # ones, its documents read once into an array (an InitPlan). Joined, the planner
     # misjudges how many documents the ACL keeps (a handful, it thinks): it filtered
     # every chunk of the version by its vector, or probed the ACL once per candidate.
@@ -352,7 +354,7 @@ def candidate_rows(
         f"SELECT {columns} FROM ("  # noqa: S608 -- fixed columns, the ORM-compiled ACL
         " SELECT id, search_text, document_id, ordinal FROM knowledge_chunk"
         " WHERE search_vector @@ to_tsquery('simple'::regconfig, %s)"
-        " AND document_id IN (SELECT id FROM knowledge_document WHERE version_id = ANY(%s))"
+        " AND document_id + 0 IN (SELECT id FROM knowledge_document WHERE version_id = ANY(%s))"
         " OFFSET 0) c"
         f" WHERE c.document_id {'= ANY' if readable else '<> ALL'}(ARRAY({acl_sql}))"
     )

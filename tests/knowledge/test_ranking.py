@@ -190,30 +190,31 @@ def test_a_search_that_the_rare_words_decide_reads_its_candidates_in_one_stateme
     tenant, alice, django_assert_num_queries, monkeypatch
 ):
     """The rarest token's chunks prove the top k: one candidate statement. A floor they
-    cannot prove (a common word only): a second one, never more."""
-    monkeypatch.setattr(ranking, "FIRST_STAGE_BUDGET", 3)
+    cannot prove: a second one, never more."""
+    monkeypatch.setattr(ranking, "FIRST_STAGE_BUDGET", 0)
     monkeypatch.setattr("knowledge.retrieval.BUILTIN", ranking.Vocabulary())
     version = make_knowledge(tenant)
+    filler = "公司经营稳健，业务持续发展，" * 6
     for n in range(8):
-        add_document(version, [f"第{n}份材料：营收数据，公司经营。"], key=f"doc-{n}")
-    add_document(version, ["回购方案：营收数据。"], key="rare")
+        add_document(version, [f"第{n}份材料：营收数据。"], key=f"doc-{n}")
+    # 回购 (2 chunks) only in long pages; 分红 (3 chunks) twice in a short one.
+    add_document(version, ["回购方案。" + filler], key="buyback-1")
+    add_document(version, ["回购进展。" + filler], key="buyback-2")
+    add_document(version, ["分红分红。"], key="dividend")
+    add_document(version, ["分红预案。" + filler], key="dividend-2")
+    add_document(version, ["分红实施。" + filler], key="dividend-3")
     publish(version)
-    statements = []
-
-    def keep(execute, sql, params, many, context):
-        statements.append(sql)
-        return execute(sql, params, many, context)
 
     # Statistics, vocabulary, frequencies, the candidates, the ACL count, the winners.
-    with django_assert_num_queries(6), connection.execute_wrapper(keep):
-        items = search_managed([version], query="回购", top_k=1, owner=alice)
-    assert [item.document.key for item in items] == ["rare"]
-    # The first stage (回购: the budget of 3 chunks stops before 营收, on every page)
-    # finds one chunk, no floor for a top 3; the second stage reads the rest, once.
+    with django_assert_num_queries(6):
+        items = search_managed([version], query="回购方案", top_k=1, owner=alice)
+    assert [item.document.key for item in items] == ["buyback-1"]
+    # The first stage (回购) finds the long pages; the short page's 分红 could beat
+    # them: the second stage reads it, once.
     with django_assert_num_queries(7):
-        items = search_managed([version], query="回购营收", top_k=3, owner=alice)
-    assert [item.document.key for item in items][0] == "rare"
-    assert [item.chunk.pk for item in items] == _exhaustive(version, "回购营收", 3)
+        items = search_managed([version], query="回购分红", top_k=1, owner=alice)
+    assert [item.document.key for item in items] == ["dividend"]
+    assert [item.chunk.pk for item in items] == _exhaustive(version, "回购分红", 1)
 
 
 @pytest.mark.parametrize("budget", [0, 3, 40, 10_000])
