@@ -215,12 +215,13 @@ class Bm25:
 
     def first_stage(self, top_k: int) -> list[str]:
         """The rarest tokens while their document frequencies sum to at most
-        ``FIRST_STAGE_BUDGET``, and at least until they reach ``top_k`` (fewer hits than
-        k set no floor, and the second stage would read every token)."""
+        ``FIRST_STAGE_BUDGET``, and at least until they sum to 4·``top_k`` (fewer hits
+        than k set no floor, and the second stage would read every token; a word's
+        bigrams are held by the same chunks, so their sum overcounts)."""
         rare: list[str] = []
         total = 0
         for token in self.order:
-            if rare and total >= top_k and total + self.frequencies[token] > FIRST_STAGE_BUDGET:
+            if rare and total >= 4 * top_k and total + self.frequencies[token] > FIRST_STAGE_BUDGET:
                 break
             total += self.frequencies[token]
             rare.append(token)

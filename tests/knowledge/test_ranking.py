@@ -197,12 +197,14 @@ def test_a_search_that_the_rare_words_decide_reads_its_candidates_in_one_stateme
     filler = "公司经营稳健，业务持续发展，" * 6
     for n in range(8):
         add_document(version, [f"第{n}份材料：营收数据。"], key=f"doc-{n}")
-    # 回购 (2 chunks) only in long pages; 分红 (3 chunks) twice in a short one.
+    # 回购 (4 chunks) only in long pages; 分红 (5 chunks) twice in a short one.
     add_document(version, ["回购方案。" + filler], key="buyback-1")
-    add_document(version, ["回购进展。" + filler], key="buyback-2")
+    for n in range(2, 5):
+        add_document(version, ["回购进展。" + filler], key=f"buyback-{n}")
     add_document(version, ["分红分红。"], key="dividend")
     add_document(version, ["分红预案。" + filler], key="dividend-2")
-    add_document(version, ["分红实施。" + filler], key="dividend-3")
+    for n in range(3, 6):
+        add_document(version, ["分红实施。" + filler], key=f"dividend-{n}")
     publish(version)
 
     # Statistics, vocabulary, frequencies, the candidates, the ACL count, the winners.
