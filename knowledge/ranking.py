@@ -338,8 +338,9 @@ def candidate_rows(
             return chunks.count()
         return list(chunks.values_list("pk", "search_text", "document_id", "ordinal"))
     # The matching chunks of the versions are found first (the GIN index), in a
-    # subquery the planner keeps apart (OFFSET 0; ``document_id + 0`` so it cannot
-    # walk the versions' documents instead); only then the ACL keeps the readable
+    # subquery the planner keeps apart (OFFSET 0; it may still walk a small version's
+    # documents: forbidding that, a 10k-chunk version's common words read the other
+    # versions' matches too, 5x slower); only then the ACL keeps the readable
     # ones, its documents read once into an array (an InitPlan). Joined, the planner
     # misjudges how many documents the ACL keeps (a handful, it thinks): it filtered
     # every chunk of the version by its vector, or probed the ACL once per candidate.
@@ -355,7 +356,7 @@ def candidate_rows(
         f"SELECT {columns} FROM ("  # noqa: S608 -- fixed columns, the ORM-compiled ACL
         " SELECT id, search_text, document_id, ordinal FROM knowledge_chunk"
         " WHERE search_vector @@ to_tsquery('simple'::regconfig, %s)"
-        " AND document_id + 0 IN (SELECT id FROM knowledge_document WHERE version_id = ANY(%s))"
+        " AND document_id IN (SELECT id FROM knowledge_document WHERE version_id = ANY(%s))"
         " OFFSET 0) c"
         f" WHERE c.document_id {'= ANY' if readable else '<> ALL'}(ARRAY({acl_sql}))"
     )
