@@ -17,8 +17,8 @@ then publishes it. It prints:
            the bare indexed tsvector query (the stored, GIN-indexed vector; same tsquery,
            same rank, same version, top 8 ids, no ACL, no ORM) sent with psycopg.
 
-``--explain`` prints EXPLAIN (ANALYZE, BUFFERS) of the managed query for the slowest
-question at the largest size. It drops the bench database at the end unless --keep-db;
+``--explain`` prints the statements of the slowest question at the largest size and
+EXPLAIN (ANALYZE, BUFFERS) of the slowest of them (the candidates'). It drops the bench database at the end unless --keep-db;
 ``--reuse-db`` searches the versions a ``--keep-db`` run left (no ingest, no ingest figures),
 to iterate on the search alone.
 
@@ -192,6 +192,7 @@ def search_floor(bench_url: str, version, searches: int) -> list[float]:
 
 
 def explain(version, owner, question: str) -> None:
+    """EXPLAIN ANALYZE of the slowest statement of one search (the candidates')."""
     from django.db import connection
 
     from knowledge import retrieval
@@ -199,15 +200,19 @@ def explain(version, owner, question: str) -> None:
     captured = []
 
     def keep(execute, sql, params, many, context):
-        captured.append((sql, params))
-        return execute(sql, params, many, context)
+        started = time.perf_counter()
+        result = execute(sql, params, many, context)
+        captured.append((time.perf_counter() - started, sql, params))
+        return result
 
     with connection.execute_wrapper(keep):
         retrieval.search_managed([version], query=question, top_k=TOP_K, owner=owner)
-    sql, params = captured[-1]
+    print(f"\n{len(captured)} statements for {question!r}, ms:", end=" ")
+    print(", ".join(f"{seconds * 1000:.1f}" for seconds, _, _ in captured))
+    _, sql, params = max(captured, key=lambda statement: statement[0])
     with connection.cursor() as cursor:
         cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql, params)
-        print(f"\nEXPLAIN ANALYZE of the managed search for {question!r}:")
+        print("EXPLAIN ANALYZE of its slowest statement:")
         for (line,) in cursor.fetchall():
             print("  " + line)
 

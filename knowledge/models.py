@@ -618,7 +618,8 @@ class VersionIndex(models.Model):
 
 
 class VersionTerm(models.Model):
-    """How many chunks of a version hold a search token (its document frequency)."""
+    """How many chunks of a version hold a search token (its document frequency), and
+    the most it weighs in one of them (``knowledge.ranking.term_impacts``)."""
 
     version = models.ForeignKey(
         KnowledgeVersion,
@@ -628,6 +629,11 @@ class VersionTerm(models.Model):
     )
     token = models.CharField(max_length=64, verbose_name=pgettext_lazy("field", "检索词"))
     chunks = models.PositiveIntegerField(verbose_name=pgettext_lazy("field", "含该词的片段数"))
+    # max over the version's chunks of tf / (tf + k1·(1 − b + b·len/avglen)), avglen the
+    # version's own; null (stored before it existed): unknown, the bound is then 1.
+    impact = models.FloatField(
+        null=True, blank=True, verbose_name=pgettext_lazy("field", "单片段最大权重")
+    )
 
     class Meta:
         verbose_name = pgettext_lazy("model", "版本检索词频")
@@ -720,9 +726,15 @@ def build_version_index(version: KnowledgeVersion) -> bool:
         return False
     if VersionIndex.objects.filter(version=version).exists():
         return False
+    from knowledge.ranking import term_impacts
+
     counts = count_version(version)
+    impacts = term_impacts(version, counts)
     VersionTerm.objects.bulk_create(
-        (VersionTerm(version=version, token=t, chunks=n) for t, n in counts.frequencies.items()),
+        (
+            VersionTerm(version=version, token=t, chunks=n, impact=impacts.get(t))
+            for t, n in counts.frequencies.items()
+        ),
         batch_size=5000,
     )
     VersionIndex.objects.create(

@@ -14,25 +14,28 @@ question decides. Ties: document id, then ordinal — ingest order, as before.
 
 The score is computed in Python from a chunk's ``search_text``, on PostgreSQL and
 SQLite alike: the same corpus and query give the same top k on both. The database
-chooses candidates: chunks holding one of the rarest tokens R (the GIN index on
-PostgreSQL, a substring filter on SQLite). A chunk holding none of R scores below
-Σ_{t∉R} idf(t)·(k1+1); when the k-th candidate scores at least that, the answer is
-final, else R widens (``STAGE_BUDGETS``) and at last holds every token.
+chooses candidates (the GIN index on PostgreSQL, a substring filter on SQLite) in at
+most two stages (``top_chunks``): the chunks holding one of the rarest tokens, whose
+k-th score is a floor; then only the chunks whose tokens' bounds (idf·(k1+1)·impact,
+the impact stored at publish) can still reach it. Exactly the exhaustive ranking.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from django.core.exceptions import EmptyResultSet
 from django.db import connection
 from django.db.models import BooleanField, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
 from knowledge.models import (
     Chunk,
+    Document,
     Knowledge,
     KnowledgeVersion,
     VersionIndex,
@@ -47,9 +50,12 @@ B = 0.75
 # A query searches at most this many distinct tokens (its own first, then its
 # expansions'): enough for any real question, and it bounds the OR on SQLite.
 MAX_QUERY_TOKENS = 128
-# A stage's rare tokens: the rarest first while the chunks holding them (a sum of
-# their document frequencies) stay within the budget; always at least the rarest.
-STAGE_BUDGETS = (2_000, 20_000)
+# The most tokens the second stage's condition names (it repeats tokens) before it
+# falls back to "one of the rarest".
+MAX_CONDITION_TOKENS = 128
+# The first stage's rare tokens: the rarest first while the chunks holding them (a sum
+# of their document frequencies) stay within this budget; always at least the rarest.
+FIRST_STAGE_BUDGET = 500
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,8 @@ class Statistics:
     chunks: int
     average_length: float
     frequencies: dict[str, int]  # the query's tokens only
+    # The most of its (k1+1)·idf a query token can add to one chunk, ≤ 1 (1: unknown).
+    impacts: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -115,22 +123,62 @@ def stored_indexes(versions: Sequence[KnowledgeVersion]) -> dict[int, StoredInde
 
 
 def version_statistics(indexes: dict[int, StoredIndex], tokens: list[str]) -> Statistics:
-    """N, the average chunk length and the query tokens' document frequencies over the
-    versions together. One query (none when no version has stored statistics)."""
+    """N, the average chunk length, the query tokens' document frequencies and their
+    impacts over the versions together. One query (none when no version has stored
+    statistics).
+
+    A token's impact is its stored ``VersionTerm.impact`` — its most in one chunk,
+    tf / (tf + k1·(1 − b + b·len/avglen_v)) with the version's own average — scaled by
+    max(1, avglen / avglen_v): with the searched versions' average avglen a chunk's term
+    can weigh at most that much more. Unknown (a version counted on the fly, a term
+    stored before impacts were) is 1, the bound of BM25 itself."""
     chunks = sum(index.chunk_count for index in indexes.values())
     length = sum(index.token_count for index in indexes.values())
+    average = length / chunks if chunks else 1.0
     frequencies: Counter[str] = Counter()
+    impacts: dict[str, float] = {}
+
+    def widen(token: str, impact: float | None, index: StoredIndex) -> None:
+        if impact is None or not index.token_count:
+            impact = 1.0
+        else:
+            own_average = index.token_count / index.chunk_count
+            impact = min(1.0, impact * max(1.0, average / own_average) * (1 + 1e-9))
+        impacts[token] = max(impacts.get(token, 0.0), impact)
+
     stored = [pk for pk, index in indexes.items() if index.counted is None]
     if stored:
-        for token, n in VersionTerm.objects.filter(
+        for version_id, token, n, impact in VersionTerm.objects.filter(
             version_id__in=stored, token__in=tokens
-        ).values_list("token", "chunks"):
+        ).values_list("version_id", "token", "chunks", "impact"):
             frequencies[token] += n
+            widen(token, impact, indexes[version_id])
     for index in indexes.values():
         if index.counted is not None:
             for token in tokens:
-                frequencies[token] += index.counted.get(token, 0)
-    return Statistics(chunks, length / chunks if chunks else 1.0, dict(frequencies))
+                if n := index.counted.get(token, 0):
+                    frequencies[token] += n
+                    widen(token, None, index)
+    return Statistics(chunks, average, dict(frequencies), impacts)
+
+
+def term_impacts(version: KnowledgeVersion, counts) -> dict[str, float]:
+    """Each token's most in one chunk of ``version``: max tf / (tf + k1·(1 − b + b·len/
+    avglen)), avglen the version's (``counts``: ``count_version``). Read when the version
+    is published and stored with its frequencies; the bound the staged search closes on."""
+    if not counts.chunk_count:
+        return {}
+    average = counts.token_count / counts.chunk_count or 1.0
+    impacts: dict[str, float] = {}
+    rows = Chunk.objects.filter(document__version=version).values_list("search_text", flat=True)
+    for search_text in rows.iterator(chunk_size=2000):
+        tokens = search_text.split()
+        norm = K1 * (1 - B + B * len(tokens) / average)
+        for token, n in Counter(tokens).items():
+            impact = n / (n + norm)
+            if impact > impacts.get(token, 0.0) and len(token) <= MAX_TOKEN_CHARS:
+                impacts[token] = impact
+    return impacts
 
 
 class Bm25:
@@ -145,9 +193,12 @@ class Bm25:
         # Rarest first; the bound of a token is the most it can add to any chunk.
         self.order = sorted(self.weights, key=lambda t: (statistics.frequencies[t], t))
         self.frequencies = statistics.frequencies
+        self.impacts = statistics.impacts
 
     def bound(self, token: str) -> float:
-        return self.weights[token] * (K1 + 1)
+        """More than ``token`` adds to any chunk's score (a term adds less than
+        idf·(k1+1)·its impact)."""
+        return self.weights[token] * (K1 + 1) * self.impacts.get(token, 1.0)
 
     def score(self, search_text: str) -> float:
         tokens = search_text.split()
@@ -157,46 +208,165 @@ class Bm25:
         norm = K1 * (1 - B + B * len(tokens) / self.average)
         return sum(self.weights[t] * n * (K1 + 1) / (n + norm) for t, n in counts.items())
 
-    def stages(self) -> list[list[str]]:
-        stages: list[list[str]] = []
-        for budget in (*STAGE_BUDGETS, math.inf):
-            rare: list[str] = []
-            total = 0
-            for token in self.order:
-                total += self.frequencies[token]
-                if rare and total > budget:
-                    break
-                rare.append(token)
-            if not stages or len(rare) > len(stages[-1]):
-                stages.append(rare)
-        return stages
+    def outside(self, tokens: list[str]) -> float:
+        """More than any chunk holding none of ``tokens`` can score."""
+        held = set(tokens)
+        return sum(self.bound(t) for t in self.order if t not in held)
+
+    def first_stage(self, top_k: int) -> list[str]:
+        """The rarest tokens while their document frequencies sum to at most
+        ``FIRST_STAGE_BUDGET``, and at least until they sum to 4·``top_k`` (fewer hits
+        than k set no floor, and the second stage would read every token; a word's
+        bigrams are held by the same chunks, so their sum overcounts)."""
+        rare: list[str] = []
+        total = 0
+        for token in self.order:
+            if rare and total >= 4 * top_k and total + self.frequencies[token] > FIRST_STAGE_BUDGET:
+                break
+            total += self.frequencies[token]
+            rare.append(token)
+        return rare
 
 
-def top_chunks(candidates: QuerySet[Chunk], scorer: Bm25, top_k: int) -> list[tuple[int, float]]:
-    """(chunk id, score) of the top_k of ``candidates`` by ``scorer``, best first.
-    One query per stage run; a stage whose k-th score beats every chunk outside it ends
-    the search."""
+def top_chunks(
+    documents: QuerySet[Document], versions: Sequence[int], scorer: Bm25, top_k: int
+) -> list[tuple[int, float]]:
+    """(chunk id, score) of the top_k chunks of ``documents`` (the readable documents of
+    the versions ``versions``) by ``scorer``, best first: exactly the exhaustive ranking.
+
+    Stage 1 reads the chunks holding one of the rarest tokens R1 (their document
+    frequencies summing to at most ``FIRST_STAGE_BUDGET``) and scores them: the k-th
+    score θ is a floor the final k-th can only raise. A chunk holding none of a set R
+    scores strictly below ``outside(R)``; when ``outside(R1) ≤ θ`` the answer is final.
+    Else stage 2 reads the chunks holding none of R1 but one of R2, the rarest tokens
+    needed for ``outside(R2) ≤ θ`` (every token when θ is 0), and the answer is final.
+    At most two statements, each driven by the GIN index on PostgreSQL."""
     if not scorer.weights:
         return []
-    everything = sum(scorer.bound(t) for t in scorer.order)
-    best: list[tuple[float, int, int, int]] = []
-    for rare in scorer.stages():
-        outside = everything - sum(scorer.bound(t) for t in rare)
-        scored = []
-        for pk, search_text, document_id, ordinal in holding_any(candidates, rare).values_list(
-            "pk", "search_text", "document_id", "ordinal"
-        ):
-            score = scorer.score(search_text)
-            if score > 0:
-                scored.append((-score, document_id, ordinal, pk))
-        scored.sort()
-        best = scored[:top_k]
-        if len(rare) == len(scorer.order) or (len(best) == top_k and -best[-1][0] >= outside):
-            break
+    order = scorer.order
+    first = scorer.first_stage(top_k)
+    best = _scored(candidate_rows(documents, versions, first, []), scorer)[:top_k]
+    floor = -best[-1][0] if len(best) == top_k else 0.0
+    if len(first) < len(order) and scorer.outside(first) > floor:
+        rest = order[len(first) :]
+        condition = reaching(rest, [scorer.bound(t) for t in rest], floor)
+        if condition is None or condition is True:  # no floor, or too many ways to it
+            second = list(first)
+            while len(second) < len(order) and scorer.outside(second) > floor:
+                second.append(order[len(second)])
+            condition = ("|", second[len(first) :])
+        if condition is not False:
+            rows = candidate_rows(documents, versions, condition, first)
+            best = sorted(best + _scored(rows, scorer))[:top_k]
     return [(pk, -negative) for negative, _, _, pk in best]
 
 
+# A condition on the tokens a chunk holds: a token, ("&", [conditions]), ("|", [...]).
+Condition = str | tuple
+
+
+def reaching(tokens: list[str], bounds: list[float], floor: float) -> Condition | bool | None:
+    """Which of ``tokens`` (bounds descending) a chunk must hold for their bounds to sum
+    to ``floor``: (t₁ & reaching(rest, floor − b₁)) | reaching(rest, floor). False when
+    none can; None when the floor is 0 or it would name more than
+    ``MAX_CONDITION_TOKENS`` tokens. A chunk outside it scores below the floor."""
+    if floor <= 0:
+        return None
+    suffix = list(itertools.accumulate(reversed(bounds)))[::-1] + [0.0]
+    size = 0
+
+    def build(i: int, need: float) -> Condition | bool:
+        nonlocal size
+        if need <= 0:
+            return True
+        if suffix[i] < need:
+            return False
+        taken = build(i + 1, need - bounds[i])
+        left: Condition | bool = False
+        if taken is not False:
+            size += 1
+            if size > MAX_CONDITION_TOKENS:
+                raise OverflowError
+            left = tokens[i] if taken is True else ("&", [tokens[i], taken])
+        right = build(i + 1, need)
+        if left is False or right is True:
+            return right
+        if right is False:
+            return left
+        return ("|", [left, right])
+
+    try:
+        # Slightly below the floor: the bounds already exceed any real score.
+        return build(0, floor * (1 - 1e-9))
+    except OverflowError:
+        return None
+
+
+def _scored(rows, scorer: Bm25) -> list[tuple[float, int, int, int]]:
+    scored = []
+    for pk, search_text, document_id, ordinal in rows:
+        score = scorer.score(search_text)
+        if score > 0:
+            scored.append((-score, document_id, ordinal, pk))
+    scored.sort()
+    return scored
+
+
+def candidate_rows(
+    documents: QuerySet[Document],
+    versions: Sequence[int],
+    holding: Condition | list[str],
+    without: list[str],
+    *,
+    readable: bool = True,
+    count: bool = False,
+):
+    """(pk, search_text, document_id, ordinal) of the chunks of ``versions`` that meet
+    ``holding`` (a list: one of its tokens) and hold none of ``without``, of the documents ``documents`` (``readable``)
+    or of the others; their number with ``count``. One statement; the document ACL is
+    part of it."""
+    if connection.vendor != "postgresql":
+        chunks = Chunk.objects.filter(document__version__in=versions).filter(_q(holding))
+        if without:
+            chunks = chunks.exclude(_contains_any(without))
+        chunks = (
+            chunks.filter(document__in=documents)
+            if readable
+            else chunks.exclude(document__in=documents)
+        )
+        if count:
+            return chunks.count()
+        return list(chunks.values_list("pk", "search_text", "document_id", "ordinal"))
+    # The matching chunks of the versions are found first (the GIN index), in a
+    # subquery the planner keeps apart (OFFSET 0; it may still walk a small version's
+    # documents: forbidding that, a 10k-chunk version's common words read the other
+    # versions' matches too, 5x slower); only then the ACL keeps the readable
+    # ones, its documents read once into an array (an InitPlan). Joined, the planner
+    # misjudges how many documents the ACL keeps (a handful, it thinks): it filtered
+    # every chunk of the version by its vector, or probed the ACL once per candidate.
+    query = _tsquery(holding)
+    if without:
+        query = f"({query}) & !({' | '.join(_tsquery_literal(t) for t in without)})"
+    try:
+        acl_sql, acl_params = documents.values("pk").query.sql_with_params()
+    except EmptyResultSet:  # none(): an inactive owner reads no document
+        acl_sql, acl_params = "SELECT NULL::bigint WHERE false", ()
+    columns = "count(*)" if count else "c.id, c.search_text, c.document_id, c.ordinal"
+    sql = (
+        f"SELECT {columns} FROM ("  # noqa: S608 -- fixed columns, the ORM-compiled ACL
+        " SELECT id, search_text, document_id, ordinal FROM knowledge_chunk"
+        " WHERE search_vector @@ to_tsquery('simple'::regconfig, %s)"
+        " AND document_id IN (SELECT id FROM knowledge_document WHERE version_id = ANY(%s))"
+        " OFFSET 0) c"
+        f" WHERE c.document_id {'= ANY' if readable else '<> ALL'}(ARRAY({acl_sql}))"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [query, list(versions), *acl_params])
+        return cursor.fetchone()[0] if count else cursor.fetchall()
+
+
 def holding_any(candidates: QuerySet[Chunk], tokens: list[str]) -> QuerySet[Chunk]:
+    """``candidates`` holding one of ``tokens`` (on PostgreSQL, by the GIN-indexed vector)."""
     if connection.vendor == "postgresql":
         # The stored vector of migration 0004 (GIN-indexed); every token quoted, so
         # punctuation in a query cannot break or widen the tsquery.
@@ -207,11 +377,37 @@ def holding_any(candidates: QuerySet[Chunk], tokens: list[str]) -> QuerySet[Chun
             output_field=BooleanField(),
         )
         return candidates.alias(match=match).filter(match=True)
+    return candidates.filter(_contains_any(tokens))
+
+
+def _tsquery(condition: Condition | list[str]) -> str:
+    if isinstance(condition, list):
+        condition = ("|", condition)
+    if isinstance(condition, str):
+        return _tsquery_literal(condition)
+    operator, parts = condition
+    return "(" + f" {operator} ".join(_tsquery(part) for part in parts) + ")"
+
+
+def _q(condition: Condition | list[str]) -> Q:
+    # A substring is a superset ("ab" is inside "abc"), of any and/or of tokens too.
+    if isinstance(condition, list):
+        return _contains_any(condition)
+    if isinstance(condition, str):
+        return Q(search_text__contains=condition)
+    operator, parts = condition
+    combined = _q(parts[0])
+    for part in parts[1:]:
+        combined = combined & _q(part) if operator == "&" else combined | _q(part)
+    return combined
+
+
+def _contains_any(tokens: list[str]) -> Q:
     # A substring is a superset ("ab" is inside "abc"); the score counts exact tokens.
     contains_any = Q()
     for token in tokens:
         contains_any |= Q(search_text__contains=token)
-    return candidates.filter(contains_any)
+    return contains_any
 
 
 def _tsquery_literal(token: str) -> str:

@@ -25,7 +25,7 @@ from knowledge.ranking import (
     Bm25,
     SearchPlan,
     StoredIndex,
-    holding_any,
+    candidate_rows,
     stored_indexes,
     top_chunks,
     version_statistics,
@@ -160,9 +160,9 @@ def search_managed(
 
     The query is the question's tokens plus its vocabulary expansions. Candidates come
     from the database (the GIN index on PostgreSQL, a substring filter on SQLite),
-    rarest terms first, widened only until no chunk outside them can enter the top
-    ``top_k``; the score is computed here, the same on both databases. A constant
-    number of queries whatever the results; the ACL is part of the candidates' query.
+    rarest terms first, then only chunks that can still enter the top ``top_k``
+    (``ranking.top_chunks``); the score is computed here, the same on both databases.
+    Six or seven queries whatever the results; the ACL is part of the candidates' query.
     """
     if top_k <= 0 or not versions:
         return Searched([])
@@ -178,13 +178,11 @@ def search_managed(
     )
     statistics = version_statistics(indexes, list(plan.weights))
     scorer = Bm25(statistics, plan.weights)
-    scored = top_chunks(Chunk.objects.filter(document__in=documents), scorer, top_k)
+    searched = [version.pk for version in versions]
+    scored = top_chunks(documents, searched, scorer, top_k)
     # Chunks holding the rarest term that the ACL kept out: a count, never which.
     acl_refused = (
-        holding_any(
-            Chunk.objects.filter(document__version__in=versions).exclude(document__in=documents),
-            scorer.order[:1],
-        ).count()
+        candidate_rows(documents, searched, scorer.order[:1], [], readable=False, count=True)
         if scorer.order
         else 0
     )

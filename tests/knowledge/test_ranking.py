@@ -82,11 +82,12 @@ def test_a_version_published_without_statistics_is_counted_on_the_fly(shared, al
     assert [_keys(shared, case["query"], alice) for case in CASES["cases"]] == expected
 
 
-def _exhaustive(version, query, top_k):
-    """The reference, written out: BM25 of every chunk of the version."""
-    plan = ranking.SearchPlan.of(query, ranking.Vocabulary())
+def _exhaustive(versions, query, top_k, vocabulary=None):
+    """The reference, written out: BM25 of every chunk of the versions, one statement."""
+    versions = versions if isinstance(versions, list) else [versions]
+    plan = ranking.SearchPlan.of(query, vocabulary or ranking.Vocabulary())
     rows = list(
-        Chunk.objects.filter(document__version=version).values_list(
+        Chunk.objects.filter(document__version__in=versions).values_list(
             "pk", "search_text", "document_id", "ordinal"
         )
     )
@@ -110,11 +111,119 @@ def _exhaustive(version, query, top_k):
     return [pk for *_, pk in sorted(scored)[:top_k]]
 
 
-@pytest.mark.parametrize("budgets", [(0, 0), (3, 40), (10_000, 10_000)])
-def test_the_staged_search_returns_exactly_the_exhaustive_ranking(
-    tenant, alice, monkeypatch, budgets
+def _queries_of(pages, rng, count):
+    """Questions cut from the corpus itself: runs of 2–14 characters of random pages,
+    two glued together half the time (a rare word beside a common one)."""
+    queries = []
+    for _ in range(count):
+        parts = []
+        for _ in range(rng.choice((1, 2))):
+            page = rng.choice(pages)
+            start = rng.randrange(max(1, len(page) - 2))
+            parts.append(page[start : start + rng.randint(2, 14)])
+        queries.append("".join(parts))
+    return queries
+
+
+@pytest.mark.parametrize("budget", [0, 40, 2_000])
+def test_the_staged_search_equals_the_exhaustive_ranking_over_the_shared_cases(
+    shared, alice, monkeypatch, budget
 ):
-    monkeypatch.setattr(ranking, "STAGE_BUDGETS", budgets)
+    """Every shared case and 150 questions cut from the shared corpus, with the
+    vocabulary a search of it uses: the staged top k is the exhaustive top k."""
+    from knowledge.retrieval import vocabulary_for
+
+    monkeypatch.setattr(ranking, "FIRST_STAGE_BUDGET", budget)
+    pages = [page for document in CASES["documents"] for page in document["pages"]]
+    queries = [case["query"] for case in CASES["cases"]]
+    queries += _queries_of(pages, random.Random(budget), 150)
+    vocabulary = vocabulary_for([shared])
+    for query in queries:
+        for top_k in (1, 5):
+            items = search_managed([shared], query=query, top_k=top_k, owner=alice)
+            expected = _exhaustive(shared, query, top_k, vocabulary)
+            assert [item.chunk.pk for item in items] == expected, (query, top_k)
+
+
+def test_the_staged_search_is_exact_over_versions_of_different_page_lengths(
+    tenant, alice, monkeypatch
+):
+    """Impacts are stored with each version's own average length; searched together,
+    the average differs and the bound must still hold."""
+    monkeypatch.setattr(ranking, "FIRST_STAGE_BUDGET", 0)
+    monkeypatch.setattr("knowledge.retrieval.BUILTIN", ranking.Vocabulary())
+    rng = random.Random(11)
+    words = ["营收", "增长", "北辰", "医药", "研发", "管线", "毛利", "下降", "回购", "分红"]
+    short, long = make_knowledge(tenant, "short"), make_knowledge(tenant, "long")
+    for d in range(30):
+        # Short pages of rare words, long pages of common ones: searched together, the
+        # average is far above the short version's own.
+        add_document(short, ["".join(rng.choices(words[5:], k=rng.randint(1, 2)))], key=f"s{d}")
+        add_document(long, ["".join(rng.choices(words, k=rng.randint(30, 60)))], key=f"l{d}")
+    publish(short), publish(long)
+    queries = words + ["".join(rng.choices(words, k=3)) for _ in range(60)]
+
+    for query in queries:
+        for top_k in (1, 3, 8):
+            items = search_managed([short, long], query=query, top_k=top_k, owner=alice)
+            expected = _exhaustive([short, long], query, top_k)
+            assert [item.chunk.pk for item in items] == expected, (query, top_k)
+
+
+def test_publishing_stores_each_terms_most_weight_in_one_chunk(tenant):
+    version = make_knowledge(tenant)
+    add_document(version, ["营收营收营收。", "营收下降，毛利下降，回购。"])
+    publish(version)
+
+    rows = [text.split() for text in Chunk.objects.values_list("search_text", flat=True)]
+    average = sum(map(len, rows)) / len(rows)
+    expected = max(
+        tokens.count("营收")
+        / (tokens.count("营收") + ranking.K1 * (1 - ranking.B + ranking.B * len(tokens) / average))
+        for tokens in rows
+    )
+    assert VersionTerm.objects.get(version=version, token="营收").impact == pytest.approx(expected)
+    assert 0 < VersionTerm.objects.get(version=version, token="回购").impact < expected
+
+
+def test_a_search_that_the_rare_words_decide_reads_its_candidates_in_one_statement(
+    tenant, alice, django_assert_num_queries, monkeypatch
+):
+    """The rarest token's chunks prove the top k: one candidate statement. A floor they
+    cannot prove: a second one, never more."""
+    monkeypatch.setattr(ranking, "FIRST_STAGE_BUDGET", 0)
+    monkeypatch.setattr("knowledge.retrieval.BUILTIN", ranking.Vocabulary())
+    version = make_knowledge(tenant)
+    filler = "公司经营稳健，业务持续发展，" * 6
+    for n in range(8):
+        add_document(version, [f"第{n}份材料：营收数据。"], key=f"doc-{n}")
+    # 回购 (4 chunks) only in long pages; 分红 (5 chunks) twice in a short one.
+    add_document(version, ["回购方案。" + filler], key="buyback-1")
+    for n in range(2, 5):
+        add_document(version, ["回购进展。" + filler], key=f"buyback-{n}")
+    add_document(version, ["分红分红。"], key="dividend")
+    add_document(version, ["分红预案。" + filler], key="dividend-2")
+    for n in range(3, 6):
+        add_document(version, ["分红实施。" + filler], key=f"dividend-{n}")
+    publish(version)
+
+    # Statistics, vocabulary, frequencies, the candidates, the ACL count, the winners.
+    with django_assert_num_queries(6):
+        items = search_managed([version], query="回购方案", top_k=1, owner=alice)
+    assert [item.document.key for item in items] == ["buyback-1"]
+    # The first stage (回购) finds the long pages; the short page's 分红 could beat
+    # them: the second stage reads it, once.
+    with django_assert_num_queries(7):
+        items = search_managed([version], query="回购分红", top_k=1, owner=alice)
+    assert [item.document.key for item in items] == ["dividend"]
+    assert [item.chunk.pk for item in items] == _exhaustive(version, "回购分红", 1)
+
+
+@pytest.mark.parametrize("budget", [0, 3, 40, 10_000])
+def test_the_staged_search_returns_exactly_the_exhaustive_ranking(
+    tenant, alice, monkeypatch, budget
+):
+    monkeypatch.setattr(ranking, "FIRST_STAGE_BUDGET", budget)
     rng = random.Random(7)
     words = ["营收", "增长", "北辰", "医药", "研发", "管线", "毛利", "下降", "回购", "分红"]
     version = make_knowledge(tenant)
@@ -175,3 +284,30 @@ def test_index_knowledge_stores_the_statistics_a_bulk_publish_skipped(tenant):
     assert "1 version(s) indexed" in out.getvalue()
     call_command("index_knowledge", stdout=out)
     assert "0 version(s) indexed" in out.getvalue()
+
+
+def _meets(condition, held):
+    if isinstance(condition, str):
+        return condition in held
+    operator, parts = condition
+    results = [_meets(part, held) for part in parts]
+    return all(results) if operator == "&" else any(results)
+
+
+def test_the_second_stage_condition_keeps_every_set_of_tokens_that_can_reach_the_floor():
+    """Brute force over every set of held tokens: a set whose bounds reach the floor
+    meets the condition; one that meets it reaches the floor (nothing wider is read)."""
+    import itertools
+
+    tokens = ["a", "b", "c", "d", "e", "f"]
+    bounds = [5.25, 4.35, 4.35, 4.32, 4.28, 1.0]
+    for floor in (0.5, 4.3, 8.0, 13.0, 17.2, 21.22, 23.55, 30.0):
+        condition = ranking.reaching(tokens, bounds, floor)
+        for size in range(len(tokens) + 1):
+            for held in itertools.combinations(range(len(tokens)), size):
+                reaches = sum(bounds[i] for i in held) >= floor
+                names = {tokens[i] for i in held}
+                meets = condition is not False and _meets(condition, names)
+                assert meets == reaches, (floor, names, condition)
+    assert ranking.reaching(tokens, bounds, 0.0) is None
+    assert ranking.reaching(tokens, [1.0] * 6, 6.5) is False
