@@ -1,8 +1,7 @@
 """REST view of a run's feedback: parse, call feedback.service, render. No rules here."""
 
-from typing import Any, cast
+from typing import Any
 
-from django.contrib.auth.models import User
 from drf_spectacular.utils import extend_schema, extend_schema_serializer, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -52,7 +51,7 @@ class RunFeedbackView(APIView):
         request=FeedbackInput, responses={200: FeedbackOut}, operation_id="putRunFeedback"
     )
     def put(self, request: Request, app: str, run_id: str) -> Response:
-        caller = cast(User, access_caller(request.user))  # AUTH_USER_MODEL is auth.User
+        caller = access_caller(request.user)
         run = access_run_for_owner(caller, app, run_id)
         data = FeedbackInput(data=request.data)
         data.is_valid(raise_exception=True)

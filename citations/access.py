@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -51,11 +51,11 @@ def citation_not_available() -> SparkTideError:
     return SparkTideError(ErrorCode.CITATION_NOT_AVAILABLE)
 
 
-def access_caller(user: AbstractBaseUser | AnonymousUser | None) -> AbstractBaseUser:
+def access_caller(user: AbstractBaseUser | AnonymousUser | None) -> User:
     """1. Credentials: an authenticated, active user (the bearer token's owner)."""
     if user is None or not user.is_authenticated or not user.is_active:
         raise SparkTideError(ErrorCode.AUTHENTICATION_REQUIRED)
-    return user
+    return cast(User, user)  # AUTH_USER_MODEL is auth.User
 
 
 def require_same_policy(run: Run) -> None:

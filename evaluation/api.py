@@ -5,9 +5,8 @@ authorization, and only they read the evaluation (anyone else gets the 404 a mis
 app gets).
 """
 
-from typing import Any, cast
+from typing import Any
 
-from django.contrib.auth.models import User
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -81,7 +80,7 @@ class EvaluationListView(APIView):
         operation_id="createEvaluation",
     )
     def post(self, request: Request, app: str) -> Response:
-        caller = cast(User, access_caller(request.user))  # AUTH_USER_MODEL is auth.User
+        caller = access_caller(request.user)
         app_obj = access_app_for_member(caller, app)
         data = CreateEvaluationInput(data=request.data)
         data.is_valid(raise_exception=True)
