@@ -15,6 +15,7 @@ from typing import Any, cast
 from django.utils import timezone
 
 from agents.models import AgentPin
+from agents.prompting import CONTEXT_BUDGET, fit_excerpts, tokens_left
 from agents.providers import ProviderError
 from agents.providers.base import TOOL_NAMES, ToolCall
 from agents.versions import is_runnable
@@ -24,7 +25,7 @@ from foundation.faults import maybe_fault
 from foundation.text_boundary import storable_json
 from knowledge.context import TrustedContext
 from knowledge.remote import RemoteKnowledgeError
-from knowledge.retrieval import MAX_TOP_K, retrieve, select_versions
+from knowledge.retrieval import MAX_TOP_K, Retrieved, retrieve, select_versions
 from publication.models import PublicationAttempt
 from publication.pipeline import publish_candidate
 from runs.models import AgentCall, JournalEntry, Run
@@ -126,6 +127,16 @@ class Tools:
             # The exception names the endpoint; the model gets the code only.
             logger.warning("run %s: search_knowledge: %s", self.run.pk, exc)
             return REMOTE_TOOL_ERRORS.get(exc.code, ToolError.KNOWLEDGE_SOURCE_ERROR).result()
+        # Under the version's context budget the excerpts go whole, best first; what does not
+        # fit is left out before issuance and said so (agents/prompting.py).
+        left = tokens_left(
+            call.agent_version.model, state.instructions, state.history, state.messages
+        )
+        shown = fit_excerpts([(item.title, item.content) for item in items], left)
+        omitted = len(items) - shown
+        if omitted:
+            trace = {**getattr(items, "trace", {}), "omitted": omitted}
+            items = Retrieved(items[:shown], getattr(items, "refused", ()), trace)
         issued = issue_citations(
             run=self.run, agent_call=call, items=items, query=query, top_k=top_k
         )
@@ -154,6 +165,8 @@ class Tools:
         ]
         state.results.extend(results)
         answer: dict[str, Any] = {"results": results, _SEARCH_RECORD: _search_record(items, issued)}
+        if omitted:
+            answer["omitted"] = {"count": omitted, "reason": CONTEXT_BUDGET}
         if issued.refused:
             answer["refused"] = {
                 "code": str(ToolError.CITATION_LIMIT_EXCEEDED),
@@ -257,6 +270,8 @@ def _brief(result: dict[str, Any]) -> dict[str, Any]:
         brief: dict[str, Any] = {"citations": [r["id"] for r in result["results"]]}
         if "itemErrors" in result:
             brief["itemErrors"] = [error["code"] for error in result["itemErrors"]]
+        if "omitted" in result:
+            brief["omitted"] = result["omitted"]["count"]
         return brief
     if "error" in result:
         return {"error": result["error"]["code"]}
