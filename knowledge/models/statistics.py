@@ -14,6 +14,28 @@ from knowledge.text import MAX_TOKEN_CHARS
 from knowledge.vocabulary import entity_aliases
 
 
+@dataclass(frozen=True)
+class VersionCounts:
+    chunk_count: int
+    token_count: int
+    frequencies: Counter[str]
+    titles: list[str]
+
+
+def count_version(version: KnowledgeVersion) -> VersionCounts:
+    """A version's search statistics, read from its chunks (nothing written)."""
+    frequencies: Counter[str] = Counter()
+    chunk_count = token_count = 0
+    rows = Chunk.objects.filter(document__version=version).values_list("search_text", flat=True)
+    for search_text in rows.iterator(chunk_size=2000):
+        tokens = search_text.split()
+        chunk_count += 1
+        token_count += len(tokens)
+        frequencies.update(t for t in set(tokens) if len(t) <= MAX_TOKEN_CHARS)
+    titles = list(version.documents.values_list("title", flat=True))
+    return VersionCounts(chunk_count, token_count, frequencies, titles)
+
+
 class VersionIndex(models.Model):
     """A published version's search statistics, computed once when it is published
     (``build_version_index``, below) and never changed: its chunks, their total length
@@ -70,28 +92,6 @@ class VersionTerm(models.Model):
 
     def __str__(self) -> str:
         return f"{self.version_id}/{self.token}"
-
-
-@dataclass(frozen=True)
-class VersionCounts:
-    chunk_count: int
-    token_count: int
-    frequencies: Counter[str]
-    titles: list[str]
-
-
-def count_version(version: KnowledgeVersion) -> VersionCounts:
-    """A version's search statistics, read from its chunks (nothing written)."""
-    frequencies: Counter[str] = Counter()
-    chunk_count = token_count = 0
-    rows = Chunk.objects.filter(document__version=version).values_list("search_text", flat=True)
-    for search_text in rows.iterator(chunk_size=2000):
-        tokens = search_text.split()
-        chunk_count += 1
-        token_count += len(tokens)
-        frequencies.update(t for t in set(tokens) if len(t) <= MAX_TOKEN_CHARS)
-    titles = list(version.documents.values_list("title", flat=True))
-    return VersionCounts(chunk_count, token_count, frequencies, titles)
 
 
 def build_version_index(version: KnowledgeVersion) -> bool:
