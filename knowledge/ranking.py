@@ -183,6 +183,28 @@ def term_impacts(version: KnowledgeVersion, counts: VersionCounts) -> dict[str, 
     return impacts
 
 
+def store_missing_impacts(version: KnowledgeVersion, batch: int = 5000) -> int:
+    """Store the impacts of ``version``'s terms stored without one (published before
+    migration 0009); how many. With the version's stored averages, as publishing would
+    have; nothing to do the second time. Until then a search bounds those terms by 1."""
+    missing = VersionTerm.objects.filter(version=version, impact__isnull=True)
+    index = VersionIndex.objects.filter(version=version).first()
+    if index is None or not missing.exists():
+        return 0
+    counts = VersionCounts(index.chunk_count, index.token_count, Counter(), [])
+    impacts = term_impacts(version, counts)
+    stored = 0
+    terms = list(missing.only("pk", "token"))
+    for first in range(0, len(terms), batch):
+        rows = terms[first : first + batch]
+        for term in rows:
+            # A token of the statistics the chunks no longer hold cannot be: 1, the bound.
+            term.impact = impacts.get(term.token, 1.0)
+        VersionTerm.objects.bulk_update(rows, ["impact"])
+        stored += len(rows)
+    return stored
+
+
 class Bm25:
     def __init__(self, statistics: Statistics, weights: dict[str, float]) -> None:
         n = statistics.chunks

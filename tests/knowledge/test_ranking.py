@@ -292,6 +292,34 @@ def test_index_knowledge_stores_the_statistics_a_bulk_publish_skipped(tenant):
     assert "0 version(s) indexed" in out.getvalue()
 
 
+def test_index_knowledge_gives_terms_stored_before_impacts_their_bound(tenant, alice):
+    """A version published before migration 0009 has terms without an impact (searched
+    with BM25's own bound); the command stores the impacts publishing would have stored,
+    with progress, once; the search's answer does not change."""
+    version = make_knowledge(tenant)
+    add_document(version, ["营收营收营收。", "营收下降，毛利下降，回购。"])
+    publish(version)
+    stored = dict(VersionTerm.objects.filter(version=version).values_list("token", "impact"))
+    before = [
+        item.chunk.pk for item in search_managed([version], query="营收回购", top_k=2, owner=alice)
+    ]
+    VersionTerm.objects.filter(version=version).update(impact=None)
+
+    out = StringIO()
+    call_command("index_knowledge", stdout=out)
+
+    restored = dict(VersionTerm.objects.filter(version=version).values_list("token", "impact"))
+    assert restored == pytest.approx(stored)
+    assert None not in restored.values()
+    assert f"[1/1] impacts of {tenant.key}/{version.label}: {len(stored)} term(s)" in out.getvalue()
+    assert [
+        item.chunk.pk for item in search_managed([version], query="营收回购", top_k=2, owner=alice)
+    ] == before
+    again = StringIO()
+    call_command("index_knowledge", stdout=again)
+    assert "0 version(s) given term impacts" in again.getvalue()
+
+
 def _meets(condition, held):
     if isinstance(condition, str):
         return condition in held
