@@ -2,6 +2,7 @@
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/sparktide .venv/bin/python bench/retrieval.py \
         [--sizes 1000,10000,100000] [--searches 300] [--explain] [--keep-db] [--reuse-db]
+        [--no-floor] [--slowest N]
 
 It (re)creates ``sparktide_bench_retrieval`` (suffix ``BENCH_DB_SUFFIX``) on the server of
 DATABASE_URL, migrates it and, for each size, ingests one MANAGED version of that many
@@ -17,6 +18,12 @@ then publishes it. It prints:
            the bare indexed tsvector query (the stored, GIN-indexed vector; same tsquery,
            same rank, same version, top 8 ids, no ACL, no ORM) sent with psycopg.
 
+  index    per size, ms per 1,000 chunks to ingest and to publish (the statistics); for the
+           bench DB, the bytes of what search adds (search_text, the stored vector, the GIN
+           index, VersionTerm, VersionIndex) against the bytes of the chunks' text;
+  slowest  the ``--slowest N`` (5) slowest questions at each size: the p99's.
+
+``--no-floor`` skips both floors (at 1,000,000 chunks the bare ts_rank query takes seconds).
 ``--explain`` prints the statements of the slowest question at the largest size and
 EXPLAIN (ANALYZE, BUFFERS) of the slowest of them (the candidates'). It drops the bench database at the end unless --keep-db;
 ``--reuse-db`` searches the versions a ``--keep-db`` run left (no ingest, no ingest figures),
