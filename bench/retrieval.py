@@ -2,6 +2,7 @@
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/sparktide .venv/bin/python bench/retrieval.py \
         [--sizes 1000,10000,100000] [--searches 300] [--explain] [--keep-db] [--reuse-db]
+        [--no-floor] [--slowest N]
 
 It (re)creates ``sparktide_bench_retrieval`` (suffix ``BENCH_DB_SUFFIX``) on the server of
 DATABASE_URL, migrates it and, for each size, ingests one MANAGED version of that many
@@ -17,6 +18,12 @@ then publishes it. It prints:
            the bare indexed tsvector query (the stored, GIN-indexed vector; same tsquery,
            same rank, same version, top 8 ids, no ACL, no ORM) sent with psycopg.
 
+  index    per size, ms per 1,000 chunks to ingest and to publish (the statistics); for the
+           bench DB, the bytes of what search adds (search_text, the stored vector, the GIN
+           index, VersionTerm, VersionIndex) against the bytes of the chunks' text;
+  slowest  the ``--slowest N`` (5) slowest questions at each size: the p99's.
+
+``--no-floor`` skips both floors (at 1,000,000 chunks the bare ts_rank query takes seconds).
 ``--explain`` prints the statements of the slowest question at the largest size and
 EXPLAIN (ANALYZE, BUFFERS) of the slowest of them (the candidates'). It drops the bench database at the end unless --keep-db;
 ``--reuse-db`` searches the versions a ``--keep-db`` run left (no ingest, no ingest figures),
@@ -107,8 +114,9 @@ def ingest(tenant, size: int, label: str):
             for d in range(first, min(first + 10, documents)):
                 ingest_document(version, key=f"doc-{d}", title=f"报告{d}", pages=_pages(rng))
     elapsed = time.perf_counter() - started
-    factories.publish(version)
-    return version, elapsed
+    started = time.perf_counter()
+    factories.publish(version)  # the statistics: frequencies, impacts, entity aliases
+    return version, elapsed, time.perf_counter() - started
 
 
 def ingest_floor(bench_url: str, tenant, version, label: str) -> float:
@@ -189,6 +197,35 @@ def search_floor(bench_url: str, version, searches: int) -> list[float]:
             if i >= 5:
                 samples.append((time.perf_counter() - started) * 1000)
     return samples
+
+
+def index_sizes() -> dict[str, int]:
+    """Bytes on disk of what search adds to the chunks, and of the chunks' text: every
+    version of the bench DB (the floors' copies too: the GIN index holds them)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT sum(octet_length(text)), sum(pg_column_size(search_text)),"
+            " sum(pg_column_size(search_vector)),"
+            " pg_relation_size('knowledge_chunk_search_vector_gin'),"
+            " pg_total_relation_size('knowledge_versionterm'),"
+            " pg_total_relation_size('knowledge_versionindex') FROM knowledge_chunk"
+        )
+        text, search_text, vector, gin, terms, index = cursor.fetchone()
+    return {
+        "chunk text": text,
+        "search_text column (tokens)": search_text,
+        "search_vector column (stored tsvector)": vector,
+        "GIN index on search_vector": gin,
+        "VersionTerm (frequencies, impacts) + indexes": terms,
+        "VersionIndex": index,
+        "total": search_text + vector + gin + terms + index,
+    }
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:.1f} MB"
 
 
 def explain(version, owner, question: str) -> None:
@@ -362,6 +399,10 @@ def main() -> None:
     parser.add_argument("--keep-db", action="store_true")
     parser.add_argument("--reuse-db", action="store_true")
     parser.add_argument(
+        "--no-floor", action="store_true", help="skip both floors (1M chunks: hours otherwise)"
+    )
+    parser.add_argument("--slowest", type=int, default=5, help="list the N slowest questions")
+    parser.add_argument(
         "--relevance", action="store_true", help="measure relevance instead of speed"
     )
     parser.add_argument("--sqlite", action="store_true", help="relevance on a temporary SQLite")
@@ -376,7 +417,9 @@ def main() -> None:
         args.keep_db = True
     else:
         pub._recreate(admin_url)
-    rows = []
+    rows: list = []
+    publish_times: list = []
+    slowest: dict = {}
     try:
         pub._setup_django(bench_url)
         from django.db import connection
@@ -395,18 +438,27 @@ def main() -> None:
         for size in sizes:
             if args.reuse_db:
                 version = KnowledgeVersion.objects.get(knowledge__key=f"kb-{size}")
-                ingest_s = floor_s = float("nan")
+                ingest_s = floor_s = publish_s = float("nan")
             else:
-                version, ingest_s = ingest(tenant, size, str(size))
-                floor_s = ingest_floor(bench_url, tenant, version, str(size))
+                version, ingest_s, publish_s = ingest(tenant, size, str(size))
+                floor_s = (
+                    float("nan")
+                    if args.no_floor
+                    else ingest_floor(bench_url, tenant, version, str(size))
+                )
+            publish_times.append((size, ingest_s, publish_s))
             with connection.cursor() as cursor:
                 cursor.execute("ANALYZE knowledge_chunk")
                 cursor.execute("ANALYZE knowledge_document")
             samples, by_question = search(version, owner, args.searches)
-            floor = search_floor(bench_url, version, args.searches)
+            floor = (
+                [float("nan")] if args.no_floor else search_floor(bench_url, version, args.searches)
+            )
             rows.append((size, ingest_s, floor_s, samples, floor))
+            slowest[size] = sorted(by_question.items(), key=lambda item: -item[1])[: args.slowest]
             if args.explain and size == sizes[-1]:
                 explain(version, owner, max(by_question, key=by_question.get))
+        sizes_on_disk = index_sizes()
         from django.db import connections
 
         connections.close_all()
@@ -433,6 +485,21 @@ def main() -> None:
             f"{f99 / p99:>9.2f}"
         )
     print("ratio: floor time / SparkTide time (1.00 = at the floor)")
+    print("\nIndex time per 1,000 chunks (ingest: chunking, tokens, the stored vector, GIN;")
+    print("publish: document frequencies, term impacts, entity aliases)")
+    for size, ingest_s, publish_s in publish_times:
+        print(
+            f"{size:>8} chunks | ingest {ingest_s * 1e6 / size:>8.0f} ms | "
+            f"publish {publish_s * 1e6 / size:>6.0f} ms"
+        )
+    text_bytes = sizes_on_disk.pop("chunk text")
+    print(f"\nIndex size vs the chunks' text ({_mb(text_bytes)}, every chunk of the bench DB):")
+    for name, size in sizes_on_disk.items():
+        print(f"  {name:<44} {_mb(size):>10}  {size / text_bytes:>5.2f}x text")
+    for size, questions in slowest.items():
+        print(f"\nSlowest questions at {size} chunks (max ms of their searches):")
+        for question, ms in questions:
+            print(f"  {ms:>8.1f}  {question}")
 
 
 if __name__ == "__main__":

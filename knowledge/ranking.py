@@ -12,12 +12,14 @@ when each version was published (``VersionIndex``, ``VersionTerm``), so a token 
 page repeats (a company name, boilerplate) weighs little and the rare word of the
 question decides. Ties: document id, then ordinal — ingest order, as before.
 
-The score is computed in Python from a chunk's ``search_text``, on PostgreSQL and
-SQLite alike: the same corpus and query give the same top k on both. The database
-chooses candidates (the GIN index on PostgreSQL, a substring filter on SQLite) in at
-most two stages (``top_chunks``): the chunks holding one of the rarest tokens, whose
-k-th score is a floor; then only the chunks whose tokens' bounds (idf·(k1+1)·impact,
-the impact stored at publish) can still reach it. Exactly the exhaustive ranking.
+The score a search returns is computed in Python from a chunk's ``search_text``, on
+PostgreSQL and SQLite alike: the same corpus and query give the same top k on both. The
+database chooses candidates (the GIN index on PostgreSQL, a substring filter on SQLite)
+in at most two stages (``top_chunks``): the chunks holding one of the rarest tokens,
+whose k-th score is a floor; then only the chunks whose tokens' bounds (idf·(k1+1)·
+impact, the impact stored at publish) can still reach it. Exactly the exhaustive
+ranking. (Scoring in the statement instead, tf from the stored vector's positions, was
+measured slower than Python's: docs/retrieval.md.)
 """
 
 from __future__ import annotations
@@ -225,12 +227,19 @@ class Bm25:
         return self.weights[token] * (K1 + 1) * self.impacts.get(token, 1.0)
 
     def score(self, search_text: str) -> float:
+        """BM25 of one chunk. Its query tokens are counted in C (``Counter`` of every
+        token) and summed in the query's order, the same for every chunk: two chunks
+        holding the same counts score the same to the last bit, and tie by ingest order."""
         tokens = search_text.split()
-        counts = Counter(t for t in tokens if t in self.weights)
-        if not counts:
+        counts = Counter(tokens)
+        if counts.keys().isdisjoint(self.weights):
             return 0.0
         norm = K1 * (1 - B + B * len(tokens) / self.average)
-        return sum(self.weights[t] * n * (K1 + 1) / (n + norm) for t, n in counts.items())
+        return sum(
+            weight * n * (K1 + 1) / (n + norm)
+            for t, weight in self.weights.items()
+            if (n := counts.get(t, 0))
+        )
 
     def outside(self, tokens: list[str]) -> float:
         """More than any chunk holding none of ``tokens`` can score."""
@@ -269,18 +278,18 @@ def top_chunks(
         return []
     order = scorer.order
     first = scorer.first_stage(top_k)
-    best = _scored(best_rows(documents, versions, first, [], scorer, top_k), scorer)[:top_k]
+    best = _scored(candidate_rows(documents, versions, first, []), scorer)[:top_k]
     floor = -best[-1][0] if len(best) == top_k else 0.0
     if len(first) < len(order) and scorer.outside(first) > floor:
         rest = order[len(first) :]
-        condition = reaching(rest, [scorer.bound(t) for t in rest], floor)
+        condition = narrowest(rest, [scorer.bound(t) for t in rest], floor)
         if condition is None or condition is True:  # no floor, or too many ways to it
             second = list(first)
             while len(second) < len(order) and scorer.outside(second) > floor:
                 second.append(order[len(second)])
             condition = ("|", second[len(first) :])
         if condition is not False:
-            rows = best_rows(documents, versions, condition, first, scorer, top_k)
+            rows = candidate_rows(documents, versions, condition, first)
             best = sorted(best + _scored(rows, scorer))[:top_k]
     return [(pk, -negative) for negative, _, _, pk in best]
 
@@ -328,6 +337,26 @@ def reaching(tokens: list[str], bounds: list[float], floor: float) -> Condition 
         return None
 
 
+def narrowest(tokens: list[str], bounds: list[float], floor: float) -> Condition | bool | None:
+    """``reaching`` over as many of ``tokens`` as ``MAX_CONDITION_TOKENS`` allows: those
+    of the largest bounds, the others taken as held by every chunk (their bounds come
+    off the floor) — a wider condition, never a narrower one. None when the floor is 0
+    or even the largest bound alone would name too many tokens."""
+    if floor <= 0:
+        return None
+    ranked = sorted(zip(bounds, tokens, strict=True), key=lambda pair: -pair[0])
+    free = 0.0
+    for m in range(len(ranked), 0, -1):
+        need = floor - free
+        if need <= 0:
+            return None
+        condition = reaching([t for _, t in ranked[:m]], [b for b, _ in ranked[:m]], need)
+        if condition is not None:
+            return condition
+        free += ranked[m - 1][0]
+    return None
+
+
 def _scored(rows: Iterable[Row], scorer: Bm25) -> list[tuple[float, int, int, int]]:
     scored = []
     for pk, search_text, document_id, ordinal in rows:
@@ -369,59 +398,6 @@ def candidate_rows(
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchone()[0] if count else cursor.fetchall()
-
-
-def best_rows(
-    documents: QuerySet[Document],
-    versions: Sequence[int],
-    holding: Condition | list[str],
-    without: list[str],
-    scorer: Bm25,
-    top_k: int,
-) -> list[Row]:
-    """The rows of ``candidate_rows`` that can be among their own top ``top_k`` by
-    ``scorer``: on PostgreSQL the statement scores them (tf from the stored vector's
-    positions, the length from the token text) and returns only those at or above the
-    k-th score (less a relative 1e-9, for the order of a float sum), with every row whose
-    vector cannot be trusted to count (a lexeme's 255 positions or position 16383 —
-    PostgreSQL's caps — or a query token the parser would not keep whole). The caller
-    scores them again in Python: the same scores as the exhaustive ranking's. On SQLite:
-    every candidate."""
-    if connection.vendor != "postgresql":
-        return list(candidate_rows(documents, versions, holding, without))
-    matching, params = _matching_sql(documents, versions, holding, without, readable=True)
-    tokens = list(scorer.weights)
-    # tf·(k1+1)/(tf + k1·(1 − b + b·len/avglen)), len = the spaces of search_text + 1.
-    sql = (
-        "WITH q AS MATERIALIZED ("  # noqa: S608 -- fixed SQL, the ORM-compiled ACL
-        " SELECT t.token, t.weight, tsvector_to_array(to_tsvector('simple'::regconfig,"
-        " t.token)) = ARRAY[t.token] AS whole"
-        " FROM unnest(%s::text[], %s::float8[]) AS t(token, weight)),"
-        " r AS MATERIALIZED ("
-        " SELECT c.id, s.score, s.uncertain FROM ("
-        "  SELECT c.id, c.search_vector,"
-        "  CASE WHEN c.search_text = '' THEN 0 ELSE length(c.search_text)"
-        "   - length(replace(c.search_text, ' ', '')) + 1 END AS length"
-        f"  FROM {matching}"
-        " ) c CROSS JOIN LATERAL ("
-        "  SELECT coalesce(sum(q.weight * n * %s / (n + %s * (%s + %s * c.length / %s))),"
-        "   0) AS score, coalesce(bool_or(n >= 255 OR 16383 = ANY(u.positions)), false)"
-        "   AS uncertain"
-        "  FROM unnest(ts_filter(setweight(c.search_vector, 'A', %s::text[]), '{a}')) AS u,"
-        "  LATERAL (SELECT cardinality(u.positions) AS n) AS f, q WHERE q.token = u.lexeme"
-        " ) s)"
-        " SELECT k.id, k.search_text, k.document_id, k.ordinal FROM knowledge_chunk k"
-        " WHERE k.id IN (SELECT r.id FROM r WHERE r.uncertain"
-        " OR NOT (SELECT bool_and(q.whole) FROM q)"
-        " OR r.score >= coalesce((SELECT r2.score FROM r AS r2 ORDER BY r2.score DESC"
-        " LIMIT 1 OFFSET %s), 0) * (1 - 1e-9))"
-    )
-    weights = [scorer.weights[t] for t in tokens]
-    ranked: list[Any] = [K1 + 1, K1, 1 - B, B, scorer.average, tokens]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [tokens, weights, *params, *ranked, top_k - 1])
-        rows: list[Row] = cursor.fetchall()
-        return rows
 
 
 def _matching_sql(
