@@ -7,7 +7,6 @@ from django.db import connection
 from knowledge.models import Knowledge, KnowledgeVersion
 from knowledge.retrieval import search_managed
 from knowledge.text import snippet_digest
-from tests import factories
 from tests.factories import add_document, make_knowledge, publish
 
 pytestmark = pytest.mark.django_db
@@ -187,9 +186,9 @@ def test_the_number_of_queries_does_not_grow_with_the_results(
         assert len(items) == top_k
 
 
+@pytest.mark.postgres(reason="the GIN index is PostgreSQL's")
 def test_the_search_can_use_the_gin_index(reports, alice):
     """The stored vector the candidates are matched on (migration 0004) is GIN-indexed."""
-    factories.require(connection.vendor == "postgresql", "the GIN index is PostgreSQL-only")
     captured = []
 
     def keep(execute, sql, params, many, context):
@@ -211,8 +210,8 @@ def test_the_search_can_use_the_gin_index(reports, alice):
     assert "knowledge_chunk_search_vector_gin" in plan
 
 
+@pytest.mark.postgres(reason="the stored vector is PostgreSQL's")
 def test_the_stored_vector_is_the_searched_expression(reports):
-    factories.require(connection.vendor == "postgresql", "the stored vector is PostgreSQL-only")
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*) FROM knowledge_chunk WHERE search_vector IS DISTINCT FROM"
