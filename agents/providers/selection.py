@@ -146,11 +146,16 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
         score += 1.0 if reading.question.enumerates else -0.5
         # The fuller enumeration of a topic answers "which" better.
         score += 0.1 * min(len(unit.clauses), 5) if reading.question.enumerates else 0.0
-    if reading.question.quantitative and figures_in(unit.text):
+    if reading.question.quantitative and quantities_in(unit.text):
         score += 0.5
     if unit.kind == "list" and reading.question.enumerates:
         return score  # a whole enumeration is not penalized for its length
     return score - 0.002 * len(unit.text)
+
+
+def quantities_in(text: str) -> list[Figure]:
+    """The figures ``text`` writes that are quantities: dates (2026 年, 7 月) are not."""
+    return [f for f in figures_in(text) if not f.date]
 
 
 def source_names(source: Source, term: str) -> bool:
