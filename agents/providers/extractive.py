@@ -20,13 +20,14 @@ handles (a handle's citation is the chunk that states its value).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from agents.providers.base import AgentState, ToolCall, Turn
 from agents.providers.reading import (
-    Question,
     covers,
     fold,
+    is_attribute,
     read_question,
     topic_phrases,
 )
@@ -45,6 +46,8 @@ from agents.providers.selection import (
     entity_terms_of,
     handle_answers,
     is_about,
+    named_rows,
+    quote_rows,
     quote_unit,
     read_sources,
     relevant_figures,
@@ -175,21 +178,19 @@ class ExtractiveProvider:
             inherited = entity_terms_of(earlier_question, sources)
             entity_terms = entity_terms or inherited
             if not question.times and earlier_question.times:
-                question = Question(
-                    text=question.text,
-                    terms=question.terms,
-                    unknown=question.unknown,
+                question = replace(
+                    question,
                     times=earlier_question.times,
                     years=earlier_question.years,
-                    follow_up=question.follow_up,
-                    enumerates=question.enumerates,
-                    quantitative=question.quantitative,
-                    runs=question.runs,
                     periods=earlier_question.periods,
                 )
         topic = [t for t in question.terms if t not in entity_terms]
         reading = Reading(question, entity_terms, topic, [], earlier if entity_terms else "")
         reading.phrases = tuple(topic_phrases(question, entity_terms))
+        if earlier and all(is_attribute(p) for p in reading.phrases):
+            # 同比增长多少？ after 归母净利润是多少？ asks the growth of 归母净利润.
+            earlier_question = read_question(earlier, corpus)
+            reading.of = tuple(t for t in earlier_question.terms if t not in entity_terms)
         missing = {fold(name) for _, name in coordinated_missing(reading)}
         reading.phrases = tuple(p for p in reading.phrases if p not in missing)
         if not self._relevant(reading, sources):
@@ -322,8 +323,14 @@ class ExtractiveProvider:
         pick = picks[0]
         self._direct_pick = pick
         self._cited["direct"] = [pick.source.id]
+        quoted = quote_unit(pick.unit, reading.phrases)
+        if pick.unit.kind == "row":
+            # Rows the question names together (A和B的毛利率) are answered together.
+            rows = named_rows(reading, pick.source, pick.unit)
+            if len(rows) >= 2 and pick.unit in rows:
+                quoted = quote_rows(rows, reading.phrases)
         return (
-            f"**回答**（{pick.source.name}）：{quote_unit(pick.unit, reading.phrases)} "
+            f"**回答**（{pick.source.name}）：{quoted} "
             f"{cite_marker(pick.source)}"
             f"{self._context_note(reading)}"
         )

@@ -12,18 +12,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.providers.reading import (
+    LEXICON,
     Question,
     Unit,
     coverage,
     covers,
     entity_of,
+    enumerates,
     fold,
     is_item,
+    leading_unstated,
     periods_in,
     row_cell,
     short_name,
     states,
     units,
+    without_share_wholes,
 )
 from knowledge.figures import Figure, figures_in, in_base_unit, value_spans
 from knowledge.text import search_tokens
@@ -97,6 +101,7 @@ class Reading:
     sources: list[Source]  # relevant excerpts, best first
     resolved_from: str = ""  # the earlier question an elliptical follow-up was read against
     phrases: tuple[str, ...] = ()  # what is asked, as written (topic_phrases): the floor
+    of: tuple[str, ...] = ()  # what a follow-up asking only an attribute asks it of
 
 
 def states_question(reading: Reading, text: str, context: str) -> bool:
@@ -104,7 +109,9 @@ def states_question(reading: Reading, text: str, context: str) -> bool:
     document's title for the period) states every phrase the question asks about and
     every period it names. Not the entity alone: 基金简称 does not answer 基金经理."""
     said = fold(f"{text}\n{context}")
-    phrases = reading.phrases
+    if not reading.question.asks_share:
+        said = without_share_wholes(said)
+    phrases = (*reading.phrases, *(fold(t) for t in reading.of))
     if not all(states(p, said) for p in phrases):
         return False
     return reading.question.periods <= periods_in(said)
@@ -121,6 +128,11 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
         return 0.0
     text = fold(unit.text)
     context = fold(unit.heading)
+    if unit.kind == "row":
+        # Rows the question names together answer together: each states the others' labels.
+        named = named_rows(reading, source, unit)
+        if unit in named:
+            text += "\n" + "\n".join(fold(r.clauses[0]) for r in named)
     # Another entity the question names is asked about here (持有北辰医药的比例).
     others = [t for t in reading.entity_terms if not source_names(source, t)]
     topic = [*reading.topic, *others] or list(reading.entity_terms)
@@ -135,6 +147,10 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
             score += 2.0 * coverage(term, context) if unit.kind in ("list", "row") else 0.5
     if score == 0.0:
         return 0.0
+    for term in reading.of:
+        # the earlier question's topic, which the follow-up asks an attribute of
+        label = fold(unit.clauses[0]) if unit.kind == "row" and unit.clauses else text
+        score += 1.0 * coverage(term, label) if coverage(term, label) >= 0.6 else 0.0
     for time in reading.question.times:
         if coverage(fold(time), text) >= 0.6:
             score += 0.5
@@ -148,9 +164,30 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
         score += 0.1 * min(len(unit.clauses), 5) if reading.question.enumerates else 0.0
     if reading.question.quantitative and quantities_in(unit.text):
         score += 0.5
+        # The figure the topic names: the term right before the number (营业收入 75.2 亿元),
+        # not inside another word before it (出口收入占比 35.0%).
+        if any(names_figure(term, unit.text) for term in topic):
+            score += 0.5
+    if unit.kind == "row" and is_total(unit):
+        score += 0.25  # the whole, unless the question names a row
+    if unit.kind == "sentence" and reading.question.which and enumerates(unit.text):
+        score += 1.0  # a sentence that names several things answers "which ones" whole
+        return score
     if unit.kind == "list" and reading.question.enumerates:
         return score  # a whole enumeration is not penalized for its length
+    if unit.kind == "row":
+        return score - 0.002 * len(unit.clauses[0] if unit.clauses else "")  # one record
     return score - 0.002 * len(unit.text)
+
+
+_NAMED = r"\s*(?:为|是|达|达到|约|：|:)?\s*[-+]?\d"
+
+
+def names_figure(term: str, text: str) -> bool:
+    """Whether ``term`` (or a word the vocabulary prints for it) is written right before a
+    number in ``text``: the term names that figure."""
+    words = {fold(term), *LEXICON.get(fold(term), ())}
+    return any(re.search(re.escape(w) + _NAMED, text) for w in words if w)
 
 
 def quantities_in(text: str) -> list[Figure]:
@@ -181,11 +218,67 @@ def candidate_units(source: Source, reading: Reading) -> list[Unit]:
     return out
 
 
+# A table's total row: its label says it is the whole (合计), as a question may (整体).
+TOTALS = ("合计", "总计", "总体", "整体", "全部", "全公司", "总数")
+
+
+def is_total(row: Unit) -> bool:
+    return bool(row.clauses) and fold(row.clauses[0]).strip() in TOTALS
+
+
+def table_rows(source: Source, row: Unit) -> list[Unit]:
+    """The rows of the table ``row`` belongs to (the rows under the same header)."""
+    return [u for u in source.units if u.kind == "row" and u.heading == row.heading]
+
+
+def row_labels(source: Source, row: Unit) -> str:
+    return "\n".join(u.clauses[0] for u in table_rows(source, row) if u.clauses)
+
+
+def named_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
+    """The rows of ``row``'s table whose labels the question names, in table order."""
+    text = fold(reading.question.text)
+    return [
+        u
+        for u in table_rows(source, row)
+        if u.clauses and len(fold(u.clauses[0]).strip()) >= 2 and fold(u.clauses[0]).strip() in text
+    ]
+
+
+def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
+    """A row answers for its own label, or with the rows its table has that the question
+    also names (汽车电子和消费电子的毛利率): a phrase that begins with a modifier neither
+    the table's labels nor its header state (西北区域… over a table of 华东, 华中) names a
+    row the table does not have — the whole (整体…) is the total row."""
+    label = fold(row.clauses[0]) if row.clauses else ""
+    said = fold(f"{label}\n{labels}\n{row.heading}")
+    if is_total(row):
+        said += "\n" + "\n".join(TOTALS)
+    return all(leading_unstated(p, said) < 2 for p in reading.phrases)
+
+
+def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
+    """The unit has the form of an answer: a number when the question asks for one (多少),
+    several things when it asks which ones (哪些)."""
+    question = reading.question
+    if question.asks_figure and not quantities_in(unit.text):
+        return False
+    if question.which and unit.kind != "list" and not enumerates(unit.text):
+        return False
+    return unit.kind != "row" or row_answers(reading, unit, labels)
+
+
 def best_units(reading: Reading) -> list[Pick]:
     picks = []
     for source in reading.sources:
         for unit in candidate_units(source, reading):
-            if not states_question(reading, unit.text, f"{unit.heading}\n{source.title}"):
+            context = f"{unit.heading}\n{source.title}"
+            labels = row_labels(source, unit) if unit.kind == "row" else ""
+            if unit.kind == "row" and is_total(unit):
+                context += "\n" + "\n".join(TOTALS)  # the total row states the whole
+            if not states_question(reading, unit.text, f"{context}\n{labels}"):
+                continue
+            if not answers_form(reading, unit, labels):
                 continue
             score = unit_score(unit, reading, source)
             if score > 0:
@@ -263,6 +356,24 @@ def unit_stating(source: Source, display: str) -> Unit | None:
     return None
 
 
+MAX_QUOTED_CELLS = 12
+
+
+def quote_rows(rows: list[Unit], phrases: tuple[str, ...] = ()) -> str:
+    """Several rows of one table the question names: each row's cell asked for, then the
+    header and the rows quoted whole, every cell verbatim."""
+    if len(rows) == 1 or len(rows[0].clauses) > MAX_QUOTED_CELLS:
+        return "\n".join(quote_unit(r, phrases) for r in rows)
+    header = rows[0].heading.split(" | ")
+    lines = []
+    for row in rows:
+        column = row_cell(row, phrases)
+        if 0 < column < len(row.clauses) and column < len(header):
+            lines.append(f"{row.clauses[0]}（{header[column]}）：{row.clauses[column]}")
+    table = "\n  ".join([f"表格：{rows[0].heading}", *(r.text for r in rows)])
+    return "\n".join([*lines, table]) if lines else table
+
+
 def quote_unit(unit: Unit, phrases: tuple[str, ...] = ()) -> str:
     """A unit as written: a list keeps its lead-in and every item on their own lines; a
     table row is answered by the cell the question asks for (its row label and column
@@ -272,7 +383,10 @@ def quote_unit(unit: Unit, phrases: tuple[str, ...] = ()) -> str:
         quoted = f"表格：{unit.heading}\n  {unit.text}"
         if column > 0:
             header = unit.heading.split(" | ")
-            return f"{unit.clauses[0]}（{header[column]}）：{unit.clauses[column]}\n  {quoted}"
+            cell = f"{unit.clauses[0]}（{header[column]}）：{unit.clauses[column]}"
+            # A wide table's row is answered by its cell alone (a record of 500 columns is
+            # not an answer to read).
+            return cell if len(unit.clauses) > MAX_QUOTED_CELLS else f"{cell}\n  {quoted}"
         return quoted
     return unit.text.rstrip("；;，,") if unit.kind == "clause" else unit.text
 

@@ -1,0 +1,150 @@
+"""One test per cause of a wrong answer found in the tuned evaluation sets, each on a
+document of its own (not the sets' fixtures): the rule, not the case. Driven without a
+database (tests/answers/reader.py)."""
+
+from tests.answers.reader import answer, excerpt, not_found
+
+REPORT = "松涛化工股份有限公司 2026 年半年度报告"
+ACCOUNTS = excerpt(
+    REPORT,
+    "第二节 主要会计数据\n"
+    "报告期内，公司实现营业收入 75.2 亿元，同比增长 6.1%；归属于上市公司股东的净利润 5.4 亿元。\n"
+    "报告期末，公司资产负债率为 41.3%。\n"
+    "第三节 业务回顾\n"
+    "环氧树脂销量 38.6 万吨，同比增长 12%，环氧树脂收入占营业收入的 44.0%。\n"
+    "涂料业务毛利率为 21.5%，出口收入占比 35.0%。\n"
+    "报告期末公司技术人员 1,240 人，占员工总数的 18.2%。\n"
+    "第四节 风险提示\n"
+    "原材料价格波动可能推高生产成本。\n"
+    "报告期内，公司前五大供应商合计采购额占采购总额的 30.5%。",
+)
+
+
+# -- the floor: what is asked must be stated, not something near it ---------------------
+
+
+def test_a_phrase_whose_head_is_not_stated_is_not_stated():
+    # 产能 (capacity) is not 销量; 环氧树脂 alone is two thirds of the phrase
+    assert not_found(answer("松涛化工环氧树脂产能是多少万吨？", [ACCOUNTS]))
+
+
+def test_a_figure_asked_is_not_answered_by_a_sentence_without_one():
+    assert not_found(answer("松涛化工上半年原材料成本是多少？", [ACCOUNTS]))
+
+
+def test_which_ones_is_not_answered_by_a_sentence_that_names_none():
+    assert not_found(answer("松涛化工前五大供应商是哪些公司？", [ACCOUNTS]))
+
+
+def test_the_whole_a_share_is_taken_of_does_not_state_the_whole():
+    # 占员工总数的 18.2% states a share of the head count, not the head count
+    assert not_found(answer("松涛化工员工总数多少？", [ACCOUNTS]))
+    assert "18.2" in answer("松涛化工技术人员占员工总数的比例是多少？", [ACCOUNTS])[0]
+
+
+TABLE = excerpt(
+    "岚山物流股份有限公司 2026 年半年度报告",
+    "表 3 分区域仓储网络\n\n"
+    "区域 | 仓储面积（万平方米） | 仓库出租率\n\n"
+    "华东 | 30.1 | 90.5%\n\n"
+    "华中 | 12.7 | 84.0%\n\n"
+    "合计 | 42.8 | 88.6%\n\n"
+    "公司计划在西北区域新建仓储中心。",
+)
+
+
+def test_a_row_the_question_does_not_name_does_not_answer_it():
+    assert not_found(answer("岚山物流西北区域仓储面积多少？", [TABLE]))
+    assert "12.7" in answer("岚山物流华中区域仓储面积多少？", [TABLE])[0]
+
+
+def test_the_whole_of_a_table_is_its_total_row():
+    first = answer("岚山物流整体仓库出租率是多少？", [TABLE])[0]
+    assert "88.6" in first, first
+
+
+# -- reading the question: its grammar is not what it asks -------------------------------
+
+FUND = excerpt(
+    "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+    "§1 主要财务指标\n"
+    "本报告期基金份额净值增长率为 2.14%，同期业绩比较基准收益率为 1.77%。\n"
+    "§2 投资组合报告\n"
+    "报告期末，股票投资占基金资产净值的 85.0%，其中金融股 30.2%、消费股 28.7%、科技股 26.1%。\n"
+    "报告期末前三名股票投资明细：1. 松涛化工，占基金资产净值 6.6%；2. 岚山物流，"
+    "占基金资产净值 5.1%；3. 东临银行，占基金资产净值 4.4%。",
+)
+
+
+def test_the_count_of_a_top_n_question_is_grammar_not_topic():
+    first = answer("松涛价值精选基金前三大重仓股及各自占比？", [FUND])[0]
+    for name in ("松涛化工", "岚山物流", "东临银行", "6.6", "5.1", "4.4"):
+        assert name in first, first
+
+
+def test_which_kinds_and_each_are_question_words():
+    allocation = excerpt(
+        FUND["title"],
+        "§2 投资组合报告\n"
+        "报告期末，股票投资占基金资产净值的 85.0%，其中金融股 30.2%、消费股 28.7%、科技股 26.1%。",
+    )
+    first = answer("松涛价值精选基金的股票投资分成哪几类，各占多少？", [allocation])[0]
+    for figure in ("30.2", "28.7", "26.1"):
+        assert figure in first, first
+
+
+def test_a_single_quarter_is_a_period_not_a_topic():
+    quarter = excerpt(
+        "临江机械股份有限公司 2026 年第三季度报告",
+        "第二节 主要财务数据\n2026 年第三季度，公司实现营业收入 12.3 亿元，同比增长 4.4%。",
+    )
+    assert "12.3" in answer("临江机械 2026 年三季度单季营收是多少？", [quarter])[0]
+
+
+# -- reading the excerpts ------------------------------------------------------------------
+
+
+def test_a_sentence_wrapped_over_lines_is_read_whole():
+    wrapped = excerpt(
+        "岚山物流股份有限公司 2026 年半年度报告",
+        "二、业务结构\n"
+        "报告期内，仓储收入 11.2 亿元，占营业收入的 40.1%；\n"
+        "运输收入 10.3 亿元，占营业收入的 36.9%；配送收入 6.4 亿元，\n"
+        "占营业收入的 23.0%。\n"
+        "冷藏业务收入同比增长 15.5%，常温业务收入同比增长 3.3%。",
+    )
+    first = answer("岚山物流的收入由哪几块业务构成？", [wrapped])[0]
+    for part in ("仓储收入", "运输收入", "配送收入", "23.0"):
+        assert part in first, first
+
+
+def test_a_figure_is_answered_by_the_sentence_that_names_it():
+    first = answer("松涛化工 2026 年上半年收入规模多大？", [ACCOUNTS])[0]
+    assert "75.2" in first, first
+
+
+def test_two_rows_the_question_names_together_are_answered_together():
+    margins = excerpt(
+        "临江机械股份有限公司 2025 年年度报告",
+        "表 2 分产品情况\n\n"
+        "产品 | 营业收入（亿元） | 毛利率\n\n"
+        "数控机床 | 30.2 | 31.5%\n\n"
+        "工业机器人 | 18.4 | 26.2%\n\n"
+        "合计 | 48.6 | 29.6%",
+    )
+    first = answer("临江机械数控机床和工业机器人的毛利率相比如何？", [margins])[0]
+    assert "31.5" in first and "26.2" in first, first
+
+
+def test_a_follow_up_asking_only_a_change_asks_it_of_the_earlier_topic():
+    quarterly = excerpt(
+        "临江机械股份有限公司 2026 年第三季度报告",
+        "项目 | 本报告期 | 本报告期比上年同期增减\n\n"
+        "营业收入 | 12,300 | 4.4%\n\n"
+        "归属于上市公司股东的净利润 | 1,520 | 6.3%\n\n"
+        "二、经营情况\n\n"
+        "核心产品数控机床实现销售收入 3.1 亿元，同比增长 22.0%。",
+    )
+    history = [{"question": "临江机械三季度归母净利润是多少？", "answer": "", "runId": "run_1"}]
+    first = answer("同比增长多少？", [quarterly], history)[0]
+    assert "6.3" in first, first
