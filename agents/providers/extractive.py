@@ -35,7 +35,9 @@ from agents.providers.selection import (
     Pick,
     Reading,
     Source,
+    answering_rows,
     best_units,
+    best_units_each,
     cite_marker,
     clause_with,
     compared_groups,
@@ -46,7 +48,6 @@ from agents.providers.selection import (
     entity_terms_of,
     handle_answers,
     is_about,
-    named_rows,
     quote_rows,
     quote_unit,
     read_sources,
@@ -207,7 +208,7 @@ class ExtractiveProvider:
         for rank, source in enumerate(about):
             source.rank = rank
         reading.sources = about
-        if not best_units(reading) and not relevant_figures(reading):
+        if not (best_units(reading) or relevant_figures(reading) or best_units_each(reading)):
             reading.sources = []
         return reading
 
@@ -314,6 +315,8 @@ class ExtractiveProvider:
             self._comparing = True
             return self._comparison(reading, groups)
         picks = best_units(reading)
+        if not picks and not relevant_figures(reading):
+            return self._parts(reading, best_units_each(reading))
         if not picks:
             score, source, handle = relevant_figures(reading)[0]
             unit = unit_stating(source, handle["display"])
@@ -325,15 +328,25 @@ class ExtractiveProvider:
         self._cited["direct"] = [pick.source.id]
         quoted = quote_unit(pick.unit, reading.phrases)
         if pick.unit.kind == "row":
-            # Rows the question names together (A和B的毛利率) are answered together.
-            rows = named_rows(reading, pick.source, pick.unit)
-            if len(rows) >= 2 and pick.unit in rows:
+            # Rows named together (A和B的毛利率), the extreme row (最高), every row (各…).
+            rows = answering_rows(reading, pick.source, pick.unit)
+            if rows != [pick.unit]:
                 quoted = quote_rows(rows, reading.phrases)
         return (
             f"**回答**（{pick.source.name}）：{quoted} "
             f"{cite_marker(pick.source)}"
             f"{self._context_note(reading)}"
         )
+
+    def _parts(self, reading: Reading, picks: list[Pick]) -> str:
+        """Two things asked at once, each answered by the unit that states it."""
+        lines = []
+        for pick in picks:
+            quote = quote_unit(pick.unit, reading.phrases).replace("\n", "\n  ")
+            lines.append(f"- {pick.source.name}：{quote} {cite_marker(pick.source)}")
+            self._cited.setdefault("direct", []).append(pick.source.id)
+        self._comparing = True  # several units answer: no revision to one figure
+        return "**回答**：\n" + "\n".join(lines) + self._context_note(reading)
 
     def _points(self, reading: Reading) -> str:
         picks = best_units(reading)

@@ -111,13 +111,24 @@ _QUARTER = {"一": "1", "二": "2", "三": "3", "四": "4"}
 # Heads that name the form of an answer, not its subject (收入规模 asks for 收入, 业务构成
 # for 业务): dropped from the end of a phrase that keeps two characters.
 _LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据")
+# Verbs that link the thing asked to its value or its holder, not part of the thing:
+# 冷链仓储面积达到(了多少), 半年报提到(了哪些风险), 收益率下行到(多少), 持有华岳银行(的比例).
+_PREDICATE_AFTER = re.compile(
+    r"(?:达到|提到|提及|列出|列了|披露了?|录得|下行到|上行到|上升到|下降到|增长到|降至|升至|增至|减至|到|达)$"
+)
+_PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有)(?=..)")
+# A superlative asked over a table's rows (哪个区域…最高): the row with the extreme value.
+_SUPERLATIVE = re.compile(r"最(?P<high>高|大|多|快|好)|最(?P<low>低|小|少|慢|差)")
 _EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有由各")
-_ENUMERATES = re.compile(r"哪些|哪几|分别|名单|列表|前[\d一二三四五六七八九十]+[名大]")
+_ENUMERATES = re.compile(
+    r"哪些|哪几|分别|名单|列表|前[\d一二三四五六七八九十]+[名大]|(?<!哪)几[项类种]"
+)
 # Asks which ones (a list of things), not how much of each.
 _WHICH = re.compile(r"哪些|哪几")
 # Asks for a number: how much, how many, how large.
 _ASKS_FIGURE = re.compile(r"多少|多大|多高|多长|多久|(?<!哪)几[个家只条项台人名位次年倍]")
 # Asks for a share (占…, 比例, 比重, 占比): the whole a share is of is then part of it.
+_EACH = re.compile(r"各|分别|每个|每一")
 _ASKS_SHARE = re.compile(r"占|比例|比重|份额|仓位")
 _QUANTITATIVE = re.compile(r"多少|几|比例|占比|[率额]|规模|金额")
 
@@ -239,6 +250,8 @@ class Question:
     which: bool = False  # asks which ones (哪些, 哪几): a list of things
     asks_figure: bool = False  # asks for a number (多少, 多大, 几个)
     asks_share: bool = False  # asks for a share (占, 比例, 比重)
+    each: bool = False  # asks for every one (各产品, 分别): a whole column or enumeration
+    extreme: int = 0  # a superlative: 1 the highest (最高), -1 the lowest (最低)
     runs: tuple[str, ...] = ()  # the question between particles, question words and times
     periods: frozenset[str] = frozenset()  # the periods it names, canonical (periods_in)
 
@@ -249,6 +262,7 @@ def _runs(question: str) -> tuple[list[str], list[str]]:
     text = _TIME.sub("|", text)
     # Counts with their measure word first (哪几块, 前三大), then question words.
     text = _MEASURE.sub("|", text)
+    text = _SUPERLATIVE.sub("|", text)
     for word in _QUESTION_WORDS_LONGEST:
         text = text.replace(word, "|")
     runs: list[str] = []
@@ -319,9 +333,18 @@ def read_question(question: str, corpus: str) -> Question:
         which=bool(_WHICH.search(stripped)),
         asks_figure=bool(_ASKS_FIGURE.search(stripped)),
         asks_share=bool(_ASKS_SHARE.search(stripped)),
+        each=bool(_EACH.search(stripped)),
+        extreme=_extreme(stripped),
         runs=tuple(runs),
         periods=periods_in(stripped),
     )
+
+
+def _extreme(question: str) -> int:
+    match = _SUPERLATIVE.search(question)
+    if match is None:
+        return 0
+    return 1 if match.group("high") else -1
 
 
 def periods_in(text: str) -> frozenset[str]:
@@ -361,10 +384,12 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
         for name in names:
             run = run.replace(name, "|")
         for piece in run.split("|"):
+            piece = _PREDICATE_AFTER.sub("", _PREDICATE_BEFORE.sub("", piece))
             while piece and piece[0] in _EDGE_FUNCTION:
                 piece = piece[1:]
             while piece and piece[-1] in _EDGE_FUNCTION:
                 piece = piece[:-1]
+            piece = _PREDICATE_AFTER.sub("", piece)
             for light in _LIGHT_HEADS:
                 if piece.endswith(light) and len(piece) - len(light) >= 2:
                     piece = piece[: -len(light)]
@@ -385,7 +410,7 @@ def states(phrase: str, text: str) -> bool:
     mask = _mask(phrase, text)
     if sum(mask) / len(phrase) < 0.6:
         return False
-    return mask[-1] and leading_unstated(phrase, text) < 2
+    return mask[-1]
 
 
 # What a figure is of another (its change, its share) — a follow-up asking only this

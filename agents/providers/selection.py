@@ -15,6 +15,7 @@ from agents.providers.reading import (
     LEXICON,
     Question,
     Unit,
+    counted,
     coverage,
     covers,
     entity_of,
@@ -112,9 +113,21 @@ def states_question(reading: Reading, text: str, context: str) -> bool:
     if not reading.question.asks_share:
         said = without_share_wholes(said)
     phrases = (*reading.phrases, *(fold(t) for t in reading.of))
-    if not all(states(p, said) for p in phrases):
+    if not all(states(p, said) and not foreign_modifier(reading, p, said) for p in phrases):
         return False
     return reading.question.periods <= periods_in(said)
+
+
+def foreign_modifier(reading: Reading, phrase: str, said: str) -> bool:
+    """Whether ``phrase`` begins with a modifier (two characters or more) that ``said``
+    does not state and that none of the entity's excerpts writes: it names something the
+    documents do not have (东北区域冷链仓储面积 over a report without 东北, 整体… over
+    a region's figure) — not a word of theirs left out here (持有东岳生物)."""
+    lead = leading_unstated(phrase, said)
+    if lead < 2:
+        return False
+    written = fold("\n".join(f"{s.title}\n{s.content}" for s in reading.sources))
+    return counted(fold(phrase))[:lead] not in counted(written)
 
 
 def is_about(source: Source, entity_terms: list[str]) -> bool:
@@ -141,6 +154,9 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
         c = coverage(term, text)
         if c >= 0.6:
             score += 2.0 * c
+        elif unit.kind not in ("list", "row") and coverage(term, f"{text}\n{context}") >= 0.6:
+            # part in the sentence, part in its heading (二、业务结构 → 冷链仓储收入 31.4 亿元)
+            score += 1.5 * coverage(term, f"{text}\n{context}")
         elif coverage(term, context) >= 0.6:
             # A list is read under its heading (第四节 风险提示 → its items), a table row
             # under its header.
@@ -170,7 +186,8 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
             score += 0.5
     if unit.kind == "row" and is_total(unit):
         score += 0.25  # the whole, unless the question names a row
-    if unit.kind == "sentence" and reading.question.which and enumerates(unit.text):
+    enumerating = reading.question.which or reading.question.each
+    if unit.kind == "sentence" and enumerating and enumerates(unit.text):
         score += 1.0  # a sentence that names several things answers "which ones" whole
         return score
     if unit.kind == "list" and reading.question.enumerates:
@@ -245,6 +262,31 @@ def named_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     ]
 
 
+def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
+    """The rows of ``row``'s table that answer together: those the question names (A和B的…),
+    the row with the highest or lowest value of the column asked (哪个区域…最高), or every
+    row but the total when it asks for each (各产品的毛利率); else ``row`` alone."""
+    named = named_rows(reading, source, row)
+    if len(named) >= 2 and row in named:
+        return named
+    question = reading.question
+    if not (question.extreme or question.each) or named:
+        return [row]
+    rows = [r for r in table_rows(source, row) if not is_total(r)]
+    if question.each:
+        return rows or [row]
+    column = row_cell(row, reading.phrases)
+    valued = []
+    for candidate in rows:
+        cell = candidate.clauses[column] if 0 < column < len(candidate.clauses) else ""
+        figures = quantities_in(cell) or figures_in(cell)
+        if figures:
+            valued.append((figures[0].value * question.extreme, candidate))
+    if not valued:
+        return [row]
+    return [max(valued, key=lambda v: v[0])[1]]
+
+
 def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
     """A row answers for its own label, or with the rows its table has that the question
     also names (汽车电子和消费电子的毛利率): a phrase that begins with a modifier neither
@@ -261,8 +303,8 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
     """The unit has the form of an answer: a number when the question asks for one (多少),
     several things when it asks which ones (哪些)."""
     question = reading.question
-    if question.asks_figure and not quantities_in(unit.text):
-        return False
+    if question.asks_figure and not quantities_in(unit.text) and unit.kind != "list":
+        return False  # (a list answers "how many items" by its items)
     if question.which and unit.kind != "list" and not enumerates(unit.text):
         return False
     return unit.kind != "row" or row_answers(reading, unit, labels)
@@ -284,6 +326,23 @@ def best_units(reading: Reading) -> list[Pick]:
             if score > 0:
                 picks.append(Pick(source, unit, score))
     picks.sort(key=lambda p: (-p.score, p.source.rank))
+    return picks
+
+
+def best_units_each(reading: Reading) -> list[Pick]:
+    """A question that asks two things at once (储能电池出货量和光伏逆变器毛利率), which
+    no one unit states: the best unit for each phrase, in the question's order — or []
+    unless every phrase has one."""
+    if len(reading.phrases) < 2:
+        return []
+    picks: list[Pick] = []
+    for phrase in reading.phrases:
+        topic = [t for t in reading.topic if fold(t) in phrase or phrase in fold(t)] or [phrase]
+        own = Reading(reading.question, reading.entity_terms, topic, reading.sources, "", (phrase,))
+        found = [p for p in best_units(own) if all(p.unit is not q.unit for q in picks)]
+        if not found:
+            return []
+        picks.append(found[0])
     return picks
 
 

@@ -2,6 +2,8 @@
 document of its own (not the sets' fixtures): the rule, not the case. Driven without a
 database (tests/answers/reader.py)."""
 
+import pytest
+
 from tests.answers.reader import answer, excerpt, not_found
 
 REPORT = "松涛化工股份有限公司 2026 年半年度报告"
@@ -148,3 +150,52 @@ def test_a_follow_up_asking_only_a_change_asks_it_of_the_earlier_topic():
     history = [{"question": "临江机械三季度归母净利润是多少？", "answer": "", "runId": "run_1"}]
     first = answer("同比增长多少？", [quarterly], history)[0]
     assert "6.3" in first, first
+
+
+# -- found by questions of our own over the fixtures (not the sets): the same rules ---------
+
+
+def test_a_verb_linking_the_thing_to_its_value_is_grammar():
+    assert "42.8" in answer("岚山物流的仓储面积合计达到了多少？", [TABLE])[0]
+    risks = excerpt(REPORT, "第四节 风险提示。一、原材料价格波动；二、环保政策趋严；三、汇率波动。")
+    first = answer("松涛化工半年报提到了哪些风险？", [risks])[0]
+    assert "原材料价格波动" in first and "汇率波动" in first, first
+
+
+def test_a_count_of_items_is_answered_by_the_list():
+    risks = excerpt(REPORT, "第四节 风险提示。一、原材料价格波动；二、环保政策趋严；三、汇率波动。")
+    first = answer("松涛化工有几项风险提示？", [risks])[0]
+    assert "原材料价格波动" in first and "汇率波动" in first, first
+
+
+@pytest.mark.parametrize(
+    ("question", "row", "value"),
+    [
+        ("岚山物流哪个区域仓库出租率最高？", "华东", "90.5"),
+        ("岚山物流哪个区域仓储面积最小？", "华中", "12.7"),
+    ],
+)
+def test_a_superlative_is_the_row_with_the_extreme_value_of_the_column(question, row, value):
+    first = answer(question, [TABLE])[0]
+    assert f"{row}（" in first and value in first, first
+
+
+def test_each_asks_for_every_row_of_the_column():
+    first = answer("岚山物流各区域的仓库出租率分别是多少？", [TABLE])[0]
+    assert "90.5" in first and "84.0" in first, first
+
+
+def test_two_things_asked_at_once_are_each_answered_by_the_unit_that_states_it():
+    first = answer("松涛化工环氧树脂销量和涂料业务毛利率分别是多少？", [ACCOUNTS])[0]
+    assert "38.6" in first and "21.5" in first, first
+    assert not_found(answer("松涛化工环氧树脂销量和员工总数分别是多少？", [ACCOUNTS]))
+
+
+def test_a_sentence_is_read_with_its_heading():
+    structure = excerpt(
+        "岚山物流股份有限公司 2026 年半年度报告",
+        "二、业务结构\n报告期内，仓储收入 11.2 亿元，占营业收入的 40.1%；运输收入 10.3 亿元，"
+        "占营业收入的 36.9%。\n冷藏业务收入同比增长 15.5%。",
+    )
+    first = answer("岚山物流各业务收入分别是多少？", [structure])[0]
+    assert "11.2" in first and "10.3" in first, first
