@@ -133,7 +133,9 @@ class ExtractiveProvider:
                 return self._publish(figures)
         if self.stage == "revise":
             self.stage = "done"
-            revised = "" if self._comparing else self._revised(reading)
+            # One figure never replaces a comparison or the list a "which" question asks for.
+            single = not self._comparing and not reading.question.which
+            revised = self._revised(reading) if single else ""
             if revised and self.direct_id:
                 return self._publish(revised, replaces=self.direct_id)
         return Turn(done=True)
@@ -172,7 +174,8 @@ class ExtractiveProvider:
     ) -> Reading:
         sources = read_sources(results)
         corpus = corpus_of(sources)
-        question = read_question(state.task, corpus)
+        names = tuple(n for s in sources for n in (s.name, s.entity))
+        question = read_question(state.task, corpus, names)
         entity_terms = entity_terms_of(question, sources)
         if earlier:
             earlier_question = read_question(earlier, corpus)

@@ -89,7 +89,7 @@ _TIME = re.compile(
 # A count or an interrogative with its measure word (两只, 几家, 哪几类, 哪些): grammar of
 # the question, not what it asks about.
 _MEASURE = re.compile(
-    r"(?:[两二三四五六七八九十几]|哪[几一]?)[只家个条台项类种位名块些]|哪"
+    r"(?:(?<!前)[两二三四五六七八九十几]|哪[几一]?)[只家个条台项类种位名块些]|哪"
     # a comparative question: 谁更大, 哪个更高
     r"|(?:谁|哪个|哪家|哪只)更?[高大低小多少快慢好]|更[高大低小多快慢好]"
 )
@@ -195,7 +195,8 @@ def coverage(term: str, text: str) -> float:
         return 0.0
     if term in text:
         return 1.0
-    return sum(_mask(term, text)) / len(term)
+    term, text = counted(term), counted(text)
+    return sum(_mask(term, text)) / len(term) if term else 0.0
 
 
 def _mask(term: str, text: str) -> list[bool]:
@@ -252,6 +253,7 @@ class Question:
     asks_share: bool = False  # asks for a share (占, 比例, 比重)
     each: bool = False  # asks for every one (各产品, 分别): a whole column or enumeration
     extreme: int = 0  # a superlative: 1 the highest (最高), -1 the lowest (最低)
+    judged: tuple[str, ...] = ()  # runs of a yes/no sentence the rest of the question evidences
     runs: tuple[str, ...] = ()  # the question between particles, question words and times
     periods: frozenset[str] = frozenset()  # the periods it names, canonical (periods_in)
 
@@ -279,14 +281,18 @@ def _runs(question: str) -> tuple[list[str], list[str]]:
     return runs, times
 
 
-def _segment(run: str, corpus: str) -> list[tuple[str, bool]]:
-    """Greedy longest pieces of ``run`` the corpus states: (piece, known)."""
+def _segment(run: str, corpus: str, names: tuple[str, ...] = ()) -> list[tuple[str, bool]]:
+    """Greedy longest pieces of ``run`` the corpus states: (piece, known). A document's
+    entity name is a piece of its own (北辰医药|核心产品, not 北辰医药核心产品 because a
+    text once wrote them together)."""
     pieces: list[tuple[str, bool]] = []
     i = 0
     unknown: list[str] = []
     while i < len(run):
-        match = 0
+        match = next((len(n) for n in names if run.startswith(n, i)), 0)
         for j in range(min(len(run), i + MAX_PIECE), i + 1, -1):
+            if match:
+                break
             piece = run[i:j]
             if piece in corpus or piece in LEXICON:
                 match = j - i
@@ -305,18 +311,21 @@ def _segment(run: str, corpus: str) -> list[tuple[str, bool]]:
     return pieces
 
 
-def read_question(question: str, corpus: str) -> Question:
-    """The terms of ``question`` as the retrieved ``corpus`` (texts, titles, labels) knows them."""
+def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Question:
+    """The terms of ``question`` as the retrieved ``corpus`` (texts, titles, labels) knows
+    them; ``names``: the retrieved documents' entity names, each a term of its own."""
+    names = tuple(sorted({fold(n) for n in names if len(n) >= 2}, key=len, reverse=True))
     stripped = fold(question).strip()
     follow_up = stripped.startswith(_FOLLOW_UP_LEAD) or stripped.rstrip("？?。 ").endswith("呢")
     runs, times = _runs(question)
+    judged = _judged_runs(stripped)
     terms, unknown = [], []
     for run in runs:
         for lead in _FOLLOW_UP_LEAD:
             if run.startswith(lead) and len(run) > len(lead):
                 run = run[len(lead) :]
                 break
-        for piece, known in _segment(run, corpus):
+        for piece, known in _segment(run, corpus, names):
             if known:
                 terms.append(piece)
             elif len(piece) >= 2:
@@ -335,9 +344,27 @@ def read_question(question: str, corpus: str) -> Question:
         asks_share=bool(_ASKS_SHARE.search(stripped)),
         each=bool(_EACH.search(stripped)),
         extreme=_extreme(stripped),
+        judged=judged,
         runs=tuple(runs),
         periods=periods_in(stripped),
     )
+
+
+_SENTENCES = re.compile(r"[^?？!！。]+[?？!！。]*")
+
+
+def _judged_runs(question: str) -> tuple[str, ...]:
+    """The runs of a yes/no sentence (跑赢基准了吗？) that another sentence of the question
+    asks the figures of (净值增长率和基准收益率各是多少？): the reader quotes the figures and
+    leaves the judgement to the reader — the yes/no sentence is no phrase of the floor."""
+    sentences = [s.strip() for s in _SENTENCES.findall(fold(question)) if s.strip()]
+    if len(sentences) < 2:
+        return ()
+    yes_no = [s for s in sentences if s.rstrip("?？!！。 ").endswith("吗")]
+    asking = [s for s in sentences if s not in yes_no and _ASKS_FIGURE.search(s)]
+    if not yes_no or not asking:
+        return ()
+    return tuple(run for s in yes_no for run in _runs(s)[0])
 
 
 def _extreme(question: str) -> int:
@@ -377,6 +404,8 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
     folded = {fold(t) for t in entity_terms}
     names = sorted((t for t in folded if not any(t != o and t in o for o in folded)), key=len)[::-1]
     for run in question.runs:
+        if run in question.judged:
+            continue
         for lead in _FOLLOW_UP_LEAD:
             if run.startswith(lead) and len(run) > len(lead):
                 run = run[len(lead) :]
@@ -481,6 +510,11 @@ class Unit:
 def is_item(line: str) -> bool:
     """A list item line (1. …, （1）…, - …)."""
     return bool(_ITEM.match(line))
+
+
+def is_section_heading(line: str) -> bool:
+    """A numbered section heading (第三节 …, 二、…, §2 …, # …), not a table's caption."""
+    return bool(_HEADING.match(line))
 
 
 def _is_heading(line: str) -> bool:

@@ -22,6 +22,7 @@ from agents.providers.reading import (
     enumerates,
     fold,
     is_item,
+    is_section_heading,
     leading_unstated,
     periods_in,
     row_cell,
@@ -154,8 +155,13 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
         c = coverage(term, text)
         if c >= 0.6:
             score += 2.0 * c
-        elif unit.kind not in ("list", "row") and coverage(term, f"{text}\n{context}") >= 0.6:
-            # part in the sentence, part in its heading (二、业务结构 → 冷链仓储收入 31.4 亿元)
+        elif (
+            unit.kind not in ("list", "row")
+            and is_section_heading(unit.heading)
+            and coverage(term, f"{text}\n{context}") >= 0.6
+        ):
+            # part in the sentence, part in its section's heading (二、业务结构 → 冷链仓储收入
+            # 31.4 亿元) — not a table's caption, which speaks of the table
             score += 1.5 * coverage(term, f"{text}\n{context}")
         elif coverage(term, context) >= 0.6:
             # A list is read under its heading (第四节 风险提示 → its items), a table row
@@ -184,6 +190,9 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
         # not inside another word before it (出口收入占比 35.0%).
         if any(names_figure(term, unit.text) for term in topic):
             score += 0.5
+    definition = unit.kind in ("sentence", "clause") and not reading.question.quantitative
+    if definition and any(defines(t, unit.text) for t in topic):
+        score += 0.5  # what a thing is: the sentence that says 核心产品为…
     if unit.kind == "row" and is_total(unit):
         score += 0.25  # the whole, unless the question names a row
     enumerating = reading.question.which or reading.question.each
@@ -205,6 +214,12 @@ def names_figure(term: str, text: str) -> bool:
     number in ``text``: the term names that figure."""
     words = {fold(term), *LEXICON.get(fold(term), ())}
     return any(re.search(re.escape(w) + _NAMED, text) for w in words if w)
+
+
+def defines(term: str, text: str) -> bool:
+    """Whether ``text`` says what ``term`` is: the term followed by 为 / 是 / a colon."""
+    words = {fold(term), *LEXICON.get(fold(term), ())}
+    return any(re.search(re.escape(w) + r"\s*(?:为|是|：|:)", text) for w in words if w)
 
 
 def quantities_in(text: str) -> list[Figure]:

@@ -199,3 +199,47 @@ def test_a_sentence_is_read_with_its_heading():
     )
     first = answer("岚山物流各业务收入分别是多少？", [structure])[0]
     assert "11.2" in first and "10.3" in first, first
+
+
+def test_a_yes_no_sentence_is_evidenced_by_the_figures_the_question_also_asks():
+    fund = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "§1 主要财务指标\n本报告期基金份额净值增长率为 2.14%，同期业绩比较基准收益率为 1.77%。",
+    )
+    first = answer("松涛价值精选基金三季度跑赢基准了吗？净值增长率和基准收益率各是多少？", [fund])[
+        0
+    ]
+    assert "2.14" in first and "1.77" in first, first
+    # asked alone, the judgement is not quoted from anywhere
+    assert not_found(answer("松涛价值精选基金三季度跑赢基准了吗？", [fund]))
+
+
+def test_an_entity_name_is_a_term_of_its_own_even_where_a_text_writes_it_with_more():
+    notes = excerpt(
+        "松涛化工股份有限公司 2026 年半年度报告",
+        "二、经营情况\n公司核心产品为高纯环氧树脂，报告期内销量 12.3 万吨。\n"
+        "管理层认为，松涛化工核心产品的竞争力持续提升。",
+    )
+    first = answer("松涛化工核心产品是什么？", [notes])[0]
+    assert "高纯环氧树脂" in first, first
+
+
+def test_a_top_n_count_is_compared_in_one_form_when_ranking_too():
+    holdings = excerpt(
+        FUND["title"],
+        "§2 投资组合报告\n报告期末前五名股票投资明细：\n1. 松涛化工，占基金资产净值 6.6%；\n"
+        "2. 岚山物流，占基金资产净值 5.1%。\n管理人继续将松涛化工作为第一大重仓股持有。",
+    )
+    first = answer("松涛价值精选基金的重仓股有哪些？", [holdings])[0]
+    assert "松涛化工" in first and "岚山物流" in first, first
+
+
+def test_a_which_question_is_not_revised_into_one_figure():
+    holdings = excerpt(
+        FUND["title"],
+        "§1 主要财务指标\n报告期末股票仓位为 85.0%。\n§2 投资组合报告\n"
+        "报告期末前五名股票投资明细：\n1. 松涛化工，占基金资产净值 6.6%；\n2. 岚山物流，占基金资产净值 5.1%。",
+        {"key": "equity_weight", "label": "股票仓位", "display": "85.0%"},
+    )
+    blocks = answer("松涛价值精选基金前五名股票有哪些？", [holdings])
+    assert "松涛化工" in blocks[0] and "岚山物流" in blocks[0], blocks[0]
