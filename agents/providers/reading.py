@@ -110,7 +110,7 @@ _QUARTER = {"一": "1", "二": "2", "三": "3", "四": "4"}
 # (创新药收入在…中占多大比重 → 创新药收入, 比重).
 # Heads that name the form of an answer, not its subject (收入规模 asks for 收入, 业务构成
 # for 业务): dropped from the end of a phrase that keeps two characters.
-_LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据")
+_LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据", "因素", "方面")
 # Verbs that link the thing asked to its value or its holder, not part of the thing:
 # 冷链仓储面积达到(了多少), 半年报提到(了哪些风险), 收益率下行到(多少), 持有华岳银行(的比例).
 _PREDICATE_AFTER = re.compile(
