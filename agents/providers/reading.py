@@ -89,7 +89,7 @@ _TIME = re.compile(
 # A count or an interrogative with its measure word (两只, 几家, 哪几类, 哪些): grammar of
 # the question, not what it asks about.
 _MEASURE = re.compile(
-    r"(?:(?<!前)[两二三四五六七八九十几]|哪[几一]?)[只家个条台项类种位名块些]|哪"
+    r"哪[些几]?(?:类别|种类|类型)|(?:(?<!前)[两二三四五六七八九十几]|哪[几一]?)[只家个条台项类种位名块些]|哪"
     # a comparative question: 谁更大, 哪个更高
     r"|(?:谁|哪个|哪家|哪只)更?[高大低小多少快慢好]|更[高大低小多快慢好]"
 )
@@ -114,17 +114,41 @@ _LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据", "因
 # Verbs that link the thing asked to its value or its holder, not part of the thing:
 # 冷链仓储面积达到(了多少), 半年报提到(了哪些风险), 收益率下行到(多少), 持有华岳银行(的比例).
 _PREDICATE_AFTER = re.compile(
-    r"(?:达到|提到|提及|列出|列了|披露了?|录得|下行到|上行到|上升到|下降到|增长到|降至|升至|增至|减至|到|达)$"
+    r"(?:达到|提到|提及|列出|列了|列举|披露了?|录得|来自|下行到|上行到|上升到|下降到|增长到|降至|升至|增至|减至|到|达)$"
+)
+# A phrase that is only such a verb (远川冷链列举了哪些风险 → 列举; 面临的风险 → 面临) asks
+# nothing of its own when the question asks something else.
+_PREDICATE_ONLY = frozenset(
+    [
+        "列举",
+        "列出",
+        "提到",
+        "提及",
+        "披露",
+        "面临",
+        "来自",
+        "从事",
+        "经营",
+        "涉及",
+        "包括",
+        "包含",
+        "拥有",
+        "持有",
+        "重仓",
+        "投资",
+        "布局",
+        "采用",
+    ]
 )
 _PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有)(?=..)")
 # A superlative asked over a table's rows (哪个区域…最高): the row with the extreme value.
 _SUPERLATIVE = re.compile(r"最(?P<high>高|大|多|快|好)|最(?P<low>低|小|少|慢|差)")
-_EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有由各")
+_EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有由各都")
 _ENUMERATES = re.compile(
-    r"哪些|哪几|分别|名单|列表|前[\d一二三四五六七八九十]+[名大]|(?<!哪)几[项类种]"
+    r"哪些|哪几|都有什么|都是什么|分别|名单|列表|前[\d一二三四五六七八九十]+[名大]|(?<!哪)几[项类种]"
 )
 # Asks which ones (a list of things), not how much of each.
-_WHICH = re.compile(r"哪些|哪几")
+_WHICH = re.compile(r"哪些|哪几|都有什么|都是什么")
 # Asks for a number: how much, how many, how large.
 _ASKS_FIGURE = re.compile(r"多少|多大|多高|多长|多久|(?<!哪)几[个家只条项台人名位次年倍]")
 # Asks for a share (占…, 比例, 比重, 占比): the whole a share is of is then part of it.
@@ -425,7 +449,8 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
                     break
             if len(piece) >= 2 and piece not in out:
                 out.append(piece)
-    return out
+    asked = [piece for piece in out if piece not in _PREDICATE_ONLY]
+    return asked or out
 
 
 def states(phrase: str, text: str) -> bool:

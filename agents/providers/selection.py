@@ -113,10 +113,27 @@ def states_question(reading: Reading, text: str, context: str) -> bool:
     said = fold(f"{text}\n{context}")
     if not reading.question.asks_share:
         said = without_share_wholes(said)
+    for name in entity_names(reading):
+        # The entity's own name states nothing asked about it (债券 in 星河稳健收益债券).
+        said = said.replace(name, "|")
     phrases = (*reading.phrases, *(fold(t) for t in reading.of))
     if not all(states(p, said) and not foreign_modifier(reading, p, said) for p in phrases):
         return False
     return reading.question.periods <= periods_in(said)
+
+
+_GENERIC_TAIL = re.compile(r"(?:基金|公司|集团)$")
+
+
+def entity_names(reading: Reading) -> list[str]:
+    """How the question's entity is written: its terms, its documents' names, and those
+    without a generic tail (星河稳健收益债券 for 星河稳健收益债券基金), longest first."""
+    names = {fold(t) for t in reading.entity_terms}
+    for source in reading.sources:
+        if any(source_names(source, t) for t in reading.entity_terms):
+            names |= {fold(source.name), fold(source.entity)}
+    names |= {_GENERIC_TAIL.sub("", n) for n in names}
+    return sorted((n for n in names if len(n) >= 4), key=len, reverse=True)
 
 
 def foreign_modifier(reading: Reading, phrase: str, said: str) -> bool:

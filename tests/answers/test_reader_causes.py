@@ -243,3 +243,29 @@ def test_a_which_question_is_not_revised_into_one_figure():
     )
     blocks = answer("松涛价值精选基金前五名股票有哪些？", [holdings])
     assert "松涛化工" in blocks[0] and "岚山物流" in blocks[0], blocks[0]
+
+
+RISKS = excerpt(REPORT, "第四节 风险提示。一、原材料价格波动；二、环保政策趋严；三、汇率波动。")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "松涛化工列举了哪些风险？",
+        "松涛化工面临的风险包括哪些？",
+        "松涛化工的风险都有什么？",
+    ],
+)
+def test_the_verb_of_a_which_question_and_its_adverbs_are_grammar(question):
+    first = answer(question, [RISKS])[0]
+    assert "原材料价格波动" in first and "汇率波动" in first, first
+
+
+def test_the_entity_s_own_name_states_nothing_asked_about_it():
+    bond = excerpt(
+        "松涛纯债债券型证券投资基金 2026 年第 3 季度报告",
+        "§1 基金产品概况\n基金简称：松涛纯债债券；基金运作方式：契约型开放式；报告期末基金份额总额 12.0 亿份。\n"
+        "§4 投资组合报告\n报告期末，债券投资占基金资产净值的 95.1%，其中利率债 50.2%、信用债 44.9%。",
+    )
+    first = answer("松涛纯债债券基金投资了哪些类别的债券？", [bond])[0]
+    assert "利率债" in first and "信用债" in first, first
