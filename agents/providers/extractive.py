@@ -222,7 +222,7 @@ class ExtractiveProvider:
             return False
         if question.unknown and not reading.entity_terms:
             return False  # it names something no excerpt mentions (贵州茅台…)
-        if not question.terms:
+        if not question.terms and not reading.of:
             return False
         corpus = corpus_of([s for s in sources if is_about(s, reading.entity_terms)])
         if any(year not in corpus for year in question.years):
@@ -329,7 +329,8 @@ class ExtractiveProvider:
         pick = picks[0]
         self._direct_pick = pick
         self._cited["direct"] = [pick.source.id]
-        quoted = quote_unit(pick.unit, reading.phrases)
+        # The cell asked: by the topic, or by the period a column names (年初至报告期末呢？).
+        quoted = quote_unit(pick.unit, reading.phrases or reading.question.times)
         if pick.unit.kind == "row":
             # Rows named together (A和B的毛利率), the extreme row (最高), every row (各…).
             rows = answering_rows(reading, pick.source, pick.unit)

@@ -166,7 +166,7 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
             text += "\n" + "\n".join(fold(r.clauses[0]) for r in named)
     # Another entity the question names is asked about here (持有北辰医药的比例).
     others = [t for t in reading.entity_terms if not source_names(source, t)]
-    topic = [*reading.topic, *others] or list(reading.entity_terms)
+    topic = [*reading.topic, *others] or list(reading.of) or list(reading.entity_terms)
     score = 0.0
     for term in topic:
         c = coverage(term, text)
@@ -190,8 +190,10 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
         # the earlier question's topic, which the follow-up asks an attribute of
         label = fold(unit.clauses[0]) if unit.kind == "row" and unit.clauses else text
         score += 1.0 * coverage(term, label) if coverage(term, label) >= 0.6 else 0.0
+    # A row's period is its column's header (本报告期, 年初至报告期末).
+    timed = f"{text}\n{context}" if unit.kind == "row" else text
     for time in reading.question.times:
-        if coverage(fold(time), text) >= 0.6:
+        if coverage(fold(time), timed) >= 0.6:
             score += 0.5
     # A few shared words break ties between sentences that both name the topic.
     wanted = set(search_tokens(reading.question.text))
@@ -205,7 +207,11 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
         score += 0.5
         # The figure the topic names: the term right before the number (营业收入 75.2 亿元),
         # not inside another word before it (出口收入占比 35.0%).
-        if any(names_figure(term, unit.text) for term in topic):
+        # (a row's label names its figures: 研发费用 | 21,730 | …)
+        label = fold(unit.clauses[0]) if unit.kind == "row" and unit.clauses else ""
+        if any(names_figure(term, unit.text) for term in topic) or (
+            label and any(coverage(term, label) >= 0.6 for term in topic)
+        ):
             score += 0.5
     definition = unit.kind in ("sentence", "clause") and not reading.question.quantitative
     if definition and any(defines(t, unit.text) for t in topic):

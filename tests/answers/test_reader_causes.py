@@ -269,3 +269,23 @@ def test_the_entity_s_own_name_states_nothing_asked_about_it():
     )
     first = answer("松涛纯债债券基金投资了哪些类别的债券？", [bond])[0]
     assert "利率债" in first and "信用债" in first, first
+
+
+QUARTER_TABLE = excerpt(
+    "临江机械股份有限公司 2026 年第三季度报告",
+    "项目 | 本报告期 | 本报告期比上年同期增减 | 年初至报告期末\n\n"
+    "营业收入 | 12,300 | 4.4% | 35,800\n\n"
+    "研发费用 | 1,830 | 9.1% | 5,270\n\n"
+    "二、经营情况\n\n本报告期公司研发费用率为 14.9%，同比提高 0.6 个百分点。",
+)
+
+
+def test_a_row_names_its_figures_and_its_period_is_its_column():
+    first = answer("临江机械本报告期研发费用是多少？", [QUARTER_TABLE])[0]
+    assert "1,830" in first, first
+
+
+def test_a_follow_up_naming_only_a_period_asks_the_earlier_topic_in_that_period():
+    history = [{"question": "临江机械本报告期研发费用是多少？", "answer": "", "runId": "run_1"}]
+    first = answer("年初至报告期末呢？", [QUARTER_TABLE], history)[0]
+    assert "5,270" in first, first
