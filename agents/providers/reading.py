@@ -83,7 +83,7 @@ _FOLLOW_UP_LEAD = ("那么", "那", "还有", "另外", "再看", "再问", "同
 # Time qualifiers: they rank sentences; a year must also be found.
 _TIME = re.compile(
     r"(?:(?:19|20)\d{2}\s*年?(?:度)?)"
-    r"|(?:前三季度|第?[一二三四1-4]\s*季度|[Qq][1-4]|单季度?|累计|同比|去年|今年|本年度?|当年|上半年|下半年|半年报|半年度|全年"
+    r"|(?:前三季度|第?[一二三四1-4]\s*季度|[Qq][1-4]|单季度?|累计|同比|去年|今年|本年度?|当年|[一三]季报|年报|上半年|下半年|半年报|半年度|全年"
     r"|年初至报告期末|报告期末|本报告期|报告期内|期末)"
 )
 # A count or an interrogative with its measure word (两只, 几家, 哪几类, 哪些): grammar of
@@ -99,7 +99,7 @@ _YEAR = re.compile(r"(?:19|20)\d{2}")
 # question's period must be stated by the unit that answers it, its heading or its title.
 _PERIOD = re.compile(
     r"(?P<ytd>前三季度|年初至报告期末)"
-    r"|(?:第?(?P<q>[一二三四1-4])\s*季度|[Qq](?P<qq>[1-4]))"
+    r"|(?:第?(?P<q>[一二三四1-4])\s*季度|(?P<qr>[一三])季报|[Qq](?P<qq>[1-4]))"
     r"|(?P<h1>上半年|半年度|半年报|中期报告|[Hh]1)"
     r"|(?P<h2>下半年|[Hh]2)"
     r"|(?P<yoy>上年同期|去年同期|同比)"
@@ -404,8 +404,8 @@ def periods_in(text: str) -> frozenset[str]:
     for match in _PERIOD.finditer(fold(text)):
         if match.group("ytd"):
             found.add("YTD")
-        elif match.group("q") or match.group("qq"):
-            quarter = match.group("q") or match.group("qq")
+        elif match.group("q") or match.group("qq") or match.group("qr"):
+            quarter = match.group("q") or match.group("qq") or match.group("qr")
             found.add("Q" + _QUARTER.get(quarter, quarter))
         elif match.group("h1"):
             found.add("H1")

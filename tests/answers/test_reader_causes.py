@@ -4,6 +4,7 @@ database (tests/answers/reader.py)."""
 
 import pytest
 
+from agents.providers.reading import read_question
 from tests.answers.reader import answer, excerpt, not_found
 
 REPORT = "松涛化工股份有限公司 2026 年半年度报告"
@@ -289,3 +290,8 @@ def test_a_follow_up_naming_only_a_period_asks_the_earlier_topic_in_that_period(
     history = [{"question": "临江机械本报告期研发费用是多少？", "answer": "", "runId": "run_1"}]
     first = answer("年初至报告期末呢？", [QUARTER_TABLE], history)[0]
     assert "5,270" in first, first
+
+
+def test_a_report_s_name_is_its_period():
+    assert read_question("北辰医药三季报营收多少", "").periods == {"Q3"}
+    assert read_question("北辰医药三季报营收多少", "北辰医药 营收").terms == ("北辰医药", "营收")
