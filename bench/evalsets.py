@@ -11,6 +11,11 @@ its held-out set side by side as separate columns (never mixed: the held-out hal
 never used for tuning). Then one table over all fixtures: each fixture's tuned and held-out
 columns, the tuned total and the held-out total. Timings are printed, never asserted.
 
+The held-out half is reported in aggregate only: the lines naming a held-out question (its
+progress line, its failure with the start of its answer) are left out of what is printed
+and counted instead — so that reading the output never tunes the reader to them.
+``--show-heldout`` prints them (and the JSON files always hold everything).
+
 ``--database-url`` evaluates in that database instead (migrated, the fixtures applied:
 applying is idempotent, and every evaluation asks in conversations of its own, so a
 database may be reused); on PostgreSQL ``--jobs N`` asks N questions at once.
@@ -19,17 +24,48 @@ database may be reused); on PostgreSQL ``--jobs N`` asks N questions at once.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TextIO
 
 ROOT = Path(__file__).resolve().parent.parent
 SETS = ROOT / "tests" / "answers" / "sets"
 sys.path.insert(0, str(ROOT))
 
 from tests.answers.file_fixtures import SET_FIXTURES as FIXTURES  # noqa: E402
+
+
+class HeldOutFilter(io.TextIOBase):
+    """A text stream that passes lines on to ``target`` except those naming a question
+    of a held-out set (``<set>_heldout/<key>``), which it counts."""
+
+    def __init__(self, target: TextIO, names: list[str]) -> None:
+        self.target = target
+        self.marks = tuple(f"{name}_heldout/" for name in names)
+        self.hidden = 0
+        self._pending = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        lines = (self._pending + text).split("\n")
+        self._pending = lines.pop()
+        for line in lines:
+            if any(mark in line for mark in self.marks):
+                self.hidden += 1
+            else:
+                self.target.write(line + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        if self._pending:
+            self.write("\n")
+        self.target.flush()
 
 
 def setup(var_dir: str, database_url: str = "") -> None:
@@ -98,6 +134,9 @@ def main() -> None:
     parser.add_argument("--agent", action="append", default=[])
     parser.add_argument("--database-url", default="", help="default: a fresh SQLite database")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument(
+        "--show-heldout", action="store_true", help="also print the held-out questions' lines"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="sparktide-evalsets-") as var_dir:
         started = time.perf_counter()
@@ -120,11 +159,21 @@ def main() -> None:
             options += ["--json", str(json_dir / f"{name}.json")]
             print(f"\n## {name}")
             sets = [str(SETS / f"{name}.yaml"), str(SETS / f"{name}_heldout.yaml")]
+            out, err = sys.stdout, sys.stderr
+            if not args.show_heldout:
+                out, err = HeldOutFilter(sys.stdout, [name]), HeldOutFilter(sys.stderr, [name])
             try:
-                call_command("evaluate", *sets, *options)
+                call_command("evaluate", *sets, *options, stdout=out, stderr=err)
             except CommandError as exc:
                 failed = True
                 print(exc, file=sys.stderr)
+            if isinstance(out, HeldOutFilter) and isinstance(err, HeldOutFilter):
+                out.flush()
+                err.flush()
+                print(
+                    f"({out.hidden + err.hidden} lines naming held-out questions not shown; "
+                    "--show-heldout prints them)"
+                )
         print(f"\nall fixtures: {time.perf_counter() - started:.1f} s", file=sys.stderr)
         overall(names, json_dir)
         sys.exit(1 if failed else 0)

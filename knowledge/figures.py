@@ -28,8 +28,6 @@ from knowledge.text import search_tokens
 # Digits with optional thousands separators and decimals; \d covers full-width digits.
 _NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+)(?:[.．](\d+))?(?![\d])")
 _SPACES = " \t\u00a0\u3000"
-# A unit written right after a number: a percent sign or a short run of CJK unit characters.
-_UNIT = re.compile(r"[%％‰]|个百分点|[\u4e00-\u9fff]{1,2}")
 # A unit's scale prefix, longest first (万亿 before 万 and 亿).
 SCALES: dict[str, Decimal] = {
     "万亿": Decimal("1e12"),
@@ -38,6 +36,102 @@ SCALES: dict[str, Decimal] = {
     "千": Decimal("1e3"),
 }
 _SCALE = re.compile("|".join(SCALES))
+# What a number's unit may be (after an optional scale): a currency, a measure of
+# quantity, a physical measure, or a measure word counting things. A character that is
+# none of these is not a unit: "2026 年第三季度" is a date, "5 家公司" counts 家, "1. 澄湖"
+# is a number with no unit. A fact may declare a unit of its own (figures_in's ``units``).
+BASE_UNITS: tuple[str, ...] = (
+    # currencies
+    "人民币元",
+    "美元",
+    "港元",
+    "港币",
+    "欧元",
+    "日元",
+    "英镑",
+    "元",
+    # physical measures (longest first where one begins another)
+    "平方公里",
+    "平方千米",
+    "平方米",
+    "立方米",
+    "千米",
+    "公里",
+    "米",
+    "千瓦时",
+    "兆瓦时",
+    "吉瓦时",
+    "千瓦",
+    "兆瓦",
+    "吉瓦",
+    "瓦",
+    "GWh",
+    "MWh",
+    "kWh",
+    "GW",
+    "MW",
+    "kW",
+    "公斤",
+    "千克",
+    "克",
+    "吨",
+    "桶",
+    "公顷",
+    "亩",
+    "升",
+    # durations (a year only where the number is not itself a year, below)
+    "个月",
+    "小时",
+    "分钟",
+    "年",
+    "天",
+    "周",
+    # counts
+    "股",
+    "份",
+    "人",
+    "名",
+    "位",
+    "户",
+    "家",
+    "只",
+    "个",
+    "项",
+    "条",
+    "台",
+    "辆",
+    "艘",
+    "架",
+    "件",
+    "套",
+    "张",
+    "座",
+    "所",
+    "间",
+    "笔",
+    "次",
+    "款",
+    "种",
+    "类",
+    "批",
+    "倍",
+    "手",
+    "元/股",
+)
+_PERCENT_UNIT = r"[%％‰]|个百分点|个基点|基点|bp\b"
+_UNIT = re.compile(
+    _PERCENT_UNIT
+    + r"|(?:"
+    + "|".join(SCALES)
+    + r")?(?:"
+    + "|".join(re.escape(u) for u in sorted(BASE_UNITS, key=len, reverse=True))
+    + r")|"
+    + "|".join(SCALES)
+)
+# A year (four digits, 19xx or 20xx, no decimals) followed by 年 is a date; so are a
+# month (1–12) followed by 月 and a day (1–31) followed by 日: dates are not figures.
+_YEAR_DIGITS = re.compile(r"(?:19|20)\d{2}")
+_DATE_AFTER = {"年": (_YEAR_DIGITS, None), "月": (None, 12), "日": (None, 31)}
 _PERCENT = ("%", "‰", "个百分点")
 # What ends a sentence or clause for context scoring.
 _SENTENCE_END = "。！？!?；;\n"
@@ -49,6 +143,7 @@ class Figure:
     start: int  # code point offsets in the text searched, number and unit included
     end: int
     unit: str  # the unit as written right after the number (folded), possibly ""
+    date: bool = False  # a part of a date (2026 年, 7 月, 30 日): no quantity (is_date)
 
 
 def _fold(text: str) -> str:
@@ -73,11 +168,10 @@ def in_base_unit(value: Decimal, unit: str) -> tuple[Decimal, str]:
 
 
 def same_figure(value: Decimal, unit: str, other_value: Decimal, other_unit: str) -> bool:
-    """Whether two written figures are the same quantity, as loosely as text writes units
-    (:func:`figures_in` reads up to two characters after a number): a percentage only
-    equals a percentage of the same sign; a figure without a unit equals the same number;
-    otherwise the values in their base unit are equal and the base units agree (one is
-    empty, or both begin alike: ``元`` and ``元的``)."""
+    """Whether two written figures are the same quantity (units as :func:`figures_in`
+    reads them): a percentage only equals a percentage of the same sign; a figure without
+    a unit equals the same number; otherwise the values in their base unit are equal and
+    the base units agree (one is empty — a bare scale, ``62,000万`` — or they are equal)."""
     unit, other_unit = _fold(unit), _fold(other_unit)
     if unit.startswith(_PERCENT) or other_unit.startswith(_PERCENT):
         return value == other_value and unit[:1] == other_unit[:1]
@@ -85,13 +179,29 @@ def same_figure(value: Decimal, unit: str, other_value: Decimal, other_unit: str
         return value == other_value
     base_value, base = in_base_unit(value, unit)
     other_base_value, other_base = in_base_unit(other_value, other_unit)
-    return base_value == other_base_value and (
-        not base or not other_base or base[0] == other_base[0]
-    )
+    return base_value == other_base_value and (not base or not other_base or base == other_base)
 
 
-def figures_in(text: str) -> list[Figure]:
-    """Every number written in ``text`` with the unit written after it."""
+def is_date(number: str, following: str) -> bool:
+    """Whether ``number`` (as written) followed by ``following`` is part of a date, not a
+    figure: a year written 19xx/20xx followed by 年, a month 1–12 followed by 月, a day
+    1–31 followed by 日 (``2026 年 7 月 30 日``; ``3.6 年`` and ``3 个月`` are durations)."""
+    number = _fold(number)
+    rule = _DATE_AFTER.get(following[:1])
+    if rule is None or "." in number or "," in number:
+        return False
+    pattern, highest = rule
+    if pattern is not None:
+        return bool(pattern.fullmatch(number))
+    return highest is not None and number.isdigit() and 1 <= int(number) <= highest
+
+
+def figures_in(text: str, units: Iterable[str] = ()) -> list[Figure]:
+    """Every figure written in ``text`` — a number with the unit written after it, if
+    that is a unit (a percent, a scale, a known unit of :data:`BASE_UNITS` or one of
+    ``units``, a fact's declared units). A part of a date is returned with ``date`` set
+    and its 年 / 月 / 日 as unit (:func:`is_date`): it states when, not how much."""
+    declared = sorted((_fold(u) for u in units if u and u.strip()), key=len, reverse=True)
     found = []
     for match in _NUMBER.finditer(text):
         number = match.group(1) + ("." + match.group(2) if match.group(2) else "")
@@ -102,9 +212,14 @@ def figures_in(text: str) -> list[Figure]:
         after = end
         while after < len(text) and text[after] in _SPACES:
             after += 1
-        unit = _UNIT.match(text, after)
+        if is_date(match.group(0), text[after : after + 1]):
+            found.append(Figure(value, match.start(), after + 1, text[after], date=True))
+            continue
+        unit = next((u for u in declared if _fold(text[after : after + len(u)]) == u), None) or (
+            (m := _UNIT.match(_fold(text[after : after + 8]))) and m.group(0)
+        )
         if unit:
-            found.append(Figure(value, match.start(), unit.end(), _fold(unit.group(0))))
+            found.append(Figure(value, match.start(), after + len(unit), unit))
         else:
             found.append(Figure(value, match.start(), end, ""))
     return found

@@ -20,13 +20,14 @@ handles (a handle's citation is the chunk that states its value).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from agents.providers.base import AgentState, ToolCall, Turn
 from agents.providers.reading import (
-    Question,
     covers,
     fold,
+    is_attribute,
     read_question,
     topic_phrases,
 )
@@ -34,7 +35,9 @@ from agents.providers.selection import (
     Pick,
     Reading,
     Source,
+    answering_rows,
     best_units,
+    best_units_each,
     cite_marker,
     clause_with,
     compared_groups,
@@ -45,6 +48,7 @@ from agents.providers.selection import (
     entity_terms_of,
     handle_answers,
     is_about,
+    quote_rows,
     quote_unit,
     read_sources,
     relevant_figures,
@@ -129,7 +133,9 @@ class ExtractiveProvider:
                 return self._publish(figures)
         if self.stage == "revise":
             self.stage = "done"
-            revised = "" if self._comparing else self._revised(reading)
+            # One figure never replaces a comparison or the list a "which" question asks for.
+            single = not self._comparing and not reading.question.which
+            revised = self._revised(reading) if single else ""
             if revised and self.direct_id:
                 return self._publish(revised, replaces=self.direct_id)
         return Turn(done=True)
@@ -168,28 +174,27 @@ class ExtractiveProvider:
     ) -> Reading:
         sources = read_sources(results)
         corpus = corpus_of(sources)
-        question = read_question(state.task, corpus)
+        names = tuple(n for s in sources for n in (s.name, s.entity))
+        question = read_question(state.task, corpus, names)
         entity_terms = entity_terms_of(question, sources)
         if earlier:
             earlier_question = read_question(earlier, corpus)
             inherited = entity_terms_of(earlier_question, sources)
             entity_terms = entity_terms or inherited
             if not question.times and earlier_question.times:
-                question = Question(
-                    text=question.text,
-                    terms=question.terms,
-                    unknown=question.unknown,
+                question = replace(
+                    question,
                     times=earlier_question.times,
                     years=earlier_question.years,
-                    follow_up=question.follow_up,
-                    enumerates=question.enumerates,
-                    quantitative=question.quantitative,
-                    runs=question.runs,
                     periods=earlier_question.periods,
                 )
         topic = [t for t in question.terms if t not in entity_terms]
         reading = Reading(question, entity_terms, topic, [], earlier if entity_terms else "")
         reading.phrases = tuple(topic_phrases(question, entity_terms))
+        if earlier and all(is_attribute(p) for p in reading.phrases):
+            # 同比增长多少？ after 归母净利润是多少？ asks the growth of 归母净利润.
+            earlier_question = read_question(earlier, corpus)
+            reading.of = tuple(t for t in earlier_question.terms if t not in entity_terms)
         missing = {fold(name) for _, name in coordinated_missing(reading)}
         reading.phrases = tuple(p for p in reading.phrases if p not in missing)
         if not self._relevant(reading, sources):
@@ -206,7 +211,7 @@ class ExtractiveProvider:
         for rank, source in enumerate(about):
             source.rank = rank
         reading.sources = about
-        if not best_units(reading) and not relevant_figures(reading):
+        if not (best_units(reading) or relevant_figures(reading) or best_units_each(reading)):
             reading.sources = []
         return reading
 
@@ -217,7 +222,7 @@ class ExtractiveProvider:
             return False
         if question.unknown and not reading.entity_terms:
             return False  # it names something no excerpt mentions (贵州茅台…)
-        if not question.terms:
+        if not question.terms and not reading.of:
             return False
         corpus = corpus_of([s for s in sources if is_about(s, reading.entity_terms)])
         if any(year not in corpus for year in question.years):
@@ -313,6 +318,8 @@ class ExtractiveProvider:
             self._comparing = True
             return self._comparison(reading, groups)
         picks = best_units(reading)
+        if not picks and not relevant_figures(reading):
+            return self._parts(reading, best_units_each(reading))
         if not picks:
             score, source, handle = relevant_figures(reading)[0]
             unit = unit_stating(source, handle["display"])
@@ -322,11 +329,28 @@ class ExtractiveProvider:
         pick = picks[0]
         self._direct_pick = pick
         self._cited["direct"] = [pick.source.id]
+        # The cell asked: by the topic, or by the period a column names (年初至报告期末呢？).
+        quoted = quote_unit(pick.unit, reading.phrases or reading.question.times)
+        if pick.unit.kind == "row":
+            # Rows named together (A和B的毛利率), the extreme row (最高), every row (各…).
+            rows = answering_rows(reading, pick.source, pick.unit)
+            if rows != [pick.unit]:
+                quoted = quote_rows(rows, reading.phrases)
         return (
-            f"**回答**（{pick.source.name}）：{quote_unit(pick.unit, reading.phrases)} "
+            f"**回答**（{pick.source.name}）：{quoted} "
             f"{cite_marker(pick.source)}"
             f"{self._context_note(reading)}"
         )
+
+    def _parts(self, reading: Reading, picks: list[Pick]) -> str:
+        """Two things asked at once, each answered by the unit that states it."""
+        lines = []
+        for pick in picks:
+            quote = quote_unit(pick.unit, reading.phrases).replace("\n", "\n  ")
+            lines.append(f"- {pick.source.name}：{quote} {cite_marker(pick.source)}")
+            self._cited.setdefault("direct", []).append(pick.source.id)
+        self._comparing = True  # several units answer: no revision to one figure
+        return "**回答**：\n" + "\n".join(lines) + self._context_note(reading)
 
     def _points(self, reading: Reading) -> str:
         picks = best_units(reading)

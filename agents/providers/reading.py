@@ -61,29 +61,45 @@ _QUESTION_WORDS = (
     "说说",
     "一下",
     "分别",
+    "各自",
     "情况",
     "具体",
+    # verbs that introduce the enumeration asked for (分成哪几类, 包括哪些)
+    "分成",
+    "分为",
+    "包括",
+    "包含",
+    # adverbs of the whole asked (一共有多少)
+    "一共",
+    "总共",
+    "相比",
 )
+# Replaced longest first: 哪几类 before 几, 是多少 before 多少.
+_QUESTION_WORDS_LONGEST = tuple(sorted(_QUESTION_WORDS, key=len, reverse=True))
 # Single characters that separate terms when they stand between them.
-_PARTICLES = set("的了吗呢吧呀么和与及或、，。？?！!：:；;（）()「」“”\"' \t\n")
+_PARTICLES = set("的了吗呢吧呀么和与及或、，,。？?！!：:；;（）()「」“”\"' \t\n")
 # Leading words of an elliptical follow-up.
 _FOLLOW_UP_LEAD = ("那么", "那", "还有", "另外", "再看", "再问", "同期")
 # Time qualifiers: they rank sentences; a year must also be found.
 _TIME = re.compile(
     r"(?:(?:19|20)\d{2}\s*年?(?:度)?)"
-    r"|(?:前三季度|第?[一二三四1-4]\s*季度|[Qq][1-4]|上半年|下半年|半年报|半年度|全年"
+    r"|(?:前三季度|第?[一二三四1-4]\s*季度|[Qq][1-4]|单季度?|累计|同比|去年|今年|本年度?|当年|[一三]季报|年报|上半年|下半年|半年报|半年度|全年"
     r"|年初至报告期末|报告期末|本报告期|报告期内|期末)"
 )
 # A count or an interrogative with its measure word (两只, 几家, 哪几类, 哪些): grammar of
 # the question, not what it asks about.
-_MEASURE = re.compile(r"(?:[两二三四五六七八九十几]|哪[几一]?)[只家个条台项类种位名块些]|哪")
+_MEASURE = re.compile(
+    r"哪[些几]?(?:类别|种类|类型)|(?:(?<!前)[两二三四五六七八九十几]|哪[几一]?)[只家个条台项类种位名块些]|哪"
+    # a comparative question: 谁更大, 哪个更高
+    r"|(?:谁|哪个|哪家|哪只)更?[高大低小多少快慢好]|更[高大低小多快慢好]"
+)
 _YEAR = re.compile(r"(?:19|20)\d{2}")
 # Periods a question can name and a text can state, in one canonical form each (Q3 is
 # 三季度 / 第三季度 / 第3季度; H1 is 上半年 / 半年度 / 中期; YOY is 上年同期 / 同比): a
 # question's period must be stated by the unit that answers it, its heading or its title.
 _PERIOD = re.compile(
     r"(?P<ytd>前三季度|年初至报告期末)"
-    r"|(?:第?(?P<q>[一二三四1-4])\s*季度|[Qq](?P<qq>[1-4]))"
+    r"|(?:第?(?P<q>[一二三四1-4])\s*季度|(?P<qr>[一三])季报|[Qq](?P<qq>[1-4]))"
     r"|(?P<h1>上半年|半年度|半年报|中期报告|[Hh]1)"
     r"|(?P<h2>下半年|[Hh]2)"
     r"|(?P<yoy>上年同期|去年同期|同比)"
@@ -94,25 +110,88 @@ _QUARTER = {"一": "1", "二": "2", "三": "3", "四": "4"}
 # (创新药收入在…中占多大比重 → 创新药收入, 比重).
 # Heads that name the form of an answer, not its subject (收入规模 asks for 收入, 业务构成
 # for 业务): dropped from the end of a phrase that keeps two characters.
-_LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据")
-_EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有由")
-_ENUMERATES = re.compile(r"哪些|分别|名单|列表|前[\d一二三四五六七八九十]+[名大]")
+_LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据", "因素", "方面")
+# Verbs that link the thing asked to its value or its holder, not part of the thing:
+# 冷链仓储面积达到(了多少), 半年报提到(了哪些风险), 收益率下行到(多少), 持有华岳银行(的比例).
+_PREDICATE_AFTER = re.compile(
+    r"(?:达到|提到|提及|列出|列了|列举|披露了?|录得|来自|下行到|上行到|上升到|下降到|增长到|降至|升至|增至|减至|到|达)$"
+)
+# A phrase that is only such a verb (远川冷链列举了哪些风险 → 列举; 面临的风险 → 面临) asks
+# nothing of its own when the question asks something else.
+_PREDICATE_ONLY = frozenset(
+    [
+        "列举",
+        "列出",
+        "提到",
+        "提及",
+        "披露",
+        "面临",
+        "来自",
+        "从事",
+        "经营",
+        "涉及",
+        "包括",
+        "包含",
+        "拥有",
+        "持有",
+        "重仓",
+        "投资",
+        "布局",
+        "采用",
+    ]
+)
+_PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有)(?=..)")
+# A superlative asked over a table's rows (哪个区域…最高): the row with the extreme value.
+_SUPERLATIVE = re.compile(r"最(?P<high>高|大|多|快|好)|最(?P<low>低|小|少|慢|差)")
+_EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有由各都")
+_ENUMERATES = re.compile(
+    r"哪些|哪几|都有什么|都是什么|分别|名单|列表|前[\d一二三四五六七八九十]+[名大]|(?<!哪)几[项类种]"
+)
+# Asks which ones (a list of things), not how much of each.
+_WHICH = re.compile(r"哪些|哪几|都有什么|都是什么")
+# Asks for a number: how much, how many, how large.
+_ASKS_FIGURE = re.compile(r"多少|多大|多高|多长|多久|(?<!哪)几[个家只条项台人名位次年倍]")
+# Asks for a share (占…, 比例, 比重, 占比): the whole a share is of is then part of it.
+_EACH = re.compile(r"各|分别|每个|每一")
+_ASKS_SHARE = re.compile(r"占|比例|比重|份额|仓位")
 _QUANTITATIVE = re.compile(r"多少|几|比例|占比|[率额]|规模|金额")
+
+
+# A top-N count (前五名, 前三大, 前10名): compared as one form, 前N — the question's
+# 前三大重仓股 is the report's 前三名股票 (the vocabulary prints 重仓股 as 前五名股票).
+_COUNT = re.compile(r"前[\d一二三四五六七八九十]+[名大位]")
+
+
+def counted(text: str) -> str:
+    return _COUNT.sub("前N", text)
 
 
 def _lexicon() -> dict[str, tuple[str, ...]]:
     """Each term of the domain vocabulary (knowledge/vocabulary.py, one home for synonyms,
     abbreviations and period aliases) with what a text may print for it: itself or any of
     its expansions."""
-    return {
-        term: (term, *sorted(BUILTIN.expand(term)))
-        for term in BUILTIN.entries()
-        if not term.isascii()  # ASCII terms (eps, q3) are matched as words by the vocabulary
-    }
+    lexicon = {}
+    for term in BUILTIN.entries():
+        if term.isascii():  # ASCII terms (eps, q3) are matched as words by the vocabulary
+            continue
+        expansions = sorted(BUILTIN.expand(term))
+        lexicon[term] = tuple(dict.fromkeys(counted(e) for e in [term, *expansions]))
+    return lexicon
 
 
 LEXICON = _lexicon()
 _SHARE = re.compile(r"占[^，。；,;\n]{0,24}?\d+(?:\.\d+)?\s*[%％]")
+# The whole a share is of: 占营业收入的 (39.9%), 占基金资产净值 (8.9%).
+# A change asked (变化了多少) is stated by the direction it took (下降 4.2%); a direction
+# asked (增长多少) by a signed change (a column 本报告期比上年同期增减).
+_CHANGE_ASKED = ("变化", "变动", "增减", "升降")
+_CHANGE_STATED = re.compile(r"增长|下降|增加|减少|提高|降低|上升|增减|变动|变化|提升|下滑")
+_DIRECTIONS = ("增长", "下降", "增加", "减少", "提高", "降低", "上升", "提升", "下滑")
+_SIGNED_CHANGE = re.compile(r"增减|变动|变化")
+_SHARE_OF = re.compile(r"占[^，。；,;\n\d]{1,24}?的?(?=\s*\d+(?:\.\d+)?\s*[%％])")
+_ENUMERATION = re.compile(
+    r"[^\s、；;，,。]、[^\s、；;，,。]|[；;]\s*\S|[^\s]\s*(?:与|和|及|以及)\s*[^\s]"
+)
 
 _HEADING = re.compile(
     r"^(?:第[一二三四五六七八九十百\d]+[节章部分]|§\s*\d+|[一二三四五六七八九十]+、|#+\s)"
@@ -140,7 +219,8 @@ def coverage(term: str, text: str) -> float:
         return 0.0
     if term in text:
         return 1.0
-    return sum(_mask(term, text)) / len(term)
+    term, text = counted(term), counted(text)
+    return sum(_mask(term, text)) / len(term) if term else 0.0
 
 
 def _mask(term: str, text: str) -> list[bool]:
@@ -154,6 +234,15 @@ def _mask(term: str, text: str) -> list[bool]:
             stated = bool(_SHARE.search(text))
         if at >= 0 and stated:
             covered[at : at + len(key)] = [True] * len(key)
+    for words, stated in (
+        (("占比",), bool(_SHARE.search(text))),
+        (_CHANGE_ASKED, bool(_CHANGE_STATED.search(text))),
+        (_DIRECTIONS, bool(_SIGNED_CHANGE.search(text))),
+    ):
+        for word in words:
+            at = term.find(word)
+            if at >= 0 and stated:
+                covered[at : at + len(word)] = [True] * len(word)
     i = 0
     while i < len(term):
         for j in range(min(len(term), i + MAX_PIECE), i + 1, -1):
@@ -183,6 +272,12 @@ class Question:
     follow_up: bool  # reads as an elliptical follow-up (那净利润呢？)
     enumerates: bool = False  # asks for a list (有哪些, 前五大…)
     quantitative: bool = False  # asks for a figure (多少, 比例, …率)
+    which: bool = False  # asks which ones (哪些, 哪几): a list of things
+    asks_figure: bool = False  # asks for a number (多少, 多大, 几个)
+    asks_share: bool = False  # asks for a share (占, 比例, 比重)
+    each: bool = False  # asks for every one (各产品, 分别): a whole column or enumeration
+    extreme: int = 0  # a superlative: 1 the highest (最高), -1 the lowest (最低)
+    judged: tuple[str, ...] = ()  # runs of a yes/no sentence the rest of the question evidences
     runs: tuple[str, ...] = ()  # the question between particles, question words and times
     periods: frozenset[str] = frozenset()  # the periods it names, canonical (periods_in)
 
@@ -191,9 +286,11 @@ def _runs(question: str) -> tuple[list[str], list[str]]:
     text = fold(question)
     times = [m.group(0).strip() for m in _TIME.finditer(text)]
     text = _TIME.sub("|", text)
-    for word in _QUESTION_WORDS:
-        text = text.replace(word, "|")
+    # Counts with their measure word first (哪几块, 前三大), then question words.
     text = _MEASURE.sub("|", text)
+    text = _SUPERLATIVE.sub("|", text)
+    for word in _QUESTION_WORDS_LONGEST:
+        text = text.replace(word, "|")
     runs: list[str] = []
     current: list[str] = []
     for char in text:
@@ -208,14 +305,18 @@ def _runs(question: str) -> tuple[list[str], list[str]]:
     return runs, times
 
 
-def _segment(run: str, corpus: str) -> list[tuple[str, bool]]:
-    """Greedy longest pieces of ``run`` the corpus states: (piece, known)."""
+def _segment(run: str, corpus: str, names: tuple[str, ...] = ()) -> list[tuple[str, bool]]:
+    """Greedy longest pieces of ``run`` the corpus states: (piece, known). A document's
+    entity name is a piece of its own (北辰医药|核心产品, not 北辰医药核心产品 because a
+    text once wrote them together)."""
     pieces: list[tuple[str, bool]] = []
     i = 0
     unknown: list[str] = []
     while i < len(run):
-        match = 0
+        match = next((len(n) for n in names if run.startswith(n, i)), 0)
         for j in range(min(len(run), i + MAX_PIECE), i + 1, -1):
+            if match:
+                break
             piece = run[i:j]
             if piece in corpus or piece in LEXICON:
                 match = j - i
@@ -234,18 +335,21 @@ def _segment(run: str, corpus: str) -> list[tuple[str, bool]]:
     return pieces
 
 
-def read_question(question: str, corpus: str) -> Question:
-    """The terms of ``question`` as the retrieved ``corpus`` (texts, titles, labels) knows them."""
+def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Question:
+    """The terms of ``question`` as the retrieved ``corpus`` (texts, titles, labels) knows
+    them; ``names``: the retrieved documents' entity names, each a term of its own."""
+    names = tuple(sorted({fold(n) for n in names if len(n) >= 2}, key=len, reverse=True))
     stripped = fold(question).strip()
     follow_up = stripped.startswith(_FOLLOW_UP_LEAD) or stripped.rstrip("？?。 ").endswith("呢")
     runs, times = _runs(question)
+    judged = _judged_runs(stripped)
     terms, unknown = [], []
     for run in runs:
         for lead in _FOLLOW_UP_LEAD:
             if run.startswith(lead) and len(run) > len(lead):
                 run = run[len(lead) :]
                 break
-        for piece, known in _segment(run, corpus):
+        for piece, known in _segment(run, corpus, names):
             if known:
                 terms.append(piece)
             elif len(piece) >= 2:
@@ -259,9 +363,39 @@ def read_question(question: str, corpus: str) -> Question:
         follow_up=follow_up,
         enumerates=bool(_ENUMERATES.search(stripped)),
         quantitative=bool(_QUANTITATIVE.search(stripped)),
+        which=bool(_WHICH.search(stripped)),
+        asks_figure=bool(_ASKS_FIGURE.search(stripped)),
+        asks_share=bool(_ASKS_SHARE.search(stripped)),
+        each=bool(_EACH.search(stripped)),
+        extreme=_extreme(stripped),
+        judged=judged,
         runs=tuple(runs),
         periods=periods_in(stripped),
     )
+
+
+_SENTENCES = re.compile(r"[^?？!！。]+[?？!！。]*")
+
+
+def _judged_runs(question: str) -> tuple[str, ...]:
+    """The runs of a yes/no sentence (跑赢基准了吗？) that another sentence of the question
+    asks the figures of (净值增长率和基准收益率各是多少？): the reader quotes the figures and
+    leaves the judgement to the reader — the yes/no sentence is no phrase of the floor."""
+    sentences = [s.strip() for s in _SENTENCES.findall(fold(question)) if s.strip()]
+    if len(sentences) < 2:
+        return ()
+    yes_no = [s for s in sentences if s.rstrip("?？!！。 ").endswith("吗")]
+    asking = [s for s in sentences if s not in yes_no and _ASKS_FIGURE.search(s)]
+    if not yes_no or not asking:
+        return ()
+    return tuple(run for s in yes_no for run in _runs(s)[0])
+
+
+def _extreme(question: str) -> int:
+    match = _SUPERLATIVE.search(question)
+    if match is None:
+        return 0
+    return 1 if match.group("high") else -1
 
 
 def periods_in(text: str) -> frozenset[str]:
@@ -270,8 +404,8 @@ def periods_in(text: str) -> frozenset[str]:
     for match in _PERIOD.finditer(fold(text)):
         if match.group("ytd"):
             found.add("YTD")
-        elif match.group("q") or match.group("qq"):
-            quarter = match.group("q") or match.group("qq")
+        elif match.group("q") or match.group("qq") or match.group("qr"):
+            quarter = match.group("q") or match.group("qq") or match.group("qr")
             found.add("Q" + _QUARTER.get(quarter, quarter))
         elif match.group("h1"):
             found.add("H1")
@@ -294,6 +428,8 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
     folded = {fold(t) for t in entity_terms}
     names = sorted((t for t in folded if not any(t != o and t in o for o in folded)), key=len)[::-1]
     for run in question.runs:
+        if run in question.judged:
+            continue
         for lead in _FOLLOW_UP_LEAD:
             if run.startswith(lead) and len(run) > len(lead):
                 run = run[len(lead) :]
@@ -301,30 +437,63 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
         for name in names:
             run = run.replace(name, "|")
         for piece in run.split("|"):
+            piece = _PREDICATE_AFTER.sub("", _PREDICATE_BEFORE.sub("", piece))
             while piece and piece[0] in _EDGE_FUNCTION:
                 piece = piece[1:]
             while piece and piece[-1] in _EDGE_FUNCTION:
                 piece = piece[:-1]
+            piece = _PREDICATE_AFTER.sub("", piece)
             for light in _LIGHT_HEADS:
                 if piece.endswith(light) and len(piece) - len(light) >= 2:
                     piece = piece[: -len(light)]
                     break
             if len(piece) >= 2 and piece not in out:
                 out.append(piece)
-    return out
+    asked = [piece for piece in out if piece not in _PREDICATE_ONLY]
+    return asked or out
 
 
 def states(phrase: str, text: str) -> bool:
     """Does ``text`` state ``phrase`` — verbatim, through a declared synonym (LEXICON), or by
-    pieces covering at least 60 % of it? A Chinese phrase ends with its head, so one whose
-    last character is left over right after a stated piece names another thing: 董事长 is
-    not stated by 董事会, 换手率 not by 换手."""
+    pieces covering at least 60 % of it, its head included? A Chinese phrase ends with its
+    head: one whose last character no stated piece covers names another thing (董事长 is
+    not stated by 董事会, 换手率 not by 换手, 电池产能 not by 电池销量)."""
+    phrase, text = counted(phrase), counted(text)
     if not phrase or phrase in text:
         return True
     mask = _mask(phrase, text)
     if sum(mask) / len(phrase) < 0.6:
         return False
-    return not (len(phrase) >= 2 and not mask[-1] and mask[-2])
+    return mask[-1]
+
+
+# What a figure is of another (its change, its share) — a follow-up asking only this
+# (同比增长多少？) asks it of the earlier question's topic.
+_ATTRIBUTE = re.compile(
+    r"(?:同比|环比|增长率?|下降|增加|减少|提高|降低|变化|变动|增减|占比|比例|比重|增速|幅度)+"
+)
+
+
+def is_attribute(phrase: str) -> bool:
+    return bool(_ATTRIBUTE.fullmatch(fold(phrase)))
+
+
+def leading_unstated(phrase: str, text: str) -> int:
+    """How many characters at the start of ``phrase`` no piece of ``text`` states: the
+    modifier a phrase names its thing by (西北区域仓储面积 over a row of 华东)."""
+    mask = _mask(counted(phrase), counted(text))
+    return next((i for i, stated in enumerate(mask) if stated), len(mask))
+
+
+def without_share_wholes(text: str) -> str:
+    """``text`` with the wholes its shares are taken of left out (占员工总数的 18.2% →
+    18.2%): the share states a part, not the whole."""
+    return _SHARE_OF.sub("", text)
+
+
+def enumerates(text: str) -> bool:
+    """Whether a sentence names several things: items joined by 、 or ；, or by 与 / 和 / 及."""
+    return bool(_ENUMERATION.search(text))
 
 
 # -- documents and entities ---------------------------------------------------------------
@@ -368,6 +537,11 @@ def is_item(line: str) -> bool:
     return bool(_ITEM.match(line))
 
 
+def is_section_heading(line: str) -> bool:
+    """A numbered section heading (第三节 …, 二、…, §2 …, # …), not a table's caption."""
+    return bool(_HEADING.match(line))
+
+
 def _is_heading(line: str) -> bool:
     if _HEADING.match(line):
         return len(line) <= 40 and "。" not in line
@@ -398,13 +572,35 @@ def inline_items(line: str) -> tuple[str, list[str]] | None:
     return None
 
 
+# A line ending in a clause mark has not ended its sentence (a PDF's text sets a
+# paragraph in lines): the next line continues it.
+_CONTINUED = ("，", "、", "；", ",", ";")
+
+
+def _joined_lines(content: str) -> list[str]:
+    """The excerpt's lines, a sentence set over several lines joined back into one: a line
+    ending in ，、； goes on in the next line unless that one is blank, a table row, a list
+    item or a numbered heading."""
+    lines: list[str] = []
+    carry = False
+    for raw in content.split("\n"):
+        line = raw.strip()
+        starts_anew = not line or " | " in line or _ITEM.match(line) or _HEADING.match(line)
+        if carry and not starts_anew:
+            lines[-1] += line
+        else:
+            lines.append(line)
+        carry = bool(line) and " | " not in line and not _ITEM.match(line)
+        carry = carry and fold(lines[-1]).endswith(tuple(fold(c) for c in _CONTINUED))
+    return lines
+
+
 def units(content: str) -> list[Unit]:
     """The excerpt as headings, lists (lead-in plus items) and sentences, in order."""
     out: list[Unit] = []
     heading = ""
     header: list[str] = []  # the current table's header row (ingestion writes a | b | c)
-    for raw in content.split("\n"):
-        line = raw.strip()
+    for line in _joined_lines(content):
         if not line:
             continue
         if " | " in line:

@@ -12,18 +12,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.providers.reading import (
+    LEXICON,
     Question,
     Unit,
+    counted,
     coverage,
     covers,
     entity_of,
+    enumerates,
     fold,
     is_item,
+    is_section_heading,
+    leading_unstated,
     periods_in,
     row_cell,
     short_name,
     states,
     units,
+    without_share_wholes,
 )
 from knowledge.figures import Figure, figures_in, in_base_unit, value_spans
 from knowledge.text import search_tokens
@@ -97,6 +103,7 @@ class Reading:
     sources: list[Source]  # relevant excerpts, best first
     resolved_from: str = ""  # the earlier question an elliptical follow-up was read against
     phrases: tuple[str, ...] = ()  # what is asked, as written (topic_phrases): the floor
+    of: tuple[str, ...] = ()  # what a follow-up asking only an attribute asks it of
 
 
 def states_question(reading: Reading, text: str, context: str) -> bool:
@@ -104,10 +111,41 @@ def states_question(reading: Reading, text: str, context: str) -> bool:
     document's title for the period) states every phrase the question asks about and
     every period it names. Not the entity alone: 基金简称 does not answer 基金经理."""
     said = fold(f"{text}\n{context}")
-    phrases = reading.phrases
-    if not all(states(p, said) for p in phrases):
+    if not reading.question.asks_share:
+        said = without_share_wholes(said)
+    for name in entity_names(reading):
+        # The entity's own name states nothing asked about it (债券 in 星河稳健收益债券).
+        said = said.replace(name, "|")
+    phrases = (*reading.phrases, *(fold(t) for t in reading.of))
+    if not all(states(p, said) and not foreign_modifier(reading, p, said) for p in phrases):
         return False
     return reading.question.periods <= periods_in(said)
+
+
+_GENERIC_TAIL = re.compile(r"(?:基金|公司|集团)$")
+
+
+def entity_names(reading: Reading) -> list[str]:
+    """How the question's entity is written: its terms, its documents' names, and those
+    without a generic tail (星河稳健收益债券 for 星河稳健收益债券基金), longest first."""
+    names = {fold(t) for t in reading.entity_terms}
+    for source in reading.sources:
+        if any(source_names(source, t) for t in reading.entity_terms):
+            names |= {fold(source.name), fold(source.entity)}
+    names |= {_GENERIC_TAIL.sub("", n) for n in names}
+    return sorted((n for n in names if len(n) >= 4), key=len, reverse=True)
+
+
+def foreign_modifier(reading: Reading, phrase: str, said: str) -> bool:
+    """Whether ``phrase`` begins with a modifier (two characters or more) that ``said``
+    does not state and that none of the entity's excerpts writes: it names something the
+    documents do not have (东北区域冷链仓储面积 over a report without 东北, 整体… over
+    a region's figure) — not a word of theirs left out here (持有东岳生物)."""
+    lead = leading_unstated(phrase, said)
+    if lead < 2:
+        return False
+    written = fold("\n".join(f"{s.title}\n{s.content}" for s in reading.sources))
+    return counted(fold(phrase))[:lead] not in counted(written)
 
 
 def is_about(source: Source, entity_terms: list[str]) -> bool:
@@ -121,22 +159,41 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
         return 0.0
     text = fold(unit.text)
     context = fold(unit.heading)
+    if unit.kind == "row":
+        # Rows the question names together answer together: each states the others' labels.
+        named = named_rows(reading, source, unit)
+        if unit in named:
+            text += "\n" + "\n".join(fold(r.clauses[0]) for r in named)
     # Another entity the question names is asked about here (持有北辰医药的比例).
     others = [t for t in reading.entity_terms if not source_names(source, t)]
-    topic = [*reading.topic, *others] or list(reading.entity_terms)
+    topic = [*reading.topic, *others] or list(reading.of) or list(reading.entity_terms)
     score = 0.0
     for term in topic:
         c = coverage(term, text)
         if c >= 0.6:
             score += 2.0 * c
+        elif (
+            unit.kind not in ("list", "row")
+            and is_section_heading(unit.heading)
+            and coverage(term, f"{text}\n{context}") >= 0.6
+        ):
+            # part in the sentence, part in its section's heading (二、业务结构 → 冷链仓储收入
+            # 31.4 亿元) — not a table's caption, which speaks of the table
+            score += 1.5 * coverage(term, f"{text}\n{context}")
         elif coverage(term, context) >= 0.6:
             # A list is read under its heading (第四节 风险提示 → its items), a table row
             # under its header.
             score += 2.0 * coverage(term, context) if unit.kind in ("list", "row") else 0.5
     if score == 0.0:
         return 0.0
+    for term in reading.of:
+        # the earlier question's topic, which the follow-up asks an attribute of
+        label = fold(unit.clauses[0]) if unit.kind == "row" and unit.clauses else text
+        score += 1.0 * coverage(term, label) if coverage(term, label) >= 0.6 else 0.0
+    # A row's period is its column's header (本报告期, 年初至报告期末).
+    timed = f"{text}\n{context}" if unit.kind == "row" else text
     for time in reading.question.times:
-        if coverage(fold(time), text) >= 0.6:
+        if coverage(fold(time), timed) >= 0.6:
             score += 0.5
     # A few shared words break ties between sentences that both name the topic.
     wanted = set(search_tokens(reading.question.text))
@@ -146,11 +203,51 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
         score += 1.0 if reading.question.enumerates else -0.5
         # The fuller enumeration of a topic answers "which" better.
         score += 0.1 * min(len(unit.clauses), 5) if reading.question.enumerates else 0.0
-    if reading.question.quantitative and figures_in(unit.text):
+    if reading.question.quantitative and quantities_in(unit.text):
         score += 0.5
+        # The figure the topic names: the term right before the number (营业收入 75.2 亿元),
+        # not inside another word before it (出口收入占比 35.0%).
+        # (a row's label names its figures: 研发费用 | 21,730 | …)
+        label = fold(unit.clauses[0]) if unit.kind == "row" and unit.clauses else ""
+        if any(names_figure(term, unit.text) for term in topic) or (
+            label and any(coverage(term, label) >= 0.6 for term in topic)
+        ):
+            score += 0.5
+    definition = unit.kind in ("sentence", "clause") and not reading.question.quantitative
+    if definition and any(defines(t, unit.text) for t in topic):
+        score += 0.5  # what a thing is: the sentence that says 核心产品为…
+    if unit.kind == "row" and is_total(unit):
+        score += 0.25  # the whole, unless the question names a row
+    enumerating = reading.question.which or reading.question.each
+    if unit.kind == "sentence" and enumerating and enumerates(unit.text):
+        score += 1.0  # a sentence that names several things answers "which ones" whole
+        return score
     if unit.kind == "list" and reading.question.enumerates:
         return score  # a whole enumeration is not penalized for its length
+    if unit.kind == "row":
+        return score - 0.002 * len(unit.clauses[0] if unit.clauses else "")  # one record
     return score - 0.002 * len(unit.text)
+
+
+_NAMED = r"\s*(?:为|是|达|达到|约|：|:)?\s*[-+]?\d"
+
+
+def names_figure(term: str, text: str) -> bool:
+    """Whether ``term`` (or a word the vocabulary prints for it) is written right before a
+    number in ``text``: the term names that figure."""
+    words = {fold(term), *LEXICON.get(fold(term), ())}
+    return any(re.search(re.escape(w) + _NAMED, text) for w in words if w)
+
+
+def defines(term: str, text: str) -> bool:
+    """Whether ``text`` says what ``term`` is: the term followed by 为 / 是 / a colon."""
+    words = {fold(term), *LEXICON.get(fold(term), ())}
+    return any(re.search(re.escape(w) + r"\s*(?:为|是|：|:)", text) for w in words if w)
+
+
+def quantities_in(text: str) -> list[Figure]:
+    """The figures ``text`` writes that are quantities: dates (2026 年, 7 月) are not."""
+    return [f for f in figures_in(text) if not f.date]
 
 
 def source_names(source: Source, term: str) -> bool:
@@ -176,16 +273,114 @@ def candidate_units(source: Source, reading: Reading) -> list[Unit]:
     return out
 
 
+# A table's total row: its label says it is the whole (合计), as a question may (整体).
+TOTALS = ("合计", "总计", "总体", "整体", "全部", "全公司", "总数")
+
+
+def is_total(row: Unit) -> bool:
+    return bool(row.clauses) and fold(row.clauses[0]).strip() in TOTALS
+
+
+def table_rows(source: Source, row: Unit) -> list[Unit]:
+    """The rows of the table ``row`` belongs to (the rows under the same header)."""
+    return [u for u in source.units if u.kind == "row" and u.heading == row.heading]
+
+
+def row_labels(source: Source, row: Unit) -> str:
+    return "\n".join(u.clauses[0] for u in table_rows(source, row) if u.clauses)
+
+
+def named_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
+    """The rows of ``row``'s table whose labels the question names, in table order."""
+    text = fold(reading.question.text)
+    return [
+        u
+        for u in table_rows(source, row)
+        if u.clauses and len(fold(u.clauses[0]).strip()) >= 2 and fold(u.clauses[0]).strip() in text
+    ]
+
+
+def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
+    """The rows of ``row``'s table that answer together: those the question names (A和B的…),
+    the row with the highest or lowest value of the column asked (哪个区域…最高), or every
+    row but the total when it asks for each (各产品的毛利率); else ``row`` alone."""
+    named = named_rows(reading, source, row)
+    if len(named) >= 2 and row in named:
+        return named
+    question = reading.question
+    if not (question.extreme or question.each) or named:
+        return [row]
+    rows = [r for r in table_rows(source, row) if not is_total(r)]
+    if question.each:
+        return rows or [row]
+    column = row_cell(row, reading.phrases)
+    valued = []
+    for candidate in rows:
+        cell = candidate.clauses[column] if 0 < column < len(candidate.clauses) else ""
+        figures = quantities_in(cell) or figures_in(cell)
+        if figures:
+            valued.append((figures[0].value * question.extreme, candidate))
+    if not valued:
+        return [row]
+    return [max(valued, key=lambda v: v[0])[1]]
+
+
+def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
+    """A row answers for its own label, or with the rows its table has that the question
+    also names (汽车电子和消费电子的毛利率): a phrase that begins with a modifier neither
+    the table's labels nor its header state (西北区域… over a table of 华东, 华中) names a
+    row the table does not have — the whole (整体…) is the total row."""
+    label = fold(row.clauses[0]) if row.clauses else ""
+    said = fold(f"{label}\n{labels}\n{row.heading}")
+    if is_total(row):
+        said += "\n" + "\n".join(TOTALS)
+    return all(leading_unstated(p, said) < 2 for p in reading.phrases)
+
+
+def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
+    """The unit has the form of an answer: a number when the question asks for one (多少),
+    several things when it asks which ones (哪些)."""
+    question = reading.question
+    if question.asks_figure and not quantities_in(unit.text) and unit.kind != "list":
+        return False  # (a list answers "how many items" by its items)
+    if question.which and unit.kind != "list" and not enumerates(unit.text):
+        return False
+    return unit.kind != "row" or row_answers(reading, unit, labels)
+
+
 def best_units(reading: Reading) -> list[Pick]:
     picks = []
     for source in reading.sources:
         for unit in candidate_units(source, reading):
-            if not states_question(reading, unit.text, f"{unit.heading}\n{source.title}"):
+            context = f"{unit.heading}\n{source.title}"
+            labels = row_labels(source, unit) if unit.kind == "row" else ""
+            if unit.kind == "row" and is_total(unit):
+                context += "\n" + "\n".join(TOTALS)  # the total row states the whole
+            if not states_question(reading, unit.text, f"{context}\n{labels}"):
+                continue
+            if not answers_form(reading, unit, labels):
                 continue
             score = unit_score(unit, reading, source)
             if score > 0:
                 picks.append(Pick(source, unit, score))
     picks.sort(key=lambda p: (-p.score, p.source.rank))
+    return picks
+
+
+def best_units_each(reading: Reading) -> list[Pick]:
+    """A question that asks two things at once (储能电池出货量和光伏逆变器毛利率), which
+    no one unit states: the best unit for each phrase, in the question's order — or []
+    unless every phrase has one."""
+    if len(reading.phrases) < 2:
+        return []
+    picks: list[Pick] = []
+    for phrase in reading.phrases:
+        topic = [t for t in reading.topic if fold(t) in phrase or phrase in fold(t)] or [phrase]
+        own = Reading(reading.question, reading.entity_terms, topic, reading.sources, "", (phrase,))
+        found = [p for p in best_units(own) if all(p.unit is not q.unit for q in picks)]
+        if not found:
+            return []
+        picks.append(found[0])
     return picks
 
 
@@ -258,6 +453,24 @@ def unit_stating(source: Source, display: str) -> Unit | None:
     return None
 
 
+MAX_QUOTED_CELLS = 12
+
+
+def quote_rows(rows: list[Unit], phrases: tuple[str, ...] = ()) -> str:
+    """Several rows of one table the question names: each row's cell asked for, then the
+    header and the rows quoted whole, every cell verbatim."""
+    if len(rows) == 1 or len(rows[0].clauses) > MAX_QUOTED_CELLS:
+        return "\n".join(quote_unit(r, phrases) for r in rows)
+    header = rows[0].heading.split(" | ")
+    lines = []
+    for row in rows:
+        column = row_cell(row, phrases)
+        if 0 < column < len(row.clauses) and column < len(header):
+            lines.append(f"{row.clauses[0]}（{header[column]}）：{row.clauses[column]}")
+    table = "\n  ".join([f"表格：{rows[0].heading}", *(r.text for r in rows)])
+    return "\n".join([*lines, table]) if lines else table
+
+
 def quote_unit(unit: Unit, phrases: tuple[str, ...] = ()) -> str:
     """A unit as written: a list keeps its lead-in and every item on their own lines; a
     table row is answered by the cell the question asks for (its row label and column
@@ -267,7 +480,10 @@ def quote_unit(unit: Unit, phrases: tuple[str, ...] = ()) -> str:
         quoted = f"表格：{unit.heading}\n  {unit.text}"
         if column > 0:
             header = unit.heading.split(" | ")
-            return f"{unit.clauses[0]}（{header[column]}）：{unit.clauses[column]}\n  {quoted}"
+            cell = f"{unit.clauses[0]}（{header[column]}）：{unit.clauses[column]}"
+            # A wide table's row is answered by its cell alone (a record of 500 columns is
+            # not an answer to read).
+            return cell if len(unit.clauses) > MAX_QUOTED_CELLS else f"{cell}\n  {quoted}"
         return quoted
     return unit.text.rstrip("；;，,") if unit.kind == "clause" else unit.text
 

@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 
 from citations.highlights import highlight_spans
-from knowledge.figures import anchor_value, in_base_unit, same_figure, value_spans
+from knowledge.figures import anchor_value, figures_in, in_base_unit, same_figure, value_spans
 
 
 @pytest.mark.parametrize(
@@ -72,3 +72,63 @@ def test_the_preview_highlights_a_figure_the_answer_wrote_in_another_scale():
     spans = highlight_spans(content, ["三季度归母净利润：6.2亿元"])
     assert [content[s:e] for s, e in spans] == ["620,000,000元"]
     assert highlight_spans(content, ["三季度归母净利润：6.2亿股"]) == []
+
+
+# -- what a number's unit is (figures_in): a known unit, a declared one, or none ---------
+
+
+def _read(text, units=()):
+    figures = [f for f in figures_in(text, units) if not f.date]
+    return [(str(f.value), f.unit, text[f.start : f.end]) for f in figures]
+
+
+def test_a_year_followed_by_nian_is_a_date_not_a_figure_with_a_unit():
+    assert _read("2026 年第三季度，公司实现营业收入 48.6 亿元") == [("48.6", "亿元", "48.6 亿元")]
+    text = "2026 年 7 月 30 日，公司签署协议"
+    assert _read(text) == []
+    dates = [text[f.start : f.end] for f in figures_in(text) if f.date]
+    assert dates == ["2026 年", "7 月", "30 日"]
+
+
+def test_a_duration_in_years_is_a_figure():
+    assert _read("报告期末组合久期为 3.6 年") == [("3.6", "年", "3.6 年")]
+    assert _read("合同期限 3 个月") == [("3", "个月", "3 个月")]
+
+
+@pytest.mark.parametrize(
+    ("text", "unit"),
+    [
+        ("研发人员 8,412 人", "人"),
+        ("出货量 96.5 GWh", "GWh"),
+        ("冷链仓储面积 169.9 万平方米", "万平方米"),
+        ("每股派发现金红利 3.50 元", "元"),
+        ("较上年末下降 1.3 个百分点", "个百分点"),
+        ("净值增长率 １８.４％", "%"),
+        ("首付款 1.2 亿美元", "亿美元"),
+        ("合计 62,000万", "万"),
+    ],
+)
+def test_a_known_unit_is_read_whole(text, unit):
+    (figure,) = figures_in(text)
+    assert figure.unit == unit
+    assert text[figure.end - len(unit) : figure.end].replace("１", "1") in (unit, "％")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1. 澄湖电子，占基金资产净值", "第 3 投资组合", "编号 12 号楼北侧", "共 5 期"],
+)
+def test_characters_that_are_no_unit_are_not_read_as_one(text):
+    assert [(f.unit, f.date) for f in figures_in(text)] == [("", False)]
+
+
+def test_a_declared_unit_is_read_as_the_figure_s_unit():
+    assert _read("新增床位 1,200 张床") == [("1200", "张", "1,200 张")]
+    assert _read("新增床位 1,200 张床", units=["张床"]) == [("1200", "张床", "1,200 张床")]
+    assert _read("处理能力 35 标箱", units=["标箱"]) == [("35", "标箱", "35 标箱")]
+
+
+def test_a_date_in_the_answer_highlights_the_date_not_a_fragment_after_it():
+    content = "报告期为 2026 年第三季度，公司实现营业收入 48.6 亿元。"
+    spans = highlight_spans(content, ["2026 年第三季度营业收入 48.6 亿元"])
+    assert [content[s:e] for s, e in spans] == ["2026 年", "48.6 亿元"]
