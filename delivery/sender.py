@@ -86,6 +86,10 @@ class RunSender:
         self.stream_closed: set[str] = set()
         self.stream_snapshot = True
         self.stream_pending = False
+        # What the process's shared read of live text handed this socket to send
+        # (StreamReads, via take_stream), or the refusal of the gate that read passed.
+        self.stream_ready: list[dict[str, Any]] = []
+        self.stream_refused: SparkTideError | None = None
         self.live_from = run.last_seq
         # Set once the socket is accepted and its delivery row written (start).
         self.log_id: str | None = None
@@ -320,12 +324,34 @@ class RunSender:
         self.stream_pending = True
         self.wake.set()
 
+    def take_stream(self, found: fanout.StreamRead) -> None:
+        """The process's shared read of live text (delivery/shared.py ``StreamReads``) for
+        this socket's run, read through this socket's gate after the wake-up reached the
+        process: the new text to send, or the gate's refusal. Its own sender sends it (the
+        one writer of the socket), before anything else it reads; a socket whose snapshot
+        is still to be read takes nothing (the snapshot reads it all)."""
+        if self.log_id is None or self.stream_snapshot:
+            return
+        if isinstance(found, SparkTideError):
+            self.stream_refused = found
+        elif not found:
+            return
+        else:
+            self.stream_ready.extend(found)
+        self.wake.set()
+
     async def _send_stream(self) -> None:
         """Send the stream text this socket does not have yet, read from the row (the row is
         the truth; a wake-up only says it moved): at connect the whole text so far as a
         snapshot, after a wake-up the text after what was sent. Wake-ups that come while a
         read is under way are one more read, not one each. Every read passes the gate
-        (``fanout.stream_text``); a refusal raises, and nothing of the stream is sent."""
+        (``fanout.stream_text``); a refusal raises, and nothing of the stream is sent. What
+        the process's shared read handed it (``take_stream``) is sent first, without a read."""
+        if self.stream_refused is not None:
+            raise self.stream_refused
+        if self.stream_ready:
+            ready, self.stream_ready = self.stream_ready, []
+            await self._send_stream_data(ready)
         if not (self.stream_snapshot or self.stream_pending):
             return
         snapshot, self.stream_snapshot, self.stream_pending = self.stream_snapshot, False, False

@@ -21,12 +21,23 @@ Offsets and lengths count Unicode code points. Text arrives here already cleaned
 (runtime/streaming.py); this module only stores and announces it.
 """
 
+import json
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from django.db import connection, transaction
-from django.db.models import Case, F, IntegerField, Value, When
+from django.db.models import (
+    Case,
+    F,
+    FilteredRelation,
+    Func,
+    IntegerField,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 from django.db.models.functions import Concat, Substr
 from django.utils import timezone
 
@@ -201,20 +212,79 @@ def stream_text_after(run_id: str, sent: dict[str, int]) -> list[dict[str, Any]]
         .order_by("agent_call_id")
         .values_list("agent_call_id", "step", "start", "rest", "truncated")
     )
-    found = []
-    for call_pk, step, begin, rest, truncated in rows:
-        if not rest:
-            continue
-        data = {
-            **_public(call_pk, step),
-            "state": "streaming",
-            "offset": begin - 1,
-            "delta": rest,
-        }
-        if truncated:
-            data["truncated"] = True
-        found.append(data)
-    return found
+    return [_new_text(*row) for row in rows if row[3]]
+
+
+def _new_text(call_pk: int, step: int, begin: int, rest: str, truncated: bool) -> dict[str, Any]:
+    """A row's text from code point ``begin`` (1-based) as ``answer.stream`` data."""
+    data = {**_public(call_pk, step), "state": "streaming", "offset": begin - 1, "delta": rest}
+    if truncated:
+        data["truncated"] = True
+    return data
+
+
+# The names ``with_live_text`` gives the joined row's columns on each run it reads.
+_LIVE = "live_stream"
+_LIVE_COLUMNS = ("live_call", "live_step", "live_start", "live_rest", "live_truncated")
+
+
+class _StartAfter(Func):
+    """1 + the offset a stream was read up to: ``sent`` (a JSON object streamId → offset,
+    one bound parameter whatever the number of streams) looked up by the joined row's
+    ``stm_<call>_<step>``; 1 for a stream not in it."""
+
+    output_field = IntegerField()
+
+    def __init__(self, sent: dict[str, int]) -> None:
+        super().__init__(Value(json.dumps(sent)), F(f"{_LIVE}__agent_call_id"), F(f"{_LIVE}__step"))
+
+    def as_sql(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, list[Any]]:  # type: ignore[override]
+        parts, params = [], []
+        for expression in self.get_source_expressions():
+            sql, more = compiler.compile(expression)
+            parts.append(sql)
+            params.extend(more)
+        sent, call, step = parts
+        if connection.vendor == "postgresql":
+            key = f"('stm_' || {call} || '_' || {step})"
+            return f"(COALESCE((({sent})::jsonb ->> {key})::integer, 0) + 1)", params
+        key = f"('$.\"stm_' || {call} || '_' || {step} || '\"')"
+        return f"(COALESCE(json_extract({sent}, {key}), 0) + 1)", params
+
+
+def with_live_text(runs: QuerySet[Run], sent: dict[str, int]) -> QuerySet[Run]:
+    """``runs`` joined to their LIVE stream rows, each row's text after ``sent[streamId]``
+    (0 for a stream not in it) in the same statement: one run instance per row (one with
+    nothing joined for a run with no live row), read with ``live_text_of``. Whatever the
+    number of runs and streams, one statement of one shape."""
+    return (
+        runs.alias(
+            **{
+                _LIVE: FilteredRelation(
+                    "answer_streams",
+                    condition=Q(answer_streams__state=AnswerStream.State.LIVE),
+                )
+            }
+        )
+        .annotate(live_start=_StartAfter(sent))
+        .annotate(
+            live_call=F(f"{_LIVE}__agent_call_id"),
+            live_step=F(f"{_LIVE}__step"),
+            live_rest=Substr(f"{_LIVE}__text", cast(Any, F("live_start"))),
+            live_truncated=F(f"{_LIVE}__truncated"),
+        )
+        .order_by("pk", f"{_LIVE}__agent_call_id")
+    )
+
+
+def live_text_of(run: Run) -> dict[str, Any] | None:
+    """The new text of the live row joined to ``run`` by ``with_live_text`` (as
+    ``stream_text_after`` gives it); None without one, with nothing new, or once the run
+    is no longer RUNNING."""
+    call, step, start, rest, truncated = (getattr(run, name) for name in _LIVE_COLUMNS)
+    if call is None or not rest or run.status != Run.Status.RUNNING:
+        return None
+    return _new_text(call, step, start, rest, bool(truncated))
 
 
 def closed_stream_text(run_id: str, close: dict[str, Any], *, start: int) -> dict[str, Any] | None:
