@@ -41,7 +41,7 @@ from django.db.models import (
 from django.db.models.functions import Concat, Substr
 from django.utils import timezone
 
-from runs.events import IF_APPENDED, RunEnded, append_event
+from runs.events import IF_APPENDED, NOT_ENDED, UNDER_EPOCH, RunEnded, append_event
 from runs.lifecycle import fence_params, fence_statement, lock_for_execution
 from runs.models import AgentCall, AnswerStream, Run
 
@@ -153,6 +153,84 @@ def extend_stream(
     run_id = run.pk
     transaction.on_commit(lambda: _send(run_id, data))
     return True
+
+
+# One stream's extension in a batch (``extend_streams``): the run and the epoch of the execution
+# writing, the agent call, the step, the offset it extends at (0 starts the row again), the text.
+StreamWrite = tuple[str, int, int, int, int, str, bool]
+# What became of each (by agent call): written and announced, to be tried again (the run's row
+# was locked by another writer: not waited for), or stopped (the run ended or was taken over).
+WRITTEN, AGAIN, STOPPED = "written", "again", "stopped"
+
+
+def extend_streams(cursor: Any, writes: list[StreamWrite]) -> dict[int, str]:
+    """``extend_stream`` for many runs at once, in ONE statement on ``cursor`` (PostgreSQL, a
+    connection of the caller's own, autocommit): a worker process writes every stream it has
+    text for per coalescing interval, not one statement per run (docs/performance.md, "The
+    text stream"). Each write is fenced as ``extend_stream``'s is — the run's row locked under
+    the writer's epoch (``NOT_ENDED``, ``UNDER_EPOCH``) — but a row another transaction holds
+    is skipped, not waited for (SKIP LOCKED: one run's long lock never delays the others'
+    text), and that write is tried again. A start (offset 0) starts the row again for its
+    step; an extension must find the row LIVE at its offset. Each written extension is
+    announced as ``extend_stream`` announces it."""
+    if not writes:
+        return {}
+    q = connection.ops.quote_name
+    streams, runs = q(AnswerStream._meta.db_table), q(Run._meta.db_table)
+    live, now = str(AnswerStream.State.LIVE), timezone.now()
+    ended = [str(status) for status in Run.TERMINAL]
+    columns = list(zip(*writes, strict=True))
+    cursor.execute(
+        "WITH v AS (SELECT * FROM unnest(%s::varchar[], %s::bigint[], %s::bigint[],"  # noqa: S608
+        " %s::integer[], %s::integer[], %s::text[], %s::boolean[])"
+        " AS v(run_id, epoch, call_id, step, start, delta, truncated)),"
+        f" fence AS (SELECT r.id FROM {runs} r JOIN v ON v.run_id = r.id"
+        f" WHERE r.{NOT_ENDED} AND r.{UNDER_EPOCH.replace('%s', 'v.epoch')}"
+        " FOR UPDATE OF r SKIP LOCKED),"
+        f" started AS (INSERT INTO {streams} AS s"
+        " (agent_call_id, run_id, step, state, text, length, truncated, updated_at)"
+        " SELECT v.call_id, v.run_id, v.step, %s, v.delta, char_length(v.delta), v.truncated, %s"
+        " FROM v WHERE v.start = 0 AND v.run_id IN (SELECT id FROM fence)"
+        " ON CONFLICT (agent_call_id) DO UPDATE SET run_id = EXCLUDED.run_id,"
+        " step = EXCLUDED.step, state = EXCLUDED.state, text = EXCLUDED.text,"
+        " length = EXCLUDED.length, truncated = EXCLUDED.truncated,"
+        " updated_at = EXCLUDED.updated_at RETURNING s.agent_call_id),"
+        f" extended AS (UPDATE {streams} s SET text = s.text || v.delta,"
+        " length = s.length + char_length(v.delta), truncated = v.truncated, updated_at = %s"
+        " FROM v WHERE v.start > 0 AND v.run_id IN (SELECT id FROM fence)"
+        " AND s.agent_call_id = v.call_id AND s.step = v.step AND s.state = %s"
+        " AND s.length = v.start RETURNING s.agent_call_id),"
+        f" alive AS (SELECT r.id FROM {runs} r JOIN v ON v.run_id = r.id"
+        f" WHERE r.{NOT_ENDED} AND r.{UNDER_EPOCH.replace('%s', 'v.epoch')})"
+        " SELECT v.call_id,"
+        " v.call_id IN (SELECT agent_call_id FROM started"
+        " UNION ALL SELECT agent_call_id FROM extended),"
+        " v.run_id IN (SELECT id FROM fence), v.run_id IN (SELECT id FROM alive) FROM v",
+        [
+            *[list(c) for c in columns],
+            ended,
+            live,
+            now,
+            now,
+            live,
+            ended,
+        ],
+    )
+    outcome: dict[int, str] = {}
+    for call_pk, written, locked, alive in cursor.fetchall():
+        if written:
+            outcome[call_pk] = WRITTEN
+        elif alive and not locked:
+            outcome[call_pk] = AGAIN  # another transaction held the run's row
+        else:
+            outcome[call_pk] = STOPPED
+    for run_id, _, call_pk, step, start, delta, truncated in writes:
+        if outcome.get(call_pk) == WRITTEN:
+            data = {**_public(call_pk, step), "state": "streaming", "offset": start, "delta": delta}
+            if truncated:
+                data["truncated"] = True
+            _send(run_id, data)
+    return outcome
 
 
 def close_stream(run: Run, call: AgentCall, step: int, *, length: int, reason: str) -> None:
