@@ -313,8 +313,8 @@ class _StartAfter(Func):
 
     output_field = IntegerField()
 
-    def __init__(self, sent: dict[str, int]) -> None:
-        super().__init__(Value(json.dumps(sent)), F(f"{_LIVE}__agent_call_id"), F(f"{_LIVE}__step"))
+    def __init__(self, sent: str) -> None:
+        super().__init__(Value(sent), F(f"{_LIVE}__agent_call_id"), F(f"{_LIVE}__step"))
 
     def as_sql(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, list[Any]]:  # type: ignore[override]
         parts, params = [], []
@@ -330,9 +330,9 @@ class _StartAfter(Func):
         return f"(COALESCE(json_extract({sent}, {key}), 0) + 1)", params
 
 
-def with_live_text(runs: QuerySet[Run], sent: dict[str, int]) -> QuerySet[Run]:
+def with_live_text(runs: QuerySet[Run], sent: str) -> QuerySet[Run]:
     """``runs`` joined to their LIVE stream rows, each row's text after ``sent[streamId]``
-    (0 for a stream not in it) in the same statement: one run instance per row (one with
+    (``sent``: a JSON object, ``sent_offsets``; 0 for a stream not in it) in the same statement: one run instance per row (one with
     nothing joined for a run with no live row), read with ``live_text_of``. Whatever the
     number of runs and streams, one statement of one shape."""
     return (
@@ -353,6 +353,11 @@ def with_live_text(runs: QuerySet[Run], sent: dict[str, int]) -> QuerySet[Run]:
         )
         .order_by("pk", f"{_LIVE}__agent_call_id")
     )
+
+
+def sent_offsets(sent: dict[str, int]) -> str:
+    """``with_live_text``'s ``sent``: one parameter, whatever the number of streams."""
+    return json.dumps(sent)
 
 
 def live_text_of(run: Run) -> dict[str, Any] | None:
