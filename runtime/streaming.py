@@ -10,8 +10,8 @@ On PostgreSQL the writes of every turn a worker process streams are ONE statemen
 interval (``StreamWriter``, on a connection of its own: ``runs.streams.extend_streams``), not
 one per run on the run's own connection: a run gives its connection back while the model
 thinks, and 50 runs streaming at once on a pool of 25 waited seconds for one to write their
-first words (docs/performance.md, "The text stream"). A turn's last text is written by the
-run itself (``flush``) before Publication, as before; SQLite writes each run's text itself.
+first words (docs/performance.md, "The text stream"). A turn's last text is written before
+Publication (``flush``: by the writer, waited for); SQLite writes each run's text itself.
 
 The same mechanical cleaning as Publication's prepare step applies (``clean_text``: control
 characters, line endings, lone surrogates), and the stream never holds more than
@@ -37,6 +37,8 @@ COALESCE_SECONDS = 0.05
 COALESCE_CHARS = 2000
 # After a failed batch (the database unreachable), how long the writer waits to try again.
 WRITER_RETRY_SECONDS = 0.5
+# How long a turn's end waits for the writer before writing its last text itself.
+DRAIN_SECONDS = 5.0
 
 
 class TurnStream:
@@ -86,10 +88,11 @@ class TurnStream:
             self.flush()
 
     def flush(self) -> None:
-        """Write what is waiting (bounded) as one delta, from this thread: taken back from
-        the process's writer first (once its batch in flight has landed)."""
+        """Write what is waiting (bounded): by the process's writer at once if there is one
+        (this thread waits for it: the run's pool is not asked), then — whatever the writer
+        could not write in ``DRAIN_SECONDS`` — as one delta from this thread."""
         if self.writer is not None:
-            self.writer.withdraw(self)
+            self.writer.drain(self)
         taken = self.take()
         if taken is None:
             return
@@ -151,8 +154,8 @@ class StreamWriter:
     A stream with text waiting asks for a write (``want``); the first text of a turn, or a
     full ``COALESCE_CHARS``, is written at once, anything else with the next interval. While
     a statement runs, text gathers for the next: the interval stretches with the load on
-    its own, each statement carrying more streams, never more statements. A run takes its
-    stream back (``withdraw``) to write the turn's last text itself.
+    its own, each statement carrying more streams, never more statements. A turn's end has
+    its last text written at once and waits for it (``drain``).
     """
 
     def __init__(self) -> None:
@@ -176,8 +179,17 @@ class StreamWriter:
                 self.thread.start()
             self.cond.notify()
 
-    def withdraw(self, stream: TurnStream) -> None:
+    def drain(self, stream: TurnStream) -> None:
+        """Write what ``stream`` has waiting now, wait for it (at most ``DRAIN_SECONDS``),
+        and give the stream back to its run: nothing of it is in flight on return."""
         with self.cond:
+            self.want(stream, now=True)
+            deadline = time.monotonic() + DRAIN_SECONDS
+            while (stream.pending and not stream.stopped) or stream in self.in_flight:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self.cond.wait(left)
             self.streams.discard(stream)
             while stream in self.in_flight:
                 self.cond.wait()
