@@ -9,9 +9,10 @@ import logging
 import time
 import weakref
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, cast
 
-from channels.db import database_sync_to_async
+from channels.db import DatabaseSyncToAsync, database_sync_to_async
 from channels.layers import BaseChannelLayer
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -254,7 +255,7 @@ class StreamReads:
                 watchers.setdefault(run_id, set()).add(staff)
             try:
                 self.reads += 1
-                found = await db_call(fanout.read_live_streams)(watchers, _sent(held.values()))
+                found = await _read_live_streams(watchers, _sent(held.values()))
             except Exception as exc:
                 logger.warning("shared read of live text failed, sockets read alone: %r", exc)
                 found = {}
@@ -265,6 +266,20 @@ class StreamReads:
                         sender.stream_wake()
                     else:
                         sender.take_stream(result)
+
+
+# The shared reads run in a thread of their own, not queued behind the database calls of
+# every socket of the process (the default executor's few threads): at 100 runs starting at
+# once, a read waited seconds there for the sockets' reads of the log.
+def _read_shared(watchers: dict[str, set[bool]], sent: dict[str, int]) -> Any:
+    return fanout.read_live_streams(watchers, sent)
+
+
+_read_live_streams = DatabaseSyncToAsync(
+    _read_shared,
+    thread_sensitive=False,
+    executor=ThreadPoolExecutor(max_workers=1, thread_name_prefix="sparktide-stream-reads"),
+)
 
 
 def _sent(tails: Any) -> dict[str, int]:
