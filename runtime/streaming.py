@@ -10,8 +10,8 @@ On PostgreSQL the writes of every turn a worker process streams are ONE statemen
 interval (``StreamWriter``, on a connection of its own: ``runs.streams.extend_streams``), not
 one per run on the run's own connection: a run gives its connection back while the model
 thinks, and 50 runs streaming at once on a pool of 25 waited seconds for one to write their
-first words (docs/performance.md, "The text stream"). A turn's last text is written before
-Publication (``flush``: by the writer, waited for); SQLite writes each run's text itself.
+first words (docs/performance.md, "The text stream"). A turn's last text is written by the
+run itself (``flush``) before Publication, as before; SQLite writes each run's text itself.
 
 The same mechanical cleaning as Publication's prepare step applies (``clean_text``: control
 characters, line endings, lone surrogates), and the stream never holds more than
@@ -37,8 +37,6 @@ COALESCE_SECONDS = 0.05
 COALESCE_CHARS = 2000
 # After a failed batch (the database unreachable), how long the writer waits to try again.
 WRITER_RETRY_SECONDS = 0.5
-# How long a turn's end waits for the writer before writing its last text itself.
-DRAIN_SECONDS = 5.0
 
 
 class TurnStream:
@@ -88,11 +86,10 @@ class TurnStream:
             self.flush()
 
     def flush(self) -> None:
-        """Write what is waiting (bounded): by the process's writer at once if there is one
-        (this thread waits for it: the run's pool is not asked), then — whatever the writer
-        could not write in ``DRAIN_SECONDS`` — as one delta from this thread."""
+        """Write what is waiting (bounded) as one delta, from this thread: taken back from
+        the process's writer first (once its batch in flight has landed)."""
         if self.writer is not None:
-            self.writer.drain(self)
+            self.writer.withdraw(self)
         taken = self.take()
         if taken is None:
             return
@@ -154,8 +151,8 @@ class StreamWriter:
     A stream with text waiting asks for a write (``want``); the first text of a turn, or a
     full ``COALESCE_CHARS``, is written at once, anything else with the next interval. While
     a statement runs, text gathers for the next: the interval stretches with the load on
-    its own, each statement carrying more streams, never more statements. A turn's end has
-    its last text written at once and waits for it (``drain``).
+    its own, each statement carrying more streams, never more statements. A run takes its
+    stream back (``withdraw``) to write the turn's last text itself.
     """
 
     def __init__(self) -> None:
@@ -179,17 +176,10 @@ class StreamWriter:
                 self.thread.start()
             self.cond.notify()
 
-    def drain(self, stream: TurnStream) -> None:
-        """Write what ``stream`` has waiting now, wait for it (at most ``DRAIN_SECONDS``),
-        and give the stream back to its run: nothing of it is in flight on return."""
+    def withdraw(self, stream: TurnStream) -> None:
+        """Give ``stream`` back to its run (which writes its last text itself): nothing of
+        it is in flight on return."""
         with self.cond:
-            self.want(stream, now=True)
-            deadline = time.monotonic() + DRAIN_SECONDS
-            while (stream.pending and not stream.stopped) or stream in self.in_flight:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    break
-                self.cond.wait(left)
             self.streams.discard(stream)
             while stream in self.in_flight:
                 self.cond.wait()
@@ -198,8 +188,12 @@ class StreamWriter:
         with self.cond:
             while not self.dirty:
                 self.cond.wait()
-            wait = self.written_at + COALESCE_SECONDS - time.monotonic()
-            if wait > 0 and not self.urgent:
+            # The interval, unless a turn's first text (or a full batch) comes meanwhile:
+            # text that arrives during it joins the batch instead of starting one.
+            while not self.urgent:
+                wait = self.written_at + COALESCE_SECONDS - time.monotonic()
+                if wait <= 0:
+                    break
                 self.cond.wait(wait)
             self.dirty = self.urgent = False
             batch = []
