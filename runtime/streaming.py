@@ -20,9 +20,11 @@ CRLF split across two deltas cleans as the whole text does.
 Markers are plain text here: nothing in the stream is verified.
 """
 
+import contextlib
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from django.db import connections
@@ -37,6 +39,8 @@ COALESCE_SECONDS = 0.05
 COALESCE_CHARS = 2000
 # After a failed batch (the database unreachable), how long the writer waits to try again.
 WRITER_RETRY_SECONDS = 0.5
+# How long the writer keeps its connection with nothing to write.
+WRITER_IDLE_SECONDS = 1.0
 
 
 class TurnStream:
@@ -184,10 +188,13 @@ class StreamWriter:
             while stream in self.in_flight:
                 self.cond.wait()
 
-    def _next_batch(self) -> list[tuple[TurnStream, tuple[int, str, bool]]]:
+    def _next_batch(
+        self, idle: Callable[[], None]
+    ) -> list[tuple[TurnStream, tuple[int, str, bool]]]:
         with self.cond:
             while not self.dirty:
-                self.cond.wait()
+                if not self.cond.wait(WRITER_IDLE_SECONDS):
+                    idle()  # nothing to write for a while: its connection is closed
             # The interval, unless a turn's first text (or a full batch) comes meanwhile:
             # text that arrives during it joins the batch instead of starting one.
             while not self.urgent:
@@ -209,8 +216,16 @@ class StreamWriter:
 
     def _write_forever(self) -> None:
         cursor: Any = None
+
+        def idle() -> None:
+            nonlocal cursor
+            if cursor is not None:
+                with contextlib.suppress(Exception):
+                    cursor.connection.close()
+                cursor = None
+
         while True:
-            batch = self._next_batch()
+            batch = self._next_batch(idle)
             if not batch:
                 continue
             writes: list[StreamWrite] = [
@@ -225,7 +240,8 @@ class StreamWriter:
                 outcome = extend_streams(cursor, writes)
             except Exception as exc:  # the database unreachable: kept, written with the next
                 logger.warning("live text not written, tried again: %r", exc)
-                cursor, outcome, failed = None, {}, True
+                idle()
+                outcome, failed = {}, True
             with self.cond:
                 for stream, (_, delta, _) in batch:
                     stream.landed(outcome.get(stream.call.pk, AGAIN), delta)
