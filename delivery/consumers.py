@@ -113,7 +113,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         )
         sender.start(
             log_id=log.connection_id,
-            tail=acquire_tail((self.run_id, self.staff)),
+            tail=acquire_tail((self.run_id, self.staff), sender),
             direct=direct_socket(self.base_send),
         )
         observability.websocket_opened()
@@ -190,7 +190,7 @@ class RunEventsConsumer(AsyncWebsocketConsumer):
         if sender is None or sender.log_id is None:
             return
         observability.websocket_closed()
-        release_tail((self.run_id, self.staff))
+        release_tail((self.run_id, self.staff), sender)
         await sender.finish()
 
 

@@ -86,6 +86,13 @@ class RunSender:
         self.stream_closed: set[str] = set()
         self.stream_snapshot = True
         self.stream_pending = False
+        # What the process's shared read of live text handed this socket to send
+        # (StreamReads, via take_stream), or the refusal of the gate that read passed.
+        self.stream_ready: list[dict[str, Any]] = []
+        self.stream_refused: SparkTideError | None = None
+        # ASGI sends of this socket under way (a stream frame is written straight to the
+        # socket only when there is none: _write_stream_now).
+        self.sending = 0
         self.live_from = run.last_seq
         # Set once the socket is accepted and its delivery row written (start).
         self.log_id: str | None = None
@@ -135,11 +142,11 @@ class RunSender:
         except Exception:
             logger.exception("delivery of %s to %s failed", self.run_id, self.log_id)
             internal = SparkTideError(ErrorCode.INTERNAL_ERROR)
-            await self._send(error_frame(internal.code, internal.detail))
+            await self._send_asgi(error_frame(internal.code, internal.detail))
             await self._close(CLOSE_INTERNAL_ERROR)
 
     async def _refuse(self, error: SparkTideError) -> None:
-        await self._send(error_frame(error.code, error.detail))
+        await self._send_asgi(error_frame(error.code, error.detail))
         await self._close(close_code(error))
 
     async def _await_final_acks(self) -> None:
@@ -247,7 +254,7 @@ class RunSender:
                 return
         for seq, _, text in frames:
             self.sent = seq
-            await self._send(text)
+            await self._send_asgi(text)
 
     async def _read(self, limit: int) -> list[Frame]:
         """The next frames after the cursor: (seq, type, text)."""
@@ -320,12 +327,61 @@ class RunSender:
         self.stream_pending = True
         self.wake.set()
 
+    def take_stream(self, found: fanout.StreamRead) -> None:
+        """The process's shared read of live text (delivery/shared.py ``StreamReads``) for
+        this socket's run, read through this socket's gate after the wake-up reached the
+        process: the new text to send, or the gate's refusal. A socket whose snapshot is
+        still to be read takes nothing (the snapshot reads it all).
+
+        The text is written to the daphne socket now when nothing is being sent on it
+        (``_write_stream_now``): the sender may be waiting for a read of the log, and the
+        text would wait with it. Otherwise — and the refusal always — the sender sends it
+        before anything else it reads."""
+        if self.log_id is None or self.stream_snapshot:
+            return
+        if isinstance(found, SparkTideError):
+            self.stream_refused = found
+        elif not found or (not self.stream_ready and self._write_stream_now(found)):
+            return
+        else:
+            self.stream_ready.extend(found)
+        self.wake.set()
+
+    def _write_stream_now(self, items: list[dict[str, Any]]) -> bool:
+        """Write these stream frames straight to the daphne socket, in this turn of the loop,
+        or nothing (False). Only while no ASGI send of this socket is under way, so frames
+        never overtake each other; what is written is decided as for every stream frame
+        (``_stream_updates``): a stream the log closed for this socket gets nothing."""
+        if self.direct is None or self.sending:
+            return False
+        updates = self._stream_updates(items)
+        if not updates:
+            return True
+        if not self.direct.write([frame_text(fanout.stream_frame(d)) for _, _, d in updates]):
+            return False
+        for stream, end, _ in updates:
+            self.stream_sent[stream] = end
+        return True
+
+    async def _send_asgi(self, text: str) -> None:
+        self.sending += 1
+        try:
+            await self._send(text)
+        finally:
+            self.sending -= 1
+
     async def _send_stream(self) -> None:
         """Send the stream text this socket does not have yet, read from the row (the row is
         the truth; a wake-up only says it moved): at connect the whole text so far as a
         snapshot, after a wake-up the text after what was sent. Wake-ups that come while a
         read is under way are one more read, not one each. Every read passes the gate
-        (``fanout.stream_text``); a refusal raises, and nothing of the stream is sent."""
+        (``fanout.stream_text``); a refusal raises, and nothing of the stream is sent. What
+        the process's shared read handed it (``take_stream``) is sent first, without a read."""
+        if self.stream_refused is not None:
+            raise self.stream_refused
+        if self.stream_ready:
+            ready, self.stream_ready = self.stream_ready, []
+            await self._send_stream_data(ready)
         if not (self.stream_snapshot or self.stream_pending):
             return
         snapshot, self.stream_snapshot, self.stream_pending = self.stream_snapshot, False, False
@@ -362,21 +418,35 @@ class RunSender:
                 await self._send_stream_data([rest])
 
     async def _send_stream_data(self, items: list[dict[str, Any]]) -> None:
+        for item in items:
+            # Decided at its turn: a frame written straight to the socket meanwhile counts.
+            for stream, end, data in self._stream_updates([item]):
+                self.stream_sent[stream] = end
+                await self._send_asgi(fanout.stream_frame(data))
+
+    def _stream_updates(self, items: list[dict[str, Any]]) -> list[tuple[str, int, dict[str, Any]]]:
+        """(stream, its end once sent, the data to send) of each item that extends what this
+        socket sent of its stream — cut to the part it has not — in order; nothing of a
+        stream the log closed, nothing sent already, never past a gap (the row is read
+        again). Changes nothing."""
+        sent = dict(self.stream_sent)
+        updates = []
         for data in items:
             stream, offset, delta = data.get("streamId"), data.get("offset"), data.get("delta")
             if not isinstance(stream, str) or not isinstance(offset, int):
                 continue
             if not isinstance(delta, str) or stream in self.stream_closed:
                 continue
-            have = self.stream_sent.get(stream, 0)
+            have = sent.get(stream, 0)
             end = offset + len(delta)
             if end <= have or offset > have:
                 continue  # sent already, or not next (never a gap: the row is read again)
             if offset < have:
                 data = {**data, "offset": have, "delta": delta[have - offset :]}
                 data.pop("snapshot", None)
-            self.stream_sent[stream] = end
-            await self._send(fanout.stream_frame(data))
+            sent[stream] = end
+            updates.append((stream, end, data))
+        return updates
 
     def _note_closed_streams(self, frames: list[Frame]) -> None:
         """The log's ``answer.stream`` close events among frames being sent: nothing more
@@ -433,7 +503,7 @@ class RunSender:
         )
 
     async def _refuse_slow(self) -> None:
-        await self._send(
+        await self._send_asgi(
             error_frame(
                 fanout.CLIENT_TOO_SLOW,
                 f"No acknowledgement for {self.config.slow_client_seconds:g} s while "

@@ -9,9 +9,10 @@ import logging
 import time
 import weakref
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, cast
 
-from channels.db import database_sync_to_async
+from channels.db import DatabaseSyncToAsync, database_sync_to_async
 from channels.layers import BaseChannelLayer
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -49,6 +50,18 @@ class SharedReader(Protocol):
     ) -> bool: ...
 
 
+class StreamWatcher(Protocol):
+    """A sender a shared read of live text hands its run's new text to (delivery/sender.py)."""
+
+    stream_sent: dict[str, int]
+    stream_closed: set[str]
+    stream_snapshot: bool
+
+    def take_stream(self, found: fanout.StreamRead) -> None: ...
+
+    def stream_wake(self) -> None: ...
+
+
 class RunTail:
     """The newest events of one run as read by this process, shared by its sockets.
 
@@ -77,6 +90,9 @@ class RunTail:
         # seq → the shared frame's bytes on the wire (delivery/wire.py), framed
         # once for every socket the shared read serves.
         self.wires: dict[int, Wire] = {}
+        # The senders of the sockets sharing this tail (started, not yet ended): a shared
+        # read of live text (StreamReads) hands them their run's new text.
+        self.senders: set[StreamWatcher] = set()
 
     def wake_time(self, seq: int) -> float:
         """When the wake-up for ``seq`` first reached this process.
@@ -172,20 +188,122 @@ _recorders: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, "SentRecorder"]
 TailKey = tuple[str, bool]
 
 
-def acquire_tail(key: TailKey) -> RunTail:
+def acquire_tail(key: TailKey, sender: StreamWatcher | None = None) -> RunTail:
     tails = _tails.setdefault(asyncio.get_running_loop(), {})
     tail = tails.setdefault(key, RunTail())
     tail.sockets += 1
+    if sender is not None:
+        tail.senders.add(sender)
     return tail
 
 
-def release_tail(key: TailKey) -> None:
+def release_tail(key: TailKey, sender: StreamWatcher | None = None) -> None:
     tails = _tails.get(asyncio.get_running_loop(), {})
     tail = tails.get(key)
     if tail is not None:
+        tail.senders.discard(sender)  # type: ignore[arg-type]
         tail.sockets -= 1
         if tail.sockets <= 0:
             del tails[key]
+
+
+class StreamReads:
+    """One read of live text per stream wake-up per process, shared by all its sockets.
+
+    Each ``run.streams`` message names the runs whose text moved. A socket used to read
+    its run's row itself on each (the gate, then the row: two statements per socket per
+    wake-up), so at 100 runs at once daphne's pool of connections was the queue and the
+    text came with the close (docs/performance.md, "The text stream"). Here the runs
+    named that have sockets in this process are gathered and read in ONE statement
+    (``fanout.read_live_streams``: the gate of each run and each gate its sockets were
+    opened through, on the same fresh read, and every live row's text after the offset
+    all its sockets have); each socket is handed its run's text, or the refusal, and its
+    own sender sends it (``take_stream``). Wake-ups that come during a read gather for
+    the next, so a process reads as often as the database answers, never once per
+    socket. The read begins after the wake-up reached this process, as a socket's own
+    read did, so a revocation committed before a wake-up is honoured by every socket it
+    reaches. A read that fails leaves each socket to read alone (as before), which
+    reports the fault its own way.
+    """
+
+    def __init__(self) -> None:
+        self.pending: set[str] = set()
+        self.task: asyncio.Task[None] | None = None
+        self.reads = 0  # statements run: counted for the tests and the bench
+
+    def wake(self, run_ids: list[str]) -> None:
+        tails = _tails.get(asyncio.get_running_loop(), {})
+        named = {r for r in run_ids if (r, False) in tails or (r, True) in tails}
+        if not named:
+            return
+        self.pending |= named
+        if self.task is None or self.task.done():
+            self.task = asyncio.create_task(self._read_pending())
+
+    async def _read_pending(self) -> None:
+        while self.pending:
+            runs, self.pending = self.pending, set()
+            tails = _tails.get(asyncio.get_running_loop(), {})
+            held = {
+                (run_id, staff): tail
+                for run_id in runs
+                for staff in (False, True)
+                if (tail := tails.get((run_id, staff))) is not None and tail.senders
+            }
+            watchers: dict[str, set[bool]] = {}
+            for run_id, staff in held:
+                watchers.setdefault(run_id, set()).add(staff)
+            try:
+                self.reads += 1
+                found = await _read_live_streams(watchers, _sent(held.values()))
+            except Exception as exc:
+                logger.warning("shared read of live text failed, sockets read alone: %r", exc)
+                found = {}
+            for key, tail in held.items():
+                result = found.get(key)
+                for sender in list(tail.senders):
+                    if result is None:
+                        sender.stream_wake()
+                    else:
+                        sender.take_stream(result)
+
+
+# The shared reads run in a thread of their own, not queued behind the database calls of
+# every socket of the process (the default executor's few threads): at 100 runs starting at
+# once, a read waited seconds there for the sockets' reads of the log.
+def _read_shared(watchers: dict[str, set[bool]], sent: dict[str, int]) -> Any:
+    return fanout.read_live_streams(watchers, sent)
+
+
+_read_live_streams = DatabaseSyncToAsync(
+    _read_shared,
+    thread_sensitive=False,
+    executor=ThreadPoolExecutor(max_workers=1, thread_name_prefix="sparktide-stream-reads"),
+)
+
+
+def _sent(tails: Any) -> dict[str, int]:
+    """Per stream, the offset every socket showing it has (the least): each sender takes
+    from the shared text only what it has not sent. A stream a socket has nothing of is
+    read from 0 (left out)."""
+    senders = [s for tail in tails for s in tail.senders if not s.stream_snapshot]
+    streams = {stream for s in senders for stream in s.stream_sent}
+    sent: dict[str, int] = {}
+    for stream in streams:
+        have = [s.stream_sent.get(stream, 0) for s in senders if stream not in s.stream_closed]
+        if have and min(have) > 0:
+            sent[stream] = min(have)
+    return sent
+
+
+_stream_reads: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, StreamReads] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def stream_reads() -> StreamReads:
+    """This process's (this event loop's) shared reads of live text."""
+    return _stream_reads.setdefault(asyncio.get_running_loop(), StreamReads())
 
 
 class Wakeable(Protocol):
@@ -211,8 +329,8 @@ class RunWakeups:
 
     The stream wake-ups come through one more subscription of the process, to the
     ``streams`` group (``stream_wakeups``; every socket joins it too): each
-    ``run.streams`` message names the runs whose text moved, and each of their sockets
-    here is told to read its row.
+    ``run.streams`` message names the runs whose text moved, and this process reads their
+    new text once for all their sockets here (``StreamReads``).
     """
 
     def __init__(self, run_id: str, group: str | None = None) -> None:
@@ -287,11 +405,7 @@ class RunWakeups:
                 for socket in list(self.sockets):
                     socket.wake_up(message)
             elif message.get("type") == "run.streams" and isinstance(message.get("runs"), list):
-                hubs = _wakeups.get(asyncio.get_running_loop(), {})
-                for run_id in message["runs"]:
-                    hub = hubs.get(run_id) if isinstance(run_id, str) else None
-                    for socket in list(hub.sockets) if hub is not None else ():
-                        socket.stream_wake()
+                stream_reads().wake([r for r in message["runs"] if isinstance(r, str)])
             elif message.get("type") == "run.stream":  # one delta, as a process sent it before
                 for socket in list(self.sockets):
                     socket.stream_wake()

@@ -192,10 +192,16 @@ def run_for_history_read(run_id: str) -> Run:
 
 
 def _run_for_history_read(*, run_id: str) -> QuerySet[Run]:
-    return (
-        Run.objects.select_related("app", "tenant", "owner")
-        .annotate(**{_PERMISSION_NOW: Exists(_history_grant(OuterRef("app_id")))})
-        .filter(pk=run_id)
+    return runs_for_history_read().filter(pk=run_id)
+
+
+def runs_for_history_read() -> QuerySet[Run]:
+    """Runs as ``require_run_history`` reads them: app, tenant and owner joined, the owner's
+    current membership and history permission in the same query (consumed by the next
+    check). The shared read of many runs' live text filters and extends it
+    (delivery/fanout.py ``read_live_streams``)."""
+    return Run.objects.select_related("app", "tenant", "owner").annotate(
+        **{_PERMISSION_NOW: Exists(_history_grant(OuterRef("app_id")))}
     )
 
 

@@ -21,16 +21,27 @@ Offsets and lengths count Unicode code points. Text arrives here already cleaned
 (runtime/streaming.py); this module only stores and announces it.
 """
 
+import json
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from django.db import connection, transaction
-from django.db.models import Case, F, IntegerField, Value, When
+from django.db.models import (
+    Case,
+    F,
+    FilteredRelation,
+    Func,
+    IntegerField,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 from django.db.models.functions import Concat, Substr
 from django.utils import timezone
 
-from runs.events import IF_APPENDED, RunEnded, append_event
+from runs.events import IF_APPENDED, NOT_ENDED, UNDER_EPOCH, RunEnded, append_event
 from runs.lifecycle import fence_params, fence_statement, lock_for_execution
 from runs.models import AgentCall, AnswerStream, Run
 
@@ -144,6 +155,84 @@ def extend_stream(
     return True
 
 
+# One stream's extension in a batch (``extend_streams``): the run and the epoch of the execution
+# writing, the agent call, the step, the offset it extends at (0 starts the row again), the text.
+StreamWrite = tuple[str, int, int, int, int, str, bool]
+# What became of each (by agent call): written and announced, to be tried again (the run's row
+# was locked by another writer: not waited for), or stopped (the run ended or was taken over).
+WRITTEN, AGAIN, STOPPED = "written", "again", "stopped"
+
+
+def extend_streams(cursor: Any, writes: list[StreamWrite]) -> dict[int, str]:
+    """``extend_stream`` for many runs at once, in ONE statement on ``cursor`` (PostgreSQL, a
+    connection of the caller's own, autocommit): a worker process writes every stream it has
+    text for per coalescing interval, not one statement per run (docs/performance.md, "The
+    text stream"). Each write is fenced as ``extend_stream``'s is — the run's row locked under
+    the writer's epoch (``NOT_ENDED``, ``UNDER_EPOCH``) — but a row another transaction holds
+    is skipped, not waited for (SKIP LOCKED: one run's long lock never delays the others'
+    text), and that write is tried again. A start (offset 0) starts the row again for its
+    step; an extension must find the row LIVE at its offset. Each written extension is
+    announced as ``extend_stream`` announces it."""
+    if not writes:
+        return {}
+    q = connection.ops.quote_name
+    streams, runs = q(AnswerStream._meta.db_table), q(Run._meta.db_table)
+    live, now = str(AnswerStream.State.LIVE), timezone.now()
+    ended = [str(status) for status in Run.TERMINAL]
+    columns = list(zip(*writes, strict=True))
+    cursor.execute(
+        "WITH v AS (SELECT * FROM unnest(%s::varchar[], %s::bigint[], %s::bigint[],"  # noqa: S608
+        " %s::integer[], %s::integer[], %s::text[], %s::boolean[])"
+        " AS v(run_id, epoch, call_id, step, start, delta, truncated)),"
+        f" fence AS (SELECT r.id FROM {runs} r JOIN v ON v.run_id = r.id"
+        f" WHERE r.{NOT_ENDED} AND r.{UNDER_EPOCH.replace('%s', 'v.epoch')}"
+        " FOR UPDATE OF r SKIP LOCKED),"
+        f" started AS (INSERT INTO {streams} AS s"
+        " (agent_call_id, run_id, step, state, text, length, truncated, updated_at)"
+        " SELECT v.call_id, v.run_id, v.step, %s, v.delta, char_length(v.delta), v.truncated, %s"
+        " FROM v WHERE v.start = 0 AND v.run_id IN (SELECT id FROM fence)"
+        " ON CONFLICT (agent_call_id) DO UPDATE SET run_id = EXCLUDED.run_id,"
+        " step = EXCLUDED.step, state = EXCLUDED.state, text = EXCLUDED.text,"
+        " length = EXCLUDED.length, truncated = EXCLUDED.truncated,"
+        " updated_at = EXCLUDED.updated_at RETURNING s.agent_call_id),"
+        f" extended AS (UPDATE {streams} s SET text = s.text || v.delta,"
+        " length = s.length + char_length(v.delta), truncated = v.truncated, updated_at = %s"
+        " FROM v WHERE v.start > 0 AND v.run_id IN (SELECT id FROM fence)"
+        " AND s.agent_call_id = v.call_id AND s.step = v.step AND s.state = %s"
+        " AND s.length = v.start RETURNING s.agent_call_id),"
+        f" alive AS (SELECT r.id FROM {runs} r JOIN v ON v.run_id = r.id"
+        f" WHERE r.{NOT_ENDED} AND r.{UNDER_EPOCH.replace('%s', 'v.epoch')})"
+        " SELECT v.call_id,"
+        " v.call_id IN (SELECT agent_call_id FROM started"
+        " UNION ALL SELECT agent_call_id FROM extended),"
+        " v.run_id IN (SELECT id FROM fence), v.run_id IN (SELECT id FROM alive) FROM v",
+        [
+            *[list(c) for c in columns],
+            ended,
+            live,
+            now,
+            now,
+            live,
+            ended,
+        ],
+    )
+    outcome: dict[int, str] = {}
+    for call_pk, written, locked, alive in cursor.fetchall():
+        if written:
+            outcome[call_pk] = WRITTEN
+        elif alive and not locked:
+            outcome[call_pk] = AGAIN  # another transaction held the run's row
+        else:
+            outcome[call_pk] = STOPPED
+    for run_id, _, call_pk, step, start, delta, truncated in writes:
+        if outcome.get(call_pk) == WRITTEN:
+            data = {**_public(call_pk, step), "state": "streaming", "offset": start, "delta": delta}
+            if truncated:
+                data["truncated"] = True
+            _send(run_id, data)
+    return outcome
+
+
 def close_stream(run: Run, call: AgentCall, step: int, *, length: int, reason: str) -> None:
     """End the turn's stream: the row closed, and its ``answer.stream`` close event (``offset``:
     the turn's length) appended, in one statement on PostgreSQL. The row keeps the turn's text
@@ -201,20 +290,84 @@ def stream_text_after(run_id: str, sent: dict[str, int]) -> list[dict[str, Any]]
         .order_by("agent_call_id")
         .values_list("agent_call_id", "step", "start", "rest", "truncated")
     )
-    found = []
-    for call_pk, step, begin, rest, truncated in rows:
-        if not rest:
-            continue
-        data = {
-            **_public(call_pk, step),
-            "state": "streaming",
-            "offset": begin - 1,
-            "delta": rest,
-        }
-        if truncated:
-            data["truncated"] = True
-        found.append(data)
-    return found
+    return [_new_text(*row) for row in rows if row[3]]
+
+
+def _new_text(call_pk: int, step: int, begin: int, rest: str, truncated: bool) -> dict[str, Any]:
+    """A row's text from code point ``begin`` (1-based) as ``answer.stream`` data."""
+    data = {**_public(call_pk, step), "state": "streaming", "offset": begin - 1, "delta": rest}
+    if truncated:
+        data["truncated"] = True
+    return data
+
+
+# The names ``with_live_text`` gives the joined row's columns on each run it reads.
+_LIVE = "live_stream"
+_LIVE_COLUMNS = ("live_call", "live_step", "live_start", "live_rest", "live_truncated")
+
+
+class _StartAfter(Func):
+    """1 + the offset a stream was read up to: ``sent`` (a JSON object streamId → offset,
+    one bound parameter whatever the number of streams) looked up by the joined row's
+    ``stm_<call>_<step>``; 1 for a stream not in it."""
+
+    output_field = IntegerField()
+
+    def __init__(self, sent: str) -> None:
+        super().__init__(Value(sent), F(f"{_LIVE}__agent_call_id"), F(f"{_LIVE}__step"))
+
+    def as_sql(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, list[Any]]:  # type: ignore[override]
+        parts, params = [], []
+        for expression in self.get_source_expressions():
+            sql, more = compiler.compile(expression)
+            parts.append(sql)
+            params.extend(more)
+        sent, call, step = parts
+        if connection.vendor == "postgresql":
+            key = f"('stm_' || {call} || '_' || {step})"
+            return f"(COALESCE((({sent})::jsonb ->> {key})::integer, 0) + 1)", params
+        key = f"('$.\"stm_' || {call} || '_' || {step} || '\"')"
+        return f"(COALESCE(json_extract({sent}, {key}), 0) + 1)", params
+
+
+def with_live_text(runs: QuerySet[Run], sent: str) -> QuerySet[Run]:
+    """``runs`` joined to their LIVE stream rows, each row's text after ``sent[streamId]``
+    (``sent``: a JSON object, ``sent_offsets``; 0 for a stream not in it) in the same statement: one run instance per row (one with
+    nothing joined for a run with no live row), read with ``live_text_of``. Whatever the
+    number of runs and streams, one statement of one shape."""
+    return (
+        runs.alias(
+            **{
+                _LIVE: FilteredRelation(
+                    "answer_streams",
+                    condition=Q(answer_streams__state=AnswerStream.State.LIVE),
+                )
+            }
+        )
+        .annotate(live_start=_StartAfter(sent))
+        .annotate(
+            live_call=F(f"{_LIVE}__agent_call_id"),
+            live_step=F(f"{_LIVE}__step"),
+            live_rest=Substr(f"{_LIVE}__text", cast(Any, F("live_start"))),
+            live_truncated=F(f"{_LIVE}__truncated"),
+        )
+        .order_by("pk", f"{_LIVE}__agent_call_id")
+    )
+
+
+def sent_offsets(sent: dict[str, int]) -> str:
+    """``with_live_text``'s ``sent``: one parameter, whatever the number of streams."""
+    return json.dumps(sent)
+
+
+def live_text_of(run: Run) -> dict[str, Any] | None:
+    """The new text of the live row joined to ``run`` by ``with_live_text`` (as
+    ``stream_text_after`` gives it); None without one, with nothing new, or once the run
+    is no longer RUNNING."""
+    call, step, start, rest, truncated = (getattr(run, name) for name in _LIVE_COLUMNS)
+    if call is None or not rest or run.status != Run.Status.RUNNING:
+        return None
+    return _new_text(call, step, start, rest, bool(truncated))
 
 
 def closed_stream_text(run_id: str, close: dict[str, Any], *, start: int) -> dict[str, Any] | None:

@@ -58,7 +58,7 @@ def test_the_stream_never_exceeds_the_display_bound_and_writes_once_per_coalesce
 ):
     run, call = live_call
     monkeypatch.setattr(streaming, "COALESCE_SECONDS", 1e9)  # flush by size only: countable
-    turn = TurnStream(run, call, step=1)
+    turn = TurnStream(run, call, step=1, batched=False)  # written here: countable
     with CaptureQueriesContext(connection) as queries:
         for _ in range(MAX_DISPLAY_CHARS + 10_000):
             turn.feed("字")
@@ -73,7 +73,7 @@ def test_the_stream_never_exceeds_the_display_bound_and_writes_once_per_coalesce
 
 def test_nothing_is_written_once_the_run_has_ended(live_call):
     run, call = live_call
-    turn = TurnStream(run, call, step=1)
+    turn = TurnStream(run, call, step=1, batched=False)  # each write in this thread
     turn.feed("开头")
     Run.objects.filter(pk=run.pk).update(status=Run.Status.FAILED)
     turn.flush()
