@@ -18,7 +18,8 @@ from agents.models import AgentPin
 from agents.providers import ProviderError
 from agents.providers.base import TOOL_NAMES, ToolCall
 from agents.versions import is_runnable
-from citations.issuance import issue_citations
+from citations.issuance import Issued, issue_citations
+from citations.models import CitationReference
 from foundation.errors import SparkTideError
 from foundation.faults import maybe_fault
 from foundation.text_boundary import storable_json
@@ -26,7 +27,7 @@ from knowledge.context import TrustedContext
 from knowledge.remote import RemoteKnowledgeError
 from knowledge.retrieval import MAX_TOP_K, retrieve, select_versions
 from publication.models import PublicationAttempt
-from publication.pipeline import publish_candidate
+from publication.pipeline import CommitCut, Receipt, publish_candidate, resume_commit
 from runs.models import AgentCall, JournalEntry, Run
 from runtime.durable import Unknowable, durable
 from runtime.state import CallState, Journal, StepLimitReached
@@ -72,7 +73,7 @@ class Tools:
         args = storable_json(args)
         self._journal_tool(call, step, tool_call, JournalEntry.Kind.TOOL_CALL, arguments=args)
         # A tool call is on disk before its tool runs (recovery notes it unanswered).
-        self.journal.flush()
+        durable(f"run {self.run.pk}: journal", self.journal.flush, journal=self.journal)
         handler = {
             "search_knowledge": self.search_knowledge,
             "send_answer_part": self.send_answer_part,
@@ -112,23 +113,19 @@ class Tools:
             top_k = max(1, min(MAX_TOP_K, int(args.get("top_k") or 3)))
         except (TypeError, ValueError, OverflowError):
             return ToolError.INVALID_ARGUMENTS.result("top_k must be an integer")
-        versions = select_versions(call.agent_version, query)
+        began = timezone.now()
         try:
-            items = retrieve(
-                versions=versions,
-                query=query,
-                top_k=top_k,
-                owner=self.run.owner,
-                app=self.run.app,
-                context=self.context,
+            # Reads, then one transaction: a search cut anywhere is searched again, unless
+            # its issuance may have landed (``_no_citations_since``).
+            items, issued = durable(
+                f"run {self.run.pk}: search",
+                lambda: self._search(call, query, top_k),
+                landed=_no_citations_since(call, began),
             )
         except RemoteKnowledgeError as exc:
             # The exception names the endpoint; the model gets the code only.
             logger.warning("run %s: search_knowledge: %s", self.run.pk, exc)
             return REMOTE_TOOL_ERRORS.get(exc.code, ToolError.KNOWLEDGE_SOURCE_ERROR).result()
-        issued = issue_citations(
-            run=self.run, agent_call=call, items=items, query=query, top_k=top_k
-        )
         handles_by_ref = {
             ref: [
                 {
@@ -168,6 +165,21 @@ class Tools:
             ]
         return answer
 
+    def _search(self, call: AgentCall, query: str, top_k: int) -> tuple[Any, Issued]:
+        versions = select_versions(call.agent_version, query)
+        items = retrieve(
+            versions=versions,
+            query=query,
+            top_k=top_k,
+            owner=self.run.owner,
+            app=self.run.app,
+            context=self.context,
+        )
+        issued = issue_citations(
+            run=self.run, agent_call=call, items=items, query=query, top_k=top_k
+        )
+        return items, issued
+
     def send_answer_part(
         self, call: AgentCall, state: CallState, step: int, args: dict[str, Any]
     ) -> dict[str, Any]:
@@ -200,12 +212,29 @@ class Tools:
         # the journal as it was, before Publication acts
         durable(f"run {run.pk}: journal", self.journal.flush, journal=self.journal)
         began = timezone.now()
+        cut: list[CommitCut] = []  # the commit whose connection was lost, to finish
+
+        def offer() -> Receipt:
+            try:
+                if cut:
+                    return resume_commit(cut.pop())
+                return publish_candidate(
+                    run=run,
+                    agent_call=call,
+                    entry=entry,
+                    body=body,
+                    replaces=replaces,
+                    resumable=True,
+                )
+            except CommitCut as again:
+                cut.append(again)
+                raise
+
         receipt = durable(
             f"run {run.pk}: publication",
-            lambda: publish_candidate(
-                run=run, agent_call=call, entry=entry, body=body, replaces=replaces
-            ),
-            landed=_no_attempt_since(call, began),
+            offer,
+            # A cut commit is Publication's to finish; before it, nothing may have landed.
+            landed=lambda: not cut and _no_attempt_since(call, began)(),
         )
         # Fault points for recovery tests: the commit happened; the journal
         # may not know it. Publication's store stays the truth.
@@ -278,6 +307,20 @@ def _search_record(items: Any, issued: Any) -> dict[str, Any]:
         for rank, (ref, item) in enumerate(zip(issued.references, items, strict=False), 1)
     ]
     return record
+
+
+def _no_citations_since(call: AgentCall, began: datetime) -> Callable[[], bool]:
+    """The landed check of a search: its reads write nothing and its issuance is one
+    transaction, so no citation of the call since ``began`` means it is searched again.
+    One found means the issuance committed and only its answer was lost: ``Unknowable``
+    (the run ends WORKER_LOST), never issued twice."""
+
+    def check() -> bool:
+        if CitationReference.objects.filter(agent_call=call, created_at__gte=began).exists():
+            raise Unknowable(f"search of {call.public_id}: citations were issued")
+        return False
+
+    return check
 
 
 def _no_attempt_since(call: AgentCall, began: datetime) -> Callable[[], bool]:
