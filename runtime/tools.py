@@ -29,7 +29,7 @@ from knowledge.retrieval import MAX_TOP_K, retrieve, select_versions
 from publication.models import PublicationAttempt
 from publication.pipeline import CommitCut, Receipt, publish_candidate, resume_commit
 from runs.models import AgentCall, JournalEntry, Run
-from runtime.durable import Unknowable, durable
+from runtime.durable import Landed, Unknowable, durable
 from runtime.state import CallState, Journal, StepLimitReached
 from runtime.tool_errors import REMOTE_TOOL_ERRORS, ToolError
 
@@ -180,6 +180,27 @@ class Tools:
         )
         return items, issued
 
+    def _open_sub_agent(self, call: AgentCall, key: str, task: str) -> AgentCall | ToolError:
+        """The sub-agent ``key`` opened as a child of ``call`` (reads, then one short
+        transaction), or the tool error that refuses it."""
+        allowed = call.agent_version.sub_agents.filter(key=key).first()
+        if allowed is None or call.depth + 1 > MAX_CALL_DEPTH:
+            return ToolError.AGENT_NOT_ALLOWED
+        pin = (
+            AgentPin.objects.filter(app=self.run.app, agent=allowed)
+            .select_related("version__agent")
+            .first()
+        )
+        # The rule a root run's version meets (agents/versions.py): a pin naming a
+        # retired version does not run as a sub-agent either.
+        if pin is None or not is_runnable(
+            pin.version, agent_id=allowed.pk, tenant_id=self.run.tenant_id
+        ):
+            return ToolError.AGENT_NOT_AVAILABLE
+        return self.open_call(
+            parent=call, depth=call.depth + 1, agent_version=pin.version, task=task
+        )
+
     def send_answer_part(
         self, call: AgentCall, state: CallState, step: int, args: dict[str, Any]
     ) -> dict[str, Any]:
@@ -252,23 +273,23 @@ class Tools:
         key, task = args.get("agent"), args.get("task")
         if not isinstance(key, str) or not isinstance(task, str):
             return ToolError.INVALID_ARGUMENTS.result("agent and task must be text")
-        allowed = call.agent_version.sub_agents.filter(key=key).first()
-        if allowed is None or call.depth + 1 > MAX_CALL_DEPTH:
-            return ToolError.AGENT_NOT_ALLOWED.result()
-        pin = (
-            AgentPin.objects.filter(app=self.run.app, agent=allowed)
-            .select_related("version__agent")
-            .first()
-        )
-        # The rule a root run's version meets (agents/versions.py): a pin naming a
-        # retired version does not run as a sub-agent either.
-        if pin is None or not is_runnable(
-            pin.version, agent_id=allowed.pk, tenant_id=self.run.tenant_id
-        ):
-            return ToolError.AGENT_NOT_AVAILABLE.result()
-        child = self.open_call(
-            parent=call, depth=call.depth + 1, agent_version=pin.version, task=task
-        )
+        began = timezone.now()
+        try:
+            opened = durable(
+                f"run {self.run.pk}: sub-agent",
+                lambda: self._open_sub_agent(call, key, task),
+                landed=lambda: AgentCall.objects.filter(
+                    parent=call, started_at__gte=began
+                ).exists(),
+            )
+        except Landed:  # opened, its answer lost: the row is the call
+            opened = durable(
+                f"run {self.run.pk}: sub-agent",
+                lambda: AgentCall.objects.get(parent=call, started_at__gte=began),
+            )
+        if isinstance(opened, ToolError):
+            return opened.result()
+        child = opened
         try:
             text = self.run_call(child)
         except (ProviderError, StepLimitReached, SparkTideError) as exc:

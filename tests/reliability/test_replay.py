@@ -18,16 +18,19 @@ from django.db import connection
 
 import citations.issuance
 import publication.pipeline
+import runtime.engine
 from foundation.faults import maybe_fault
 from publication.models import AnswerBlock, BlockRevision, PublicationAttempt
-from runs.models import JournalEntry, Run, RunEvent
+from runs.models import AgentCall, JournalEntry, Run, RunEvent
 from runtime.engine import execute_run
+from tests import factories
 from tests.reliability.support import conninfo
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SCRIPT = (
     {"search": "营收"},
+    {"callAgent": "helper", "task": "查营收"},
     {"answerPart": "一 [[cite:{{c1}}]]"},
     {"answerPart": "二 [[cite:{{c1}}]]"},
     {"text": "结论：营收增长。"},
@@ -83,6 +86,9 @@ def outcome(run_id: str) -> dict:
             .order_by("id")
             .values_list("outcome", flat=True)
         ),
+        "calls": list(
+            AgentCall.objects.filter(run_id=run_id).order_by("depth").values_list("depth", "status")
+        ),
         "citations": Run.objects.values_list("citation_count", flat=True).get(pk=run_id),
         "journal": list(
             JournalEntry.objects.filter(run_id=run_id)
@@ -92,20 +98,25 @@ def outcome(run_id: str) -> dict:
     }
 
 
-def test_a_search_and_two_commits_cut_inside_their_transactions_are_replayed_and_the_run_completes(
-    postgres, make_run, monkeypatch
+def test_a_search_a_sub_agent_and_two_commits_cut_inside_their_transactions_are_replayed(
+    postgres, make_run, monkeypatch, app, knowledge
 ):
-    """Three cuts in one run: inside the search's citation issuance, inside the first
-    block's commit (its statements), and in the second block's commit with only its COMMIT
-    left — there the outcome is unknown until the attempt is read back: not landed, so the
-    commit is made again. The run ends as the same script ends without a cut."""
-    reference = make_run(*SCRIPT)
+    """Four cuts in one run: inside the search's citation issuance, inside the opening of
+    a sub-agent's call, inside the first block's commit (its statements), and in the second
+    block's commit with only its COMMIT left — there the outcome is unknown until the
+    attempt is read back: not landed, so the commit is made again. The run completes as
+    the same script completes without a cut."""
+    helper = factories.make_agent(
+        app.tenant, "helper", model=factories.scripted({"text": "营收增长"}), pin_to=[app]
+    )
+    reference = make_run(*SCRIPT, sub_agents=[helper.agent])
     execute_run(reference.pk)
     expected = outcome(reference.pk)
     assert expected["status"] == Run.Status.COMPLETED, expected
     assert expected["seqs_gapless"], expected
     assert len(expected["blocks"]) == 3 and expected["attempts"] == ["COMMITTED"] * 3, expected
     assert expected["citations"] > 0, expected
+    assert expected["calls"] == [(0, "COMPLETED"), (1, "COMPLETED")], expected
 
     cuts: list[str] = []
     monkeypatch.setattr(
@@ -121,18 +132,27 @@ def test_a_search_and_two_commits_cut_inside_their_transactions_are_replayed_and
 
     def fault(point: str) -> None:
         # the second block (seen by its own transaction), only its COMMIT left
-        second = point == "during_publication_commit" and cuts == ["issuance", "commit statements"]
+        second = point == "during_publication_commit" and cuts == [
+            "issuance",
+            "sub-agent's call",
+            "commit statements",
+        ]
         if second and commits() == 2:
             cuts.append("before COMMIT")
             cut_own_session()
         maybe_fault(point)
 
-    run = make_run(*SCRIPT)
+    monkeypatch.setattr(
+        runtime.engine,
+        "lock_for_execution",
+        once(runtime.engine.lock_for_execution, cuts, "sub-agent's call"),
+    )
+    run = make_run(*SCRIPT, sub_agents=[helper.agent])
 
     def commits() -> int:
         return AnswerBlock.objects.filter(run_id=run.pk).count()
 
     monkeypatch.setattr(publication.pipeline, "maybe_fault", fault)
     execute_run(run.pk)
-    assert cuts == ["issuance", "commit statements", "before COMMIT"]
+    assert cuts == ["issuance", "sub-agent's call", "commit statements", "before COMMIT"]
     assert outcome(run.pk) == expected
