@@ -14,15 +14,17 @@ import re
 
 import psycopg
 import pytest
-from django.db import connection
+from django.db import OperationalError, connection
 
 import citations.issuance
 import publication.pipeline
+import runtime.durable
 import runtime.engine
 from foundation.faults import maybe_fault
 from publication.models import AnswerBlock, BlockRevision, PublicationAttempt
 from runs.models import AgentCall, JournalEntry, Run, RunEvent
 from runtime.engine import execute_run
+from runtime.recovery import settle_interrupted_run
 from tests import factories
 from tests.reliability.support import conninfo
 
@@ -156,3 +158,31 @@ def test_a_search_a_sub_agent_and_two_commits_cut_inside_their_transactions_are_
     execute_run(run.pk)
     assert cuts == ["issuance", "sub-agent's call", "commit statements", "before COMMIT"]
     assert outcome(run.pk) == expected
+
+
+def test_a_commit_cut_past_the_retry_bound_ends_the_run_worker_lost_with_nothing_recorded(
+    postgres, make_run, monkeypatch
+):
+    """The replay is bounded (runtime/durable.py ``retry_bound``: the worker's wait for a
+    connection). Past it the cut reaches the worker, which recovers the run as before:
+    WORKER_LOST, the cut candidate's preview settled as rejected, no block, no failure
+    recorded by the execution itself."""
+    cuts: list[str] = []
+    monkeypatch.setattr(runtime.durable, "retry_bound", lambda: 0.0)
+    monkeypatch.setattr(
+        publication.pipeline,
+        "write_new_block",
+        once(publication.pipeline.write_new_block, cuts, "commit statements"),
+    )
+    run = make_run({"answerPart": "一"}, {"text": "二"})
+    with pytest.raises(OperationalError):
+        execute_run(run.pk)
+    assert cuts == ["commit statements"]
+    assert list(PublicationAttempt.objects.filter(run=run).values_list("outcome", flat=True)) == [
+        "PREVIEWED"
+    ]
+    settle_interrupted_run(run.pk)  # what the worker does with the error
+    found = outcome(run.pk)
+    assert (found["status"], found["reason"], found["blocks"]) == ("FAILED", "WORKER_LOST", [])
+    assert found["attempts"] == ["REJECTED"]
+    assert found["events"][-2:] == ["answer.rejected", "run.failed"], found["events"]
