@@ -108,7 +108,8 @@ class AgentVersion(models.Model):
     @classmethod
     def transition_refusal(cls, before: str, after: str) -> str | None:
         """Why a version cannot go from ``before`` to ``after`` (None: ``TRANSITIONS``
-        allows it). save() refuses with it; the manifest (provisioning/writing.py) asks it."""
+        allows it). save() refuses with it; the manifest asks it
+        (provisioning/writing/agents.py)."""
         if after in cls.TRANSITIONS[before]:
             return None
         if before == cls.Status.RETIRED:

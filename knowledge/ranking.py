@@ -25,8 +25,9 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
@@ -38,6 +39,7 @@ from knowledge.models import (
     Document,
     Knowledge,
     KnowledgeVersion,
+    VersionCounts,
     VersionIndex,
     VersionTerm,
     count_version,
@@ -94,7 +96,7 @@ class Statistics:
 class StoredIndex:
     chunk_count: int
     token_count: int
-    entities: dict
+    entities: dict[str, list[str]]
     # Counted now, for a version published without stored statistics; None: stored.
     counted: Counter[str] | None = None
 
@@ -162,7 +164,7 @@ def version_statistics(indexes: dict[int, StoredIndex], tokens: list[str]) -> St
     return Statistics(chunks, average, dict(frequencies), impacts)
 
 
-def term_impacts(version: KnowledgeVersion, counts) -> dict[str, float]:
+def term_impacts(version: KnowledgeVersion, counts: VersionCounts) -> dict[str, float]:
     """Each token's most in one chunk of ``version``: max tf / (tf + k1·(1 − b + b·len/
     avglen)), avglen the version's (``counts``: ``count_version``). Read when the version
     is published and stored with its frequencies; the bound the staged search closes on."""
@@ -179,6 +181,28 @@ def term_impacts(version: KnowledgeVersion, counts) -> dict[str, float]:
             if impact > impacts.get(token, 0.0) and len(token) <= MAX_TOKEN_CHARS:
                 impacts[token] = impact
     return impacts
+
+
+def store_missing_impacts(version: KnowledgeVersion, batch: int = 5000) -> int:
+    """Store the impacts of ``version``'s terms stored without one (published before
+    migration 0009); how many. With the version's stored averages, as publishing would
+    have; nothing to do the second time. Until then a search bounds those terms by 1."""
+    missing = VersionTerm.objects.filter(version=version, impact__isnull=True)
+    index = VersionIndex.objects.filter(version=version).first()
+    if index is None or not missing.exists():
+        return 0
+    counts = VersionCounts(index.chunk_count, index.token_count, Counter(), [])
+    impacts = term_impacts(version, counts)
+    stored = 0
+    terms = list(missing.only("pk", "token"))
+    for first in range(0, len(terms), batch):
+        rows = terms[first : first + batch]
+        for term in rows:
+            # A token of the statistics the chunks no longer hold cannot be: 1, the bound.
+            term.impact = impacts.get(term.token, 1.0)
+        VersionTerm.objects.bulk_update(rows, ["impact"])
+        stored += len(rows)
+    return stored
 
 
 class Bm25:
@@ -245,7 +269,7 @@ def top_chunks(
         return []
     order = scorer.order
     first = scorer.first_stage(top_k)
-    best = _scored(candidate_rows(documents, versions, first, []), scorer)[:top_k]
+    best = _scored(best_rows(documents, versions, first, [], scorer, top_k), scorer)[:top_k]
     floor = -best[-1][0] if len(best) == top_k else 0.0
     if len(first) < len(order) and scorer.outside(first) > floor:
         rest = order[len(first) :]
@@ -256,13 +280,15 @@ def top_chunks(
                 second.append(order[len(second)])
             condition = ("|", second[len(first) :])
         if condition is not False:
-            rows = candidate_rows(documents, versions, condition, first)
+            rows = best_rows(documents, versions, condition, first, scorer, top_k)
             best = sorted(best + _scored(rows, scorer))[:top_k]
     return [(pk, -negative) for negative, _, _, pk in best]
 
 
+# A candidate: (chunk id, search_text, document id, ordinal).
+Row = tuple[int, str, int, int]
 # A condition on the tokens a chunk holds: a token, ("&", [conditions]), ("|", [...]).
-Condition = str | tuple
+Condition = str | tuple[str, list[Any]]
 
 
 def reaching(tokens: list[str], bounds: list[float], floor: float) -> Condition | bool | None:
@@ -302,7 +328,7 @@ def reaching(tokens: list[str], bounds: list[float], floor: float) -> Condition 
         return None
 
 
-def _scored(rows, scorer: Bm25) -> list[tuple[float, int, int, int]]:
+def _scored(rows: Iterable[Row], scorer: Bm25) -> list[tuple[float, int, int, int]]:
     scored = []
     for pk, search_text, document_id, ordinal in rows:
         score = scorer.score(search_text)
@@ -320,11 +346,11 @@ def candidate_rows(
     *,
     readable: bool = True,
     count: bool = False,
-):
+) -> Any:
     """(pk, search_text, document_id, ordinal) of the chunks of ``versions`` that meet
-    ``holding`` (a list: one of its tokens) and hold none of ``without``, of the documents ``documents`` (``readable``)
-    or of the others; their number with ``count``. One statement; the document ACL is
-    part of it."""
+    ``holding`` (a list: one of its tokens) and hold none of ``without``, of the documents
+    ``documents`` (``readable``) or of the others; their number with ``count``. One
+    statement; the document ACL is part of it."""
     if connection.vendor != "postgresql":
         chunks = Chunk.objects.filter(document__version__in=versions).filter(_q(holding))
         if without:
@@ -337,13 +363,85 @@ def candidate_rows(
         if count:
             return chunks.count()
         return list(chunks.values_list("pk", "search_text", "document_id", "ordinal"))
-    # The matching chunks of the versions are found first (the GIN index), in a
-    # subquery the planner keeps apart (OFFSET 0; it may still walk a small version's
-    # documents: forbidding that, a 10k-chunk version's common words read the other
-    # versions' matches too, 5x slower); only then the ACL keeps the readable
-    # ones, its documents read once into an array (an InitPlan). Joined, the planner
-    # misjudges how many documents the ACL keeps (a handful, it thinks): it filtered
-    # every chunk of the version by its vector, or probed the ACL once per candidate.
+    matching, params = _matching_sql(documents, versions, holding, without, readable=readable)
+    columns = "count(*)" if count else "c.id, c.search_text, c.document_id, c.ordinal"
+    sql = f"SELECT {columns} FROM {matching}"  # noqa: S608 -- fixed columns and SQL
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()[0] if count else cursor.fetchall()
+
+
+def best_rows(
+    documents: QuerySet[Document],
+    versions: Sequence[int],
+    holding: Condition | list[str],
+    without: list[str],
+    scorer: Bm25,
+    top_k: int,
+) -> list[Row]:
+    """The rows of ``candidate_rows`` that can be among their own top ``top_k`` by
+    ``scorer``: on PostgreSQL the statement scores them (tf from the stored vector's
+    positions, the length from the token text) and returns only those at or above the
+    k-th score (less a relative 1e-9, for the order of a float sum), with every row whose
+    vector cannot be trusted to count (a lexeme's 255 positions or position 16383 —
+    PostgreSQL's caps — or a query token the parser would not keep whole). The caller
+    scores them again in Python: the same scores as the exhaustive ranking's. On SQLite:
+    every candidate."""
+    if connection.vendor != "postgresql":
+        return list(candidate_rows(documents, versions, holding, without))
+    matching, params = _matching_sql(documents, versions, holding, without, readable=True)
+    tokens = list(scorer.weights)
+    # tf·(k1+1)/(tf + k1·(1 − b + b·len/avglen)), len = the spaces of search_text + 1.
+    sql = (
+        "WITH q AS MATERIALIZED ("  # noqa: S608 -- fixed SQL, the ORM-compiled ACL
+        " SELECT t.token, t.weight, tsvector_to_array(to_tsvector('simple'::regconfig,"
+        " t.token)) = ARRAY[t.token] AS whole"
+        " FROM unnest(%s::text[], %s::float8[]) AS t(token, weight)),"
+        " r AS MATERIALIZED ("
+        " SELECT c.id, s.score, s.uncertain FROM ("
+        "  SELECT c.id, c.search_vector,"
+        "  CASE WHEN c.search_text = '' THEN 0 ELSE length(c.search_text)"
+        "   - length(replace(c.search_text, ' ', '')) + 1 END AS length"
+        f"  FROM {matching}"
+        " ) c CROSS JOIN LATERAL ("
+        "  SELECT coalesce(sum(q.weight * n * %s / (n + %s * (%s + %s * c.length / %s))),"
+        "   0) AS score, coalesce(bool_or(n >= 255 OR 16383 = ANY(u.positions)), false)"
+        "   AS uncertain"
+        "  FROM unnest(ts_filter(setweight(c.search_vector, 'A', %s::text[]), '{a}')) AS u,"
+        "  LATERAL (SELECT cardinality(u.positions) AS n) AS f, q WHERE q.token = u.lexeme"
+        " ) s)"
+        " SELECT k.id, k.search_text, k.document_id, k.ordinal FROM knowledge_chunk k"
+        " WHERE k.id IN (SELECT r.id FROM r WHERE r.uncertain"
+        " OR NOT (SELECT bool_and(q.whole) FROM q)"
+        " OR r.score >= coalesce((SELECT r2.score FROM r AS r2 ORDER BY r2.score DESC"
+        " LIMIT 1 OFFSET %s), 0) * (1 - 1e-9))"
+    )
+    weights = [scorer.weights[t] for t in tokens]
+    ranked: list[Any] = [K1 + 1, K1, 1 - B, B, scorer.average, tokens]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [tokens, weights, *params, *ranked, top_k - 1])
+        rows: list[Row] = cursor.fetchall()
+        return rows
+
+
+def _matching_sql(
+    documents: QuerySet[Document],
+    versions: Sequence[int],
+    holding: Condition | list[str],
+    without: list[str],
+    *,
+    readable: bool,
+) -> tuple[str, list[Any]]:
+    """``(SELECT … FROM knowledge_chunk …) c``: the chunks of ``versions`` that meet the
+    condition, of the readable documents (or the others), and its parameters.
+
+    The matching chunks of the versions are found first (the GIN index), in a subquery
+    the planner keeps apart (OFFSET 0; it may still walk a small version's documents:
+    forbidding that, a 10k-chunk version's common words read the other versions'
+    matches too, 5x slower); only then the ACL keeps the readable ones, its documents
+    read once into an array (an InitPlan). Joined, the planner misjudges how many
+    documents the ACL keeps (a handful, it thinks): it filtered every chunk of the
+    version by its vector, or probed the ACL once per candidate."""
     query = _tsquery(holding)
     if without:
         query = f"({query}) & !({' | '.join(_tsquery_literal(t) for t in without)})"
@@ -351,18 +449,15 @@ def candidate_rows(
         acl_sql, acl_params = documents.values("pk").query.sql_with_params()
     except EmptyResultSet:  # none(): an inactive owner reads no document
         acl_sql, acl_params = "SELECT NULL::bigint WHERE false", ()
-    columns = "count(*)" if count else "c.id, c.search_text, c.document_id, c.ordinal"
     sql = (
-        f"SELECT {columns} FROM ("  # noqa: S608 -- fixed columns, the ORM-compiled ACL
-        " SELECT id, search_text, document_id, ordinal FROM knowledge_chunk"
+        "(SELECT id, search_text, search_vector, document_id, ordinal"  # noqa: S608 -- the ACL
+        " FROM knowledge_chunk"
         " WHERE search_vector @@ to_tsquery('simple'::regconfig, %s)"
         " AND document_id IN (SELECT id FROM knowledge_document WHERE version_id = ANY(%s))"
         " OFFSET 0) c"
         f" WHERE c.document_id {'= ANY' if readable else '<> ALL'}(ARRAY({acl_sql}))"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [query, list(versions), *acl_params])
-        return cursor.fetchone()[0] if count else cursor.fetchall()
+    return sql, [query, list(versions), *acl_params]
 
 
 def holding_any(candidates: QuerySet[Chunk], tokens: list[str]) -> QuerySet[Chunk]:

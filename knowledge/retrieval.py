@@ -13,9 +13,11 @@ by that score interleaves sources instead of letting one scale drown the other.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Q
 
 from knowledge.context import TrustedContext
@@ -33,6 +35,7 @@ from knowledge.ranking import (
 from knowledge.remote import RefusedItem, RemoteItem, call_remote
 from knowledge.text import snippet_digest
 from knowledge.vocabulary import BUILTIN, Vocabulary
+from tenancy.models import App
 
 # Loaded with each hit but not needed by it: the token column and the whole
 # document text (a chunk's own text and locator are what a citation needs).
@@ -44,6 +47,13 @@ _NOT_NEEDED = ("search_text", "document__text")
 MAX_TOP_K = 20
 
 
+class RoutedAgent(Protocol):
+    """What ``select_versions`` reads of an agent version (``agents.models``)."""
+
+    routing: Any  # [{"match": str, "knowledge": [label, …]}, …] or None
+    allowed_knowledge: Any  # the versions it may search (a many-to-many manager)
+
+
 @dataclass(frozen=True)
 class RetrievedItem:
     version: KnowledgeVersion
@@ -51,7 +61,7 @@ class RetrievedItem:
     chunk: Chunk | None  # None for REMOTE
     title: str
     content: str  # exactly what the model is given (1..16,384 UTF-16 units)
-    source_ref: dict  # public {type, id, version?, page?, locator?, uri?}
+    source_ref: dict[str, Any]  # public {type, id, version?, page?, locator?, uri?}
     digest: str  # snippet_digest(content)
     score: float  # relative to the best hit of the same source (1.0)
     remote_item_id: str = ""
@@ -60,7 +70,7 @@ class RetrievedItem:
     remote_item_version: str = ""
 
 
-def select_versions(agent_version, query: str) -> list[KnowledgeVersion]:
+def select_versions(agent_version: RoutedAgent, query: str) -> list[KnowledgeVersion]:
     """The exact versions a query searches: the first routing rule whose ``match``
     occurs in the query (case-insensitive) picks them; no match → all allowed.
 
@@ -92,8 +102,8 @@ def retrieve(
     versions: Sequence[KnowledgeVersion],
     query: str,
     top_k: int,
-    owner,
-    app,
+    owner: User | AnonymousUser | None,
+    app: App,
     context: TrustedContext,
 ) -> list[RetrievedItem]:
     """Search those of the given versions ``app`` may use now; at most ``top_k``
@@ -141,19 +151,28 @@ def retrieve(
     return Retrieved(sorted(results, key=lambda item: -item.score)[:top_k], refused, trace)
 
 
-class Retrieved(list):
+class Retrieved(list[RetrievedItem]):
     """Retrieved items, best first; ``refused`` lists the REMOTE items left out
     at the storage boundary (the engine reports each as a tool error); ``trace`` is
     what the search looked for and left out (counts only), for the run's record."""
 
-    def __init__(self, items=(), refused=(), trace: dict | None = None) -> None:
+    def __init__(
+        self,
+        items: Iterable[RetrievedItem] = (),
+        refused: Iterable[RefusedItem] = (),
+        trace: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(items)
         self.refused: tuple[RefusedItem, ...] = tuple(refused)
-        self.trace: dict = trace or {}
+        self.trace: dict[str, Any] = trace or {}
 
 
 def search_managed(
-    versions: Sequence[KnowledgeVersion], *, query: str, top_k: int, owner
+    versions: Sequence[KnowledgeVersion],
+    *,
+    query: str,
+    top_k: int,
+    owner: User | AnonymousUser | None,
 ) -> Searched:
     """Chunks of the given PUBLISHED versions that the owner may read, best first, by
     BM25 over the versions' statistics (module ``knowledge.ranking``).
@@ -202,11 +221,15 @@ def search_managed(
     )
 
 
-class Searched(list):
+class Searched(list[RetrievedItem]):
     """Managed items, best first, with the plan searched and each hit's raw score."""
 
     def __init__(
-        self, items=(), plan: SearchPlan | None = None, scored=(), acl_refused: int = 0
+        self,
+        items: Iterable[RetrievedItem] = (),
+        plan: SearchPlan | None = None,
+        scored: Iterable[tuple[int, float]] = (),
+        acl_refused: int = 0,
     ) -> None:
         super().__init__(items)
         self.plan = plan
@@ -262,7 +285,7 @@ def search_remote(
     )
 
 
-def managed_source_ref(chunk: Chunk, document: Document) -> dict:
+def managed_source_ref(chunk: Chunk, document: Document) -> dict[str, Any]:
     return {
         "type": "document",
         "id": document.key,
@@ -272,8 +295,8 @@ def managed_source_ref(chunk: Chunk, document: Document) -> dict:
     }
 
 
-def remote_source_ref(item: RemoteItem) -> dict:
-    ref: dict = {"type": "remote", "id": item.id, "version": item.source_version}
+def remote_source_ref(item: RemoteItem) -> dict[str, Any]:
+    ref: dict[str, Any] = {"type": "remote", "id": item.id, "version": item.source_version}
     if item.page is not None:
         ref["page"] = item.page
     if item.locator is not None:
@@ -283,7 +306,7 @@ def remote_source_ref(item: RemoteItem) -> dict:
     return ref
 
 
-def _managed_item(chunk: Chunk, by_pk: dict, score: float) -> RetrievedItem:
+def _managed_item(chunk: Chunk, by_pk: dict[int, KnowledgeVersion], score: float) -> RetrievedItem:
     document = chunk.document
     return RetrievedItem(
         # The query only returns chunks of these versions: the caller's instances

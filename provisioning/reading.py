@@ -229,7 +229,7 @@ def _parse_knowledge_version(item: Any, path: str, type_: str) -> KnowledgeVersi
         timeout = read_number(
             item.get("timeoutSeconds", MAX_REMOTE_TIMEOUT_SECONDS), key_path(path, "timeoutSeconds")
         )
-        refusal = remote_timeout_refusal(timeout)  # the model's rule (knowledge/models.py)
+        refusal = remote_timeout_refusal(timeout)  # the model's rule (knowledge/models/versions.py)
         if refusal is not None:
             raise ManifestError(key_path(path, "timeoutSeconds"), refusal)
         return KnowledgeVersionSpec(

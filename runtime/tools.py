@@ -15,6 +15,7 @@ from typing import Any, cast
 from django.utils import timezone
 
 from agents.models import AgentPin
+from agents.prompting import CONTEXT_BUDGET, fit_excerpts, tokens_left
 from agents.providers import ProviderError
 from agents.providers.base import TOOL_NAMES, ToolCall
 from agents.versions import is_runnable
@@ -25,7 +26,7 @@ from foundation.faults import maybe_fault
 from foundation.text_boundary import storable_json
 from knowledge.context import TrustedContext
 from knowledge.remote import RemoteKnowledgeError
-from knowledge.retrieval import MAX_TOP_K, retrieve, select_versions
+from knowledge.retrieval import MAX_TOP_K, Retrieved, retrieve, select_versions
 from publication.models import PublicationAttempt
 from publication.pipeline import CommitCut, Receipt, publish_candidate, resume_commit
 from runs.models import AgentCall, JournalEntry, Run
@@ -117,9 +118,9 @@ class Tools:
         try:
             # Reads, then one transaction: a search cut anywhere is searched again, unless
             # its issuance may have landed (``_no_citations_since``).
-            items, issued = durable(
+            items, issued, omitted = durable(
                 f"run {self.run.pk}: search",
-                lambda: self._search(call, query, top_k),
+                lambda: self._search(call, state, query, top_k),
                 landed=_no_citations_since(call, began),
             )
         except RemoteKnowledgeError as exc:
@@ -151,6 +152,8 @@ class Tools:
         ]
         state.results.extend(results)
         answer: dict[str, Any] = {"results": results, _SEARCH_RECORD: _search_record(items, issued)}
+        if omitted:
+            answer["omitted"] = {"count": omitted, "reason": CONTEXT_BUDGET}
         if issued.refused:
             answer["refused"] = {
                 "code": str(ToolError.CITATION_LIMIT_EXCEEDED),
@@ -165,7 +168,11 @@ class Tools:
             ]
         return answer
 
-    def _search(self, call: AgentCall, query: str, top_k: int) -> tuple[Any, Issued]:
+    def _search(
+        self, call: AgentCall, state: CallState, query: str, top_k: int
+    ) -> tuple[Any, Issued, int]:
+        """Retrieve, fit the excerpts to the context budget, issue their citations: the
+        items, what was issued, and how many items the budget left out."""
         versions = select_versions(call.agent_version, query)
         items = retrieve(
             versions=versions,
@@ -175,10 +182,20 @@ class Tools:
             app=self.run.app,
             context=self.context,
         )
+        # Under the version's context budget the excerpts go whole, best first; what does not
+        # fit is left out before issuance and said so (agents/prompting.py).
+        left = tokens_left(
+            call.agent_version.model, state.instructions, state.history, state.messages
+        )
+        shown = fit_excerpts([(item.title, item.content) for item in items], left)
+        omitted = len(items) - shown
+        if omitted:
+            trace = {**getattr(items, "trace", {}), "omitted": omitted}
+            items = Retrieved(items[:shown], getattr(items, "refused", ()), trace)
         issued = issue_citations(
             run=self.run, agent_call=call, items=items, query=query, top_k=top_k
         )
-        return items, issued
+        return items, issued, omitted
 
     def _open_sub_agent(self, call: AgentCall, key: str, task: str) -> AgentCall | ToolError:
         """The sub-agent ``key`` opened as a child of ``call`` (reads, then one short
@@ -307,6 +324,8 @@ def _brief(result: dict[str, Any]) -> dict[str, Any]:
         brief: dict[str, Any] = {"citations": [r["id"] for r in result["results"]]}
         if "itemErrors" in result:
             brief["itemErrors"] = [error["code"] for error in result["itemErrors"]]
+        if "omitted" in result:
+            brief["omitted"] = result["omitted"]["count"]
         return brief
     if "error" in result:
         return {"error": result["error"]["code"]}

@@ -5,9 +5,10 @@ Config (an agent version's ``model``)::
     {"provider": "openai", "baseUrl": "http://127.0.0.1:8000/v1", "model": "name",
      "apiKeyEnv": "ENV_VAR_NAME", "temperature": 0.2, "timeoutSeconds": 60, "maxTokens": 1024}
 
-``temperature``, ``timeoutSeconds`` (default 60, at most 120) and ``maxTokens`` are optional. The
-key itself never appears in the config: it is read from the environment variable named by
-``apiKeyEnv`` each time a turn is requested, and it is never logged or put in an error message.
+``temperature``, ``timeoutSeconds`` (default 60, at most 120), ``maxTokens``, ``systemPrompt`` and
+``contextTokens`` (agents/prompting.py) are optional. The key itself never appears in the config:
+it is read from the environment variable named by ``apiKeyEnv`` each time a turn is requested,
+and it is never logged or put in an error message.
 
 One ``next_turn`` is one ``POST {baseUrl}/chat/completions`` with
 ``{"model", "messages", "tools": TOOL_SCHEMAS, "stream": true}`` (plus ``temperature`` and
@@ -36,8 +37,9 @@ the system message and ``state.messages`` as ``user`` (the earlier question) / `
 (its committed answer, markers removed) pairs, oldest first.
 
 Messages the provider expects in ``state.messages`` (the engine appends them; this module never
-mutates ``state``). They are sent after one system message built from ``state.instructions``, so
-``state.messages`` must not contain a system message of its own:
+mutates ``state``). They are sent after one system message: the version's system prompt, then
+``state.instructions`` (agents/prompting.py), so ``state.messages`` must not contain a system
+message of its own:
 
 - the task: ``{"role": "user", "content": "<task>"}``
 - an assistant turn: ``{"role": "assistant", "content": "<text>" | None, "tool_calls": [{"id":
@@ -56,6 +58,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from agents.prompting import system_message, validate_prompt_config
 from agents.providers.base import (
     TOOL_SCHEMAS,
     AgentState,
@@ -82,7 +85,17 @@ RETRY_DEFAULT_SECONDS = 1.0
 RETRY_MAX_SECONDS = 10.0
 
 ALLOWED_KEYS = frozenset(
-    {"provider", "baseUrl", "model", "apiKeyEnv", "temperature", "timeoutSeconds", "maxTokens"}
+    {
+        "provider",
+        "baseUrl",
+        "model",
+        "apiKeyEnv",
+        "temperature",
+        "timeoutSeconds",
+        "maxTokens",
+        "systemPrompt",
+        "contextTokens",
+    }
 )
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Visible ASCII only: anything else would be refused by the HTTP layer with an error that
@@ -155,6 +168,7 @@ def validate_config(config: dict[str, Any]) -> None:
         m = config["maxTokens"]
         if not isinstance(m, int) or isinstance(m, bool) or m < 1:
             raise ModelConfigError("maxTokens", "must be a positive integer")
+    validate_prompt_config(config)
 
 
 class OpenAIProvider:
@@ -172,6 +186,7 @@ class OpenAIProvider:
         self.temperature = config.get("temperature")
         self.timeout = float(config.get("timeoutSeconds", DEFAULT_TIMEOUT_SECONDS))
         self.max_tokens = config.get("maxTokens")
+        self.config = config
 
     def next_turn(self, state: AgentState) -> Turn:
         key = self._api_key()
@@ -212,7 +227,8 @@ class OpenAIProvider:
         for turn in getattr(state, "history", None) or []:
             history.append({"role": "user", "content": turn["question"]})
             history.append({"role": "assistant", "content": turn["answer"] or "（无回答）"})
-        messages = [{"role": "system", "content": state.instructions}, *history, *state.messages]
+        system = system_message(self.config, state.instructions)
+        messages = [{"role": "system", "content": system}, *history, *state.messages]
         body: dict[str, Any] = {
             "model": self.model,
             "messages": messages,

@@ -1,4 +1,4 @@
-"""A version's status moves by its model's rule (agents/models.py, knowledge/models.py
+"""A version's status moves by its model's rule (agents/models.py, knowledge/models/versions.py
 ``transition_refusal``) however it is changed: a move the model forbids on ``save()`` is
 refused by ``apply_manifest`` before anything is written, for the same reason, in the same
 words."""
@@ -109,7 +109,7 @@ def test_every_move_the_tables_forbid_has_a_reason_and_every_allowed_one_none():
 def test_a_deadline_the_model_refuses_is_refused_by_the_manifest_for_the_same_reason(
     tmp_path, seconds
 ):
-    """``remote_timeout_refusal`` (knowledge/models.py, beside the column's constraint) is
+    """``remote_timeout_refusal`` (knowledge/models/versions.py, beside the column's constraint) is
     what the admin's form (``full_clean``) and the manifest both answer."""
     from django.core.exceptions import ValidationError
 

@@ -16,10 +16,16 @@ from django.core.management import call_command
 from django.db import connection
 
 from knowledge import ranking
-from knowledge.models import Chunk, KnowledgeVersion, VersionIndex, VersionTerm
+from knowledge.models import (
+    Chunk,
+    KnowledgeVersion,
+    VersionIndex,
+    VersionTerm,
+    readable_documents,
+)
 from knowledge.retrieval import search_managed
 from knowledge.text import search_tokens
-from tests.factories import add_document, make_knowledge, publish
+from tests.factories import add_document, make_knowledge, publish, require
 
 pytestmark = pytest.mark.django_db
 CASES = json.loads((Path(__file__).parent / "cases" / "ranking.json").read_text("utf-8"))
@@ -286,6 +292,34 @@ def test_index_knowledge_stores_the_statistics_a_bulk_publish_skipped(tenant):
     assert "0 version(s) indexed" in out.getvalue()
 
 
+def test_index_knowledge_gives_terms_stored_before_impacts_their_bound(tenant, alice):
+    """A version published before migration 0009 has terms without an impact (searched
+    with BM25's own bound); the command stores the impacts publishing would have stored,
+    with progress, once; the search's answer does not change."""
+    version = make_knowledge(tenant)
+    add_document(version, ["营收营收营收。", "营收下降，毛利下降，回购。"])
+    publish(version)
+    stored = dict(VersionTerm.objects.filter(version=version).values_list("token", "impact"))
+    before = [
+        item.chunk.pk for item in search_managed([version], query="营收回购", top_k=2, owner=alice)
+    ]
+    VersionTerm.objects.filter(version=version).update(impact=None)
+
+    out = StringIO()
+    call_command("index_knowledge", stdout=out)
+
+    restored = dict(VersionTerm.objects.filter(version=version).values_list("token", "impact"))
+    assert restored == pytest.approx(stored)
+    assert None not in restored.values()
+    assert f"[1/1] impacts of {tenant.key}/{version.label}: {len(stored)} term(s)" in out.getvalue()
+    assert [
+        item.chunk.pk for item in search_managed([version], query="营收回购", top_k=2, owner=alice)
+    ] == before
+    again = StringIO()
+    call_command("index_knowledge", stdout=again)
+    assert "0 version(s) given term impacts" in again.getvalue()
+
+
 def _meets(condition, held):
     if isinstance(condition, str):
         return condition in held
@@ -311,3 +345,58 @@ def test_the_second_stage_condition_keeps_every_set_of_tokens_that_can_reach_the
                 assert meets == reaches, (floor, names, condition)
     assert ranking.reaching(tokens, bounds, 0.0) is None
     assert ranking.reaching(tokens, [1.0] * 6, 6.5) is False
+
+
+def _scorer_and_scores(version, query):
+    """The scorer a search of ``version`` for ``query`` uses (no vocabulary), and every
+    chunk's score by it: {chunk pk: score}."""
+    plan = ranking.SearchPlan.of(query, ranking.Vocabulary())
+    indexes = ranking.stored_indexes([version])
+    scorer = ranking.Bm25(ranking.version_statistics(indexes, list(plan.weights)), plan.weights)
+    rows = Chunk.objects.filter(document__version=version).values_list("pk", "search_text")
+    return scorer, {pk: scorer.score(text) for pk, text in rows}
+
+
+def test_the_scoring_statement_returns_only_what_can_enter_the_top_k(tenant, alice):
+    """PostgreSQL scores the candidates in the statement: of 30 chunks holding the
+    word, only those at or above the third score come back to be scored in Python."""
+    require(connection.vendor == "postgresql", "the statement scores on PostgreSQL")
+    version = make_knowledge(tenant)
+    for n in range(30):
+        add_document(version, ["营收" * (n % 7 + 1) + "公司经营稳健" * (n % 5 + 1)], key=f"d{n}")
+    publish(version)
+    scorer, scores = _scorer_and_scores(version, "营收")
+    third = sorted(scores.values(), reverse=True)[2]
+
+    documents = readable_documents(alice, [version])
+    rows = ranking.best_rows(documents, [version.pk], ["营收"], [], scorer, 3)
+
+    assert {pk for pk, *_ in rows} == {pk for pk, score in scores.items() if score >= third}
+    assert 3 <= len(rows) < 30
+
+
+def test_a_count_the_stored_vector_caps_is_scored_from_the_text(tenant, alice, monkeypatch):
+    """A tsvector keeps at most 255 positions of a lexeme: counted from the vector, a
+    page printing 营收 290 times would score below one printing it 200 times. The
+    statement returns such a page whatever its score there; Python counts 290, and it
+    wins, as in the exhaustive ranking."""
+    monkeypatch.setattr("knowledge.retrieval.BUILTIN", ranking.Vocabulary())
+    version = make_knowledge(tenant)
+    add_document(version, ["营收" * 290], key="many")
+    add_document(version, ["营收" * 200], key="fewer")
+    for n in range(10):
+        add_document(version, ["公司经营稳健"], key=f"filler-{n}")
+    publish(version)
+    scorer, scores = _scorer_and_scores(version, "营收")
+    texts = dict(Chunk.objects.filter(document__version=version).values_list("pk", "search_text"))
+    many = next(pk for pk, text in texts.items() if text.split().count("营收") == 290)
+    fewer = next(pk for pk, text in texts.items() if text.split().count("营收") == 200)
+    # The premise: counted 256 times (the same length), "many" would score below "fewer".
+    length = len(texts[many].split())
+    norm = ranking.K1 * (1 - ranking.B + ranking.B * length / scorer.average)
+    capped = scorer.weights["营收"] * 256 * (ranking.K1 + 1) / (256 + norm)
+    assert capped < scores[fewer] < scores[many]
+
+    items = search_managed([version], query="营收", top_k=1, owner=alice)
+
+    assert [item.document.key for item in items] == ["many"]

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from agents.prompting import BUILTIN_PROMPTS, DEFAULT_PROMPT
 from agents.providers import get_provider, validate_model_config
 from agents.providers.base import TOOL_SCHEMAS, ProviderError, ToolCall, Turn
 from agents.providers.openai import OpenAIProvider, validate_config
@@ -124,10 +125,42 @@ def test_request_posts_system_instructions_state_messages_and_the_tool_schemas(a
     assert request.path == "/v1/chat/completions"
     assert request.body == {
         "model": "fake-model",
-        "messages": [{"role": "system", "content": state.instructions}, *history],
+        "messages": [
+            {
+                "role": "system",
+                "content": f"{BUILTIN_PROMPTS[DEFAULT_PROMPT]}\n\n{state.instructions}",
+            },
+            *history,
+        ],
         "tools": TOOL_SCHEMAS,
         "stream": True,
     }
+
+
+def test_the_default_system_prompt_teaches_the_markers_and_the_answer_tools(api_key):
+    """With no systemPrompt the model is taught the answer contract before the instructions."""
+    _, requests = run_turn([stream([text_chunk("ok"), finish_chunk("stop")])])
+    system = requests[0].body["messages"][0]["content"]
+    for taught in ("[[cite:<id>]]", "[[num:<handle>]]", "send_answer_part", "replaces=", "cite_"):
+        assert taught in system
+    assert system.endswith("\n\n" + FakeState().instructions)
+
+
+def test_a_versions_own_prompt_replaces_the_built_in_one(api_key):
+    own = "Answer in English. Cite every fact as [[cite:ID]]."
+    _, requests = run_turn(
+        [stream([text_chunk("ok"), finish_chunk("stop")])], systemPrompt={"text": own}
+    )
+    assert requests[0].body["messages"][0]["content"] == f"{own}\n\n{FakeState().instructions}"
+
+
+def test_empty_instructions_leave_the_prompt_alone(api_key):
+    _, requests = run_turn(
+        [stream([text_chunk("ok"), finish_chunk("stop")])],
+        FakeState(instructions=""),
+        systemPrompt={"builtin": DEFAULT_PROMPT},
+    )
+    assert requests[0].body["messages"][0]["content"] == BUILTIN_PROMPTS[DEFAULT_PROMPT]
 
 
 def test_optional_settings_are_sent_as_temperature_and_max_tokens(api_key):
@@ -617,6 +650,8 @@ VALID = {
             "maxTokens": 1,
         },
         {**VALID, "temperature": 1.5, "timeoutSeconds": 0.5},
+        {**VALID, "systemPrompt": {"builtin": "sparktide-citations-1"}, "contextTokens": 1024},
+        {**VALID, "systemPrompt": {"text": "x" * 20_000}, "contextTokens": 2_000_000},
     ],
 )
 def test_valid_configs_pass(config):
@@ -653,6 +688,16 @@ def test_valid_configs_pass(config):
         ({"maxTokens": True}, "maxTokens"),
         ({"apiKey": "sk-live-abcdef"}, "apiKey"),
         ({"stream": False}, "stream"),
+        ({"systemPrompt": "be brief"}, "systemPrompt"),
+        ({"systemPrompt": {}}, "systemPrompt"),
+        ({"systemPrompt": {"builtin": "x", "text": "y"}}, "systemPrompt"),
+        ({"systemPrompt": {"builtin": "sparktide-citations-0"}}, "systemPrompt.builtin"),
+        ({"systemPrompt": {"text": " "}}, "systemPrompt.text"),
+        ({"systemPrompt": {"text": "x" * 20_001}}, "systemPrompt.text"),
+        ({"contextTokens": 1023}, "contextTokens"),
+        ({"contextTokens": 2_000_001}, "contextTokens"),
+        ({"contextTokens": 4096.0}, "contextTokens"),
+        ({"contextTokens": True}, "contextTokens"),
     ],
 )
 def test_invalid_configs_raise_value_error_naming_the_key(change, named):
