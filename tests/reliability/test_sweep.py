@@ -195,8 +195,9 @@ def test_a_run_is_claimed_once_under_a_new_epoch_and_the_claim_opens_no_agent_ca
 
 def test_recovery_takes_a_lost_run_over_under_the_next_epoch_and_fences_the_old_one(make_run):
     """Recovery's takeover moves the epoch on by exactly one, so the execution that lost
-    the run is refused at its next write (docs/reliability.md "Fencing")."""
-    from runs.events import RunFenced
+    the run is refused at its next write (docs/reliability.md "Fencing"), and the ended run
+    takes no write at all."""
+    from runs.events import RunEnded, RunFenced
     from runs.lifecycle import lock_for_execution
 
     run = _lost_running_run(make_run)
@@ -207,3 +208,6 @@ def test_recovery_takes_a_lost_run_over_under_the_next_epoch_and_fences_the_old_
     assert Run.objects.values_list("execution_epoch", flat=True).get(pk=run.pk) == 2
     with pytest.raises(RunFenced), transaction.atomic():
         lock_for_execution(run.pk, 1)
+    # Under its current epoch too, the ended run takes no write.
+    with pytest.raises(RunEnded), transaction.atomic():
+        lock_for_execution(run.pk, 2)
