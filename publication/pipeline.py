@@ -20,7 +20,14 @@ Two deliberate refinements of the order (docs/publication.md):
 import logging
 from typing import Any
 
-from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db import (
+    DatabaseError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    connection,
+    transaction,
+)
 from django.utils import timezone
 
 from citations.evidence import SourceAccess
@@ -75,8 +82,10 @@ __all__ = [
     "Reason",
     "Receipt",
     "body_digest",
+    "CommitCut",
     "clean_text",
     "publish_candidate",
+    "resume_commit",
     "settle_lost_previews",
 ]
 
@@ -92,9 +101,18 @@ def publish_candidate(
     body: str | dict[str, Any],
     replaces: str | None = None,
     preview: bool = True,
+    resumable: bool = False,
 ) -> Receipt:
-    """Publish one candidate (entry "A": assistant text, "B": send_answer_part)."""
-    receipt = _publish(run, agent_call, entry, body, replaces, preview)
+    """Publish one candidate (entry "A": assistant text, "B": send_answer_part).
+
+    ``resumable``: a commit whose connection is lost (PostgreSQL) is not recorded as
+    failed; ``CommitCut`` is raised for the caller to finish it with ``resume_commit``
+    once the database answers (the run engine's retry, runtime/durable.py)."""
+    receipt = _publish(run, agent_call, entry, body, replaces, preview, resumable)
+    return _observed(receipt, run)
+
+
+def _observed(receipt: Receipt, run: Run) -> Receipt:
     observability.publication_outcome(
         run_id=run.pk,
         candidate_id=receipt.candidate_id,
@@ -111,6 +129,7 @@ def _publish(
     body: str | dict[str, Any],
     replaces: str | None,
     preview: bool,
+    resumable: bool,
 ) -> Receipt:
     access = SourceAccess(run)
     candidate = intake_candidate(run, agent_call, entry, body, replaces)
@@ -145,7 +164,7 @@ def _publish(
         refused = _preview(candidate, target)
         if refused is not None:
             return refused
-    return _commit(candidate, target, digest)
+    return _commit(candidate, target, digest, resumable=resumable)
 
 
 def _target_if_any(candidate: Candidate) -> AnswerBlock | None:
@@ -284,7 +303,9 @@ def _preview_new_block(candidate: Candidate) -> Receipt | None:
 # --- 7. commit -------------------------------------------------------------------
 
 
-def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Receipt:
+def _commit(
+    candidate: Candidate, target: AnswerBlock | None, digest: str, *, resumable: bool = False
+) -> Receipt:
     """One transaction: run and block locked, revision, bindings, dependencies,
     the delivery event (outbox) and the run's counters. The receipt exists only
     once the database confirmed it."""
@@ -331,8 +352,53 @@ def _commit(candidate: Candidate, target: AnswerBlock | None, digest: str) -> Re
     except DatabaseError as exc:
         # Whatever this transaction took is not taken unless it committed.
         attempt.quota_consumed = reserved
+        if resumable and _connection_lost(exc):
+            raise CommitCut(candidate, target, digest, exc) from exc
         return _save_failed(candidate, target, commit_sent=commit_sent, error=exc)
     return committed_receipt(candidate.attempt.candidate_id, candidate.effect, written)
+
+
+class CommitCut(OperationalError):
+    """A commit whose connection was lost: rolled back, or, its COMMIT sent, perhaps
+    landed. Nothing of it is recorded (no failure, no event); ``resume_commit`` tells
+    which and finishes it."""
+
+    def __init__(
+        self, candidate: Candidate, target: AnswerBlock | None, digest: str, error: Exception
+    ) -> None:
+        super().__init__(str(error))
+        self.candidate, self.target, self.digest = candidate, target, digest
+
+
+def _connection_lost(error: Exception) -> bool:
+    """The transaction ended with its connection (or a timeout ended it): rolled back
+    unless its COMMIT landed. SQLite's OperationalError is a lock: not this."""
+    return connection.vendor == "postgresql" and isinstance(
+        error, (OperationalError, InterfaceError)
+    )
+
+
+def resume_commit(cut: CommitCut) -> Receipt:
+    """Finish a cut commit once the database answers: its revision read back (the COMMIT
+    landed: that is the receipt), else the same candidate committed again, under the
+    run's lock and the fence as the first time (its duplicate check included). Never a
+    second block, never a lost one; ``CommitCut`` again if the connection is lost again."""
+    candidate = cut.candidate
+    attempt = candidate.attempt
+    revision = (
+        BlockRevision.objects.select_related("block")
+        .filter(attempt__candidate_id=attempt.candidate_id)
+        .first()
+    )
+    if revision is not None:
+        receipt = committed_receipt(attempt.candidate_id, candidate.effect, Written.of(revision))
+        return _observed(receipt, candidate.run)
+    if PublicationAttempt.objects.filter(candidate_id=attempt.candidate_id).exists():
+        attempt.__dict__.pop("_stored", None)  # its row is the preview's: every column again
+    else:
+        forget_stored(attempt)  # its insert was rolled back
+    receipt = _commit(candidate, cut.target, cut.digest, resumable=True)
+    return _observed(receipt, candidate.run)
 
 
 def _save_failed(

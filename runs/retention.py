@@ -22,7 +22,19 @@ def is_expired(run: Run, now: datetime | None = None) -> bool:
 def within_retention(app: App, now: datetime | None = None) -> Q:
     """``is_expired`` as a filter of ``app``'s runs: the runs it keeps (not archived, not
     older than the window). For a list of runs (conversation history)."""
-    return Q(archived_at__isnull=True, created_at__gte=retention_cutoff(app, now))
+    return Q(archived_at__isnull=True) & ~_window_over(app, now)
+
+
+def past_retention(app: App, now: datetime | None = None) -> Q:
+    """The complement among runs not archived yet: ``app``'s runs whose window is over,
+    which the archiver takes (runtime/archive.py). A run not archived is in exactly one of
+    ``within_retention`` and ``past_retention``; ``is_expired`` says which."""
+    return Q(archived_at__isnull=True) & _window_over(app, now)
+
+
+def _window_over(app: App, now: datetime | None) -> Q:
+    """The one comparison with the cutoff, for both filters (``is_expired``'s ``<``)."""
+    return Q(created_at__lt=retention_cutoff(app, now))
 
 
 def require_within_retention(run: Run) -> None:

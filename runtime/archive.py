@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from citations.models import CitationReference
 from runs.models import JournalEntry, Run
-from runs.retention import retention_cutoff
+from runs.retention import past_retention
 from tenancy.models import App
 
 DEFAULT_BATCH_SIZE = 500
@@ -53,12 +53,7 @@ def due_for_archive(app: App, now: datetime) -> QuerySet[Run]:
     A run still QUEUED or RUNNING is left alone whatever its age: recovery ends
     it first, and the next archive run takes it.
     """
-    return Run.objects.filter(
-        app_id=app.pk,
-        archived_at__isnull=True,
-        status__in=Run.TERMINAL,
-        created_at__lt=retention_cutoff(app, now),
-    )
+    return Run.objects.filter(past_retention(app, now), app_id=app.pk, status__in=Run.TERMINAL)
 
 
 def count_due(now: datetime | None = None) -> dict[str, int]:

@@ -15,8 +15,10 @@ What makes a second try safe:
 * **the landed check** — a write that is not idempotent says how to tell it landed:
   the journal rows it carried (by run and timestamp: one row each, microseconds), an
   event that is written once per agent call (by type and data), a Publication attempt
-  of the call started after the write began. A write whose check is unknowable
-  (a Publication candidate that left an attempt behind) is not retried: the run ends
+  or a citation of the call made after the write began, a sub-agent's call row. A
+  Publication commit cut in flight is Publication's to finish (``resume_commit``: read
+  back, else committed again). A write whose check is unknowable (a preview or a
+  citation issuance that committed, its answer lost) is not retried: the run ends
   ``WORKER_LOST`` as before, its committed blocks kept.
 
 How long: up to ``wait`` of the process's database timeouts (worker: 120 s,

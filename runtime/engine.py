@@ -187,7 +187,7 @@ class Engine(Tools):
             )
         state = CallState(run=run, call=call, instructions=version.instructions, task=call.task)
         if call.depth == 0:
-            state.history = conversation_history(run)
+            state.history = durable(f"run {run.pk}: history", lambda: conversation_history(run))
         state.messages.append({"role": "user", "content": call.task})
         try:
             # Inside the try: a config the provider refuses (stored before a rule

@@ -12,6 +12,7 @@ from publication.models import AnswerBlock
 from runs.events import refusal
 from runs.lifecycle import fence_params, fence_statement, lock_for_execution
 from runs.models import AgentCall, JournalEntry, Run
+from runtime.durable import durable
 
 
 class RunCancelled(Exception):
@@ -40,18 +41,28 @@ class CallState:
     stream: Any = None
     on_text: Any = None
 
+    # The provider reads these inside its turn: read again through a lost connection, so
+    # a turn is not cut by the database (a model is never asked the same turn twice).
     def evidence_ids(self) -> list[str]:
-        return [ref.pk for ref in evidence_view(self.call)]
+        return durable(
+            f"run {self.run.pk}: evidence", lambda: [ref.pk for ref in evidence_view(self.call)]
+        )
 
     def publication_ids(self) -> list[str]:
-        return list(
-            AnswerBlock.objects.filter(run=self.run)
-            .order_by("delivery_ordinal")
-            .values_list("pk", flat=True)
+        return durable(
+            f"run {self.run.pk}: publications",
+            lambda: list(
+                AnswerBlock.objects.filter(run=self.run)
+                .order_by("delivery_ordinal")
+                .values_list("pk", flat=True)
+            ),
         )
 
     def numeric_handles(self) -> list[str]:
-        return [h.pk for h in evidence_handles(self.call)]
+        return durable(
+            f"run {self.run.pk}: handles",
+            lambda: [h.pk for h in evidence_handles(self.call)],
+        )
 
     def search_results(self) -> list[dict[str, Any]]:
         return self.results

@@ -19,7 +19,8 @@ from agents.prompting import CONTEXT_BUDGET, fit_excerpts, tokens_left
 from agents.providers import ProviderError
 from agents.providers.base import TOOL_NAMES, ToolCall
 from agents.versions import is_runnable
-from citations.issuance import issue_citations
+from citations.issuance import Issued, issue_citations
+from citations.models import CitationReference
 from foundation.errors import SparkTideError
 from foundation.faults import maybe_fault
 from foundation.text_boundary import storable_json
@@ -27,9 +28,9 @@ from knowledge.context import TrustedContext
 from knowledge.remote import RemoteKnowledgeError
 from knowledge.retrieval import MAX_TOP_K, Retrieved, retrieve, select_versions
 from publication.models import PublicationAttempt
-from publication.pipeline import publish_candidate
+from publication.pipeline import CommitCut, Receipt, publish_candidate, resume_commit
 from runs.models import AgentCall, JournalEntry, Run
-from runtime.durable import Unknowable, durable
+from runtime.durable import Landed, Unknowable, durable
 from runtime.state import CallState, Journal, StepLimitReached
 from runtime.tool_errors import REMOTE_TOOL_ERRORS, ToolError
 
@@ -73,7 +74,7 @@ class Tools:
         args = storable_json(args)
         self._journal_tool(call, step, tool_call, JournalEntry.Kind.TOOL_CALL, arguments=args)
         # A tool call is on disk before its tool runs (recovery notes it unanswered).
-        self.journal.flush()
+        durable(f"run {self.run.pk}: journal", self.journal.flush, journal=self.journal)
         handler = {
             "search_knowledge": self.search_knowledge,
             "send_answer_part": self.send_answer_part,
@@ -113,33 +114,19 @@ class Tools:
             top_k = max(1, min(MAX_TOP_K, int(args.get("top_k") or 3)))
         except (TypeError, ValueError, OverflowError):
             return ToolError.INVALID_ARGUMENTS.result("top_k must be an integer")
-        versions = select_versions(call.agent_version, query)
+        began = timezone.now()
         try:
-            items = retrieve(
-                versions=versions,
-                query=query,
-                top_k=top_k,
-                owner=self.run.owner,
-                app=self.run.app,
-                context=self.context,
+            # Reads, then one transaction: a search cut anywhere is searched again, unless
+            # its issuance may have landed (``_no_citations_since``).
+            items, issued, omitted = durable(
+                f"run {self.run.pk}: search",
+                lambda: self._search(call, state, query, top_k),
+                landed=_no_citations_since(call, began),
             )
         except RemoteKnowledgeError as exc:
             # The exception names the endpoint; the model gets the code only.
             logger.warning("run %s: search_knowledge: %s", self.run.pk, exc)
             return REMOTE_TOOL_ERRORS.get(exc.code, ToolError.KNOWLEDGE_SOURCE_ERROR).result()
-        # Under the version's context budget the excerpts go whole, best first; what does not
-        # fit is left out before issuance and said so (agents/prompting.py).
-        left = tokens_left(
-            call.agent_version.model, state.instructions, state.history, state.messages
-        )
-        shown = fit_excerpts([(item.title, item.content) for item in items], left)
-        omitted = len(items) - shown
-        if omitted:
-            trace = {**getattr(items, "trace", {}), "omitted": omitted}
-            items = Retrieved(items[:shown], getattr(items, "refused", ()), trace)
-        issued = issue_citations(
-            run=self.run, agent_call=call, items=items, query=query, top_k=top_k
-        )
         handles_by_ref = {
             ref: [
                 {
@@ -181,6 +168,56 @@ class Tools:
             ]
         return answer
 
+    def _search(
+        self, call: AgentCall, state: CallState, query: str, top_k: int
+    ) -> tuple[Any, Issued, int]:
+        """Retrieve, fit the excerpts to the context budget, issue their citations: the
+        items, what was issued, and how many items the budget left out."""
+        versions = select_versions(call.agent_version, query)
+        items = retrieve(
+            versions=versions,
+            query=query,
+            top_k=top_k,
+            owner=self.run.owner,
+            app=self.run.app,
+            context=self.context,
+        )
+        # Under the version's context budget the excerpts go whole, best first; what does not
+        # fit is left out before issuance and said so (agents/prompting.py).
+        left = tokens_left(
+            call.agent_version.model, state.instructions, state.history, state.messages
+        )
+        shown = fit_excerpts([(item.title, item.content) for item in items], left)
+        omitted = len(items) - shown
+        if omitted:
+            trace = {**getattr(items, "trace", {}), "omitted": omitted}
+            items = Retrieved(items[:shown], getattr(items, "refused", ()), trace)
+        issued = issue_citations(
+            run=self.run, agent_call=call, items=items, query=query, top_k=top_k
+        )
+        return items, issued, omitted
+
+    def _open_sub_agent(self, call: AgentCall, key: str, task: str) -> AgentCall | ToolError:
+        """The sub-agent ``key`` opened as a child of ``call`` (reads, then one short
+        transaction), or the tool error that refuses it."""
+        allowed = call.agent_version.sub_agents.filter(key=key).first()
+        if allowed is None or call.depth + 1 > MAX_CALL_DEPTH:
+            return ToolError.AGENT_NOT_ALLOWED
+        pin = (
+            AgentPin.objects.filter(app=self.run.app, agent=allowed)
+            .select_related("version__agent")
+            .first()
+        )
+        # The rule a root run's version meets (agents/versions.py): a pin naming a
+        # retired version does not run as a sub-agent either.
+        if pin is None or not is_runnable(
+            pin.version, agent_id=allowed.pk, tenant_id=self.run.tenant_id
+        ):
+            return ToolError.AGENT_NOT_AVAILABLE
+        return self.open_call(
+            parent=call, depth=call.depth + 1, agent_version=pin.version, task=task
+        )
+
     def send_answer_part(
         self, call: AgentCall, state: CallState, step: int, args: dict[str, Any]
     ) -> dict[str, Any]:
@@ -213,12 +250,29 @@ class Tools:
         # the journal as it was, before Publication acts
         durable(f"run {run.pk}: journal", self.journal.flush, journal=self.journal)
         began = timezone.now()
+        cut: list[CommitCut] = []  # the commit whose connection was lost, to finish
+
+        def offer() -> Receipt:
+            try:
+                if cut:
+                    return resume_commit(cut.pop())
+                return publish_candidate(
+                    run=run,
+                    agent_call=call,
+                    entry=entry,
+                    body=body,
+                    replaces=replaces,
+                    resumable=True,
+                )
+            except CommitCut as again:
+                cut.append(again)
+                raise
+
         receipt = durable(
             f"run {run.pk}: publication",
-            lambda: publish_candidate(
-                run=run, agent_call=call, entry=entry, body=body, replaces=replaces
-            ),
-            landed=_no_attempt_since(call, began),
+            offer,
+            # A cut commit is Publication's to finish; before it, nothing may have landed.
+            landed=lambda: not cut and _no_attempt_since(call, began)(),
         )
         # Fault points for recovery tests: the commit happened; the journal
         # may not know it. Publication's store stays the truth.
@@ -236,23 +290,23 @@ class Tools:
         key, task = args.get("agent"), args.get("task")
         if not isinstance(key, str) or not isinstance(task, str):
             return ToolError.INVALID_ARGUMENTS.result("agent and task must be text")
-        allowed = call.agent_version.sub_agents.filter(key=key).first()
-        if allowed is None or call.depth + 1 > MAX_CALL_DEPTH:
-            return ToolError.AGENT_NOT_ALLOWED.result()
-        pin = (
-            AgentPin.objects.filter(app=self.run.app, agent=allowed)
-            .select_related("version__agent")
-            .first()
-        )
-        # The rule a root run's version meets (agents/versions.py): a pin naming a
-        # retired version does not run as a sub-agent either.
-        if pin is None or not is_runnable(
-            pin.version, agent_id=allowed.pk, tenant_id=self.run.tenant_id
-        ):
-            return ToolError.AGENT_NOT_AVAILABLE.result()
-        child = self.open_call(
-            parent=call, depth=call.depth + 1, agent_version=pin.version, task=task
-        )
+        began = timezone.now()
+        try:
+            opened = durable(
+                f"run {self.run.pk}: sub-agent",
+                lambda: self._open_sub_agent(call, key, task),
+                landed=lambda: AgentCall.objects.filter(
+                    parent=call, started_at__gte=began
+                ).exists(),
+            )
+        except Landed:  # opened, its answer lost: the row is the call
+            opened = durable(
+                f"run {self.run.pk}: sub-agent",
+                lambda: AgentCall.objects.get(parent=call, started_at__gte=began),
+            )
+        if isinstance(opened, ToolError):
+            return opened.result()
+        child = opened
         try:
             text = self.run_call(child)
         except (ProviderError, StepLimitReached, SparkTideError) as exc:
@@ -293,6 +347,20 @@ def _search_record(items: Any, issued: Any) -> dict[str, Any]:
         for rank, (ref, item) in enumerate(zip(issued.references, items, strict=False), 1)
     ]
     return record
+
+
+def _no_citations_since(call: AgentCall, began: datetime) -> Callable[[], bool]:
+    """The landed check of a search: its reads write nothing and its issuance is one
+    transaction, so no citation of the call since ``began`` means it is searched again.
+    One found means the issuance committed and only its answer was lost: ``Unknowable``
+    (the run ends WORKER_LOST), never issued twice."""
+
+    def check() -> bool:
+        if CitationReference.objects.filter(agent_call=call, created_at__gte=began).exists():
+            raise Unknowable(f"search of {call.public_id}: citations were issued")
+        return False
+
+    return check
 
 
 def _no_attempt_since(call: AgentCall, began: datetime) -> Callable[[], bool]:

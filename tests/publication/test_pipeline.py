@@ -699,11 +699,11 @@ def _stored_before_the_commit(monkeypatch) -> list[str]:
     seen: list[str] = []
     commit = pipeline._commit
 
-    def observed(candidate, target, digest):
+    def observed(candidate, target, digest, **options):
         seen.append(
             PublicationAttempt.objects.get(candidate_id=candidate.attempt.candidate_id).outcome
         )
-        return commit(candidate, target, digest)
+        return commit(candidate, target, digest, **options)
 
     monkeypatch.setattr(pipeline, "_commit", observed)
     return seen

@@ -7,7 +7,7 @@ import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connections
+from django.db import connections, transaction
 from django.tasks import TaskResultStatus
 from django.utils import timezone
 
@@ -176,3 +176,38 @@ def test_the_sweep_closes_delivery_rows_a_dead_server_left_open_and_only_those(m
     assert rows["conn_closed"].closed_at == closed_before.closed_at
     assert not rows["conn_closed"].abandoned
     assert recovery.sweep(STALE).abandoned_deliveries == 0  # closed once
+
+
+def test_a_run_is_claimed_once_under_a_new_epoch_and_the_claim_opens_no_agent_call(make_run):
+    """``claim_run`` takes a QUEUED run only (a second claim gets nothing), increments the
+    execution epoch by one, and leaves the agent calls to its caller (the engine opens the
+    root in ``claim_run_with_root``)."""
+    run = make_run({"text": "一次"})
+
+    claimed = claim_run(run.pk)
+
+    assert claimed is not None
+    assert (claimed.status, claimed.execution_epoch) == (Run.Status.RUNNING, 1)
+    assert not run.agent_calls.exists()
+    assert claim_run(run.pk) is None
+    assert Run.objects.values_list("execution_epoch", flat=True).get(pk=run.pk) == 1
+
+
+def test_recovery_takes_a_lost_run_over_under_the_next_epoch_and_fences_the_old_one(make_run):
+    """Recovery's takeover moves the epoch on by exactly one, so the execution that lost
+    the run is refused at its next write (docs/reliability.md "Fencing"), and the ended run
+    takes no write at all."""
+    from runs.events import RunEnded, RunFenced
+    from runs.lifecycle import lock_for_execution
+
+    run = _lost_running_run(make_run)
+    assert Run.objects.values_list("execution_epoch", flat=True).get(pk=run.pk) == 1
+
+    recovery.sweep(STALE)
+
+    assert Run.objects.values_list("execution_epoch", flat=True).get(pk=run.pk) == 2
+    with pytest.raises(RunFenced), transaction.atomic():
+        lock_for_execution(run.pk, 1)
+    # Under its current epoch too, the ended run takes no write.
+    with pytest.raises(RunEnded), transaction.atomic():
+        lock_for_execution(run.pk, 2)
