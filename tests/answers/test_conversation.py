@@ -99,13 +99,9 @@ def test_the_openai_provider_is_sent_the_earlier_turns_as_chat_history(
         session_id="chat",
     )
     with FakeOpenAI([stream([text_chunk("净利润未披露。"), finish_chunk("stop")])]) as server:
-        model = {
-            "provider": "openai",
-            "baseUrl": server.base_url,
-            "model": "m",
-            "apiKeyEnv": "SPARKTIDE_TEST_OPENAI_KEY",
-        }
-        factories.make_agent(app.tenant, "llm", model=model, knowledge=[knowledge], pin_to=[app])
+        factories.make_agent(
+            app.tenant, "llm", model=server.model(), knowledge=[knowledge], pin_to=[app]
+        )
         run = start_run(
             user=alice, app=app, agent_key="llm", input="那净利润呢？", session_id="chat"
         )

@@ -477,12 +477,7 @@ def test_stream_text_yields_the_growing_text_then_its_close_against_a_live_daphn
         factories.make_agent(
             app.tenant,
             "llm",
-            model={
-                "provider": "openai",
-                "baseUrl": model.base_url,
-                "model": "m",
-                "apiKeyEnv": "SPARKTIDE_TEST_OPENAI_KEY",
-            },
+            model=model.model(),
             knowledge=[knowledge],
             pin_to=[app],
         )

@@ -115,6 +115,17 @@ class FakeOpenAI:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}/v1"
 
+    def model(self, **extra) -> dict:
+        """An agent version's ``openai`` model config for this server (the key is read from
+        ``SPARKTIDE_TEST_OPENAI_KEY``), with ``extra`` settings."""
+        return {
+            "provider": "openai",
+            "baseUrl": self.base_url,
+            "model": "m",
+            "apiKeyEnv": "SPARKTIDE_TEST_OPENAI_KEY",
+            **extra,
+        }
+
     def __enter__(self) -> "FakeOpenAI":
         self._thread.start()
         return self

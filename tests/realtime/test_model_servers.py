@@ -46,14 +46,9 @@ def openai_key(monkeypatch):
 
 
 def start(app, alice, knowledge, server, extra) -> Run:
-    model = {
-        "provider": "openai",
-        "baseUrl": server.base_url,
-        "model": "m",
-        "apiKeyEnv": "SPARKTIDE_TEST_OPENAI_KEY",
-        **extra,
-    }
-    factories.make_agent(app.tenant, "llm", model=model, knowledge=[knowledge], pin_to=[app])
+    factories.make_agent(
+        app.tenant, "llm", model=server.model(**extra), knowledge=[knowledge], pin_to=[app]
+    )
     return start_run(user=alice, app=app, agent_key="llm", input="营收如何？")
 
 

@@ -34,12 +34,7 @@ WORDS = ["营收", "增长", "了", " 12%", "，", "结论", "如下", "：", "�
 
 
 def _model(server) -> dict:
-    return {
-        "provider": "openai",
-        "baseUrl": server.base_url,
-        "model": "m",
-        "apiKeyEnv": "SPARKTIDE_TEST_OPENAI_KEY",
-    }
+    return server.model()
 
 
 @pytest.fixture

@@ -57,13 +57,7 @@ def _run_with_budget(app, alice, knowledge, monkeypatch, **model_extra):
         stream([text_chunk("完成。"), finish_chunk("stop")]),
     ]
     with FakeOpenAI(script) as server:
-        model = {
-            "provider": "openai",
-            "baseUrl": server.base_url,
-            "model": "m",
-            "apiKeyEnv": "SPARKTIDE_TEST_OPENAI_KEY",
-            **model_extra,
-        }
+        model = server.model(**model_extra)
         factories.make_agent(app.tenant, "llm", model=model, knowledge=[knowledge], pin_to=[app])
         run = start_run(user=alice, app=app, agent_key="llm", input="澜海新能源营收如何？")
         execute_run(run.pk)

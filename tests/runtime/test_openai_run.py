@@ -48,13 +48,9 @@ def test_an_openai_run_searches_refuses_unsealed_arguments_and_publishes_its_tex
         stream([text_chunk("营收增长"), text_chunk("了 12%。"), finish_chunk("stop")]),
     ]
     with FakeOpenAI(script) as server:
-        model = {
-            "provider": "openai",
-            "baseUrl": server.base_url,
-            "model": "m",
-            "apiKeyEnv": "SPARKTIDE_TEST_OPENAI_KEY",
-        }
-        factories.make_agent(app.tenant, "llm", model=model, knowledge=[knowledge], pin_to=[app])
+        factories.make_agent(
+            app.tenant, "llm", model=server.model(), knowledge=[knowledge], pin_to=[app]
+        )
         run = start_run(user=alice, app=app, agent_key="llm", input="营收如何？")
         execute_run(run.pk)
         requests = server.requests

@@ -88,13 +88,9 @@ def test_nothing_is_written_once_the_run_has_ended(live_call):
 
 def _openai_run(app, alice, knowledge, server, monkeypatch) -> Run:
     monkeypatch.setenv("SPARKTIDE_TEST_OPENAI_KEY", "sk-test")
-    model = {
-        "provider": "openai",
-        "baseUrl": server.base_url,
-        "model": "m",
-        "apiKeyEnv": "SPARKTIDE_TEST_OPENAI_KEY",
-    }
-    factories.make_agent(app.tenant, "llm", model=model, knowledge=[knowledge], pin_to=[app])
+    factories.make_agent(
+        app.tenant, "llm", model=server.model(), knowledge=[knowledge], pin_to=[app]
+    )
     return start_run(user=alice, app=app, agent_key="llm", input="营收如何？")
 
 
