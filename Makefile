@@ -6,6 +6,11 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/sparktide
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
+# pytest-xdist workers: much of the suite waits on processes, sockets and timeouts, so twice the
+# cores. Each worker has its own test database (_gw<N>) and Redis database (tests/settings.py);
+# a test file stays on one worker. PYTEST_WORKERS=0 runs in one process.
+PYTEST_WORKERS ?= 4
+XDIST := -n $(PYTEST_WORKERS) --dist loadfile
 # The product's packages, top layer first (docs/design.md).
 PACKAGES := sparktide console evaluation api runtime delivery feedback publication citations runs agents knowledge \
 	tenancy foundation provisioning
@@ -52,7 +57,7 @@ jstest:
 	node --test tests/js/
 
 pytest: venv services chromium clients
-	SPARKTIDE_TEST_STRICT=1 DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest $(PYTEST_ARGS)
+	SPARKTIDE_TEST_STRICT=1 DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest $(XDIST) $(PYTEST_ARGS)
 
 # The core of the suite again on the embedded default (SQLite, in-memory channel layer): the
 # run kernel, publication, citations, preview, runtime and answers. Strict, like pytest: a test
@@ -62,7 +67,7 @@ SQLITE_TESTS := tests/rules tests/conformance tests/publication tests/preview te
 	tests/answers
 pytest-sqlite: venv
 	env -u DATABASE_URL -u REDIS_URL SPARKTIDE_TEST_STRICT=1 SPARKTIDE_VAR_DIR=$(CURDIR)/var/test-sqlite \
-		$(PY) -m pytest $(SQLITE_TESTS) $(PYTEST_ARGS)
+		$(PY) -m pytest $(XDIST) $(SQLITE_TESTS) $(PYTEST_ARGS)
 
 test: venv services chromium clients lint jstest pytest pytest-sqlite
 

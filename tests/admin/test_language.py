@@ -14,7 +14,7 @@ from urllib.parse import unquote_plus
 import pytest
 from django.conf import settings
 from django.contrib import admin
-from django.contrib.admin.utils import flatten_fieldsets, label_for_field
+from django.contrib.admin.utils import flatten_fieldsets, label_for_field, quote
 from django.db.models import Model
 from django.test import Client, RequestFactory
 from django.urls import reverse
@@ -161,7 +161,7 @@ def pages(model: type[Model], model_admin: admin.ModelAdmin, request) -> list[tu
     shown = [
         (reverse(f"{info}_changelist"), list(model_admin.get_list_display(request))),
         (
-            reverse(f"{info}_change", args=[obj.pk]),
+            reverse(f"{info}_change", args=[quote(obj.pk)]),  # admin URLs escape "_"
             flatten_fieldsets(model_admin.get_fieldsets(request, obj)),
         ),
     ]
