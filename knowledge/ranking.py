@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -60,6 +61,21 @@ MAX_CONDITION_TOKENS = 128
 # The first stage's rare tokens: the rarest first while the chunks holding them (a sum
 # of their document frequencies) stay within this budget; always at least the rarest.
 FIRST_STAGE_BUDGET = 500
+# Where a question's clause ends: full-width and ASCII clause punctuation (a comma or
+# colon before a digit is part of a number, 2,780). Not 、, which lists within a clause.
+_CLAUSE_END = re.compile(r"[，。；？！：;!?]|[,:](?!\d)")
+# A chunk holds a clause when it holds at least this share of the clause's tokens:
+# "nearly verbatim".
+CLAUSE_SHARE = 0.8
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause of a question: its own tokens (what a chunk must hold to hold the
+    clause) and those with its vocabulary expansions' (what its weight applies to)."""
+
+    own: tuple[str, ...]
+    tokens: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -70,6 +86,7 @@ class SearchPlan:
     query_tokens: tuple[str, ...]
     expansions: dict[str, tuple[str, ...]] = field(default_factory=dict)
     weights: dict[str, float] = field(default_factory=dict)
+    clauses: tuple[Clause, ...] = ()
 
     @classmethod
     def of(cls, query: str, vocabulary: Vocabulary) -> SearchPlan:
@@ -82,7 +99,19 @@ class SearchPlan:
                     if len(token) <= MAX_TOKEN_CHARS:
                         weights.setdefault(token, 1.0)
         weights = dict(list(weights.items())[:MAX_QUERY_TOKENS])
-        return cls(tuple(own), expansions, weights)
+        clauses = []
+        for text in _CLAUSE_END.split(query):
+            mine = [t for t in dict.fromkeys(search_tokens(text)) if t in weights]
+            expanded = [
+                t
+                for e in vocabulary.topic_terms(text)
+                for target in e.expansions
+                for t in search_tokens(target)
+                if t in weights
+            ]
+            if mine or expanded:
+                clauses.append(Clause(tuple(mine), tuple(dict.fromkeys(mine + expanded))))
+        return cls(tuple(own), expansions, weights, tuple(clauses))
 
 
 @dataclass(frozen=True)
@@ -207,12 +236,87 @@ def store_missing_impacts(version: KnowledgeVersion, batch: int = 5000) -> int:
     return stored
 
 
+def idf(chunks: int, frequency: int) -> float:
+    """BM25's inverse document frequency of what ``frequency`` of ``chunks`` hold."""
+    return math.log(1 + (chunks - frequency + 0.5) / (frequency + 0.5))
+
+
+def clause_weights(
+    plan: SearchPlan, statistics: Statistics, versions: Sequence[int]
+) -> dict[str, float]:
+    """The query weight of each token of ``plan``: what its clause tells apart.
+
+    A long question carries context — 在公司董事会、监事会及董事、监事、高级管理人员保证报告
+    内容真实、准确、完整的前提下 — copied from the filings' boilerplate: its many common
+    words together outweigh the one rare word of the ask. So each clause of two known
+    tokens or more is weighed as a whole: its document frequency is the number of the
+    versions' chunks holding it nearly verbatim (``CLAUSE_SHARE`` of its tokens), and a
+    token's weight is the idf of its clause over the largest clause idf of the question
+    (a token of several clauses: the largest). The clause that no page repeats keeps
+    weight 1; one that every cover page repeats weighs what its idf says. A question of
+    fewer than two such clauses keeps every weight 1, and no statement is made."""
+    owns = [[t for t in clause.own if statistics.frequencies.get(t)] for clause in plan.clauses]
+    measured = [own for own in owns if len(own) >= 2]
+    if len(measured) < 2:
+        return plan.weights
+    weighed = [idf(statistics.chunks, n) for n in clause_holders(measured, versions, statistics)]
+    top = max(weighed)
+    ratios = iter(weight / top for weight in weighed)
+    share: dict[str, float] = {}
+    for clause, own in zip(plan.clauses, owns, strict=True):
+        weight = next(ratios) if len(own) >= 2 else 1.0
+        for token in clause.tokens:
+            share[token] = max(share.get(token, 0.0), weight)
+    return {token: share.get(token, weight) for token, weight in plan.weights.items()}
+
+
+def clause_holders(
+    clauses: list[list[str]], versions: Sequence[int], statistics: Statistics
+) -> list[int]:
+    """How many chunks of ``versions`` hold each clause: at least ``CLAUSE_SHARE`` of its
+    tokens, counted exactly in Python on either database. One statement: a chunk holding
+    m of a clause's n tokens holds one of any n − m + 1 of them, so the chunks holding
+    one of each clause's n − m + 1 rarest are all that can."""
+    needed = [math.ceil(CLAUSE_SHARE * len(tokens)) for tokens in clauses]
+    rarest = {
+        token
+        for tokens, m in zip(clauses, needed, strict=True)
+        for token in sorted(tokens, key=lambda t: (statistics.frequencies[t], t))[
+            : len(tokens) - m + 1
+        ]
+    }
+    counts = [0] * len(clauses)
+    for search_text in chunk_texts(versions, sorted(rarest)):
+        held = set(search_text.split())
+        for i, (tokens, m) in enumerate(zip(clauses, needed, strict=True)):
+            if sum(t in held for t in tokens) >= m:
+                counts[i] += 1
+    return counts
+
+
+def chunk_texts(versions: Sequence[int], tokens: list[str]) -> Iterable[str]:
+    """The ``search_text`` of every chunk of ``versions`` holding one of ``tokens`` (on
+    SQLite a superset: a substring filter), whoever may read it — statistics, as the
+    document frequencies are. One statement."""
+    if connection.vendor != "postgresql":
+        chunks = Chunk.objects.filter(document__version__in=versions).filter(_contains_any(tokens))
+        return chunks.values_list("search_text", flat=True).iterator(chunk_size=2000)
+    sql = (
+        "SELECT search_text FROM knowledge_chunk"
+        " WHERE search_vector @@ to_tsquery('simple'::regconfig, %s)"
+        " AND document_id IN (SELECT id FROM knowledge_document WHERE version_id = ANY(%s))"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [_tsquery(tokens), list(versions)])
+        return [row[0] for row in cursor.fetchall()]
+
+
 class Bm25:
     def __init__(self, statistics: Statistics, weights: dict[str, float]) -> None:
         n = statistics.chunks
         self.average = statistics.average_length or 1.0
         self.weights = {
-            t: w * math.log(1 + (n - df + 0.5) / (df + 0.5))
+            t: w * idf(n, df)
             for t, w in weights.items()
             if (df := statistics.frequencies.get(t, 0)) > 0
         }

@@ -28,6 +28,7 @@ from knowledge.ranking import (
     SearchPlan,
     StoredIndex,
     candidate_rows,
+    clause_weights,
     stored_indexes,
     top_chunks,
     version_statistics,
@@ -181,7 +182,9 @@ def search_managed(
     from the database (the GIN index on PostgreSQL, a substring filter on SQLite),
     rarest terms first, then only chunks that can still enter the top ``top_k``
     (``ranking.top_chunks``); the score is computed here, the same on both databases.
-    Six or seven queries whatever the results; the ACL is part of the candidates' query.
+    A question of several clauses weighs each by how many chunks repeat it
+    (``ranking.clause_weights``: one more statement). Six to eight queries whatever the
+    results; the ACL is part of the candidates' query.
     """
     if top_k <= 0 or not versions:
         return Searched([])
@@ -196,8 +199,8 @@ def search_managed(
         version__status=KnowledgeVersion.Status.PUBLISHED
     )
     statistics = version_statistics(indexes, list(plan.weights))
-    scorer = Bm25(statistics, plan.weights)
     searched = [version.pk for version in versions]
+    scorer = Bm25(statistics, clause_weights(plan, statistics, searched))
     scored = top_chunks(documents, searched, scorer, top_k)
     # Chunks holding the rarest term that the ACL kept out: a count, never which.
     acl_refused = (
