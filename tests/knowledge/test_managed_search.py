@@ -210,6 +210,17 @@ def test_the_search_can_use_the_gin_index(reports, alice):
     assert "knowledge_chunk_search_vector_gin" in plan
 
 
+@pytest.mark.postgres(reason="the GIN index is PostgreSQL's")
+def test_the_search_index_keeps_no_pending_list(reports):
+    """A pending list is read in full by every search and priced into every index
+    scan: the planner then read every chunk's vector instead (migration 0010)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT reloptions FROM pg_class WHERE relname = 'knowledge_chunk_search_vector_gin'"
+        )
+        assert "fastupdate=off" in cursor.fetchone()[0]
+
+
 @pytest.mark.postgres(reason="the stored vector is PostgreSQL's")
 def test_the_stored_vector_is_the_searched_expression(reports):
     with connection.cursor() as cursor:
