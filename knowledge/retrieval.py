@@ -27,7 +27,6 @@ from knowledge.ranking import (
     Bm25,
     SearchPlan,
     StoredIndex,
-    candidate_rows,
     clause_weights,
     stored_indexes,
     top_chunks,
@@ -183,8 +182,8 @@ def search_managed(
     rarest terms first, then only chunks that can still enter the top ``top_k``
     (``ranking.top_chunks``); the score is computed here, the same on both databases.
     A question of several clauses weighs each by how many chunks repeat it
-    (``ranking.clause_weights``: one more statement). Six to eight queries whatever the
-    results; the ACL is part of the candidates' query.
+    (``ranking.clause_weights``: one more statement). Five to seven queries whatever
+    the results; the ACL is part of the candidates' query.
     """
     if top_k <= 0 or not versions:
         return Searched([])
@@ -201,13 +200,9 @@ def search_managed(
     statistics = version_statistics(indexes, list(plan.weights))
     searched = [version.pk for version in versions]
     scorer = Bm25(statistics, clause_weights(plan, statistics, searched))
-    scored = top_chunks(documents, searched, scorer, top_k)
+    ranked = top_chunks(documents, searched, scorer, top_k)
     # Chunks holding the rarest term that the ACL kept out: a count, never which.
-    acl_refused = (
-        candidate_rows(documents, searched, scorer.order[:1], [], readable=False, count=True)
-        if scorer.order
-        else 0
-    )
+    scored, acl_refused = ranked.chunks, ranked.refused
     if not scored:
         return Searched([], plan, acl_refused=acl_refused)
     chunks = (

@@ -174,9 +174,9 @@ def test_the_number_of_queries_does_not_grow_with_the_results(
         add_document(version, [f"第{n}份材料：营收数据。"], key=f"doc-{n}", readers=[alice])
     publish(version)
     # The stored statistics, the declared vocabulary, the query tokens' frequencies,
-    # the candidates (one stage: 营收 is the only token), the count of chunks the ACL
-    # kept out (for the run's search record), then the winners.
-    expected = 6
+    # the candidates (one stage: 营收 is the only token) with the count of chunks the
+    # ACL kept out (for the run's search record), then the winners.
+    expected = 5
 
     for top_k in (1, 8):
         with django_assert_num_queries(expected):

@@ -226,13 +226,14 @@ def test_a_search_that_the_rare_words_decide_reads_its_candidates_in_one_stateme
         add_document(version, ["分红实施。" + filler], key=f"dividend-{n}")
     publish(version)
 
-    # Statistics, vocabulary, frequencies, the candidates, the ACL count, the winners.
-    with django_assert_num_queries(6):
+    # Statistics, vocabulary, frequencies, the candidates (with the ACL's refused
+    # count), the winners.
+    with django_assert_num_queries(5):
         items = search_managed([version], query="回购方案", top_k=1, owner=alice)
     assert [item.document.key for item in items] == ["buyback-1"]
     # The first stage (回购) finds the long pages; the short page's 分红 could beat
     # them: the second stage reads it, once.
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(6):
         items = search_managed([version], query="回购分红", top_k=1, owner=alice)
     assert [item.document.key for item in items] == ["dividend"]
     assert [item.chunk.pk for item in items] == _exhaustive(version, "回购分红", 1)
@@ -404,9 +405,9 @@ def test_a_clause_every_cover_page_repeats_does_not_outweigh_the_ask(
     question = f"在{BOILERPLATE[1:-1]}的前提下，请问江海银行的拨备覆盖率是多少"
 
     # Statistics, vocabulary, frequencies, the clauses' holders (the one statement
-    # clauses add), the candidates (the rare 拨备 proves the top k), the ACL count, the
-    # winners.
-    with django_assert_num_queries(7):
+    # clauses add), the candidates (the rare 拨备 proves the top k; with the ACL's
+    # refused count), the winners.
+    with django_assert_num_queries(6):
         items = search_managed([version], query=question, top_k=5, owner=alice)
     assert items[0].document.key == "answer"
     assert [item.chunk.pk for item in items] == _exhaustive(version, question, 5)
