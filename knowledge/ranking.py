@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -33,7 +34,7 @@ from typing import Any
 
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
-from django.db.models import BooleanField, Q, QuerySet
+from django.db.models import BooleanField, Case, ExpressionWrapper, F, Q, QuerySet, When
 from django.db.models.expressions import RawSQL
 
 from knowledge.models import (
@@ -60,6 +61,26 @@ MAX_CONDITION_TOKENS = 128
 # The first stage's rare tokens: the rarest first while the chunks holding them (a sum
 # of their document frequencies) stay within this budget; always at least the rarest.
 FIRST_STAGE_BUDGET = 500
+# ... and at least until they sum to this many times k. Their sum counts a chunk once
+# per bigram it holds of a word (a 3-character word: twice), so 2k holds about k
+# chunks. At 4k a question of a few rare words also read a word held by a quarter of
+# the chunks (2,400 rows of 10,000, 93 ms; docs/retrieval.md).
+FIRST_STAGE_HITS = 2
+# Where a question's clause ends: full-width and ASCII clause punctuation (a comma or
+# colon before a digit is part of a number, 2,780). Not 、, which lists within a clause.
+_CLAUSE_END = re.compile(r"[，。；？！：;!?]|[,:](?!\d)")
+# A chunk holds a clause when it holds at least this share of the clause's tokens:
+# "nearly verbatim".
+CLAUSE_SHARE = 0.8
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause of a question: its own tokens (what a chunk must hold to hold the
+    clause) and those with its vocabulary expansions' (what its weight applies to)."""
+
+    own: tuple[str, ...]
+    tokens: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -70,6 +91,7 @@ class SearchPlan:
     query_tokens: tuple[str, ...]
     expansions: dict[str, tuple[str, ...]] = field(default_factory=dict)
     weights: dict[str, float] = field(default_factory=dict)
+    clauses: tuple[Clause, ...] = ()
 
     @classmethod
     def of(cls, query: str, vocabulary: Vocabulary) -> SearchPlan:
@@ -82,7 +104,19 @@ class SearchPlan:
                     if len(token) <= MAX_TOKEN_CHARS:
                         weights.setdefault(token, 1.0)
         weights = dict(list(weights.items())[:MAX_QUERY_TOKENS])
-        return cls(tuple(own), expansions, weights)
+        clauses = []
+        for text in _CLAUSE_END.split(query):
+            mine = [t for t in dict.fromkeys(search_tokens(text)) if t in weights]
+            expanded = [
+                t
+                for e in vocabulary.topic_terms(text)
+                for target in e.expansions
+                for t in search_tokens(target)
+                if t in weights
+            ]
+            if mine or expanded:
+                clauses.append(Clause(tuple(mine), tuple(dict.fromkeys(mine + expanded))))
+        return cls(tuple(own), expansions, weights, tuple(clauses))
 
 
 @dataclass(frozen=True)
@@ -207,12 +241,87 @@ def store_missing_impacts(version: KnowledgeVersion, batch: int = 5000) -> int:
     return stored
 
 
+def idf(chunks: int, frequency: int) -> float:
+    """BM25's inverse document frequency of what ``frequency`` of ``chunks`` hold."""
+    return math.log(1 + (chunks - frequency + 0.5) / (frequency + 0.5))
+
+
+def clause_weights(
+    plan: SearchPlan, statistics: Statistics, versions: Sequence[int]
+) -> dict[str, float]:
+    """The query weight of each token of ``plan``: what its clause tells apart.
+
+    A long question carries context — 在公司董事会、监事会及董事、监事、高级管理人员保证报告
+    内容真实、准确、完整的前提下 — copied from the filings' boilerplate: its many common
+    words together outweigh the one rare word of the ask. So each clause of two known
+    tokens or more is weighed as a whole: its document frequency is the number of the
+    versions' chunks holding it nearly verbatim (``CLAUSE_SHARE`` of its tokens), and a
+    token's weight is the idf of its clause over the largest clause idf of the question
+    (a token of several clauses: the largest). The clause that no page repeats keeps
+    weight 1; one that every cover page repeats weighs what its idf says. A question of
+    fewer than two such clauses keeps every weight 1, and no statement is made."""
+    owns = [[t for t in clause.own if statistics.frequencies.get(t)] for clause in plan.clauses]
+    measured = [own for own in owns if len(own) >= 2]
+    if len(measured) < 2:
+        return plan.weights
+    weighed = [idf(statistics.chunks, n) for n in clause_holders(measured, versions, statistics)]
+    top = max(weighed)
+    ratios = iter(weight / top for weight in weighed)
+    share: dict[str, float] = {}
+    for clause, own in zip(plan.clauses, owns, strict=True):
+        weight = next(ratios) if len(own) >= 2 else 1.0
+        for token in clause.tokens:
+            share[token] = max(share.get(token, 0.0), weight)
+    return {token: share.get(token, weight) for token, weight in plan.weights.items()}
+
+
+def clause_holders(
+    clauses: list[list[str]], versions: Sequence[int], statistics: Statistics
+) -> list[int]:
+    """How many chunks of ``versions`` hold each clause: at least ``CLAUSE_SHARE`` of its
+    tokens, counted exactly in Python on either database. One statement: a chunk holding
+    m of a clause's n tokens holds one of any n − m + 1 of them, so the chunks holding
+    one of each clause's n − m + 1 rarest are all that can."""
+    needed = [math.ceil(CLAUSE_SHARE * len(tokens)) for tokens in clauses]
+    rarest = {
+        token
+        for tokens, m in zip(clauses, needed, strict=True)
+        for token in sorted(tokens, key=lambda t: (statistics.frequencies[t], t))[
+            : len(tokens) - m + 1
+        ]
+    }
+    counts = [0] * len(clauses)
+    for search_text in chunk_texts(versions, sorted(rarest)):
+        held = set(search_text.split())
+        for i, (tokens, m) in enumerate(zip(clauses, needed, strict=True)):
+            if sum(t in held for t in tokens) >= m:
+                counts[i] += 1
+    return counts
+
+
+def chunk_texts(versions: Sequence[int], tokens: list[str]) -> Iterable[str]:
+    """The ``search_text`` of every chunk of ``versions`` holding one of ``tokens`` (on
+    SQLite a superset: a substring filter), whoever may read it — statistics, as the
+    document frequencies are. One statement."""
+    if connection.vendor != "postgresql":
+        chunks = Chunk.objects.filter(document__version__in=versions).filter(_contains_any(tokens))
+        return chunks.values_list("search_text", flat=True).iterator(chunk_size=2000)
+    sql = (
+        "SELECT search_text FROM knowledge_chunk"
+        " WHERE search_vector @@ to_tsquery('simple'::regconfig, %s)"
+        " AND document_id IN (SELECT id FROM knowledge_document WHERE version_id = ANY(%s))"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [_tsquery(tokens), list(versions)])
+        return [row[0] for row in cursor.fetchall()]
+
+
 class Bm25:
     def __init__(self, statistics: Statistics, weights: dict[str, float]) -> None:
         n = statistics.chunks
         self.average = statistics.average_length or 1.0
         self.weights = {
-            t: w * math.log(1 + (n - df + 0.5) / (df + 0.5))
+            t: w * idf(n, df)
             for t, w in weights.items()
             if (df := statistics.frequencies.get(t, 0)) > 0
         }
@@ -248,24 +357,36 @@ class Bm25:
 
     def first_stage(self, top_k: int) -> list[str]:
         """The rarest tokens while their document frequencies sum to at most
-        ``FIRST_STAGE_BUDGET``, and at least until they sum to 4·``top_k`` (fewer hits
-        than k set no floor, and the second stage would read every token; a word's
-        bigrams are held by the same chunks, so their sum overcounts)."""
+        ``FIRST_STAGE_BUDGET``, and at least until they sum to ``FIRST_STAGE_HITS``·
+        ``top_k`` (fewer hits than k set no floor, and the second stage would read every
+        token; a word's bigrams are held by the same chunks, so their sum overcounts)."""
         rare: list[str] = []
         total = 0
         for token in self.order:
-            if rare and total >= 4 * top_k and total + self.frequencies[token] > FIRST_STAGE_BUDGET:
+            if (
+                rare
+                and total >= FIRST_STAGE_HITS * top_k
+                and total + self.frequencies[token] > FIRST_STAGE_BUDGET
+            ):
                 break
             total += self.frequencies[token]
             rare.append(token)
         return rare
 
 
+@dataclass(frozen=True)
+class Ranked:
+    chunks: list[tuple[int, float]]  # (chunk id, score), best first
+    refused: int  # chunks holding the rarest token that the document ACL kept out
+
+
 def top_chunks(
     documents: QuerySet[Document], versions: Sequence[int], scorer: Bm25, top_k: int
-) -> list[tuple[int, float]]:
+) -> Ranked:
     """(chunk id, score) of the top_k chunks of ``documents`` (the readable documents of
-    the versions ``versions``) by ``scorer``, best first: exactly the exhaustive ranking.
+    the versions ``versions``) by ``scorer``, best first: exactly the exhaustive ranking;
+    and how many chunks holding the rarest token the ACL kept out (a count, for the
+    run's search record).
 
     Stage 1 reads the chunks holding one of the rarest tokens R1 (their document
     frequencies summing to at most ``FIRST_STAGE_BUDGET``) and scores them: the k-th
@@ -275,10 +396,11 @@ def top_chunks(
     needed for ``outside(R2) ≤ θ`` (every token when θ is 0), and the answer is final.
     At most two statements, each driven by the GIN index on PostgreSQL."""
     if not scorer.weights:
-        return []
+        return Ranked([], 0)
     order = scorer.order
     first = scorer.first_stage(top_k)
-    best = _scored(candidate_rows(documents, versions, first, []), scorer)[:top_k]
+    rows, refused = first_rows(documents, versions, first, order[0])
+    best = _scored(rows, scorer)[:top_k]
     floor = -best[-1][0] if len(best) == top_k else 0.0
     if len(first) < len(order) and scorer.outside(first) > floor:
         rest = order[len(first) :]
@@ -291,7 +413,7 @@ def top_chunks(
         if condition is not False:
             rows = candidate_rows(documents, versions, condition, first)
             best = sorted(best + _scored(rows, scorer))[:top_k]
-    return [(pk, -negative) for negative, _, _, pk in best]
+    return Ranked([(pk, -negative) for negative, _, _, pk in best], refused)
 
 
 # A candidate: (chunk id, search_text, document id, ordinal).
@@ -372,44 +494,70 @@ def candidate_rows(
     versions: Sequence[int],
     holding: Condition | list[str],
     without: list[str],
-    *,
-    readable: bool = True,
-    count: bool = False,
-) -> Any:
+) -> list[Row]:
     """(pk, search_text, document_id, ordinal) of the chunks of ``versions`` that meet
-    ``holding`` (a list: one of its tokens) and hold none of ``without``, of the documents
-    ``documents`` (``readable``) or of the others; their number with ``count``. One
-    statement; the document ACL is part of it."""
+    ``holding`` (a list: one of its tokens) and hold none of ``without``, of the
+    readable documents ``documents``. One statement; the document ACL is part of it."""
     if connection.vendor != "postgresql":
-        chunks = Chunk.objects.filter(document__version__in=versions).filter(_q(holding))
-        if without:
-            chunks = chunks.exclude(_contains_any(without))
-        chunks = (
-            chunks.filter(document__in=documents)
-            if readable
-            else chunks.exclude(document__in=documents)
-        )
-        if count:
-            return chunks.count()
+        chunks = _matching(versions, holding, without).filter(document__in=documents)
         return list(chunks.values_list("pk", "search_text", "document_id", "ordinal"))
-    matching, params = _matching_sql(documents, versions, holding, without, readable=readable)
-    columns = "count(*)" if count else "c.id, c.search_text, c.document_id, c.ordinal"
-    sql = f"SELECT {columns} FROM {matching}"  # noqa: S608 -- fixed columns and SQL
+    fenced, params = _fenced_sql(versions, holding, without)
+    acl_sql, acl_params = _acl_sql(documents)
+    sql = (
+        "SELECT c.id, c.search_text, c.document_id, c.ordinal"  # noqa: S608 -- the ACL
+        f" FROM {fenced} WHERE c.document_id = ANY(ARRAY({acl_sql}))"
+    )
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchone()[0] if count else cursor.fetchall()
+        cursor.execute(sql, [*params, *acl_params])
+        return [(pk, text, document_id, ordinal) for pk, text, document_id, ordinal in cursor]
 
 
-def _matching_sql(
-    documents: QuerySet[Document],
-    versions: Sequence[int],
-    holding: Condition | list[str],
-    without: list[str],
-    *,
-    readable: bool,
+def first_rows(
+    documents: QuerySet[Document], versions: Sequence[int], tokens: list[str], rarest: str
+) -> tuple[list[Row], int]:
+    """``candidate_rows`` of the chunks holding one of ``tokens``, and how many chunks of
+    the other documents hold ``rarest``: the ACL decides each row in the statement, and
+    of a row it refuses only the count leaves the database, never its text. One
+    statement (the stage-1 candidates and the search record's refused count)."""
+    if connection.vendor != "postgresql":
+        chunks = _matching(versions, tokens, []).annotate(
+            readable=ExpressionWrapper(Q(document__in=documents), output_field=BooleanField()),
+            rare=ExpressionWrapper(Q(search_text__contains=rarest), output_field=BooleanField()),
+        )
+        text = Case(When(readable=True, then=F("search_text")), default=None)
+        found = chunks.values_list("pk", text, "document_id", "ordinal", "readable", "rare")
+    else:
+        fenced, params = _fenced_sql(versions, tokens, [])
+        acl_sql, acl_params = _acl_sql(documents)
+        sql = (
+            "SELECT c.id, CASE WHEN c.document_id = ANY(a.ids) THEN c.search_text END,"  # noqa: S608 -- the ACL
+            " c.document_id, c.ordinal, c.document_id = ANY(a.ids),"
+            " c.search_vector @@ to_tsquery('simple'::regconfig, %s)"
+            f" FROM (SELECT ARRAY({acl_sql}) AS ids) a, {fenced}"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [_tsquery_literal(rarest), *acl_params, *params])
+            found = cursor.fetchall()
+    rows = [
+        (pk, text, document_id, ordinal) for pk, text, document_id, ordinal, ok, _ in found if ok
+    ]
+    refused = sum(1 for *_, ok, rare in found if not ok and rare)
+    return rows, refused
+
+
+def _matching(
+    versions: Sequence[int], holding: Condition | list[str], without: list[str]
+) -> QuerySet[Chunk]:
+    # SQLite: a substring filter (a superset; the score counts exact tokens).
+    chunks = Chunk.objects.filter(document__version__in=versions).filter(_q(holding))
+    return chunks.exclude(_contains_any(without)) if without else chunks
+
+
+def _fenced_sql(
+    versions: Sequence[int], holding: Condition | list[str], without: list[str]
 ) -> tuple[str, list[Any]]:
     """``(SELECT … FROM knowledge_chunk …) c``: the chunks of ``versions`` that meet the
-    condition, of the readable documents (or the others), and its parameters.
+    condition, and its parameters.
 
     The matching chunks of the versions are found first (the GIN index), in a subquery
     the planner keeps apart (OFFSET 0; it may still walk a small version's documents:
@@ -421,19 +569,22 @@ def _matching_sql(
     query = _tsquery(holding)
     if without:
         query = f"({query}) & !({' | '.join(_tsquery_literal(t) for t in without)})"
-    try:
-        acl_sql, acl_params = documents.values("pk").query.sql_with_params()
-    except EmptyResultSet:  # none(): an inactive owner reads no document
-        acl_sql, acl_params = "SELECT NULL::bigint WHERE false", ()
     sql = (
-        "(SELECT id, search_text, search_vector, document_id, ordinal"  # noqa: S608 -- the ACL
+        "(SELECT id, search_text, search_vector, document_id, ordinal"
         " FROM knowledge_chunk"
         " WHERE search_vector @@ to_tsquery('simple'::regconfig, %s)"
         " AND document_id IN (SELECT id FROM knowledge_document WHERE version_id = ANY(%s))"
         " OFFSET 0) c"
-        f" WHERE c.document_id {'= ANY' if readable else '<> ALL'}(ARRAY({acl_sql}))"
     )
-    return sql, [query, list(versions), *acl_params]
+    return sql, [query, list(versions)]
+
+
+def _acl_sql(documents: QuerySet[Document]) -> tuple[str, tuple[Any, ...]]:
+    """The readable documents' ids, a subquery, and its parameters."""
+    try:
+        return documents.values("pk").query.sql_with_params()
+    except EmptyResultSet:  # none(): an inactive owner reads no document
+        return "SELECT NULL::bigint WHERE false", ()
 
 
 def holding_any(candidates: QuerySet[Chunk], tokens: list[str]) -> QuerySet[Chunk]:

@@ -27,7 +27,7 @@ from knowledge.ranking import (
     Bm25,
     SearchPlan,
     StoredIndex,
-    candidate_rows,
+    clause_weights,
     stored_indexes,
     top_chunks,
     version_statistics,
@@ -181,7 +181,9 @@ def search_managed(
     from the database (the GIN index on PostgreSQL, a substring filter on SQLite),
     rarest terms first, then only chunks that can still enter the top ``top_k``
     (``ranking.top_chunks``); the score is computed here, the same on both databases.
-    Six or seven queries whatever the results; the ACL is part of the candidates' query.
+    A question of several clauses weighs each by how many chunks repeat it
+    (``ranking.clause_weights``: one more statement). Five to seven queries whatever
+    the results; the ACL is part of the candidates' query.
     """
     if top_k <= 0 or not versions:
         return Searched([])
@@ -196,15 +198,11 @@ def search_managed(
         version__status=KnowledgeVersion.Status.PUBLISHED
     )
     statistics = version_statistics(indexes, list(plan.weights))
-    scorer = Bm25(statistics, plan.weights)
     searched = [version.pk for version in versions]
-    scored = top_chunks(documents, searched, scorer, top_k)
+    scorer = Bm25(statistics, clause_weights(plan, statistics, searched))
+    ranked = top_chunks(documents, searched, scorer, top_k)
     # Chunks holding the rarest term that the ACL kept out: a count, never which.
-    acl_refused = (
-        candidate_rows(documents, searched, scorer.order[:1], [], readable=False, count=True)
-        if scorer.order
-        else 0
-    )
+    scored, acl_refused = ranked.chunks, ranked.refused
     if not scored:
         return Searched([], plan, acl_refused=acl_refused)
     chunks = (

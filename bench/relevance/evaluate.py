@@ -169,7 +169,9 @@ def report(
 ) -> dict[str, dict[str, dict[str, Scores]]]:
     """Run every system on every query of each file and print, per file, R@1, R@5 and
     MRR@5 per kind and overall, then what each system gets right that no other does.
-    ``show_misses`` names a system whose misses (@1) are listed with its top hits.
+    ``show_misses`` names a system whose misses (@1) are listed with its top hits — for
+    the tuning file only: the held-out file is reported as totals, never read query by
+    query.
     Returns {file: {system: {kind or "all": Scores}}}."""
     out(f"\n{title}")
     results: dict[str, dict[str, dict[str, Scores]]] = {}
@@ -220,7 +222,7 @@ def report(
             ]
             out(f"right {label} where the others both miss: " + ", ".join(only))
             out(f"  pairwise {label}: " + "; ".join(pairs))
-        if show_misses:
+        if show_misses and which.startswith("tuning"):
             out(f"\n{show_misses} misses @1 ({which}):")
             for q in queries:
                 r = ranks[show_misses][q["id"]]

@@ -32,7 +32,8 @@ STEPS = ({"search": "营收"}, {"answerPart": "营收增长 [[cite:{{c1}}]]"}, {
 # when managed search became BM25 with stored statistics: the statistics, the declared
 # vocabulary, the query's term frequencies, the candidates, the count of ACL-refused
 # chunks and the winners, in place of one staged statement (the hits it issues changed too).
-RUN_BUDGET = 63
+# 63 → 62 when the ACL-refused count rode in the candidates' first statement.
+RUN_BUDGET = 62
 # token, app (the member's access), the member check of start_run, the pin, the run's
 # INSERT (atomic alone: no BEGIN/COMMIT), the task row, its NOTIFY.
 CREATE_BUDGET = 7
