@@ -231,6 +231,17 @@ def _builtin() -> Vocabulary:
         "比重": ["占比", "比例"],
         "持有": ["持仓"],
         "增速": ["增长率", "同比增长"],
+        # What a fund report prints for a fund's unit value, size and holdings.
+        "单位净值": ["基金份额净值"],
+        "基金规模": ["基金资产净值"],
+        "债券持仓": ["债券投资"],
+        "股票持仓": ["股票投资"],
+        # What a filing prints for a dividend and a company's line of business.
+        "分红": ["派发现金红利", "利润分配"],
+        "派息": ["派发现金红利"],
+        "股息": ["现金红利"],
+        "主营业务": ["主营", "主要业务"],
+        "募投项目": ["募集资金投资项目", "募集资金"],
         # Period aliases.
         "q1": ["第一季度"],
         "q2": ["第二季度"],
