@@ -1,0 +1,130 @@
+"""List layouts financial documents use, read as lists: a "which ones" question gets every
+item, whatever the markers, however the items are set out (one a line, inline, with text
+between them, in a table). And the general synonyms of the shared vocabulary that the
+reader states a question's topic through. Each on a document of its own, driven without a
+database (tests/answers/reader.py)."""
+
+import pytest
+
+from agents.providers.reading import marker, units
+from tests.answers.reader import answer, excerpt, not_found
+
+REPORT = "松涛化工股份有限公司 2026 年半年度报告"
+RISKS = ("原材料价格波动风险", "汇率波动风险", "行业竞争加剧风险")
+AFTER = "\n第五节 其他事项\n公司无重大诉讼。"
+
+
+def _risks(lines: str) -> dict:
+    return excerpt(REPORT, "第四节 风险提示\n" + lines + AFTER)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # one a line, after a lead-in, with each kind of marker
+        "公司面临的主要风险如下：\n一、原材料价格波动风险\n二、汇率波动风险\n三、行业竞争加剧风险",
+        "公司面临的主要风险：\n（一）原材料价格波动风险\n（二）汇率波动风险\n（三）行业竞争加剧风险",
+        "公司面临的主要风险：\n①原材料价格波动风险\n②汇率波动风险\n③行业竞争加剧风险",
+        "公司面临的主要风险：\n● 原材料价格波动风险\n● 汇率波动风险\n● 行业竞争加剧风险",
+        # 一、 lines with no lead-in: consecutive items of one kind are a list, not headings
+        "一、原材料价格波动风险\n二、汇率波动风险\n三、行业竞争加剧风险",
+        # bracketed markers inline, with no punctuation before them
+        "主要风险包括（1）原材料价格波动风险（2）汇率波动风险（3）行业竞争加剧风险。",
+        # each item a paragraph of its own
+        "（一）原材料价格波动风险。主要原材料价格波动较大。\n（二）汇率波动风险。出口以美元结算。\n"
+        "（三）行业竞争加剧风险。行业新增产能较多。",
+        # each item a title followed by its text: item n joins the list of item n − 1
+        "1、原材料价格波动风险\n主要原材料价格波动较大。\n2、汇率波动风险\n出口以美元结算。\n"
+        "3、行业竞争加剧风险\n行业新增产能较多。",
+    ],
+)
+def test_a_which_question_gets_every_item_of_a_list_whatever_its_layout(lines):
+    first = answer("松涛化工面临哪些主要风险？", [_risks(lines)])[0]
+    for risk in RISKS:
+        assert risk in first, first
+    assert "公司无重大诉讼" not in first
+
+
+def test_section_headings_numbered_like_items_stay_headings():
+    content = "一、冷链网络\n截至报告期末，冷链仓储面积 169.9 万平方米。\n二、业务结构\n冷链仓储收入 31.4 亿元。"
+    kinds = [u.kind for u in units(content)]
+    assert kinds == ["heading", "sentence", "heading", "sentence"]
+
+
+def test_a_list_item_wrapped_over_lines_is_read_whole():
+    content = "公司面临的主要风险：\n1. 原材料价格波动风险，\n可能推高生产成本；\n2. 汇率波动风险。"
+    (lst,) = [u for u in units(content) if u.kind == "list"]
+    assert lst.clauses == ["1. 原材料价格波动风险，可能推高生产成本；", "2. 汇率波动风险。"]
+
+
+def test_markers_are_read_by_kind_and_ordinal():
+    assert marker("（三）行业竞争") == ("pcn", 3)
+    assert marker("十二、其他") == ("cn", 12)
+    assert marker("③汇率") == ("circled", 3)
+    assert marker("(2) 汇率") == ("pnum", 2)
+    assert marker("1.2 亿元") is None  # a decimal is not a marker
+
+
+def test_a_caption_leads_in_the_list_it_titles():
+    holdings = excerpt(
+        "星河成长混合型证券投资基金 2026 年第三季度报告",
+        "报告期末前五名股票投资明细\n\n1. 北辰医药，占基金资产净值 8.9%；\n\n2. 澜海新能源，占 7.6%；\n\n"
+        "3. 远帆半导体，占 6.1%。",
+    )
+    first = answer("星河成长混合基金的前五大重仓股有哪些？", [holdings])[0]
+    for name in ("北辰医药", "澜海新能源", "远帆半导体"):
+        assert name in first, first
+
+
+CUSTOMERS = excerpt(
+    REPORT,
+    "表 2 前五名客户\n\n客户名称 | 销售额（亿元） | 占年度销售总额比例\n\n客户甲 | 5.2 | 6.9%\n\n"
+    "客户乙 | 4.1 | 5.5%\n\n客户丙 | 3.3 | 4.4%\n\n合计 | 12.6 | 16.8%",
+)
+
+
+def test_a_which_question_over_a_table_gets_its_rows_but_the_total():
+    first = answer("松涛化工前三大客户是哪些？", [CUSTOMERS])[0]
+    for name in ("客户甲", "客户乙", "客户丙"):
+        assert name in first, first
+    assert "合计" not in first
+
+
+def test_a_row_is_read_with_its_table_s_caption():
+    first = answer("松涛化工前五名客户的销售额分别是多少？", [CUSTOMERS])[0]
+    for figure in ("5.2", "4.1", "3.3"):
+        assert figure in first, first
+
+
+# -- synonyms a filing prints instead (knowledge/vocabulary.py BUILTIN) -------------------
+
+FILING = excerpt(
+    REPORT,
+    "公司主营环氧树脂与涂料。\n"
+    "四、利润分配\n公司拟向全体股东每 10 股派发现金红利 2.80 元（含税）。\n"
+    "本次募集资金拟投资于以下项目：\n1. 年产 10 万吨环氧树脂项目\n2. 研发中心建设项目",
+)
+FUND = excerpt(
+    "松涛稳健债券型证券投资基金 2026 年第三季度报告",
+    "报告期末基金份额净值为 1.0831 元。\n"
+    "报告期末，债券投资占基金资产净值的 95.1%，其中利率债 50.2%、信用债 44.9%。",
+)
+
+
+@pytest.mark.parametrize(
+    "question, source, expected",
+    [
+        ("松涛化工的分红方案是什么？", FILING, "2.80"),
+        ("松涛化工的主营业务有哪些？", FILING, "环氧树脂与涂料"),
+        ("松涛化工募投项目有哪些？", FILING, "研发中心建设项目"),
+        ("松涛稳健债券基金期末单位净值是多少？", FUND, "1.0831"),
+        ("松涛稳健债券基金的债券持仓分成哪几类，各占多少？", FUND, "44.9"),
+    ],
+)
+def test_a_topic_is_stated_by_what_filings_print_instead(question, source, expected):
+    first = answer(question, [source])[0]
+    assert expected in first, first
+
+
+def test_a_synonym_does_not_answer_what_the_document_does_not_state():
+    assert not_found(answer("松涛稳健债券基金的分红是多少？", [FUND]))
