@@ -144,14 +144,20 @@ _PREDICATE_ONLY = frozenset(
     ]
 )
 _PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有)(?=..)")
+# A comparison written 比 X 高 (净值增长率比基准高多少): X is what the thing is compared
+# with, 比 and the comparative are grammar (not 比例, 比重, 占比, 同比, 环比, 对比, 比较).
+_COMPARED_WITH = re.compile(
+    r"(?<![占同环对])比(?![例重率较])(?P<other>[^，。？?！!比|]{1,16}?)(?:更|还)?[高低大小多少快慢](?:出|了)?"
+)
 # A superlative asked over a table's rows (哪个区域…最高): the row with the extreme value.
 _SUPERLATIVE = re.compile(r"最(?P<high>高|大|多|快|好)|最(?P<low>低|小|少|慢|差)")
 _EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有由各都")
 _ENUMERATES = re.compile(
-    r"哪些|哪几|都有什么|都是什么|分别|名单|列表|前[\d一二三四五六七八九十]+[名大]|(?<!哪)几[项类种]"
+    r"哪些|哪几|都有什么|都是什么|(?:包括|包含|涵盖)(?:了)?什么|分别|名单|列表"
+    r"|前[\d一二三四五六七八九十]+[名大]|(?<!哪)几[项类种]"
 )
 # Asks which ones (a list of things), not how much of each.
-_WHICH = re.compile(r"哪些|哪几|都有什么|都是什么")
+_WHICH = re.compile(r"哪些|哪几|都有什么|都是什么|(?:包括|包含|涵盖)(?:了)?什么")
 # Asks for a number: how much, how many, how large.
 _ASKS_FIGURE = re.compile(r"多少|多大|多高|多长|多久|(?<!哪)几[个家只条项台人名位次年倍]")
 # Asks for a share (占…, 比例, 比重, 占比): the whole a share is of is then part of it.
@@ -303,6 +309,7 @@ def _runs(question: str) -> tuple[list[str], list[str]]:
     # Counts with their measure word first (哪几块, 前三大), then question words.
     text = _MEASURE.sub("|", text)
     text = _SUPERLATIVE.sub("|", text)
+    text = _COMPARED_WITH.sub(lambda m: f"|{m.group('other')}|", text)
     for word in _QUESTION_WORDS_LONGEST:
         text = text.replace(word, "|")
     runs: list[str] = []
@@ -452,16 +459,19 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
             run = run.replace(name, "|")
         for piece in run.split("|"):
             piece = _PREDICATE_AFTER.sub("", _PREDICATE_BEFORE.sub("", piece))
-            while piece and piece[0] in _EDGE_FUNCTION:
+            # A piece the excerpts write as it is keeps its edges (在研管线 is not 研管线).
+            while piece and piece[0] in _EDGE_FUNCTION and piece not in question.terms:
                 piece = piece[1:]
-            while piece and piece[-1] in _EDGE_FUNCTION:
+            while piece and piece[-1] in _EDGE_FUNCTION and piece not in question.terms:
                 piece = piece[:-1]
             piece = _PREDICATE_AFTER.sub("", piece)
+            # A word of the vocabulary (主要产品, 基金规模) keeps its modifier and its head.
+            lexical = piece in LEXICON
             for light in _LIGHT_MODIFIERS:
-                if piece.startswith(light) and len(piece) - len(light) >= 2:
+                if piece.startswith(light) and len(piece) - len(light) >= 2 and not lexical:
                     piece = piece[len(light) :]
             for light in _LIGHT_HEADS:
-                if piece.endswith(light) and len(piece) - len(light) >= 2:
+                if piece.endswith(light) and len(piece) - len(light) >= 2 and not lexical:
                     piece = piece[: -len(light)]
                     break
             if len(piece) >= 2 and piece not in out:

@@ -100,7 +100,7 @@ def test_a_row_is_read_with_its_table_s_caption():
 
 FILING = excerpt(
     REPORT,
-    "公司主营环氧树脂与涂料。\n"
+    "公司主营环氧树脂与涂料。报告期内公司净利润率 7.2%。\n"
     "四、利润分配\n公司拟向全体股东每 10 股派发现金红利 2.80 元（含税）。\n"
     "本次募集资金拟投资于以下项目：\n1. 年产 10 万吨环氧树脂项目\n2. 研发中心建设项目",
 )
@@ -117,6 +117,8 @@ FUND = excerpt(
         ("松涛化工的分红方案是什么？", FILING, "2.80"),
         ("松涛化工的主营业务有哪些？", FILING, "环氧树脂与涂料"),
         ("松涛化工募投项目有哪些？", FILING, "研发中心建设项目"),
+        ("松涛化工的净利率是多少？", FILING, "7.2%"),
+        ("松涛化工的主要产品有哪些？", FILING, "环氧树脂与涂料"),
         ("松涛稳健债券基金期末单位净值是多少？", FUND, "1.0831"),
         ("松涛稳健债券基金的债券持仓分成哪几类，各占多少？", FUND, "44.9"),
     ],
@@ -128,3 +130,48 @@ def test_a_topic_is_stated_by_what_filings_print_instead(question, source, expec
 
 def test_a_synonym_does_not_answer_what_the_document_does_not_state():
     assert not_found(answer("松涛稳健债券基金的分红是多少？", [FUND]))
+
+
+# -- question grammar -----------------------------------------------------------------
+
+
+def test_compared_with_is_grammar_the_figures_answer():
+    fund = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "§1 主要财务指标\n本报告期基金份额净值增长率为 2.14%，同期业绩比较基准收益率为 1.77%。",
+    )
+    first = answer("松涛价值精选基金的净值增长率比基准高多少？", [fund])[0]
+    assert "2.14" in first and "1.77" in first, first
+
+
+def test_a_vocabulary_word_keeps_its_light_head():
+    # 基金规模 is 基金资产净值, not 基金 (which a holding's 占基金资产净值 also writes)
+    fund = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告\n\n"
+        "§1 主要财务指标\n本报告期基金份额净值增长率为 2.14%，同期业绩比较基准收益率为 1.77%。"
+        "报告期末基金资产净值 12.4 亿元，股票仓位为 85.0%。\n\n"
+        "§2 投资组合报告\n"
+        "报告期末基金前三名股票投资明细：1. 松涛化工，占基金资产净值 6.6%；2. 岚山物流，占基金资产净值 5.1%。",
+    )
+    first = answer("松涛价值精选基金规模多大？", [fund])[0]
+    assert "12.4" in first and "6.6" not in first, first
+
+
+def test_a_piece_the_excerpts_write_keeps_its_edge_characters():
+    # 在研管线 is what is looked for (not 研管线); a count names no pipeline: not found
+    report = excerpt(REPORT, "截至报告期末，公司在研管线 12 项，其中 3 项处于三期临床。")
+    first = answer("松涛化工有哪些在研管线？", [report])[0]
+    assert not_found([first]) and "「在研管线」" in first, first
+
+
+@pytest.mark.parametrize(
+    "question", ["松涛化工的风险提示包括什么？", "松涛化工的风险提示包含哪些？"]
+)
+def test_what_it_includes_asks_every_item(question):
+    lines = (
+        "公司面临的主要风险如下：\n一、原材料价格波动风险\n二、汇率波动风险\n三、行业竞争加剧风险"
+    )
+    first = answer(question, [_risks(lines)])[0]
+    for risk in RISKS:
+        assert risk in first, first
