@@ -89,7 +89,8 @@ _TIME = re.compile(
 # A count or an interrogative with its measure word (两只, 几家, 哪几类, 哪些): grammar of
 # the question, not what it asks about.
 _MEASURE = re.compile(
-    r"哪[些几]?(?:类别|种类|类型)|(?:(?<!前)[两二三四五六七八九十几]|哪[几一]?)[只家个条台项类种位名块些]|哪"
+    r"哪[些几]?(?:类别|种类|类型)"
+    r"|(?:(?<!前)[两二三四五六七八九十几]|哪[几一]?)(?:部分|方面|[只家个条台项类种位名块些])|哪"
     # a comparative question: 谁更大, 哪个更高
     r"|(?:谁|哪个|哪家|哪只)更?[高大低小多少快慢好]|更[高大低小多快慢好]"
 )
@@ -141,13 +142,17 @@ _PREDICATE_ONLY = frozenset(
         "投资",
         "布局",
         "采用",
+        # verbs of what a whole is made of (收入由哪几部分构成)
+        "构成",
+        "组成",
     ]
 )
 _PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有)(?=..)")
 # A comparison written 比 X 高 (净值增长率比基准高多少): X is what the thing is compared
 # with, 比 and the comparative are grammar (not 比例, 比重, 占比, 同比, 环比, 对比, 比较).
 _COMPARED_WITH = re.compile(
-    r"(?<![占同环对])比(?![例重率较])(?P<other>[^，。？?！!比|]{1,16}?)(?:更|还)?[高低大小多少快慢](?:出|了)?"
+    r"(?<![占同环对])比(?![例重率较])(?P<other>(?:比较|[^，。？?！!比|]){1,16}?)(?:更|还)?"
+    r"[高低大小多少快慢](?:出|了)?"
 )
 # A superlative asked over a table's rows (哪个区域…最高): the row with the extreme value.
 _SUPERLATIVE = re.compile(r"最(?P<high>高|大|多|快|好)|最(?P<low>低|小|少|慢|差)")

@@ -257,7 +257,10 @@ def source_names(source: Source, term: str) -> bool:
 def candidate_units(source: Source, reading: Reading) -> list[Unit]:
     """A list is one answer to "which ones"; otherwise each item stands on its own."""
     out = []
+    title = fold(source.title).strip()
     for unit in source.units:
+        if fold(unit.text).strip() == title:
+            continue  # the document's title line names the document, it answers nothing
         if unit.kind == "list" and not reading.question.enumerates:
             lines = unit.text.split("\n")
             items = unit.clauses or lines[1:]

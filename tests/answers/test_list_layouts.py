@@ -175,3 +175,35 @@ def test_what_it_includes_asks_every_item(question):
     first = answer(question, [_risks(lines)])[0]
     for risk in RISKS:
         assert risk in first, first
+
+
+def test_what_a_whole_is_made_of_is_asked_by_its_parts():
+    report = excerpt(
+        REPORT,
+        "报告期内，环氧树脂收入 33.1 亿元，占营业收入的 51.2%；涂料收入 21.4 亿元，占营业收入的 33.1%；"
+        "固化剂收入 9.8 亿元，占营业收入的 15.2%。",
+    )
+    first = answer("松涛化工的收入由哪几部分构成？", [report])[0]
+    for part in ("环氧树脂收入", "涂料收入", "固化剂收入"):
+        assert part in first, first
+
+
+def test_compared_with_a_phrase_holding_bi_jiao():
+    fund = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "§1 主要财务指标\n本报告期基金份额净值增长率为 2.14%，同期业绩比较基准收益率为 1.77%。",
+    )
+    first = answer("松涛价值精选基金净值增长率比业绩比较基准高多少？", [fund])[0]
+    assert "2.14" in first and "1.77" in first, first
+
+
+def test_a_follow_up_naming_another_entity_asks_it_the_earlier_question():
+    songtao = excerpt(REPORT, "报告期内，公司实现营业收入 75.2 亿元，同比增长 6.1%。")
+    lanshan = excerpt(
+        "岚山物流股份有限公司 2026 年半年度报告摘要",
+        "岚山物流股份有限公司 2026 年半年度报告摘要\n报告期内，公司实现营业收入 41.9 亿元。",
+    )
+    history = [{"question": "松涛化工上半年营业收入是多少？", "answer": "75.2 亿元"}]
+    first = answer("岚山物流呢？", [songtao, lanshan], history=history)[0]
+    assert "41.9" in first and "75.2" not in first, first
+    assert "接上一问「松涛化工上半年营业收入是多少？」，按岚山物流理解" in first, first
