@@ -232,6 +232,8 @@ def _builtin() -> Vocabulary:
         "持有": ["持仓"],
         "增速": ["增长率", "同比增长"],
         "净利率": ["净利润率"],
+        # An expense ratio is the expense over revenue: filings print 研发费用…占营业收入的 N%.
+        "费用率": ["占营业收入"],
         "基准": ["业绩比较基准"],
         # What a fund report prints for a fund's unit value, size and holdings.
         "单位净值": ["基金份额净值"],

@@ -69,6 +69,10 @@ _QUESTION_WORDS = (
     "分为",
     "包括",
     "包含",
+    # hedges on the figure asked (大约多少, 左右)
+    "大约",
+    "大概",
+    "左右",
     # adverbs of the whole asked (一共有多少)
     "一共",
     "总共",
@@ -167,7 +171,7 @@ _WHICH = re.compile(r"哪些|哪几|都有什么|都是什么|(?:包括|包含|�
 _ASKS_FIGURE = re.compile(r"多少|多大|多高|多长|多久|(?<!哪)几[个家只条项台人名位次年倍]")
 # Asks for a share (占…, 比例, 比重, 占比): the whole a share is of is then part of it.
 _EACH = re.compile(r"各|分别|每个|每一")
-_ASKS_SHARE = re.compile(r"占|比例|比重|份额|仓位")
+_ASKS_SHARE = re.compile(r"占|比例|比重|份额|仓位|费用率")  # (an expense ratio: a share of revenue)
 _QUANTITATIVE = re.compile(r"多少|几|比例|占比|[率额]|规模|金额")
 
 

@@ -207,3 +207,17 @@ def test_a_follow_up_naming_another_entity_asks_it_the_earlier_question():
     first = answer("岚山物流呢？", [songtao, lanshan], history=history)[0]
     assert "41.9" in first and "75.2" not in first, first
     assert "接上一问「松涛化工上半年营业收入是多少？」，按岚山物流理解" in first, first
+
+
+def test_an_expense_ratio_is_stated_as_the_expense_s_share_of_revenue():
+    report = excerpt(
+        REPORT, "第二季度研发费用 3.1 亿元，占营业收入的 8.2%。报告期末资产负债率为 41.3%。"
+    )
+    first = answer("松涛化工研发费用率是多少？", [report])[0]
+    assert "8.2%" in first, first
+
+
+def test_a_hedge_on_the_figure_asked_is_grammar():
+    report = excerpt(REPORT, "涂料业务毛利率保持在 21% 左右。")
+    first = answer("松涛化工涂料业务毛利率大约多少？", [report])[0]
+    assert "21%" in first, first
