@@ -231,6 +231,26 @@ def _builtin() -> Vocabulary:
         "比重": ["占比", "比例"],
         "持有": ["持仓"],
         "增速": ["增长率", "同比增长"],
+        "净利率": ["净利润率"],
+        # An expense ratio is the expense over revenue: filings print 研发费用…占营业收入的 N%.
+        "费用率": ["占营业收入"],
+        "基准": ["业绩比较基准"],
+        # What a fund report prints for a fund's unit value, size and holdings.
+        "单位净值": ["基金份额净值"],
+        "基金规模": ["基金资产净值"],
+        "债券持仓": ["债券投资"],
+        "股票持仓": ["股票投资"],
+        "持仓": ["投资明细"],
+        "资产配置": ["资产组合", "投资组合"],
+        # What a filing prints for a dividend and a company's line of business.
+        "分红": ["派发现金红利", "利润分配"],
+        "派息": ["派发现金红利"],
+        "股息": ["现金红利"],
+        "主营业务": ["主营", "主要业务"],
+        "业务": ["主营"],
+        "主要产品": ["主营"],
+        "产品线": ["产品"],
+        "募投项目": ["募集资金投资项目", "募集资金"],
         # Period aliases.
         "q1": ["第一季度"],
         "q2": ["第二季度"],

@@ -157,8 +157,9 @@ class ExtractiveProvider:
         self._first_count = len(results)
         sources = read_sources(results)
         question = read_question(state.task, corpus_of(sources))
-        if sources and entity_terms_of(question, sources):
-            return None
+        entities = entity_terms_of(question, sources) if sources else []
+        if entities and not (question.follow_up and not topic_phrases(question, entities)):
+            return None  # (北港冷链呢？ names an entity and asks the earlier question of it)
         if not question.follow_up and question.terms and len("".join(question.terms)) > 6:
             return None
         for turn in reversed(history):
@@ -177,6 +178,7 @@ class ExtractiveProvider:
         names = tuple(n for s in sources for n in (s.name, s.entity))
         question = read_question(state.task, corpus, names)
         entity_terms = entity_terms_of(question, sources)
+        names_own_entity = bool(entity_terms)
         if earlier:
             earlier_question = read_question(earlier, corpus)
             inherited = entity_terms_of(earlier_question, sources)
@@ -191,6 +193,12 @@ class ExtractiveProvider:
         topic = [t for t in question.terms if t not in entity_terms]
         reading = Reading(question, entity_terms, topic, [], earlier if entity_terms else "")
         reading.phrases = tuple(topic_phrases(question, entity_terms))
+        if earlier and names_own_entity and not reading.phrases:
+            # 北港冷链呢？ after 远川冷链上半年营收多少？ asks the same of another entity.
+            earlier_question = read_question(earlier, corpus, names)
+            earlier_entities = entity_terms_of(earlier_question, sources)
+            reading.topic = [t for t in earlier_question.terms if t not in earlier_entities]
+            reading.phrases = tuple(topic_phrases(earlier_question, earlier_entities))
         if earlier and all(is_attribute(p) for p in reading.phrases):
             # 同比增长多少？ after 归母净利润是多少？ asks the growth of 归母净利润.
             earlier_question = read_question(earlier, corpus)

@@ -69,6 +69,10 @@ _QUESTION_WORDS = (
     "分为",
     "包括",
     "包含",
+    # hedges on the figure asked (大约多少, 左右)
+    "大约",
+    "大概",
+    "左右",
     # adverbs of the whole asked (一共有多少)
     "一共",
     "总共",
@@ -89,7 +93,8 @@ _TIME = re.compile(
 # A count or an interrogative with its measure word (两只, 几家, 哪几类, 哪些): grammar of
 # the question, not what it asks about.
 _MEASURE = re.compile(
-    r"哪[些几]?(?:类别|种类|类型)|(?:(?<!前)[两二三四五六七八九十几]|哪[几一]?)[只家个条台项类种位名块些]|哪"
+    r"哪[些几]?(?:类别|种类|类型)"
+    r"|(?:(?<!前)[两二三四五六七八九十几]|哪[几一]?)(?:部分|方面|[只家个条台项类种位名块些])|哪"
     # a comparative question: 谁更大, 哪个更高
     r"|(?:谁|哪个|哪家|哪只)更?[高大低小多少快慢好]|更[高大低小多快慢好]"
 )
@@ -111,10 +116,13 @@ _QUARTER = {"一": "1", "二": "2", "三": "3", "四": "4"}
 # Heads that name the form of an answer, not its subject (收入规模 asks for 收入, 业务构成
 # for 业务): dropped from the end of a phrase that keeps two characters.
 _LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据", "因素", "方面")
+# Modifiers that rank what is asked, not name another thing (主要风险 asks the 风险 a report
+# lists under 风险提示): dropped from the start of a phrase that keeps two characters.
+_LIGHT_MODIFIERS = ("主要",)
 # Verbs that link the thing asked to its value or its holder, not part of the thing:
 # 冷链仓储面积达到(了多少), 半年报提到(了哪些风险), 收益率下行到(多少), 持有华岳银行(的比例).
 _PREDICATE_AFTER = re.compile(
-    r"(?:达到|提到|提及|列出|列了|列举|披露了?|录得|来自|下行到|上行到|上升到|下降到|增长到|降至|升至|增至|减至|到|达)$"
+    r"(?:达到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|下行到|上行到|上升到|下降到|增长到|降至|升至|增至|减至|到|达)$"
 )
 # A phrase that is only such a verb (远川冷链列举了哪些风险 → 列举; 面临的风险 → 面临) asks
 # nothing of its own when the question asks something else.
@@ -138,22 +146,32 @@ _PREDICATE_ONLY = frozenset(
         "投资",
         "布局",
         "采用",
+        # verbs of what a whole is made of (收入由哪几部分构成)
+        "构成",
+        "组成",
     ]
 )
 _PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有)(?=..)")
+# A comparison written 比 X 高 (净值增长率比基准高多少): X is what the thing is compared
+# with, 比 and the comparative are grammar (not 比例, 比重, 占比, 同比, 环比, 对比, 比较).
+_COMPARED_WITH = re.compile(
+    r"(?<![占同环对])比(?![例重率较])(?P<other>(?:比较|[^，。？?！!比|]){1,16}?)(?:更|还)?"
+    r"[高低大小多少快慢](?:出|了)?"
+)
 # A superlative asked over a table's rows (哪个区域…最高): the row with the extreme value.
 _SUPERLATIVE = re.compile(r"最(?P<high>高|大|多|快|好)|最(?P<low>低|小|少|慢|差)")
 _EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有由各都")
 _ENUMERATES = re.compile(
-    r"哪些|哪几|都有什么|都是什么|分别|名单|列表|前[\d一二三四五六七八九十]+[名大]|(?<!哪)几[项类种]"
+    r"哪些|哪几|都有什么|都是什么|(?:包括|包含|涵盖)(?:了)?什么|分别|名单|列表"
+    r"|前[\d一二三四五六七八九十]+[名大]|(?<!哪)几[项类种]"
 )
 # Asks which ones (a list of things), not how much of each.
-_WHICH = re.compile(r"哪些|哪几|都有什么|都是什么")
+_WHICH = re.compile(r"哪些|哪几|都有什么|都是什么|(?:包括|包含|涵盖)(?:了)?什么")
 # Asks for a number: how much, how many, how large.
 _ASKS_FIGURE = re.compile(r"多少|多大|多高|多长|多久|(?<!哪)几[个家只条项台人名位次年倍]")
 # Asks for a share (占…, 比例, 比重, 占比): the whole a share is of is then part of it.
 _EACH = re.compile(r"各|分别|每个|每一")
-_ASKS_SHARE = re.compile(r"占|比例|比重|份额|仓位")
+_ASKS_SHARE = re.compile(r"占|比例|比重|份额|仓位|费用率")  # (an expense ratio: a share of revenue)
 _QUANTITATIVE = re.compile(r"多少|几|比例|占比|[率额]|规模|金额")
 
 
@@ -196,13 +214,24 @@ _ENUMERATION = re.compile(
 _HEADING = re.compile(
     r"^(?:第[一二三四五六七八九十百\d]+[节章部分]|§\s*\d+|[一二三四五六七八九十]+、|#+\s)"
 )
-_ITEM = re.compile(r"^\s*(?:\d+[.、)）]|[（(]\d+[)）]|[-•·*])\s*")
+_ITEM = re.compile(r"^\s*(?:\d+(?:[、)）]|\.(?!\d))|[（(]\d+[)）]|[①-⑳]|[-•·*●○■□▪◆◇►▶])\s*")
+# The marker a line begins with, by kind: an item of a list is marked like its neighbours.
+# 一、 and （一） also number a report's sections: such a line is an item only when a
+# lead-in (…如下：) or an item of its kind stands before it, or one of its kind follows.
+_MARKER = re.compile(
+    r"^\s*(?:(?P<num>\d{1,3})(?:[、)）]|\.(?!\d))|[（(](?P<pnum>\d{1,3})[)）]"
+    r"|(?P<cn>[一二三四五六七八九十]{1,3})、|[（(](?P<pcn>[一二三四五六七八九十]{1,3})[)）]"
+    r"|(?P<circled>[①-⑳])|(?P<bullet>[-•·*●○■□▪◆◇►▶]))"
+)
+_SECTION_MARKERS = ("cn", "pcn")
+_CN_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
 # An enumeration written inline: 一、…；二、…, （一）…（二）…, ①…②…, 1. … 2. …, (1)…(2)…,
 # each marker at the start of the line or after a punctuation mark or space.
 _INLINE_MARKER = re.compile(
-    r"(?:^|(?<=[：:；;。，,\s]))"
-    r"(?:(?P<cn>[一二三四五六七八九十]{1,3}、)|(?P<paren>[（(](?:[一二三四五六七八九十]{1,3}|\d{1,2})[)）])"
-    r"|(?P<circled>[①-⑳])|(?P<num>\d{1,2}(?:[、)）]|\.(?!\d))))"
+    r"(?:(?:^|(?<=[：:；;。，,\s]))"
+    r"(?:(?P<cn>[一二三四五六七八九十]{1,3}、)|(?P<num>\d{1,2}(?:[、)）]|\.(?!\d))))"
+    # a bracketed or circled number marks itself: it needs no punctuation before it
+    r"|(?P<paren>[（(](?:[一二三四五六七八九十]{1,3}|\d{1,2})[)）])|(?P<circled>[①-⑳]))"
 )
 _SENTENCE = re.compile(r"[^。！？!?]+[。！？!?]*")
 _TITLE_TAIL = re.compile(r"\s*(?:(?:19|20|１９|２０)\d{2}|（|\().*$")
@@ -289,6 +318,7 @@ def _runs(question: str) -> tuple[list[str], list[str]]:
     # Counts with their measure word first (哪几块, 前三大), then question words.
     text = _MEASURE.sub("|", text)
     text = _SUPERLATIVE.sub("|", text)
+    text = _COMPARED_WITH.sub(lambda m: f"|{m.group('other')}|", text)
     for word in _QUESTION_WORDS_LONGEST:
         text = text.replace(word, "|")
     runs: list[str] = []
@@ -438,13 +468,19 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
             run = run.replace(name, "|")
         for piece in run.split("|"):
             piece = _PREDICATE_AFTER.sub("", _PREDICATE_BEFORE.sub("", piece))
-            while piece and piece[0] in _EDGE_FUNCTION:
+            # A piece the excerpts write as it is keeps its edges (在研管线 is not 研管线).
+            while piece and piece[0] in _EDGE_FUNCTION and piece not in question.terms:
                 piece = piece[1:]
-            while piece and piece[-1] in _EDGE_FUNCTION:
+            while piece and piece[-1] in _EDGE_FUNCTION and piece not in question.terms:
                 piece = piece[:-1]
             piece = _PREDICATE_AFTER.sub("", piece)
+            # A word of the vocabulary (主要产品, 基金规模) keeps its modifier and its head.
+            lexical = piece in LEXICON
+            for light in _LIGHT_MODIFIERS:
+                if piece.startswith(light) and len(piece) - len(light) >= 2 and not lexical:
+                    piece = piece[len(light) :]
             for light in _LIGHT_HEADS:
-                if piece.endswith(light) and len(piece) - len(light) >= 2:
+                if piece.endswith(light) and len(piece) - len(light) >= 2 and not lexical:
                     piece = piece[: -len(light)]
                     break
             if len(piece) >= 2 and piece not in out:
@@ -577,30 +613,100 @@ def inline_items(line: str) -> tuple[str, list[str]] | None:
 _CONTINUED = ("，", "、", "；", ",", ";")
 
 
+def marker(line: str) -> tuple[str, int] | None:
+    """(kind, ordinal) of the list marker ``line`` begins with — ``num`` 1. 1、 1), ``pnum``
+    (1), ``cn`` 一、, ``pcn`` （一）, ``circled`` ①, ``bullet`` - • ● (ordinal 0) — or None."""
+    match = _MARKER.match(line) or _MARKER.match(fold(line))  # ① folds to 1
+    if match is None:
+        return None
+    kind = match.lastgroup or "bullet"
+    value = match.group(kind)
+    if kind in ("num", "pnum"):
+        return kind, int(value)
+    if kind in _SECTION_MARKERS:
+        return kind, _cn_number(value)
+    if kind == "circled":
+        return kind, ord(value) - ord("①") + 1
+    return kind, 0
+
+
+def _cn_number(numeral: str) -> int:
+    """一 → 1, 十 → 10, 十二 → 12, 二十三 → 23."""
+    if "十" not in numeral:
+        return _CN_DIGITS.get(numeral[-1], 0)
+    tens, _, ones = numeral.partition("十")
+    return 10 * (_CN_DIGITS.get(tens, 1) if tens else 1) + _CN_DIGITS.get(ones, 0)
+
+
+def _starts_item(line: str) -> bool:
+    return bool(_ITEM.match(line)) or (marker(line) or ("", 0))[0] in _SECTION_MARKERS
+
+
 def _joined_lines(content: str) -> list[str]:
     """The excerpt's lines, a sentence set over several lines joined back into one: a line
     ending in ，、； goes on in the next line unless that one is blank, a table row, a list
-    item or a numbered heading."""
+    item or a numbered heading — a list item's own line included (1. 燃油价格波动，/ 推高成本；)."""
     lines: list[str] = []
     carry = False
     for raw in content.split("\n"):
         line = raw.strip()
-        starts_anew = not line or " | " in line or _ITEM.match(line) or _HEADING.match(line)
+        starts_anew = not line or " | " in line or _starts_item(line) or _HEADING.match(line)
         if carry and not starts_anew:
             lines[-1] += line
         else:
             lines.append(line)
-        carry = bool(line) and " | " not in line and not _ITEM.match(line)
+        carry = bool(line) and " | " not in line
         carry = carry and fold(lines[-1]).endswith(tuple(fold(c) for c in _CONTINUED))
     return lines
 
 
+def _item_lines(lines: list[str]) -> list[bool]:
+    """Which lines are list items: a line marked 1. / (1) / ① / • always; one marked 一、 or
+    （一） — how reports number sections too — when the line before it (blanks skipped) is a
+    lead-in ending with a colon or an item of its kind, or the line after it is one of its
+    kind. 一、冷链网络 followed by its text stays a heading."""
+    marks = [marker(line) if line else None for line in lines]
+    shown = [i for i, line in enumerate(lines) if line]
+    items = [False] * len(lines)
+    for at, i in enumerate(shown):
+        mark = marks[i]
+        if mark is None:
+            continue
+        if mark[0] not in _SECTION_MARKERS:
+            items[i] = bool(_ITEM.match(lines[i]))
+            continue
+        before = shown[at - 1] if at > 0 else None
+        after = shown[at + 1] if at + 1 < len(shown) else None
+        led = before is not None and (
+            fold(lines[before]).endswith(":") or (items[before] and _same_kind(marks[before], mark))
+        )
+        followed = after is not None and _same_kind(marks[after], mark)
+        items[i] = led or followed
+    return items
+
+
+def is_caption(text: str) -> bool:
+    """A line that names what follows it (a table's or a list's title): it ends with no
+    punctuation mark, as a sentence or a clause does."""
+    return bool(text) and not re.search(r"[。！？!?；;，,、.]$", fold(text).rstrip())
+
+
+def _same_kind(one: tuple[str, int] | None, other: tuple[str, int] | None) -> bool:
+    return one is not None and other is not None and one[0] == other[0]
+
+
 def units(content: str) -> list[Unit]:
-    """The excerpt as headings, lists (lead-in plus items) and sentences, in order."""
+    """The excerpt as headings, lists (lead-in plus items) and sentences, in order. Items
+    of one list are kept together even when text stands between them: item n joins the
+    list whose last item is n − 1 of the same kind (1、风险一 / its paragraph / 2、风险二),
+    unless a heading came in between."""
     out: list[Unit] = []
     heading = ""
     header: list[str] = []  # the current table's header row (ingestion writes a | b | c)
-    for line in _joined_lines(content):
+    lines = _joined_lines(content)
+    item_lines = _item_lines(lines)
+    last_item: dict[int, tuple[str, int]] = {}  # a list unit's id → its last item's marker
+    for line, is_item_line in zip(lines, item_lines, strict=True):
         if not line:
             continue
         if " | " in line:
@@ -611,15 +717,18 @@ def units(content: str) -> list[Unit]:
             else:
                 out.append(Unit(line, "row", " | ".join(header), cells))
             continue
-        if _ITEM.match(line):
-            previous = out[-1] if out else None
-            if previous is not None and previous.kind == "list":
-                previous.text += "\n" + line
-                previous.clauses.append(line)
-            else:
-                out.append(Unit(line, "list", heading, [line]))
-            continue
         inline = inline_items(line)
+        if is_item_line and inline is None:
+            mark = marker(line) or ("bullet", 0)
+            target = _list_for(out, mark, last_item)
+            if target is not None:
+                target.text += "\n" + line
+                target.clauses.append(line)
+            else:
+                target = Unit(line, "list", heading, [line])
+                out.append(target)
+            last_item[id(target)] = mark
+            continue
         if inline is not None:
             lead, items = inline
             # A lead-in that is a heading (第四节 风险提示。) heads the list, never an answer.
@@ -643,6 +752,34 @@ def units(content: str) -> list[Unit]:
             out[-1].kind = "list"
             out[-1].clauses = []
     return out
+
+
+def _list_for(
+    out: list[Unit], mark: tuple[str, int], last_item: dict[int, tuple[str, int]]
+) -> Unit | None:
+    """The list an item marked ``mark`` continues: the unit just before it when that is a
+    lead-in or a list of its kind, else the latest list of its kind whose last item is the
+    one before this (n − 1), with no heading since; None to start a new list."""
+    if out and out[-1].kind == "sentence" and not mark[1] > 1 and is_caption(out[-1].text):
+        # A caption (前五名股票投资明细) stands before its list as its lead-in.
+        out[-1].kind = "list"
+        out[-1].clauses = []
+        return out[-1]
+    if out and out[-1].kind == "list":
+        previous = last_item.get(id(out[-1]))
+        if previous is None and not out[-1].clauses:
+            return out[-1]  # a lead-in (…如下：)
+        if previous is not None and previous[0] == mark[0]:
+            return out[-1]
+    if mark[1] < 2:
+        return None
+    for unit in reversed(out):
+        if unit.kind == "heading":
+            return None
+        previous = last_item.get(id(unit))
+        if previous is not None and previous == (mark[0], mark[1] - 1):
+            return unit
+    return None
 
 
 def row_cell(row: Unit, phrases: list[str] | tuple[str, ...]) -> int:

@@ -257,7 +257,10 @@ def source_names(source: Source, term: str) -> bool:
 def candidate_units(source: Source, reading: Reading) -> list[Unit]:
     """A list is one answer to "which ones"; otherwise each item stands on its own."""
     out = []
+    title = fold(source.title).strip()
     for unit in source.units:
+        if fold(unit.text).strip() == title:
+            continue  # the document's title line names the document, it answers nothing
         if unit.kind == "list" and not reading.question.enumerates:
             lines = unit.text.split("\n")
             items = unit.clauses or lines[1:]
@@ -267,10 +270,31 @@ def candidate_units(source: Source, reading: Reading) -> list[Unit]:
                 out.append(Unit(line, "sentence", context, [line]))
             continue
         out.append(unit)
+        if unit.kind == "header" and reading.question.which:
+            out += table_as_list(source, unit)
         if unit.kind == "sentence" and len(unit.clauses) > 1:
             # A clause of a long sentence answers on its own (…；扣非净利润 5.9 亿元…；).
             out += [Unit(c.strip(), "clause", unit.heading, [c]) for c in unit.clauses]
     return out
+
+
+def table_as_list(source: Source, header: Unit) -> list[Unit]:
+    """A table read as the list of its rows, for a question that asks which ones (前五名客户
+    是哪些, 有哪些产品): its caption and header lead in, every row but the total is an item
+    — quoted whole, or by its label alone when the table is wider than MAX_QUOTED_CELLS."""
+    at = source.units.index(header)
+    rows: list[Unit] = []
+    for unit in source.units[at + 1 :]:
+        if unit.kind != "row":
+            break
+        if not is_total(unit):
+            rows.append(unit)
+    if len(rows) < 2:
+        return []
+    wide = len(header.clauses) > MAX_QUOTED_CELLS
+    items = [r.clauses[0] if wide else r.text for r in rows]
+    lead = header.clauses[0] if wide else header.text
+    return [Unit("\n".join([lead, *items]), "list", f"{header.heading}\n{header.text}", items)]
 
 
 # A table's total row: its label says it is the whole (合计), as a question may (整体).
@@ -284,6 +308,14 @@ def is_total(row: Unit) -> bool:
 def table_rows(source: Source, row: Unit) -> list[Unit]:
     """The rows of the table ``row`` belongs to (the rows under the same header)."""
     return [u for u in source.units if u.kind == "row" and u.heading == row.heading]
+
+
+def table_labels(source: Source, row: Unit) -> str:
+    """The row labels of ``row``'s table and the caption (表 2 前五名客户) or heading written
+    before it: what its rows are of."""
+    headers = [u for u in source.units if u.kind == "header"]
+    caption = next((u.heading for u in headers if " | ".join(u.clauses) == row.heading), "")
+    return f"{row_labels(source, row)}\n{caption}"
 
 
 def row_labels(source: Source, row: Unit) -> str:
@@ -353,7 +385,8 @@ def best_units(reading: Reading) -> list[Pick]:
     for source in reading.sources:
         for unit in candidate_units(source, reading):
             context = f"{unit.heading}\n{source.title}"
-            labels = row_labels(source, unit) if unit.kind == "row" else ""
+            # a row is read with its table's labels and caption (表 2 前五名客户)
+            labels = table_labels(source, unit) if unit.kind == "row" else ""
             if unit.kind == "row" and is_total(unit):
                 context += "\n" + "\n".join(TOTALS)  # the total row states the whole
             if not states_question(reading, unit.text, f"{context}\n{labels}"):
