@@ -39,9 +39,14 @@ def runs_of(prefix: str) -> list[int]:
 
 
 @postgresql_only
-def test_the_commits_statements_are_prepared_once_and_run_on_every_commit(live_run, publish):
+def test_the_commits_statements_are_prepared_once_and_run_on_every_commit(
+    live_run, publish, monkeypatch
+):
     run = live_run()
-    # The connection may have committed for earlier tests of this process: count from here.
+    # The connection may have committed for earlier tests of this process: count from here,
+    # with room for every statement so that psycopg evicts none of them meanwhile.
+    connection.ensure_connection()
+    monkeypatch.setattr(connection.connection, "prepared_max", 10_000)
     before = {prefix: sum(runs_of(prefix)) for prefix in (LOCK, ATTEMPT, WRITE)}
     for n in range(3):
         assert publish(run, f"第 {n} 段，无引用。").outcome == Outcome.COMMITTED
