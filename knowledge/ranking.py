@@ -92,11 +92,23 @@ class SearchPlan:
     expansions: dict[str, tuple[str, ...]] = field(default_factory=dict)
     weights: dict[str, float] = field(default_factory=dict)
     clauses: tuple[Clause, ...] = ()
+    # The tokens of the names the question calls its entity by (and their aliases): a
+    # chunk holds them or not, however often it repeats them.
+    names: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, query: str, vocabulary: Vocabulary) -> SearchPlan:
+    def of(
+        cls, query: str, vocabulary: Vocabulary, entities: frozenset[str] = frozenset()
+    ) -> SearchPlan:
         own = [t for t in dict.fromkeys(search_tokens(query)) if len(t) <= MAX_TOKEN_CHARS]
         expansions = {e.term: e.expansions for e in vocabulary.topic_terms(query)}
+        names = frozenset(
+            token
+            for term, targets in expansions.items()
+            if term in entities
+            for name in (term, *targets)
+            for token in search_tokens(name)
+        )
         weights = dict.fromkeys(own, 1.0)
         for targets in expansions.values():
             for target in targets:
@@ -116,7 +128,7 @@ class SearchPlan:
             ]
             if mine or expanded:
                 clauses.append(Clause(tuple(mine), tuple(dict.fromkeys(mine + expanded))))
-        return cls(tuple(own), expansions, weights, tuple(clauses))
+        return cls(tuple(own), expansions, weights, tuple(clauses), names & weights.keys())
 
 
 @dataclass(frozen=True)
@@ -317,7 +329,12 @@ def chunk_texts(versions: Sequence[int], tokens: list[str]) -> Iterable[str]:
 
 
 class Bm25:
-    def __init__(self, statistics: Statistics, weights: dict[str, float]) -> None:
+    def __init__(
+        self,
+        statistics: Statistics,
+        weights: dict[str, float],
+        names: frozenset[str] = frozenset(),
+    ) -> None:
         n = statistics.chunks
         self.average = statistics.average_length or 1.0
         self.weights = {
@@ -329,6 +346,9 @@ class Bm25:
         self.order = sorted(self.weights, key=lambda t: (statistics.frequencies[t], t))
         self.frequencies = statistics.frequencies
         self.impacts = statistics.impacts
+        # Counted once in a chunk: repeating a name does not make a page answer more (a
+        # bound stays a bound: one occurrence weighs at most what several do).
+        self.names = names
 
     def bound(self, token: str) -> float:
         """More than ``token`` adds to any chunk's score (a term adds less than
@@ -347,7 +367,7 @@ class Bm25:
         return sum(
             weight * n * (K1 + 1) / (n + norm)
             for t, weight in self.weights.items()
-            if (n := counts.get(t, 0))
+            if (n := min(counts.get(t, 0), 1) if t in self.names else counts.get(t, 0))
         )
 
     def outside(self, tokens: list[str]) -> float:

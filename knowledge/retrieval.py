@@ -23,6 +23,7 @@ from django.db.models import Q
 from knowledge.context import TrustedContext
 from knowledge.models import Chunk, Document, Knowledge, KnowledgeVersion, readable_documents
 from knowledge.models import Vocabulary as DeclaredVocabulary
+from knowledge.periods import other_period, periods_in
 from knowledge.ranking import (
     Bm25,
     SearchPlan,
@@ -147,6 +148,7 @@ def retrieve(
         "expansions": {t: list(e) for t, e in plan.expansions.items()} if plan else {},
         "versions": asked,
         "refused": {"versions": not_usable, "acl": searched.acl_refused},
+        "periods": {"asked": sorted(searched.periods), "ranked_last": searched.demoted},
     }
     return Retrieved(sorted(results, key=lambda item: -item.score)[:top_k], refused, trace)
 
@@ -188,7 +190,8 @@ def search_managed(
     if top_k <= 0 or not versions:
         return Searched([])
     indexes = stored_indexes(versions)
-    plan = SearchPlan.of(query, vocabulary_for(versions, indexes))
+    entities = frozenset(name for index in indexes.values() for name in index.entities)
+    plan = SearchPlan.of(query, vocabulary_for(versions, indexes), entities)
     if not plan.weights:
         return Searched([], plan)
     by_pk = {version.pk: version for version in versions}
@@ -199,8 +202,10 @@ def search_managed(
     )
     statistics = version_statistics(indexes, list(plan.weights))
     searched = [version.pk for version in versions]
-    scorer = Bm25(statistics, clause_weights(plan, statistics, searched))
-    ranked = top_chunks(documents, searched, scorer, top_k)
+    scorer = Bm25(statistics, clause_weights(plan, statistics, searched), plan.names)
+    asked = periods_in(query) - {"YOY"}  # a comparison's base, not a report's period
+    depth = top_k * PERIOD_DEPTH if asked else top_k
+    ranked = top_chunks(documents, searched, scorer, depth)
     # Chunks holding the rarest term that the ACL kept out: a count, never which.
     scored, acl_refused = ranked.chunks, ranked.refused
     if not scored:
@@ -210,13 +215,47 @@ def search_managed(
         .defer(*_NOT_NEEDED)
         .in_bulk([pk for pk, _ in scored])
     )
+    scored, demoted = _periods_first(scored, chunks, asked, top_k)
     best = scored[0][1] or 1.0
-    return Searched(
-        [_managed_item(chunks[pk], by_pk, score / best) for pk, score in scored],
-        plan,
-        scored,
-        acl_refused=acl_refused,
-    )
+    items = [
+        _managed_item(chunks[pk], by_pk, score / best) for pk, score in scored[: -demoted or None]
+    ]
+    # A report of another period comes after every other hit, whatever its score: its
+    # relative score is at most half the last other hit's (merged with REMOTE items by
+    # score, it stays behind them too).
+    floor = items[-1].score / 2 if items else 1.0
+    top = scored[-demoted][1] if demoted else 1.0
+    items += [
+        _managed_item(chunks[pk], by_pk, floor * score / (top or 1.0))
+        for pk, score in scored[len(items) :]
+    ]
+    return Searched(items, plan, scored, acl_refused=acl_refused, periods=asked, demoted=demoted)
+
+
+# How much deeper than top_k a question naming a period is searched, so that the reports
+# of the period asked can fill the top_k before those of other periods.
+PERIOD_DEPTH = 4
+
+
+def _periods_first(
+    scored: list[tuple[int, float]], chunks: dict[int, Chunk], asked: frozenset[str], top_k: int
+) -> tuple[list[tuple[int, float]], int]:
+    """The best ``top_k`` of ``scored`` with the chunks of documents whose title names
+    another period than ``asked`` (``periods.other_period``) after all the others, each
+    group in score order; and how many of those come last."""
+    if not asked:
+        return scored[:top_k], 0
+    titled: dict[int, bool] = {}
+
+    def other(pk: int) -> bool:
+        document = chunks[pk].document
+        if document.pk not in titled:
+            titled[document.pk] = other_period(asked, periods_in(document.title))
+        return titled[document.pk]
+
+    first = [hit for hit in scored if not other(hit[0])][:top_k]
+    last = [hit for hit in scored if other(hit[0])][: top_k - len(first)]
+    return first + last, len(last)
 
 
 class Searched(list[RetrievedItem]):
@@ -228,11 +267,15 @@ class Searched(list[RetrievedItem]):
         plan: SearchPlan | None = None,
         scored: Iterable[tuple[int, float]] = (),
         acl_refused: int = 0,
+        periods: frozenset[str] = frozenset(),
+        demoted: int = 0,
     ) -> None:
         super().__init__(items)
         self.plan = plan
         self.raw_scores = [score for _, score in scored]
         self.acl_refused = acl_refused
+        self.periods = periods  # the periods the question names (knowledge.periods)
+        self.demoted = demoted  # hits from reports of another period, ranked last
 
 
 def vocabulary_for(

@@ -15,6 +15,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from knowledge.periods import periods_in
 from knowledge.vocabulary import BUILTIN
 
 # The longest piece a question or phrase is matched by (a term, a figure's label): a
@@ -99,18 +100,6 @@ _MEASURE = re.compile(
     r"|(?:谁|哪个|哪家|哪只)更?[高大低小多少快慢好]|更[高大低小多快慢好]"
 )
 _YEAR = re.compile(r"(?:19|20)\d{2}")
-# Periods a question can name and a text can state, in one canonical form each (Q3 is
-# 三季度 / 第三季度 / 第3季度; H1 is 上半年 / 半年度 / 中期; YOY is 上年同期 / 同比): a
-# question's period must be stated by the unit that answers it, its heading or its title.
-_PERIOD = re.compile(
-    r"(?P<ytd>前三季度|年初至报告期末)"
-    r"|(?:第?(?P<q>[一二三四1-4])\s*季度|(?P<qr>[一三])季报|[Qq](?P<qq>[1-4]))"
-    r"|(?P<h1>上半年|半年度|半年报|中期报告|[Hh]1)"
-    r"|(?P<h2>下半年|[Hh]2)"
-    r"|(?P<yoy>上年同期|去年同期|同比)"
-    r"|(?P<year>(?:19|20)\d{2})"
-)
-_QUARTER = {"一": "1", "二": "2", "三": "3", "四": "4"}
 # Single characters that are grammar at a phrase's edge, not part of what is asked
 # (创新药收入在…中占多大比重 → 创新药收入, 比重).
 # Heads that name the form of an answer, not its subject (收入规模 asks for 收入, 业务构成
@@ -426,26 +415,6 @@ def _extreme(question: str) -> int:
     if match is None:
         return 0
     return 1 if match.group("high") else -1
-
-
-def periods_in(text: str) -> frozenset[str]:
-    """The periods ``text`` states, canonical: ``2026``, ``Q3``, ``YTD``, ``H1``, ``YOY``."""
-    found = set()
-    for match in _PERIOD.finditer(fold(text)):
-        if match.group("ytd"):
-            found.add("YTD")
-        elif match.group("q") or match.group("qq") or match.group("qr"):
-            quarter = match.group("q") or match.group("qq") or match.group("qr")
-            found.add("Q" + _QUARTER.get(quarter, quarter))
-        elif match.group("h1"):
-            found.add("H1")
-        elif match.group("h2"):
-            found.add("H2")
-        elif match.group("yoy"):
-            found.add("YOY")
-        else:
-            found.add(match.group("year"))
-    return frozenset(found)
 
 
 def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...]) -> list[str]:

@@ -24,7 +24,6 @@ from agents.providers.reading import (
     is_item,
     is_section_heading,
     leading_unstated,
-    periods_in,
     row_cell,
     short_name,
     states,
@@ -32,6 +31,7 @@ from agents.providers.reading import (
     without_share_wholes,
 )
 from knowledge.figures import Figure, figures_in, in_base_unit, value_spans
+from knowledge.periods import periods_in
 from knowledge.text import search_tokens
 
 

@@ -68,6 +68,24 @@ def one_cited(app, knowledge, make_run):
 # --- 1. 检索记录 ------------------------------------------------------------------------------
 
 
+def test_run_detail_shows_the_report_period_a_search_asked(staff_client, app, knowledge, make_run):
+    factories.make_agent(
+        app.tenant,
+        "period",
+        model=factories.scripted({"search": "北辰医药2026年三季度营收", "topK": 2}),
+        knowledge=[knowledge],
+        pin_to=[app],
+    )
+    run = make_run(agent_key="period")
+    [search] = run_searches(run)
+    assert search["periods"] == {"asked": ["2026", "Q3"], "ranked_last": 0}
+
+    section = panel(html(staff_client.get(f"/console/runs/{run.pk}/")))
+
+    periods = section.split('data-role="periods">')[1].split("</dd>")[0]
+    assert re.findall(r'<code class="chip-static">([^<]+)</code>', periods) == ["2026", "Q3"]
+
+
 def test_run_detail_shows_each_search_with_its_hits_marked_cited_or_unused(staff_client, one_cited):
     [search] = run_searches(one_cited)
     cited, unused = search["hits"]

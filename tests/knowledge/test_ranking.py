@@ -85,9 +85,13 @@ def test_a_version_published_without_statistics_is_counted_on_the_fly(shared, al
 def _exhaustive(versions, query, top_k, vocabulary=None):
     """The reference, written out: BM25 of every chunk of the versions, each token
     weighed by its clause's idf (chunks holding 80 % of the clause's known tokens) over
-    the question's largest, one statement."""
+    the question's largest, one statement; a name of the question's entity counted once
+    in a chunk."""
     versions = versions if isinstance(versions, list) else [versions]
-    plan = ranking.SearchPlan.of(query, vocabulary or ranking.Vocabulary())
+    entities = frozenset(
+        name for index in ranking.stored_indexes(versions).values() for name in index.entities
+    )
+    plan = ranking.SearchPlan.of(query, vocabulary or ranking.Vocabulary(), entities)
     rows = list(
         Chunk.objects.filter(document__version__in=versions).values_list(
             "pk", "search_text", "document_id", "ordinal"
@@ -119,6 +123,7 @@ def _exhaustive(versions, query, top_k, vocabulary=None):
     scored = []
     for pk, text, document_id, ordinal in rows:
         tf = Counter(text.split())
+        tf.update({t: 1 - tf[t] for t in plan.names if tf[t] > 1})
         norm = ranking.K1 * (1 - ranking.B + ranking.B * lengths[pk] / average)
         score = sum(
             weights[t] * idf(df[t]) * tf[t] * (ranking.K1 + 1) / (tf[t] + norm)
@@ -445,3 +450,28 @@ def test_a_question_of_one_clause_keeps_every_weight_and_makes_no_statement(
 
     with django_assert_num_queries(0):
         assert ranking.clause_weights(plan, statistics, [version.pk]) == plan.weights
+
+
+def test_a_page_repeating_the_companys_name_does_not_outrank_the_page_that_answers(tenant, alice):
+    # Titles of the filing shape give 海川物流 ↔ its full name (vocabulary.entity_aliases):
+    # the cover page prints the names over and over, the answering page once.
+    version = make_knowledge(tenant)
+    title = "海川物流：海川冷链物流股份有限公司2026年半年度报告"
+    add_document(
+        version,
+        [
+            "海川冷链物流股份有限公司2026年半年度报告。海川物流（海川冷链物流股份有限公司）"
+            "董事会保证海川冷链物流股份有限公司本报告内容真实。海川物流股票简称海川物流。",
+            "海川冷链物流股份有限公司2026年半年度报告。营业收入（万元）：1,028,893.96。",
+        ],
+        key="h1",
+        title=title,
+    )
+    for n in range(4):  # other companies, so the name is rare
+        add_document(version, [f"远帆{n}号公司营业收入增长，经营稳健。"], key=f"other-{n}")
+    publish(version)
+
+    items = search_managed([version], query="海川物流营收多少", top_k=2, owner=alice)
+
+    assert [(item.document.key, item.chunk.page) for item in items][0] == ("h1", 2)
+    assert "1,028,893.96" in items[0].content

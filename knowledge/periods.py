@@ -1,0 +1,59 @@
+"""Periods: the one canonical form of what a question asks about and what a report covers.
+
+``periods_in(text)`` reads the periods a text names: a year (``2026``), a report period
+(``FY`` 年度 / 年报 / 全年, ``H1`` 上半年 / 半年度 / 中报, ``H2``, ``Q1``–``Q4`` 第三季度 / 三季报
+/ Q3, ``YTD`` 前三季度 / 年初至报告期末) and ``YOY`` (上年同期 / 同比). The extractive reader
+requires the unit that answers to state every period a question names; retrieval ranks a
+document whose title names another period after the others (``other_period``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_PERIOD = re.compile(
+    r"(?P<ytd>前三季度|年初至报告期末)"
+    r"|(?:第?(?P<q>[一二三四1-4])\s*季度|(?P<qr>[一三])季报|[Qq](?P<qq>[1-4]))"
+    r"|(?P<h1>上半年|半年度|半年报|中报|中期报告|[Hh]1)"
+    r"|(?P<h2>下半年|[Hh]2)"
+    r"|(?P<yoy>上年同期|去年同期|同比)"
+    # 年度 after a year or alone; 半年度 is H1 (matched first, at its own start).
+    r"|(?P<fy>年度报告|年报|全年|年度)"
+    r"|(?P<year>(?:19|20)\d{2})"
+)
+_QUARTER = {"一": "1", "二": "2", "三": "3", "四": "4"}
+# The periods a report is issued for.
+PARTS = frozenset({"FY", "H1", "H2", "Q1", "Q2", "Q3", "Q4", "YTD"})
+# What a report of a period states besides its own: an annual report its fourth quarter
+# and its second half (分季度主要财务数据), a third-quarter report the year to date.
+_COVERS = {"FY": frozenset({"FY", "Q4", "H2"}), "Q3": frozenset({"Q3", "YTD"})}
+
+
+def periods_in(text: str) -> frozenset[str]:
+    """The periods ``text`` names, canonical: ``2026``, ``FY``, ``H1``, ``Q3``, ``YTD``, ``YOY``."""
+    found = set()
+    for match in _PERIOD.finditer(unicodedata.normalize("NFKC", text)):
+        kind = match.lastgroup
+        if kind in ("q", "qq", "qr"):
+            quarter = match.group(kind)
+            found.add("Q" + _QUARTER.get(quarter, quarter))
+        elif kind == "year":
+            found.add(match.group("year"))
+        elif kind is not None:
+            found.add(kind.upper())
+    return frozenset(found)
+
+
+def other_period(asked: frozenset[str], titled: frozenset[str]) -> bool:
+    """Whether a document whose title names ``titled`` is about another period than the
+    one a question names (``asked``, both from ``periods_in``): a year the question names
+    that the title does not, or a report period it does not cover. A title naming no
+    year or no report period says nothing of it (an announcement, a plan)."""
+    asked_years = {p for p in asked if p.isdigit()}
+    titled_years = {p for p in titled if p.isdigit()}
+    if asked_years and titled_years and not asked_years & titled_years:
+        return True
+    asked_parts = asked & PARTS
+    covered = set().union(*(_COVERS.get(p, {p}) for p in titled & PARTS))
+    return bool(asked_parts and covered and not asked_parts & covered)
