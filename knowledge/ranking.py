@@ -92,9 +92,9 @@ class SearchPlan:
     expansions: dict[str, tuple[str, ...]] = field(default_factory=dict)
     weights: dict[str, float] = field(default_factory=dict)
     clauses: tuple[Clause, ...] = ()
-    # The tokens of the names the question calls its entity by (and their aliases): a
-    # chunk holds them or not, however often it repeats them.
-    names: frozenset[str] = frozenset()
+    # The names the question calls its entity by (and their aliases), each as its tokens
+    # in order: a chunk says a name once or not, however often it repeats it.
+    names: tuple[tuple[str, ...], ...] = ()
 
     @classmethod
     def of(
@@ -102,12 +102,13 @@ class SearchPlan:
     ) -> SearchPlan:
         own = [t for t in dict.fromkeys(search_tokens(query)) if len(t) <= MAX_TOKEN_CHARS]
         expansions = {e.term: e.expansions for e in vocabulary.topic_terms(query)}
-        names = frozenset(
-            token
-            for term, targets in expansions.items()
-            if term in entities
-            for name in (term, *targets)
-            for token in search_tokens(name)
+        names = tuple(
+            dict.fromkeys(
+                tuple(search_tokens(name))
+                for term, targets in expansions.items()
+                if term in entities
+                for name in (term, *targets)
+            )
         )
         weights = dict.fromkeys(own, 1.0)
         for targets in expansions.values():
@@ -128,7 +129,7 @@ class SearchPlan:
             ]
             if mine or expanded:
                 clauses.append(Clause(tuple(mine), tuple(dict.fromkeys(mine + expanded))))
-        return cls(tuple(own), expansions, weights, tuple(clauses), names & weights.keys())
+        return cls(tuple(own), expansions, weights, tuple(clauses), names)
 
 
 @dataclass(frozen=True)
@@ -328,12 +329,36 @@ def chunk_texts(versions: Sequence[int], tokens: list[str]) -> Iterable[str]:
         return [row[0] for row in cursor.fetchall()]
 
 
+def said_once(
+    tokens: list[str], counts: Counter[str], names: list[tuple[str, ...]]
+) -> Counter[str]:
+    """``counts`` with each name's second and later occurrences in ``tokens`` taken off
+    its tokens' counts (never below one for a token the chunk holds)."""
+    counts = counts.copy()
+    for name in names:
+        if counts[name[0]] < 2:
+            continue
+        width = len(name)
+        repeats = (
+            sum(
+                1
+                for i, token in enumerate(tokens)
+                if token == name[0] and tuple(tokens[i : i + width]) == name
+            )
+            - 1
+        )
+        if repeats > 0:
+            for token in name:
+                counts[token] = max(1, counts[token] - repeats)
+    return counts
+
+
 class Bm25:
     def __init__(
         self,
         statistics: Statistics,
         weights: dict[str, float],
-        names: frozenset[str] = frozenset(),
+        names: tuple[tuple[str, ...], ...] = (),
     ) -> None:
         n = statistics.chunks
         self.average = statistics.average_length or 1.0
@@ -346,9 +371,9 @@ class Bm25:
         self.order = sorted(self.weights, key=lambda t: (statistics.frequencies[t], t))
         self.frequencies = statistics.frequencies
         self.impacts = statistics.impacts
-        # Counted once in a chunk: repeating a name does not make a page answer more (a
-        # bound stays a bound: one occurrence weighs at most what several do).
-        self.names = names
+        # Said once in a chunk: repeating a name does not make a page answer more (a bound
+        # stays a bound: the count only falls).
+        self.names = [name for name in names if name and not self.weights.keys().isdisjoint(name)]
 
     def bound(self, token: str) -> float:
         """More than ``token`` adds to any chunk's score (a term adds less than
@@ -363,11 +388,13 @@ class Bm25:
         counts = Counter(tokens)
         if counts.keys().isdisjoint(self.weights):
             return 0.0
+        if self.names:
+            counts = said_once(tokens, counts, self.names)
         norm = K1 * (1 - B + B * len(tokens) / self.average)
         return sum(
             weight * n * (K1 + 1) / (n + norm)
             for t, weight in self.weights.items()
-            if (n := min(counts.get(t, 0), 1) if t in self.names else counts.get(t, 0))
+            if (n := counts.get(t, 0))
         )
 
     def outside(self, tokens: list[str]) -> float:

@@ -122,8 +122,7 @@ def _exhaustive(versions, query, top_k, vocabulary=None):
         weights = {t: weights.get(t, 1.0) for t in plan.weights}
     scored = []
     for pk, text, document_id, ordinal in rows:
-        tf = Counter(text.split())
-        tf.update({t: 1 - tf[t] for t in plan.names if tf[t] > 1})
+        tf = ranking.said_once(text.split(), Counter(text.split()), list(plan.names))
         norm = ranking.K1 * (1 - ranking.B + ranking.B * lengths[pk] / average)
         score = sum(
             weights[t] * idf(df[t]) * tf[t] * (ranking.K1 + 1) / (tf[t] + norm)
