@@ -21,9 +21,15 @@ stream"). So a process gathers the runs whose stream moved and sends them as ONE
 joins: the first at once, then at most one every ``STREAM_WAKE_SECONDS``, whatever the
 number of runs. A socket reads the text it has not sent from the row (the row is the
 truth), so merging wake-ups loses nothing.
+
+A process that ends does not drop what it announced: the wake-ups still on their way when
+it exits (a worker stopped right after its run's last commit, a one-off ``execute_run``) are
+sent first, for at most ``EXIT_FLUSH_SECONDS`` (``atexit``; the daemon thread would
+otherwise die with them).
 """
 
 import asyncio
+import atexit
 import logging
 import threading
 import time
@@ -49,6 +55,12 @@ _sender_lock = threading.Lock()
 # group: run ids start with "run_"), and how often a process sends one at most.
 STREAM_GROUP = "streams"
 STREAM_WAKE_SECONDS = 0.02
+# How long a process that exits waits for its wake-ups still being sent.
+EXIT_FLUSH_SECONDS = 5.0
+
+# Wake-ups submitted to the sending loop and not yet sent.
+_in_flight: set[Future[Any]] = set()
+_in_flight_lock = threading.Lock()
 
 
 class RememberServerLoop:
@@ -78,9 +90,33 @@ def _sender() -> asyncio.AbstractEventLoop:
         return _sender_loop
 
 
-def _log_failure(future: Future[Any]) -> None:
+def _submitted(future: Future[Any]) -> None:
+    with _in_flight_lock:
+        _in_flight.add(future)
+    future.add_done_callback(_sent)
+
+
+def _sent(future: Future[Any]) -> None:
+    with _in_flight_lock:
+        _in_flight.discard(future)
     if not future.cancelled() and future.exception() is not None:
         logger.warning("a wake-up was lost: %s", future.exception())
+
+
+@atexit.register
+def flush_at_exit(timeout: float = EXIT_FLUSH_SECONDS) -> int:
+    """Wait, at most ``timeout`` seconds in all, for the wake-ups still being sent;
+    how many did not make it."""
+    deadline = time.monotonic() + timeout
+    with _in_flight_lock:
+        pending = list(_in_flight)
+    late = 0
+    for future in pending:
+        try:
+            future.result(max(0.0, deadline - time.monotonic()))
+        except Exception:  # noqa: BLE001 -- logged by _sent; a timeout counts as late
+            late += not future.done()
+    return late
 
 
 def wake_run(run_id: str, seq: int) -> None:
@@ -125,7 +161,11 @@ class StreamWakes:
         future = asyncio.run_coroutine_threadsafe(
             self._flush(layer), cast(asyncio.AbstractEventLoop, loop)
         )
-        future.add_done_callback(_log_failure)
+        if isinstance(layer, InMemoryChannelLayer):
+            # Nobody outside this process listens: nothing to send before it exits.
+            future.add_done_callback(_sent)
+        else:
+            _submitted(future)
 
     async def _flush(self, layer: BaseChannelLayer) -> None:
         wait = self.last_sent + STREAM_WAKE_SECONDS - time.monotonic()
@@ -158,7 +198,6 @@ def _group_send(run_id: str, message: dict[str, Any]) -> None:
         # on another loop, so send on the caller's terms.
         async_to_sync(layer.group_send)(run_group(run_id), message)
         return
-    future = asyncio.run_coroutine_threadsafe(
-        layer.group_send(run_group(run_id), message), _sender()
+    _submitted(
+        asyncio.run_coroutine_threadsafe(layer.group_send(run_group(run_id), message), _sender())
     )
-    future.add_done_callback(_log_failure)

@@ -6,12 +6,16 @@ import uuid
 
 import pytest
 from channels.db import database_sync_to_async
+from channels_redis.core import RedisChannelLayer
 from django.conf import settings
 from django.db import connection
 
+from delivery.wakeups import run_group
 from tests import factories
 from tests.realtime.helpers import events_path, public_events, ticket_for
 from tests.realtime.processes import (
+    PYTHON,
+    Process,
     database_url,
     free_port,
     process_env,
@@ -95,3 +99,27 @@ async def test_a_cross_site_page_gets_4403_and_no_data_from_a_real_server(make_r
         await client.recv(timeout=10)
     client.abort()
     assert closed.value.code == 4403
+
+
+async def test_a_process_that_ends_right_after_a_commit_still_sends_its_last_wake_up(
+    processes_env,
+):
+    """Wake-ups leave on a background loop; a worker that exits right after its run's last
+    commit (a one-off execute_run, a worker stopped after its run) sends them first."""
+    layer = RedisChannelLayer(
+        hosts=[settings.REDIS_URL], prefix=processes_env["SPARKTIDE_CHANNEL_PREFIX"]
+    )
+    channel = await layer.new_channel()
+    await layer.group_add(run_group("run_exiting"), channel)
+    code = (
+        "import django; django.setup(); "
+        "from delivery.wakeups import wake_run; wake_run('run_exiting', 7)"
+    )
+    sender = Process([PYTHON, "-c", code], processes_env)
+    try:
+        assert await asyncio.to_thread(sender.wait, 60) == 0, sender.output()
+        message = await asyncio.wait_for(layer.receive(channel), 10)
+    finally:
+        sender.stop()
+        await layer.group_discard(run_group("run_exiting"), channel)
+    assert message == {"type": "run.wakeup", "seq": 7}
