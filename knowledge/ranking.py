@@ -27,9 +27,11 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections import Counter
-from collections.abc import Iterable, Sequence
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet
@@ -119,6 +121,12 @@ class SearchPlan:
         return cls(tuple(own), expansions, weights, tuple(clauses))
 
 
+# A published version, as the per-process caches below know it: its pk and its
+# creation time (a pk alone could name another version on a database that reuses the
+# ids of a rolled-back transaction, as SQLite does).
+VersionKey = tuple[int, datetime]
+
+
 @dataclass(frozen=True)
 class Statistics:
     chunks: int
@@ -126,6 +134,9 @@ class Statistics:
     frequencies: dict[str, int]  # the query's tokens only
     # The most of its (k1+1)·idf a query token can add to one chunk, ≤ 1 (1: unknown).
     impacts: dict[str, float] = field(default_factory=dict)
+    # The searched versions' keys when every one has stored statistics (what may be
+    # cached of them); () otherwise.
+    keys: tuple[VersionKey, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -135,19 +146,84 @@ class StoredIndex:
     entities: dict[str, list[str]]
     # Counted now, for a version published without stored statistics; None: stored.
     counted: Counter[str] | None = None
+    # Stored: the version's key (``version_key``); None when counted.
+    key: VersionKey | None = None
+
+
+class Lru[K: Hashable, V]:
+    """A bounded map, least recently used out first; safe across threads."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> V | None:
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: K, value: V) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+# What a search reads of a published version's stored statistics never changes: its
+# chunks cannot (``VersionIndex``, ``VersionTerm``: built in the publishing transaction,
+# never rebuilt). So each process keeps what it read, by version key: the statistics
+# (a few versions), each term's frequency and impact or its absence (the terms
+# questions repeat), how many chunks hold a clause. Nothing else is kept: declared
+# vocabulary, the ACL, the candidates are read by every search. Not kept: a version
+# counted on the fly (no stored statistics yet), a term stored without its impact
+# (``index_knowledge`` may store it later).
+INDEX_CACHE: Lru[VersionKey, StoredIndex] = Lru(256)
+TERM_CACHE: Lru[tuple[VersionKey, str], tuple[int, float] | tuple[()]] = Lru(100_000)
+CLAUSE_CACHE: Lru[tuple[tuple[VersionKey, ...], tuple[str, ...], int], int] = Lru(10_000)
+
+
+def forget_statistics() -> None:
+    """Empty the per-process caches of stored statistics (tests)."""
+    for cache in (INDEX_CACHE, TERM_CACHE, CLAUSE_CACHE):
+        cache.clear()
+
+
+def version_key(version: KnowledgeVersion) -> VersionKey:
+    return (version.pk, version.created_at)
 
 
 def stored_indexes(versions: Sequence[KnowledgeVersion]) -> dict[int, StoredIndex]:
-    """Every version's statistics, by pk: stored ones in one query. A version published
-    without them (by a bulk update that bypassed ``save``) is counted from its chunks
-    here, in memory: slower, never a different answer, until ``manage.py
-    index_knowledge`` stores them. Nothing is written during a search."""
-    indexes = {
-        pk: StoredIndex(chunks, tokens, entities)
+    """Every version's statistics, by pk: stored ones from this process's cache, or in
+    one query. A version published without them (by a bulk update that bypassed
+    ``save``) is counted from its chunks here, in memory: slower, never a different
+    answer, until ``manage.py index_knowledge`` stores them. Nothing is written during a
+    search."""
+    indexes: dict[int, StoredIndex] = {}
+    unknown: dict[int, VersionKey] = {}
+    for version in versions:
+        key = version_key(version)
+        cached = INDEX_CACHE.get(key)
+        if cached is not None:
+            indexes[version.pk] = cached
+        else:
+            unknown[version.pk] = key
+    if unknown:
         for pk, chunks, tokens, entities in VersionIndex.objects.filter(
-            version_id__in=[v.pk for v in versions]
-        ).values_list("version_id", "chunk_count", "token_count", "entities")
-    }
+            version_id__in=list(unknown)
+        ).values_list("version_id", "chunk_count", "token_count", "entities"):
+            indexes[pk] = StoredIndex(chunks, tokens, entities, key=unknown[pk])
+            INDEX_CACHE.put(unknown[pk], indexes[pk])
     for version in versions:
         if version.pk not in indexes and version.knowledge.type != Knowledge.Type.REMOTE:
             counts = count_version(version)
@@ -162,8 +238,8 @@ def stored_indexes(versions: Sequence[KnowledgeVersion]) -> dict[int, StoredInde
 
 def version_statistics(indexes: dict[int, StoredIndex], tokens: list[str]) -> Statistics:
     """N, the average chunk length, the query tokens' document frequencies and their
-    impacts over the versions together. One query (none when no version has stored
-    statistics).
+    impacts over the versions together. One query for the terms this process has not
+    read yet (none when it has read them all, or no version has stored statistics).
 
     A token's impact is its stored ``VersionTerm.impact`` — its most in one chunk,
     tf / (tf + k1·(1 − b + b·len/avglen_v)) with the version's own average — scaled by
@@ -184,20 +260,47 @@ def version_statistics(indexes: dict[int, StoredIndex], tokens: list[str]) -> St
             impact = min(1.0, impact * max(1.0, average / own_average) * (1 + 1e-9))
         impacts[token] = max(impacts.get(token, 0.0), impact)
 
-    stored = [pk for pk, index in indexes.items() if index.counted is None]
-    if stored:
+    asked: dict[int, set[str]] = {}  # the terms of each version this process has not read
+    for pk, index in indexes.items():
+        if index.key is None:
+            continue
+        for token in tokens:
+            cached = TERM_CACHE.get((index.key, token))
+            if cached is None:
+                asked.setdefault(pk, set()).add(token)
+            elif cached:
+                frequencies[token] += cached[0]
+                widen(token, cached[1], index)
+    if asked:
         for version_id, token, n, impact in VersionTerm.objects.filter(
-            version_id__in=stored, token__in=tokens
+            version_id__in=list(asked), token__in=sorted(set().union(*asked.values()))
         ).values_list("version_id", "token", "chunks", "impact"):
+            if token not in asked[version_id]:  # read from the cache already
+                continue
+            asked[version_id].discard(token)
             frequencies[token] += n
             widen(token, impact, indexes[version_id])
+            if impact is not None:
+                TERM_CACHE.put((_key(indexes[version_id]), token), (n, impact))
+        # A token the version's stored terms lack: no chunk of it holds the token, ever.
+        for version_id, absent in asked.items():
+            for token in absent:
+                TERM_CACHE.put((_key(indexes[version_id]), token), ())
     for index in indexes.values():
         if index.counted is not None:
             for token in tokens:
                 if n := index.counted.get(token, 0):
                     frequencies[token] += n
                     widen(token, None, index)
-    return Statistics(chunks, average, dict(frequencies), impacts)
+    keys = tuple(index.key for index in indexes.values() if index.key is not None)
+    if len(keys) < len(indexes):
+        keys = ()
+    return Statistics(chunks, average, dict(frequencies), impacts, keys)
+
+
+def _key(index: StoredIndex) -> VersionKey:
+    assert index.key is not None  # stored statistics
+    return index.key
 
 
 def term_impacts(version: KnowledgeVersion, counts: VersionCounts) -> dict[str, float]:
@@ -279,9 +382,10 @@ def clause_holders(
     clauses: list[list[str]], versions: Sequence[int], statistics: Statistics
 ) -> list[int]:
     """How many chunks of ``versions`` hold each clause: at least ``CLAUSE_SHARE`` of its
-    tokens, counted exactly in Python on either database. One statement: a chunk holding
-    m of a clause's n tokens holds one of any n − m + 1 of them, so the chunks holding
-    one of each clause's n − m + 1 rarest are all that can."""
+    tokens, counted exactly in Python on either database. One statement (none when this
+    process counted these clauses of these versions before): a chunk holding m of a
+    clause's n tokens holds one of any n − m + 1 of them, so the chunks holding one of
+    each clause's n − m + 1 rarest are all that can."""
     needed = [math.ceil(CLAUSE_SHARE * len(tokens)) for tokens in clauses]
     rarest = {
         token
@@ -290,12 +394,21 @@ def clause_holders(
             : len(tokens) - m + 1
         ]
     }
+    # Stored statistics of exactly these versions: what their chunks hold never changes.
+    cacheable = sorted(pk for pk, _ in statistics.keys) == sorted(versions) != []
+    keys = [(statistics.keys, tuple(tokens), m) for tokens, m in zip(clauses, needed, strict=True)]
+    cached = [CLAUSE_CACHE.get(key) if cacheable else None for key in keys]
+    if all(count is not None for count in cached):
+        return [count or 0 for count in cached]
     counts = [0] * len(clauses)
     for search_text in chunk_texts(versions, sorted(rarest)):
         held = set(search_text.split())
         for i, (tokens, m) in enumerate(zip(clauses, needed, strict=True)):
             if sum(t in held for t in tokens) >= m:
                 counts[i] += 1
+    if cacheable:
+        for key, count in zip(keys, counts, strict=True):
+            CLAUSE_CACHE.put(key, count)
     return counts
 
 
@@ -533,7 +646,9 @@ def first_rows(
             "SELECT c.id, CASE WHEN c.document_id = ANY(a.ids) THEN c.search_text END,"  # noqa: S608 -- the ACL
             " c.document_id, c.ordinal, c.document_id = ANY(a.ids),"
             " c.search_vector @@ to_tsquery('simple'::regconfig, %s)"
-            f" FROM (SELECT ARRAY({acl_sql}) AS ids) a, {fenced}"
+            # OFFSET 0: kept a subquery, its array is built (and planned) once; pulled
+            # up, each of the two uses above planned the ACL again.
+            f" FROM (SELECT ARRAY({acl_sql}) AS ids OFFSET 0) a, {fenced}"
         )
         with connection.cursor() as cursor:
             cursor.execute(sql, [_tsquery_literal(rarest), *acl_params, *params])

@@ -12,6 +12,7 @@ by that score interleaves sources instead of letting one scale drown the other.
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -25,8 +26,10 @@ from knowledge.models import Chunk, Document, Knowledge, KnowledgeVersion, reada
 from knowledge.models import Vocabulary as DeclaredVocabulary
 from knowledge.ranking import (
     Bm25,
+    Lru,
     SearchPlan,
     StoredIndex,
+    VersionKey,
     clause_weights,
     stored_indexes,
     top_chunks,
@@ -183,7 +186,11 @@ def search_managed(
     (``ranking.top_chunks``); the score is computed here, the same on both databases.
     A question of several clauses weighs each by how many chunks repeat it
     (``ranking.clause_weights``: one more statement). Five to seven queries whatever
-    the results; the ACL is part of the candidates' query.
+    the results the first time this process searches a version; after that what a
+    published version's statistics said is this process's (it never changes), and a
+    search is three to four: the declared vocabulary, the candidates (one or two), the
+    winners, and the frequencies of terms not read before. The ACL is part of the
+    candidates' query.
     """
     if top_k <= 0 or not versions:
         return Searched([])
@@ -240,19 +247,38 @@ def vocabulary_for(
 ) -> Vocabulary:
     """BUILTIN, then the tenant's, each searched knowledge's, and the entity aliases of
     the versions' titles (stored with their statistics). One query."""
-    vocabulary = BUILTIN
     tenants = {v.knowledge.tenant_id for v in versions}
     knowledge = {v.knowledge_id for v in versions}
-    declared = DeclaredVocabulary.objects.filter(
-        Q(tenant_id__in=tenants, knowledge__isnull=True) | Q(knowledge_id__in=knowledge)
-    ).values_list("entries", flat=True)
-    for entries in declared:
-        vocabulary = vocabulary.merge(Vocabulary(entries))
+    declared = list(
+        DeclaredVocabulary.objects.filter(
+            Q(tenant_id__in=tenants, knowledge__isnull=True) | Q(knowledge_id__in=knowledge)
+        ).values_list("entries", flat=True)
+    )
     if indexes is None:
         indexes = stored_indexes(versions)
-    for index in indexes.values():
-        vocabulary = vocabulary.merge(Vocabulary(index.entities))
+    # The merged vocabulary (its closures and its compiled pattern with it) is kept per
+    # process for what it is made of: the declared entries read just now, and the
+    # versions' stored entity aliases, which never change. A declared change is a new key.
+    versions_key = tuple(sorted(index.key for index in indexes.values() if index.key))
+    key = (
+        BUILTIN,  # the object itself: a test may replace it
+        tuple(sorted(json.dumps(e, sort_keys=True, ensure_ascii=False) for e in declared)),
+        versions_key,
+    )
+    cacheable = len(versions_key) == len(indexes)
+    vocabulary = _VOCABULARIES.get(key) if cacheable else None
+    if vocabulary is None:
+        vocabulary = BUILTIN
+        for entries in declared:
+            vocabulary = vocabulary.merge(Vocabulary(entries))
+        for index in indexes.values():
+            vocabulary = vocabulary.merge(Vocabulary(index.entities))
+        if cacheable:
+            _VOCABULARIES.put(key, vocabulary)
     return vocabulary
+
+
+_VOCABULARIES: Lru[tuple[Vocabulary, tuple[str, ...], tuple[VersionKey, ...]], Vocabulary] = Lru(64)
 
 
 def search_remote(
