@@ -24,6 +24,7 @@ measured slower than Python's: docs/retrieval.md.)
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -34,6 +35,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
 from django.db.models import BooleanField, Case, ExpressionWrapper, F, Q, QuerySet, When
@@ -48,6 +50,7 @@ from knowledge.models import (
     VersionIndex,
     VersionTerm,
     count_version,
+    readable_documents,
 )
 from knowledge.text import MAX_TOKEN_CHARS, search_tokens
 from knowledge.vocabulary import Vocabulary, entity_aliases
@@ -487,15 +490,52 @@ class Bm25:
         return rare
 
 
+class Readable:
+    """The documents of ``versions`` that ``owner`` may read, of PUBLISHED versions (the
+    document ACL, ``readable_documents``), as the candidates' statements take it: a
+    QuerySet on SQLite, a subquery on PostgreSQL. The subquery's SQL depends only on
+    the owner's id, whether they are active or a superuser, and the versions, so it is
+    compiled once per process for them (the ORM's compiling cost more than planning the
+    statement); every statement still evaluates it, nothing it decides is kept."""
+
+    def __init__(
+        self, owner: User | AnonymousUser | None, versions: Sequence[KnowledgeVersion]
+    ) -> None:
+        self.owner = owner
+        self.versions = list(versions)
+
+    @functools.cached_property
+    def documents(self) -> QuerySet[Document]:
+        return readable_documents(self.owner, self.versions).filter(
+            version__status=KnowledgeVersion.Status.PUBLISHED
+        )
+
+    def sql(self) -> tuple[str, tuple[Any, ...]]:
+        owner = self.owner
+        key = (
+            connection.vendor,
+            getattr(owner, "pk", None),
+            bool(getattr(owner, "is_active", False)),
+            bool(getattr(owner, "is_superuser", False)),
+            tuple(version.pk for version in self.versions),
+        )
+        found = ACL_SQL.get(key)
+        if found is None:
+            found = _acl_sql(self.documents)
+            ACL_SQL.put(key, found)
+        return found
+
+
+ACL_SQL: Lru[tuple[Any, ...], tuple[str, tuple[Any, ...]]] = Lru(1024)
+
+
 @dataclass(frozen=True)
 class Ranked:
     chunks: list[tuple[int, float]]  # (chunk id, score), best first
     refused: int  # chunks holding the rarest token that the document ACL kept out
 
 
-def top_chunks(
-    documents: QuerySet[Document], versions: Sequence[int], scorer: Bm25, top_k: int
-) -> Ranked:
+def top_chunks(documents: Readable, versions: Sequence[int], scorer: Bm25, top_k: int) -> Ranked:
     """(chunk id, score) of the top_k chunks of ``documents`` (the readable documents of
     the versions ``versions``) by ``scorer``, best first: exactly the exhaustive ranking;
     and how many chunks holding the rarest token the ACL kept out (a count, for the
@@ -603,7 +643,7 @@ def _scored(rows: Iterable[Row], scorer: Bm25) -> list[tuple[float, int, int, in
 
 
 def candidate_rows(
-    documents: QuerySet[Document],
+    documents: Readable,
     versions: Sequence[int],
     holding: Condition | list[str],
     without: list[str],
@@ -612,10 +652,10 @@ def candidate_rows(
     ``holding`` (a list: one of its tokens) and hold none of ``without``, of the
     readable documents ``documents``. One statement; the document ACL is part of it."""
     if connection.vendor != "postgresql":
-        chunks = _matching(versions, holding, without).filter(document__in=documents)
+        chunks = _matching(versions, holding, without).filter(document__in=documents.documents)
         return list(chunks.values_list("pk", "search_text", "document_id", "ordinal"))
     fenced, params = _fenced_sql(versions, holding, without)
-    acl_sql, acl_params = _acl_sql(documents)
+    acl_sql, acl_params = documents.sql()
     sql = (
         "SELECT c.id, c.search_text, c.document_id, c.ordinal"  # noqa: S608 -- the ACL
         f" FROM {fenced} WHERE c.document_id = ANY(ARRAY({acl_sql}))"
@@ -626,7 +666,7 @@ def candidate_rows(
 
 
 def first_rows(
-    documents: QuerySet[Document], versions: Sequence[int], tokens: list[str], rarest: str
+    documents: Readable, versions: Sequence[int], tokens: list[str], rarest: str
 ) -> tuple[list[Row], int]:
     """``candidate_rows`` of the chunks holding one of ``tokens``, and how many chunks of
     the other documents hold ``rarest``: the ACL decides each row in the statement, and
@@ -634,14 +674,16 @@ def first_rows(
     statement (the stage-1 candidates and the search record's refused count)."""
     if connection.vendor != "postgresql":
         chunks = _matching(versions, tokens, []).annotate(
-            readable=ExpressionWrapper(Q(document__in=documents), output_field=BooleanField()),
+            readable=ExpressionWrapper(
+                Q(document__in=documents.documents), output_field=BooleanField()
+            ),
             rare=ExpressionWrapper(Q(search_text__contains=rarest), output_field=BooleanField()),
         )
         text = Case(When(readable=True, then=F("search_text")), default=None)
         found = chunks.values_list("pk", text, "document_id", "ordinal", "readable", "rare")
     else:
         fenced, params = _fenced_sql(versions, tokens, [])
-        acl_sql, acl_params = _acl_sql(documents)
+        acl_sql, acl_params = documents.sql()
         sql = (
             "SELECT c.id, CASE WHEN c.document_id = ANY(a.ids) THEN c.search_text END,"  # noqa: S608 -- the ACL
             " c.document_id, c.ordinal, c.document_id = ANY(a.ids),"

@@ -22,11 +22,13 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Q
 
 from knowledge.context import TrustedContext
-from knowledge.models import Chunk, Document, Knowledge, KnowledgeVersion, readable_documents
+from knowledge.models import Chunk, Document, Knowledge, KnowledgeVersion
 from knowledge.models import Vocabulary as DeclaredVocabulary
+from knowledge.models import readable_documents as readable_documents  # the ACL, re-exported
 from knowledge.ranking import (
     Bm25,
     Lru,
+    Readable,
     SearchPlan,
     StoredIndex,
     VersionKey,
@@ -201,9 +203,7 @@ def search_managed(
     by_pk = {version.pk: version for version in versions}
     # The ACL is part of the query (a subquery), so top_k is taken among readable
     # chunks only — never "best k, then drop the forbidden ones".
-    documents = readable_documents(owner, versions).filter(
-        version__status=KnowledgeVersion.Status.PUBLISHED
-    )
+    documents = Readable(owner, versions)
     statistics = version_statistics(indexes, list(plan.weights))
     searched = [version.pk for version in versions]
     scorer = Bm25(statistics, clause_weights(plan, statistics, searched))

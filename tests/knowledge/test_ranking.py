@@ -547,3 +547,28 @@ def test_a_question_of_one_clause_keeps_every_weight_and_makes_no_statement(
 
     with django_assert_num_queries(0):
         assert ranking.clause_weights(plan, statistics, [version.pk]) == plan.weights
+
+
+def test_the_acl_compiled_once_still_decides_every_search(tenant, alice, bob):
+    """The readable documents' subquery is compiled once per owner and versions; what it
+    lets through is decided by each search: a permission given or taken between two
+    searches, or a deactivated owner, applies to the next one."""
+    from guardian.shortcuts import assign_perm, remove_perm
+
+    from knowledge.models import Document
+
+    version = make_knowledge(tenant, "reports")
+    add_document(version, ["公开材料：营收增长。"], key="public")
+    add_document(version, ["内部材料：营收增长，营收超预期。"], key="secret", readers=[alice])
+    publish(version)
+    secret = Document.objects.get(key="secret")
+
+    assert _keys(version, "营收", bob) == ["public"]
+    assign_perm("knowledge.read_document", bob, secret)
+    assert _keys(version, "营收", bob) == ["secret", "public"]
+    remove_perm("knowledge.read_document", bob, secret)
+    assert _keys(version, "营收", bob) == ["public"]
+    assert _keys(version, "营收", alice) == ["secret", "public"]
+    alice.is_active = False
+    alice.save()
+    assert _keys(version, "营收", alice) == []
