@@ -19,8 +19,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Q
+from django.db import connection
+from django.db.models import Q, QuerySet
+from django.db.models.expressions import RawSQL
 
+from foundation.compiled import instances_once
 from knowledge.context import TrustedContext
 from knowledge.models import Chunk, Document, Knowledge, KnowledgeVersion
 from knowledge.models import Vocabulary as DeclaredVocabulary
@@ -212,11 +215,7 @@ def search_managed(
     scored, acl_refused = ranked.chunks, ranked.refused
     if not scored:
         return Searched([], plan, acl_refused=acl_refused)
-    chunks = (
-        Chunk.objects.select_related("document")
-        .defer(*_NOT_NEEDED)
-        .in_bulk([pk for pk, _ in scored])
-    )
+    chunks = _winners([pk for pk, _ in scored])
     best = scored[0][1] or 1.0
     return Searched(
         [_managed_item(chunks[pk], by_pk, score / best) for pk, score in scored],
@@ -224,6 +223,31 @@ def search_managed(
         scored,
         acl_refused=acl_refused,
     )
+
+
+def _winners_query(*, ids: list[int]) -> QuerySet[Chunk]:
+    chunks = Chunk.objects.select_related("document").defer(*_NOT_NEEDED)
+    return chunks.filter(pk__in=RawSQL("SELECT unnest(%s::bigint[])", [ids]))
+
+
+# The array the winners' statement is compiled with (its parameter's position).
+_WINNERS_PLACEHOLDER: list[int] = []
+
+
+def _winners(ids: list[int]) -> dict[int, Chunk]:
+    """The winning chunks with their documents, by pk. One statement; on PostgreSQL
+    compiled once per process and prepared once per connection (foundation/compiled.py):
+    the ORM's building and compiling of it cost more than running it."""
+    if connection.vendor != "postgresql":
+        return Chunk.objects.select_related("document").defer(*_NOT_NEEDED).in_bulk(ids)
+    found = instances_once(
+        "search_managed.winners",
+        _winners_query,
+        {"ids": _WINNERS_PLACEHOLDER},
+        {"ids": ids},
+        prepare=True,
+    )
+    return {chunk.pk: chunk for chunk in found}
 
 
 class Searched(list[RetrievedItem]):
