@@ -236,7 +236,7 @@ def stored_indexes(versions: Sequence[KnowledgeVersion]) -> dict[int, StoredInde
                 entity_aliases(counts.titles).entries(),
                 counts.frequencies,
             )
-    return indexes
+    return {version.pk: indexes[version.pk] for version in versions if version.pk in indexes}
 
 
 def version_statistics(indexes: dict[int, StoredIndex], tokens: list[str]) -> Statistics:
@@ -295,7 +295,7 @@ def version_statistics(indexes: dict[int, StoredIndex], tokens: list[str]) -> St
                 if n := index.counted.get(token, 0):
                     frequencies[token] += n
                     widen(token, None, index)
-    keys = tuple(index.key for index in indexes.values() if index.key is not None)
+    keys = tuple(sorted(index.key for index in indexes.values() if index.key is not None))
     if len(keys) < len(indexes):
         keys = ()
     return Statistics(chunks, average, dict(frequencies), impacts, keys)
