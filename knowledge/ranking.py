@@ -654,14 +654,10 @@ def candidate_rows(
     if connection.vendor != "postgresql":
         chunks = _matching(versions, holding, without).filter(document__in=documents.documents)
         return list(chunks.values_list("pk", "search_text", "document_id", "ordinal"))
-    fenced, params = _fenced_sql(versions, holding, without)
-    acl_sql, acl_params = documents.sql()
-    sql = (
-        "SELECT c.id, c.search_text, c.document_id, c.ordinal"  # noqa: S608 -- the ACL
-        f" FROM {fenced} WHERE c.document_id = ANY(ARRAY({acl_sql}))"
-    )
+    judged, params = _judged_sql(documents, versions, holding, without)
+    sql = f"SELECT j.id, j.search_text, j.document_id, j.ordinal FROM {judged} WHERE j.readable"  # noqa: S608 -- the ACL
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, *acl_params])
+        cursor.execute(sql, params)
         return [(pk, text, document_id, ordinal) for pk, text, document_id, ordinal in cursor]
 
 
@@ -682,18 +678,15 @@ def first_rows(
         text = Case(When(readable=True, then=F("search_text")), default=None)
         found = chunks.values_list("pk", text, "document_id", "ordinal", "readable", "rare")
     else:
-        fenced, params = _fenced_sql(versions, tokens, [])
-        acl_sql, acl_params = documents.sql()
+        judged, params = _judged_sql(documents, versions, tokens, [])
         sql = (
-            "SELECT c.id, CASE WHEN c.document_id = ANY(a.ids) THEN c.search_text END,"  # noqa: S608 -- the ACL
-            " c.document_id, c.ordinal, c.document_id = ANY(a.ids),"
-            " c.search_vector @@ to_tsquery('simple'::regconfig, %s)"
-            # OFFSET 0: kept a subquery, its array is built (and planned) once; pulled
-            # up, each of the two uses above planned the ACL again.
-            f" FROM (SELECT ARRAY({acl_sql}) AS ids OFFSET 0) a, {fenced}"
+            "SELECT j.id, CASE WHEN j.readable THEN j.search_text END,"  # noqa: S608 -- the ACL
+            " j.document_id, j.ordinal, j.readable,"
+            " j.search_vector @@ to_tsquery('simple'::regconfig, %s)"
+            f" FROM {judged}"
         )
         with connection.cursor() as cursor:
-            cursor.execute(sql, [_tsquery_literal(rarest), *acl_params, *params])
+            cursor.execute(sql, [_tsquery_literal(rarest), *params])
             found = cursor.fetchall()
     rows = [
         (pk, text, document_id, ordinal) for pk, text, document_id, ordinal, ok, _ in found if ok
@@ -734,6 +727,30 @@ def _fenced_sql(
         " OFFSET 0) c"
     )
     return sql, [query, list(versions)]
+
+
+def _judged_sql(
+    documents: Readable,
+    versions: Sequence[int],
+    holding: Condition | list[str],
+    without: list[str],
+) -> tuple[str, list[Any]]:
+    """``(SELECT …, readable FROM <_fenced_sql> …) j``: each matching chunk with whether
+    the ACL lets the owner read its document, and the parameters.
+
+    ``document_id IN (<the readable documents>)`` in the select list of a subquery kept
+    apart (OFFSET 0) is a hashed SubPlan: the ACL's documents are read once into a hash
+    table, each row looked up in it. As ``= ANY(ARRAY(…))`` each row scanned the whole
+    array: at 1,000,000 chunks (10,000 documents) 11,606 rows of a second stage took
+    252 ms instead of 32. Joined, the planner, which cannot estimate a GIN match of many
+    tokens, probed the ACL once per row."""
+    fenced, params = _fenced_sql(versions, holding, without)
+    acl_sql, acl_params = documents.sql()
+    sql = (
+        "(SELECT c.id, c.search_text, c.search_vector, c.document_id, c.ordinal,"  # noqa: S608 -- the ACL
+        f" c.document_id IN ({acl_sql}) AS readable FROM {fenced} OFFSET 0) j"
+    )
+    return sql, [*acl_params, *params]
 
 
 def _acl_sql(documents: QuerySet[Document]) -> tuple[str, tuple[Any, ...]]:
