@@ -712,10 +712,10 @@ def _fenced_sql(
     The matching chunks of the versions are found first (the GIN index), in a subquery
     the planner keeps apart (OFFSET 0; it may still walk a small version's documents:
     forbidding that, a 10k-chunk version's common words read the other versions'
-    matches too, 5x slower); only then the ACL keeps the readable ones, its documents
-    read once into an array (an InitPlan). Joined, the planner misjudges how many
-    documents the ACL keeps (a handful, it thinks): it filtered every chunk of the
-    version by its vector, or probed the ACL once per candidate."""
+    matches too, 5x slower); only then the ACL judges them (``_judged_sql``: the
+    readable documents hashed once). Joined, the planner misjudges how many documents
+    the ACL keeps (a handful, it thinks): it filtered every chunk of the version by its
+    vector, or probed the ACL once per candidate."""
     query = _tsquery(holding)
     if without:
         query = f"({query}) & !({' | '.join(_tsquery_literal(t) for t in without)})"
