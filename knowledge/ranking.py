@@ -191,8 +191,8 @@ class Lru[K: Hashable, V]:
 # vocabulary, the ACL, the candidates are read by every search. Not kept: a version
 # counted on the fly (no stored statistics yet), a term stored without its impact
 # (``index_knowledge`` may store it later).
-INDEX_CACHE: Lru[VersionKey, StoredIndex] = Lru(256)
-TERM_CACHE: Lru[tuple[VersionKey, str], tuple[int, float] | tuple[()]] = Lru(100_000)
+INDEX_CACHE: Lru[VersionKey, StoredIndex] = Lru(64)
+TERM_CACHE: Lru[tuple[VersionKey, str], tuple[int, float] | tuple[()]] = Lru(32_768)
 CLAUSE_CACHE: Lru[tuple[tuple[VersionKey, ...], tuple[str, ...], int], int] = Lru(10_000)
 
 

@@ -302,7 +302,7 @@ def vocabulary_for(
     return vocabulary
 
 
-_VOCABULARIES: Lru[tuple[Vocabulary, tuple[str, ...], tuple[VersionKey, ...]], Vocabulary] = Lru(64)
+_VOCABULARIES: Lru[tuple[Vocabulary, tuple[str, ...], tuple[VersionKey, ...]], Vocabulary] = Lru(16)
 
 
 def search_remote(
