@@ -12,22 +12,30 @@ by that score interleaves sources instead of letting one scale drown the other.
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Q
+from django.db import connection
+from django.db.models import Q, QuerySet
+from django.db.models.expressions import RawSQL
 
+from foundation.compiled import instances_once
 from knowledge.context import TrustedContext
-from knowledge.models import Chunk, Document, Knowledge, KnowledgeVersion, readable_documents
+from knowledge.models import Chunk, Document, Knowledge, KnowledgeVersion
 from knowledge.models import Vocabulary as DeclaredVocabulary
+from knowledge.models import readable_documents as readable_documents  # the ACL, re-exported
 from knowledge.periods import other_period, periods_in
 from knowledge.ranking import (
     Bm25,
+    Lru,
+    Readable,
     SearchPlan,
     StoredIndex,
+    VersionKey,
     clause_weights,
     stored_indexes,
     top_chunks,
@@ -185,7 +193,11 @@ def search_managed(
     (``ranking.top_chunks``); the score is computed here, the same on both databases.
     A question of several clauses weighs each by how many chunks repeat it
     (``ranking.clause_weights``: one more statement). Five to seven queries whatever
-    the results; the ACL is part of the candidates' query.
+    the results the first time this process searches a version; after that what a
+    published version's statistics said is this process's (it never changes), and a
+    search is three to four: the declared vocabulary, the candidates (one or two), the
+    winners, and the frequencies of terms not read before. The ACL is part of the
+    candidates' query.
     """
     if top_k <= 0 or not versions:
         return Searched([])
@@ -197,9 +209,7 @@ def search_managed(
     by_pk = {version.pk: version for version in versions}
     # The ACL is part of the query (a subquery), so top_k is taken among readable
     # chunks only — never "best k, then drop the forbidden ones".
-    documents = readable_documents(owner, versions).filter(
-        version__status=KnowledgeVersion.Status.PUBLISHED
-    )
+    documents = Readable(owner, versions)
     statistics = version_statistics(indexes, list(plan.weights))
     searched = [version.pk for version in versions]
     scorer = Bm25(statistics, clause_weights(plan, statistics, searched), plan.names)
@@ -210,11 +220,7 @@ def search_managed(
     scored, acl_refused = ranked.chunks, ranked.refused
     if not scored:
         return Searched([], plan, acl_refused=acl_refused)
-    chunks = (
-        Chunk.objects.select_related("document")
-        .defer(*_NOT_NEEDED)
-        .in_bulk([pk for pk, _ in scored])
-    )
+    chunks = _winners([pk for pk, _ in scored])
     scored, demoted = _periods_first(scored, chunks, asked, top_k)
     best = scored[0][1] or 1.0
     items = [
@@ -258,6 +264,31 @@ def _periods_first(
     return first + last, len(last)
 
 
+def _winners_query(*, ids: list[int]) -> QuerySet[Chunk]:
+    chunks = Chunk.objects.select_related("document").defer(*_NOT_NEEDED)
+    return chunks.filter(pk__in=RawSQL("SELECT unnest(%s::bigint[])", [ids]))
+
+
+# The array the winners' statement is compiled with (its parameter's position).
+_WINNERS_PLACEHOLDER: list[int] = []
+
+
+def _winners(ids: list[int]) -> dict[int, Chunk]:
+    """The winning chunks with their documents, by pk. One statement; on PostgreSQL
+    compiled once per process and prepared once per connection (foundation/compiled.py):
+    the ORM's building and compiling of it cost more than running it."""
+    if connection.vendor != "postgresql":
+        return Chunk.objects.select_related("document").defer(*_NOT_NEEDED).in_bulk(ids)
+    found = instances_once(
+        "search_managed.winners",
+        _winners_query,
+        {"ids": _WINNERS_PLACEHOLDER},
+        {"ids": ids},
+        prepare=True,
+    )
+    return {chunk.pk: chunk for chunk in found}
+
+
 class Searched(list[RetrievedItem]):
     """Managed items, best first, with the plan searched and each hit's raw score."""
 
@@ -283,19 +314,38 @@ def vocabulary_for(
 ) -> Vocabulary:
     """BUILTIN, then the tenant's, each searched knowledge's, and the entity aliases of
     the versions' titles (stored with their statistics). One query."""
-    vocabulary = BUILTIN
     tenants = {v.knowledge.tenant_id for v in versions}
     knowledge = {v.knowledge_id for v in versions}
-    declared = DeclaredVocabulary.objects.filter(
-        Q(tenant_id__in=tenants, knowledge__isnull=True) | Q(knowledge_id__in=knowledge)
-    ).values_list("entries", flat=True)
-    for entries in declared:
-        vocabulary = vocabulary.merge(Vocabulary(entries))
+    declared = list(
+        DeclaredVocabulary.objects.filter(
+            Q(tenant_id__in=tenants, knowledge__isnull=True) | Q(knowledge_id__in=knowledge)
+        ).values_list("entries", flat=True)
+    )
     if indexes is None:
         indexes = stored_indexes(versions)
-    for index in indexes.values():
-        vocabulary = vocabulary.merge(Vocabulary(index.entities))
+    # The merged vocabulary (its closures and its compiled pattern with it) is kept per
+    # process for what it is made of: the declared entries read just now, and the
+    # versions' stored entity aliases, which never change. A declared change is a new key.
+    versions_key = tuple(sorted(index.key for index in indexes.values() if index.key))
+    key = (
+        BUILTIN,  # the object itself: a test may replace it
+        tuple(sorted(json.dumps(e, sort_keys=True, ensure_ascii=False) for e in declared)),
+        versions_key,
+    )
+    cacheable = len(versions_key) == len(indexes)
+    vocabulary = _VOCABULARIES.get(key) if cacheable else None
+    if vocabulary is None:
+        vocabulary = BUILTIN
+        for entries in declared:
+            vocabulary = vocabulary.merge(Vocabulary(entries))
+        for index in indexes.values():
+            vocabulary = vocabulary.merge(Vocabulary(index.entities))
+        if cacheable:
+            _VOCABULARIES.put(key, vocabulary)
     return vocabulary
+
+
+_VOCABULARIES: Lru[tuple[Vocabulary, tuple[str, ...], tuple[VersionKey, ...]], Vocabulary] = Lru(16)
 
 
 def search_remote(

@@ -25,6 +25,13 @@ pytestmark = pytest.mark.django_db
 CASES = json.loads((Path(__file__).parent / "cases" / "ranking.json").read_text("utf-8"))
 
 
+@pytest.fixture(autouse=True)
+def _no_statistics_read_before():
+    """Each test starts from a process that has read no stored statistics: the
+    statement counts below are a first search's, unless a test searches first."""
+    ranking.forget_statistics()
+
+
 def _keys(version, query, owner, top_k=5):
     items = search_managed([version], query=query, top_k=top_k, owner=owner)
     return [item.document.key for item in items]
@@ -78,8 +85,90 @@ def test_a_version_published_without_statistics_is_counted_on_the_fly(shared, al
     expected = [_keys(shared, case["query"], alice) for case in CASES["cases"]]
     VersionIndex.objects.filter(version=shared).delete()
     VersionTerm.objects.filter(version=shared).delete()
+    ranking.forget_statistics()  # a process that never read them
 
     assert [_keys(shared, case["query"], alice) for case in CASES["cases"]] == expected
+    assert ranking.stored_indexes([shared])[shared.pk].counted is not None
+    assert len(ranking.INDEX_CACHE) == 0  # counted on the fly: nothing kept
+
+
+def test_a_version_read_before_is_not_taken_for_another_of_the_same_id(tenant, alice):
+    """What the process keeps of a version is keyed by its id and creation time: a
+    database that gives a rolled-back version's id to the next one (SQLite) never shows
+    the next one the first one's statistics."""
+    first = make_knowledge(tenant, "first")
+    add_document(first, ["营收增长。"], key="only")
+    publish(first)
+    assert _keys(first, "营收", alice) == ["only"]
+    assert ranking.stored_indexes([first])[first.pk].chunk_count == 1
+
+    pk, knowledge = first.pk, first.knowledge
+    KnowledgeVersion.objects.filter(pk=pk).delete()  # as a rollback would leave it
+    second = KnowledgeVersion.objects.create(pk=pk, knowledge=knowledge, version="2")
+    for n in range(3):
+        add_document(second, [f"第{n}页：营收下降，回购。"], key=f"page-{n}")
+    add_document(second, ["分红。"], key="dividend")
+    publish(second)
+
+    index = ranking.stored_indexes([second])[pk]
+    assert (index.chunk_count, index.key) == (4, (pk, second.created_at))
+    statistics = ranking.version_statistics({pk: index}, ["营收", "回购", "增长"])
+    assert statistics.frequencies == {"营收": 3, "回购": 3}
+    assert _keys(second, "营收增长", alice) == ["page-0", "page-1", "page-2"]
+
+
+def test_a_new_version_is_searched_with_its_own_statistics(tenant, alice):
+    old = make_knowledge(tenant, "reports", version="1")
+    add_document(old, ["营收增长。", "营收下降。"], key="old")
+    publish(old)
+    assert ranking.version_statistics(ranking.stored_indexes([old]), ["营收"]).frequencies == {
+        "营收": 2
+    }
+
+    new = KnowledgeVersion.objects.create(knowledge=old.knowledge, version="2")
+    add_document(new, ["营收增长。", "回购。", "分红。"], key="new")
+    publish(new)
+
+    statistics = ranking.version_statistics(ranking.stored_indexes([new]), ["营收", "回购"])
+    assert (statistics.chunks, statistics.frequencies) == (3, {"营收": 1, "回购": 1})
+    both = ranking.version_statistics(ranking.stored_indexes([old, new]), ["营收"])
+    assert (both.chunks, both.frequencies) == (5, {"营收": 3})
+
+
+def test_a_changed_declared_vocabulary_applies_from_the_next_search(tenant, alice):
+    from knowledge.models import Vocabulary as DeclaredVocabulary
+
+    version = make_knowledge(tenant)
+    add_document(version, ["营业收入增长。"], key="income")
+    add_document(version, ["净利润下降。"], key="profit")
+    publish(version)
+    assert _keys(version, "zq", alice) == []
+
+    declared = DeclaredVocabulary.objects.create(tenant=tenant, entries={"zq": ["营业收入"]})
+    assert _keys(version, "zq", alice) == ["income"]
+    declared.entries = {"zq": ["净利润"]}
+    declared.save()
+    assert _keys(version, "zq", alice) == ["profit"]
+    declared.delete()
+    assert _keys(version, "zq", alice) == []
+
+
+def test_an_impact_stored_after_a_search_is_used_by_the_next(tenant, alice):
+    """A term stored without its impact (before migration 0009) is bounded by 1 and not
+    kept: once ``index_knowledge`` stores the impact, the next search uses it."""
+    version = make_knowledge(tenant)
+    add_document(version, ["营收增长，公司经营稳健，业务持续发展。", "营收。"])
+    publish(version)
+    VersionTerm.objects.filter(version=version).update(impact=None)
+    indexes = ranking.stored_indexes([version])
+    assert ranking.version_statistics(indexes, ["营收"]).impacts == {"营收": 1.0}
+
+    assert ranking.store_missing_impacts(version) > 0
+
+    stored = VersionTerm.objects.get(version=version, token="营收").impact
+    assert 0 < stored < 1
+    impacts = ranking.version_statistics(indexes, ["营收"]).impacts
+    assert impacts["营收"] == pytest.approx(stored)
 
 
 def _exhaustive(versions, query, top_k, vocabulary=None):
@@ -236,11 +325,16 @@ def test_a_search_that_the_rare_words_decide_reads_its_candidates_in_one_stateme
         items = search_managed([version], query="回购方案", top_k=1, owner=alice)
     assert [item.document.key for item in items] == ["buyback-1"]
     # The first stage (回购) finds the long pages; the short page's 分红 could beat
-    # them: the second stage reads it, once.
-    with django_assert_num_queries(6):
+    # them: the second stage reads it, once. The version's statistics were read by the
+    # search before (this process keeps them); 分红's frequency was not.
+    with django_assert_num_queries(5):
         items = search_managed([version], query="回购分红", top_k=1, owner=alice)
     assert [item.document.key for item in items] == ["dividend"]
     assert [item.chunk.pk for item in items] == _exhaustive(version, "回购分红", 1)
+    # Asked again: the vocabulary, the two candidate statements, the winners.
+    with django_assert_num_queries(4):
+        again = search_managed([version], query="回购分红", top_k=1, owner=alice)
+    assert [item.chunk.pk for item in again] == [item.chunk.pk for item in items]
 
 
 @pytest.mark.parametrize("budget", [0, 3, 40, 10_000])
@@ -415,6 +509,14 @@ def test_a_clause_every_cover_page_repeats_does_not_outweigh_the_ask(
         items = search_managed([version], query=question, top_k=5, owner=alice)
     assert items[0].document.key == "answer"
     assert [item.chunk.pk for item in items] == _exhaustive(version, question, 5)
+    # Asked again: what the version's chunks hold never changes, so the statistics,
+    # the frequencies and the clauses' holders are this process's; the vocabulary, the
+    # candidates and the winners are read again.
+    with django_assert_num_queries(3):
+        again = search_managed([version], query=question, top_k=5, owner=alice)
+    assert [(item.chunk.pk, item.score) for item in again] == [
+        (item.chunk.pk, item.score) for item in items
+    ]
 
 
 def test_a_clause_is_weighed_by_the_chunks_holding_it_nearly_verbatim(tenant):
@@ -474,3 +576,28 @@ def test_a_page_repeating_the_companys_name_does_not_outrank_the_page_that_answe
 
     assert [(item.document.key, item.chunk.page) for item in items][0] == ("h1", 2)
     assert "1,028,893.96" in items[0].content
+
+
+def test_the_acl_compiled_once_still_decides_every_search(tenant, alice, bob):
+    """The readable documents' subquery is compiled once per owner and versions; what it
+    lets through is decided by each search: a permission given or taken between two
+    searches, or a deactivated owner, applies to the next one."""
+    from guardian.shortcuts import assign_perm, remove_perm
+
+    from knowledge.models import Document
+
+    version = make_knowledge(tenant, "reports")
+    add_document(version, ["公开材料：营收增长。"], key="public")
+    add_document(version, ["内部材料：营收增长，营收超预期。"], key="secret", readers=[alice])
+    publish(version)
+    secret = Document.objects.get(key="secret")
+
+    assert _keys(version, "营收", bob) == ["public"]
+    assign_perm("knowledge.read_document", bob, secret)
+    assert _keys(version, "营收", bob) == ["secret", "public"]
+    remove_perm("knowledge.read_document", bob, secret)
+    assert _keys(version, "营收", bob) == ["public"]
+    assert _keys(version, "营收", alice) == ["secret", "public"]
+    alice.is_active = False
+    alice.save()
+    assert _keys(version, "营收", alice) == []
