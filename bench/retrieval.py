@@ -178,8 +178,9 @@ def search(version, owner, searches: int) -> tuple[list[float], dict[str, float]
 def search_floor(bench_url: str, version, searches: int) -> list[float]:
     import psycopg
 
-    from knowledge.ranking import MAX_QUERY_TOKENS, _tsquery_literal
+    from knowledge.ranking import MAX_QUERY_TOKENS
     from knowledge.text import search_tokens
+    from knowledge.token_queries import tsquery_literal
 
     sql = (
         "SELECT c.id FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id"
@@ -191,7 +192,7 @@ def search_floor(bench_url: str, version, searches: int) -> list[float]:
         for i in range(searches + 5):
             question = QUESTIONS[i % len(QUESTIONS)]
             tokens = list(dict.fromkeys(search_tokens(question)))[:MAX_QUERY_TOKENS]
-            tsquery = " | ".join(_tsquery_literal(t) for t in tokens)
+            tsquery = " | ".join(tsquery_literal(t) for t in tokens)
             started = time.perf_counter()
             conn.execute(sql, [version.pk, tsquery, tsquery, TOP_K]).fetchall()
             if i >= 5:

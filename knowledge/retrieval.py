@@ -24,6 +24,7 @@ from django.db.models import Q, QuerySet
 from django.db.models.expressions import RawSQL
 
 from foundation.compiled import instances_once
+from knowledge.candidates import Readable, top_chunks
 from knowledge.context import TrustedContext
 from knowledge.models import Chunk, Document, Knowledge, KnowledgeVersion
 from knowledge.models import Vocabulary as DeclaredVocabulary
@@ -32,13 +33,11 @@ from knowledge.periods import other_period, periods_in
 from knowledge.ranking import (
     Bm25,
     Lru,
-    Readable,
     SearchPlan,
     StoredIndex,
     VersionKey,
     clause_weights,
     stored_indexes,
-    top_chunks,
     version_statistics,
 )
 from knowledge.remote import RefusedItem, RemoteItem, call_remote
@@ -190,7 +189,7 @@ def search_managed(
     The query is the question's tokens plus its vocabulary expansions. Candidates come
     from the database (the GIN index on PostgreSQL, a substring filter on SQLite),
     rarest terms first, then only chunks that can still enter the top ``top_k``
-    (``ranking.top_chunks``); the score is computed here, the same on both databases.
+    (``candidates.top_chunks``); the score is computed here, the same on both databases.
     A question of several clauses weighs each by how many chunks repeat it
     (``ranking.clause_weights``: one more statement). Five to seven queries whatever
     the results the first time this process searches a version; after that what a

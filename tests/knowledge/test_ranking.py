@@ -15,7 +15,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from knowledge import ranking
+from knowledge import candidates, ranking
 from knowledge.models import Chunk, KnowledgeVersion, VersionIndex, VersionTerm
 from knowledge.retrieval import search_managed
 from knowledge.text import search_tokens
@@ -448,15 +448,15 @@ def test_the_second_stage_condition_keeps_every_set_of_tokens_that_can_reach_the
     tokens = ["a", "b", "c", "d", "e", "f"]
     bounds = [5.25, 4.35, 4.35, 4.32, 4.28, 1.0]
     for floor in (0.5, 4.3, 8.0, 13.0, 17.2, 21.22, 23.55, 30.0):
-        condition = ranking.reaching(tokens, bounds, floor)
+        condition = candidates.reaching(tokens, bounds, floor)
         for size in range(len(tokens) + 1):
             for held in itertools.combinations(range(len(tokens)), size):
                 reaches = sum(bounds[i] for i in held) >= floor
                 names = {tokens[i] for i in held}
                 meets = condition is not False and _meets(condition, names)
                 assert meets == reaches, (floor, names, condition)
-    assert ranking.reaching(tokens, bounds, 0.0) is None
-    assert ranking.reaching(tokens, [1.0] * 6, 6.5) is False
+    assert candidates.reaching(tokens, bounds, 0.0) is None
+    assert candidates.reaching(tokens, [1.0] * 6, 6.5) is False
 
 
 def test_a_condition_too_large_is_narrowed_on_the_largest_bounds_and_misses_nothing(monkeypatch):
@@ -465,13 +465,13 @@ def test_a_condition_too_large_is_narrowed_on_the_largest_bounds_and_misses_noth
     and it is narrower than "one of the tokens" when the floor allows."""
     import itertools
 
-    monkeypatch.setattr(ranking, "MAX_CONDITION_TOKENS", 4)
+    monkeypatch.setattr(candidates, "MAX_CONDITION_TOKENS", 4)
     tokens = ["a", "b", "c", "d", "e", "f", "g"]
     bounds = [5.0, 4.5, 4.0, 3.5, 1.0, 0.5, 0.25]
-    assert ranking.reaching(tokens, bounds, 9.0) is None  # too many mentions
+    assert candidates.reaching(tokens, bounds, 9.0) is None  # too many mentions
     narrowed = 0
     for floor in (4.4, 9.0, 12.0, 15.0, 18.0, 19.0):
-        condition = ranking.narrowest(tokens, bounds, floor)
+        condition = candidates.narrowest(tokens, bounds, floor)
         assert condition is not None, floor
         for size in range(len(tokens) + 1):
             for held in itertools.combinations(range(len(tokens)), size):
@@ -481,8 +481,8 @@ def test_a_condition_too_large_is_narrowed_on_the_largest_bounds_and_misses_noth
                 elif condition is False or not _meets(condition, names):
                     narrowed += 1
     assert narrowed > 0
-    assert ranking.narrowest(tokens, bounds, 0.0) is None
-    assert ranking.narrowest(tokens, bounds, 19.0) is False
+    assert candidates.narrowest(tokens, bounds, 0.0) is None
+    assert candidates.narrowest(tokens, bounds, 19.0) is False
 
 
 BOILERPLATE = "本公司董事会、监事会及董事、监事、高级管理人员保证报告内容的真实、准确、完整。"
