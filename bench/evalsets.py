@@ -1,6 +1,7 @@
 """The evaluation sets of tests/answers/sets/, over their four fixtures, in a fresh database.
 
     .venv/bin/python bench/evalsets.py [--only FIXTURE ...] [--json DIR] [--agent KEY@VERSION ...]
+        [--tuned-only]
         [--database-url postgres://…/DB --jobs N]
 
 It builds the embedded default (SQLite under a temporary directory, like bench/answers.py),
@@ -152,6 +153,9 @@ def main() -> None:
     parser.add_argument(
         "--show-heldout", action="store_true", help="also print the held-out questions' lines"
     )
+    parser.add_argument(
+        "--tuned-only", action="store_true", help="ask the tuned sets only (while tuning)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="sparktide-evalsets-") as var_dir:
         started = time.perf_counter()
@@ -173,7 +177,9 @@ def main() -> None:
             json_dir.mkdir(parents=True, exist_ok=True)
             options += ["--json", str(json_dir / f"{name}.json")]
             print(f"\n## {name}")
-            sets = [str(SETS / f"{name}.yaml"), str(SETS / f"{name}_heldout.yaml")]
+            sets = [str(SETS / f"{name}.yaml")]
+            if not args.tuned_only:
+                sets.append(str(SETS / f"{name}_heldout.yaml"))
             out, err = sys.stdout, sys.stderr
             if not args.show_heldout:
                 out, err = HeldOutFilter(sys.stdout, [name]), HeldOutFilter(sys.stderr, [name])

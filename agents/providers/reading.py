@@ -87,14 +87,19 @@ _FOLLOW_UP_LEAD = ("那么", "那", "还有", "另外", "再看", "再问", "同
 # Time qualifiers: they rank sentences; a year must also be found.
 _TIME = re.compile(
     r"(?:(?:19|20)\d{2}\s*年?(?:度)?)"
+    # a change on the year before (营收比上年增长多少): the year-on-year period, not a
+    # thing compared with (较上年末 is the balance at the year's end)
+    r"|(?:比|较)(?:上年|去年)(?:同期)?(?!末)"
     r"|(?:前三季度|第?[一二三四1-4]\s*季度|[Qq][1-4]|单季度?|累计|同比|去年|今年|本年度?|当年|[一三]季报|年报|上半年|下半年|半年报|半年度|全年"
-    r"|年初至报告期末|报告期末|本报告期|报告期内|期末)"
+    r"|年初至报告期末|报告期末|本报告期|报告期内|期末"
+    # the present and the quarter a question is asked in (现在, 这个季度): the report's own
+    r"|现在|目前|当前|眼下|如今|这一?个?季度?|本季度?|当季度?)"
 )
 # A count or an interrogative with its measure word (两只, 几家, 哪几类, 哪些): grammar of
 # the question, not what it asks about.
 _MEASURE = re.compile(
     r"哪[些几]?(?:类别|种类|类型)"
-    r"|(?:(?<!前)[两二三四五六七八九十几]|哪[几一]?)(?:部分|方面|[只家个条台项类种位名块些])|哪"
+    r"|(?:(?<!前)[两二三四五六七八九十几]|哪[几一]?|多少)(?:部分|方面|[只家个条台项类种位名块些])|哪"
     # a comparative question: 谁更大, 哪个更高
     r"|(?:谁|哪个|哪家|哪只)更?[高大低小多少快慢好]|更[高大低小多快慢好]"
 )
@@ -107,7 +112,7 @@ _PERIOD = re.compile(
     r"|(?:第?(?P<q>[一二三四1-4])\s*季度|(?P<qr>[一三])季报|[Qq](?P<qq>[1-4]))"
     r"|(?P<h1>上半年|半年度|半年报|中期报告|[Hh]1)"
     r"|(?P<h2>下半年|[Hh]2)"
-    r"|(?P<yoy>上年同期|去年同期|同比)"
+    r"|(?P<yoy>上年同期|去年同期|同比|(?:比|较)(?:上年|去年)(?!末))"
     r"|(?P<year>(?:19|20)\d{2})"
 )
 _QUARTER = {"一": "1", "二": "2", "三": "3", "四": "4"}
@@ -122,7 +127,9 @@ _LIGHT_MODIFIERS = ("主要",)
 # Verbs that link the thing asked to its value or its holder, not part of the thing:
 # 冷链仓储面积达到(了多少), 半年报提到(了哪些风险), 收益率下行到(多少), 持有华岳银行(的比例).
 _PREDICATE_AFTER = re.compile(
-    r"(?:达到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|下行到|上行到|上升到|下降到|增长到|降至|升至|增至|减至|到|达)$"
+    r"(?:达到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|下行到|上行到|上升到|下降到|增长到|降至|升至|增至|减至|到|达"
+    # verbs of obtaining and of reaching a stage (拿到了多少首付款, 几个项目进了三期临床)
+    r"|拿到|拿了|收到|得到|获得|取得|进入|处于|(?<![先改引推促增跟])进)$"
 )
 # A phrase that is only such a verb (远川冷链列举了哪些风险 → 列举; 面临的风险 → 面临) asks
 # nothing of its own when the question asks something else.
@@ -149,6 +156,10 @@ _PREDICATE_ONLY = frozenset(
         # verbs of what a whole is made of (收入由哪几部分构成)
         "构成",
         "组成",
+        # where a holding is (手上有多少项专利): 拥有
+        "手上",
+        "手里",
+        "手中",
     ]
 )
 _PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有)(?=..)")
@@ -163,10 +174,15 @@ _SUPERLATIVE = re.compile(r"最(?P<high>高|大|多|快|好)|最(?P<low>低|小|
 _EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有由各都")
 _ENUMERATES = re.compile(
     r"哪些|哪几|都有什么|都是什么|(?:包括|包含|涵盖)(?:了)?什么|分别|名单|列表"
+    r"|几[只个家位名条项类种块][^，。？?!！]{0,12}?(?:是什么|是谁|是哪|叫什么|有什么)"
     r"|前[\d一二三四五六七八九十]+[名大]|(?<!哪)几[项类种]"
 )
 # Asks which ones (a list of things), not how much of each.
-_WHICH = re.compile(r"哪些|哪几|都有什么|都是什么|(?:包括|包含|涵盖)(?:了)?什么")
+_WHICH = re.compile(
+    r"哪些|哪几|都有什么|都是什么|(?:包括|包含|涵盖)(?:了)?什么"
+    # a count whose things are named (持仓最多的几只股票是什么): which ones
+    r"|几[只个家位名条项类种块][^，。？?!！]{0,12}?(?:是什么|是谁|是哪|叫什么|有什么)"
+)
 # Asks for a number: how much, how many, how large.
 _ASKS_FIGURE = re.compile(r"多少|多大|多高|多长|多久|(?<!哪)几[个家只条项台人名位次年倍]")
 # Asks for a share (占…, 比例, 比重, 占比): the whole a share is of is then part of it.
@@ -206,6 +222,7 @@ _CHANGE_ASKED = ("变化", "变动", "增减", "升降")
 _CHANGE_STATED = re.compile(r"增长|下降|增加|减少|提高|降低|上升|增减|变动|变化|提升|下滑")
 _DIRECTIONS = ("增长", "下降", "增加", "减少", "提高", "降低", "上升", "提升", "下滑")
 _SIGNED_CHANGE = re.compile(r"增减|变动|变化")
+_COLLOQUIAL_CHANGE = ("涨幅", "跌幅", "涨", "跌")
 _SHARE_OF = re.compile(r"占[^，。；,;\n\d]{1,24}?的?(?=\s*\d+(?:\.\d+)?\s*[%％])")
 _ENUMERATION = re.compile(
     r"[^\s、；;，,。]、[^\s、；;，,。]|[；;]\s*\S|[^\s]\s*(?:与|和|及|以及)\s*[^\s]"
@@ -265,6 +282,8 @@ def _mask(term: str, text: str) -> list[bool]:
             covered[at : at + len(key)] = [True] * len(key)
     for words, stated in (
         (("占比",), bool(_SHARE.search(text))),
+        # 涨了多少 / 跌幅 ask a change, stated by the direction a report writes (增长 7.85%)
+        (_COLLOQUIAL_CHANGE, bool(_CHANGE_STATED.search(text))),
         (_CHANGE_ASKED, bool(_CHANGE_STATED.search(text))),
         (_DIRECTIONS, bool(_SIGNED_CHANGE.search(text))),
     ):
@@ -365,6 +384,12 @@ def _segment(run: str, corpus: str, names: tuple[str, ...] = ()) -> list[tuple[s
     return pieces
 
 
+def _grammar_only(piece: str) -> bool:
+    """A piece that is only a linking verb (拿到, 进入) or where a holding is (手上): it
+    names nothing the excerpts must mention."""
+    return piece in _PREDICATE_ONLY or not _PREDICATE_AFTER.sub("", piece)
+
+
 def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Question:
     """The terms of ``question`` as the retrieved ``corpus`` (texts, titles, labels) knows
     them; ``names``: the retrieved documents' entity names, each a term of its own."""
@@ -382,7 +407,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         for piece, known in _segment(run, corpus, names):
             if known:
                 terms.append(piece)
-            elif len(piece) >= 2:
+            elif len(piece) >= 2 and not _grammar_only(piece):
                 unknown.append(piece)
     return Question(
         text=question,

@@ -366,7 +366,14 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
     said = fold(f"{label}\n{labels}\n{row.heading}")
     if is_total(row):
         said += "\n" + "\n".join(TOTALS)
-    return all(leading_unstated(p, said) < 2 for p in reading.phrases)
+    if not all(leading_unstated(p, said) < 2 for p in reading.phrases):
+        return False
+    # One cell answers: what the question asks of a column (a phrase some header cell
+    # states) is stated by one column's header, not by pieces of two (营收 from 营业收入,
+    # 增长 from 毛利率比上年增减); the rest names rows (their labels, the caption).
+    cells = [fold(c) for c in row.heading.split(" | ")[1 : len(row.clauses)]]
+    asked = [p for p in reading.phrases if any(states(p, c) for c in cells)]
+    return not asked or any(all(states(p, f"{label}\n{c}") for p in asked) for c in cells)
 
 
 def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:

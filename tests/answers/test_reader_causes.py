@@ -295,3 +295,67 @@ def test_a_follow_up_naming_only_a_period_asks_the_earlier_topic_in_that_period(
 def test_a_report_s_name_is_its_period():
     assert read_question("北辰医药三季报营收多少", "").periods == {"Q3"}
     assert read_question("北辰医药三季报营收多少", "北辰医药 营收").terms == ("北辰医药", "营收")
+
+
+# -- found by the second sets (tests/answers/sets/*_b.yaml): how analysts write ------------
+
+HARBOUR = excerpt(
+    "临江机械股份有限公司 2025 年年度报告",
+    "一、主要财务数据\n"
+    "2025 年，公司实现营业收入 48.6 亿元，同比增长 9.2%；归属于上市公司股东的净利润 4.1 亿元，"
+    "同比增长 12.5%；扣除非经常性损益后的净利润 3.8 亿元。\n"
+    "表 1 营业收入及毛利率（按产品）\n\n"
+    "产品 | 营业收入（亿元） | 毛利率 | 毛利率比上年增减\n\n"
+    "数控机床 | 30.2 | 31.5% | 增加 1.2 个百分点\n\n"
+    "工业机器人 | 18.4 | 26.2% | 减少 0.4 个百分点\n\n"
+    "合计 | 48.6 | 29.6% | 增加 0.6 个百分点\n\n"
+    "二、研发\n"
+    "截至报告期末，公司在研项目 31 项，其中 5 项处于样机验证阶段。公司拥有有效发明专利 412 项。\n"
+    "2025 年 9 月，公司就数控系统海外权益签署授权协议，获得首付款 0.8 亿美元。",
+)
+CITED = f"[[cite:{HARBOUR['id']}]]"
+
+
+@pytest.mark.parametrize(
+    ("question", "figure"),
+    [
+        ("临江机械去年扣非后净利润多少", "3.8"),  # vocabulary: 扣非后净利润
+        ("临江机械手上有多少项有效发明专利？", "412"),  # 多少项 is a count, 手上 where it is held
+        ("临江机械现在有几个项目进了样机验证？", "5"),  # 现在 the report's date, 进 a linking verb
+        ("数控系统的海外授权拿到了多少首付款？", "0.8"),  # 拿到: no entity named, still grammar
+    ],
+)
+def test_an_analyst_s_grammar_and_words_are_read_as_the_filing_writes_them(question, figure):
+    first = answer(question, [HARBOUR])[0]
+    assert figure in first and CITED in first, first
+
+
+def test_a_change_on_the_year_before_is_a_period_and_one_cell_answers_a_row():
+    # 比上年 is the year-on-year period, not a thing compared with; the table's 营业收入 and
+    # 毛利率比上年增减 columns each state half of 营收…增长: the sentence answers
+    first = answer("临江机械的营收比上年增长多少", [HARBOUR])[0]
+    assert "同比增长 9.2%" in first and CITED in first and "表格" not in first, first
+    first = answer("临江机械工业机器人毛利率比上年变化多少？", [HARBOUR])[0]
+    assert "减少 0.4 个百分点" in first and CITED in first, first
+
+
+def test_a_colloquial_rise_asks_the_change_a_report_writes():
+    fund = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "§1 主要财务指标\n本报告期基金份额净值增长率为 2.14%，同期业绩比较基准收益率为 1.77%。",
+    )
+    first = answer("松涛价值精选基金这个季度净值涨了多少？", [fund])[0]
+    assert "2.14%" in first and f"[[cite:{fund['id']}]]" in first, first
+    assert not_found(answer("松涛价值精选基金这个季度股价涨了多少？", [fund]))
+
+
+def test_a_count_whose_things_are_named_asks_which_ones():
+    first = answer("松涛价值精选基金持仓最多的几只股票是什么？", [FUND])[0]
+    for name in ("松涛化工", "岚山物流", "东临银行"):
+        assert name in first, first
+    assert f"[[cite:{FUND['id']}]]" in first
+
+
+def test_an_analyst_s_region_is_the_report_s():
+    first = answer("岚山物流华中地区的仓储面积多少？", [TABLE])[0]
+    assert "12.7" in first and f"[[cite:{TABLE['id']}]]" in first, first
