@@ -48,10 +48,12 @@ from agents.providers.selection import (
     entity_terms_of,
     handle_answers,
     is_about,
+    phrases_compared,
     quote_rows,
     quote_unit,
     read_sources,
     relevant_figures,
+    rows_compared,
     source_names,
     unit_stating,
 )
@@ -339,14 +341,20 @@ class ExtractiveProvider:
         self._cited["direct"] = [pick.source.id]
         # The cell asked: by the topic, or by the period a column names (年初至报告期末呢？).
         quoted = quote_unit(pick.unit, reading.phrases or reading.question.times)
+        # Two things of one entity compared (净利润增速比营收增速高多少): which is higher.
+        compared = phrases_compared(reading, [pick.unit.text])
         if pick.unit.kind == "row":
             # Rows named together (A和B的毛利率), the extreme row (最高), every row (各…).
             rows = answering_rows(reading, pick.source, pick.unit)
             if rows != [pick.unit]:
                 quoted = quote_rows(rows, reading.phrases)
+            compared = rows_compared(reading, rows)
+        if compared:
+            self._comparing = True  # no revision into one figure
         return (
             f"**回答**（{pick.source.name}）：{quoted} "
             f"{cite_marker(pick.source)}"
+            f"{compared}"
             f"{self._context_note(reading)}"
         )
 
@@ -358,7 +366,8 @@ class ExtractiveProvider:
             lines.append(f"- {pick.source.name}：{quote} {cite_marker(pick.source)}")
             self._cited.setdefault("direct", []).append(pick.source.id)
         self._comparing = True  # several units answer: no revision to one figure
-        return "**回答**：\n" + "\n".join(lines) + self._context_note(reading)
+        compared = phrases_compared(reading, [pick.unit.text for pick in picks])
+        return "**回答**：\n" + "\n".join(lines) + compared + self._context_note(reading)
 
     def _points(self, reading: Reading) -> str:
         picks = best_units(reading)

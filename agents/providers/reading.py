@@ -169,6 +169,12 @@ _COMPARED_WITH = re.compile(
     r"(?<![占同环对])比(?![例重率较])(?P<other>(?:比较|[^，。？?！!比|]){1,16}?)(?:更|还)?"
     r"[高低大小多少快慢](?:出|了)?"
 )
+# A question that compares two things of one entity (净利润率与资产负债率哪个高, 净利润增速
+# 比营收增速高多少, 相差多少): the answer ends with which is higher and by how much.
+_COMPARES = re.compile(
+    r"(?<![占同环对])比(?![例重率较]|上年|去年|上期)|(?:哪个|哪项|哪一个|谁)更?[高大低小多少快慢]"
+    r"|更[高大低小多快慢好]|相差|差[了距额]|差多少|高出|多出|对比|比较|相比|孰"
+)
 # A superlative asked over a table's rows (哪个区域…最高): the row with the extreme value.
 _SUPERLATIVE = re.compile(r"最(?P<high>高|大|多|快|好)|最(?P<low>低|小|少|慢|差)")
 _EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有由各都")
@@ -325,6 +331,7 @@ class Question:
     asks_share: bool = False  # asks for a share (占, 比例, 比重)
     each: bool = False  # asks for every one (各产品, 分别): a whole column or enumeration
     extreme: int = 0  # a superlative: 1 the highest (最高), -1 the lowest (最低)
+    compares: bool = False  # compares two things (哪个高, 比…高多少, 相差)
     judged: tuple[str, ...] = ()  # runs of a yes/no sentence the rest of the question evidences
     runs: tuple[str, ...] = ()  # the question between particles, question words and times
     periods: frozenset[str] = frozenset()  # the periods it names, canonical (periods_in)
@@ -423,6 +430,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         asks_share=bool(_ASKS_SHARE.search(stripped)),
         each=bool(_EACH.search(stripped)),
         extreme=_extreme(stripped),
+        compares=bool(_COMPARES.search(stripped)),
         judged=judged,
         runs=tuple(runs),
         periods=periods_in(stripped),

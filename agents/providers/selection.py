@@ -586,6 +586,67 @@ def difference_line(values: list[tuple[str, Figure]]) -> str:
     return f"\n\n{higher}高于{lower}，相差 {format(delta.normalize(), 'f')}{unit}（按上面两处数字计算）。"
 
 
+# A phrase that asks a rate or a share: its figure is a percent (增速 11.7%, not 214.8 亿元).
+_RATE = re.compile(r"(?:率|速|比|重|例|幅|增长|增加|下降|减少|涨|跌|仓位)$")
+_CLAUSE_END = re.compile(r"[；;。\n]")
+_COMMA = re.compile(r"[，,]")
+
+
+def phrase_figure(
+    phrase: str, texts: list[str], others: tuple[str, ...] = (), rate: bool = False
+) -> tuple[tuple[int, int, int, int], Figure] | None:
+    """The figure ``phrase`` names in ``texts``, with where it is: the first quantity of
+    its kind (a percent for a rate, or when ``rate``) in a clause whose words up to it
+    state the phrase, and
+    that no other phrase asked (``others``) is stated by on its own (营业收入 214.8 亿元，
+    同比增长 11.7% is 营收增速's 11.7%)."""
+    rate = rate or bool(_RATE.search(phrase))
+    for t, text in enumerate(texts):
+        for c, clause in enumerate(_CLAUSE_END.split(fold(text))):
+            parts = _COMMA.split(clause)
+            for i, part in enumerate(parts):
+                said = "，".join(parts[: i + 1])
+                # its modifier too: 医药冷链… does not state 生鲜食品冷链业务收入增速
+                if not states(phrase, said) or leading_unstated(phrase, said) >= 2:
+                    continue
+                if any(states(o, part) and not states(phrase, part) for o in others):
+                    continue
+                for figure in quantities_in(part):
+                    if figure.unit.startswith(("%", "％", "个百分点")) == rate:
+                        return (t, c, i, figure.start), figure
+    return None
+
+
+def phrases_compared(reading: Reading, texts: list[str]) -> str:
+    """Which of two things of one entity the question compares is higher, and by how much
+    (difference_line), from the figures the quoted texts state for each — or ""."""
+    phrases = reading.phrases
+    if not reading.question.compares or len(phrases) != 2:
+        return ""
+    # like is compared with like: 医药冷链和生鲜冷链业务收入增速 compares two rates
+    rate = any(_RATE.search(p) for p in phrases)
+    found = [phrase_figure(p, texts, tuple(o for o in phrases if o != p), rate) for p in phrases]
+    if found[0] is None or found[1] is None or found[0][0] == found[1][0]:
+        return ""  # a figure missing, or one figure read for both: no comparison
+    return difference_line([(phrases[0], found[0][1]), (phrases[1], found[1][1])])
+
+
+def rows_compared(reading: Reading, rows: list[Unit]) -> str:
+    """Two rows a question compares (汽车电子与工业控制哪个毛利率更高): the difference of
+    the column asked."""
+    if not reading.question.compares or len(rows) != 2:
+        return ""
+    values = []
+    for row in rows:
+        column = row_cell(row, reading.phrases)
+        cell = row.clauses[column] if 0 < column < len(row.clauses) else ""
+        figures = quantities_in(cell)
+        if not figures:
+            return ""
+        values.append((fold(row.clauses[0]).strip(), figures[0]))
+    return difference_line(values)
+
+
 def coordinated_missing(reading: Reading) -> list[tuple[int, str]]:
     """Names the question coordinates with a known entity (A和B的…) that no retrieved
     document is about: (position, name)."""

@@ -359,3 +359,44 @@ def test_a_count_whose_things_are_named_asks_which_ones():
 def test_an_analyst_s_region_is_the_report_s():
     first = answer("岚山物流华中地区的仓储面积多少？", [TABLE])[0]
     assert "12.7" in first and f"[[cite:{TABLE['id']}]]" in first, first
+
+
+# -- two things of one company compared: each figure quoted and cited, then the difference --
+
+
+def test_two_figures_of_one_company_in_one_sentence_are_compared():
+    first = answer("临江机械的净利润增速比营收增速高多少？", [HARBOUR])[0]
+    assert "同比增长 9.2%" in first and "同比增长 12.5%" in first and CITED in first, first
+    # written after the marker, so the computed figure sits in no excerpt's span
+    assert first.endswith("净利润增速高于营收增速，相差 3.3 个百分点（按上面两处数字计算）。"), (
+        first
+    )
+
+
+def test_two_figures_of_one_company_in_two_excerpts_are_compared_each_cited():
+    margin = excerpt(REPORT, "第三节 业务回顾\n涂料业务毛利率为 21.5%。")
+    debt = excerpt(REPORT, "第二节 主要会计数据\n报告期末，公司资产负债率为 41.3%。")
+    first = answer("松涛化工的涂料业务毛利率与资产负债率哪个高？", [margin, debt])[0]
+    assert f"21.5%。 [[cite:{margin['id']}]]" in first, first
+    assert f"41.3%。 [[cite:{debt['id']}]]" in first, first
+    assert first.endswith(
+        "资产负债率高于涂料业务毛利率，相差 19.8 个百分点（按上面两处数字计算）。"
+    )
+
+
+def test_two_rows_compared_end_with_the_difference_of_the_column_asked():
+    first = answer("临江机械数控机床与工业机器人哪个毛利率更高？", [HARBOUR])[0]
+    assert "31.5%" in first and "26.2%" in first and CITED in first, first
+    assert first.endswith("数控机床高于工业机器人，相差 5.3 个百分点（按上面两处数字计算）。"), (
+        first
+    )
+
+
+def test_like_is_compared_with_like_when_the_tail_is_shared():
+    growth = excerpt(
+        "岚山物流股份有限公司 2026 年半年度报告",
+        "二、业务结构\n冷藏业务收入同比增长 15.5%，常温业务收入同比增长 3.3%。",
+    )
+    first = answer("岚山物流冷藏和常温业务收入增速哪个快？", [growth])[0]
+    assert "15.5%" in first and "3.3%" in first and f"[[cite:{growth['id']}]]" in first, first
+    assert first.endswith("相差 12.2 个百分点（按上面两处数字计算）。"), first
