@@ -244,9 +244,15 @@ _ITEM = re.compile(r"^\s*(?:\d+(?:[、)）]|\.(?!\d))|[（(]\d+[)）]|[①-⑳]|
 _MARKER = re.compile(
     r"^\s*(?:(?P<num>\d{1,3})(?:[、)）]|\.(?!\d))|[（(](?P<pnum>\d{1,3})[)）]"
     r"|(?P<cn>[一二三四五六七八九十]{1,3})、|[（(](?P<pcn>[一二三四五六七八九十]{1,3})[)）]"
-    r"|(?P<circled>[①-⑳])|(?P<bullet>[-•·*●○■□▪◆◇►▶]))"
+    r"|(?P<circled>[①-⑳])|(?P<bullet>[-•·*●○■□▪◆◇►▶])"
+    # ordinals written as words, before a comma or a colon: 首先，… 其次，… 最后，…; 第一，…
+    r"|(?P<word>(?:第[一二三四五六七八九十]{1,3}|首先|其次|再次|其[一二三四五六]|最后)(?=\s*[，,、：:])))"
 )
-_SECTION_MARKERS = ("cn", "pcn")
+# Markers that also begin other lines (a report's sections 一、, a sentence's 首先，): an
+# item only beside a lead-in or an item of its kind.
+_SECTION_MARKERS = ("cn", "pcn", "word")
+# The ordinal of a word marker: 首先 1, 其次 2, 再次 3, 最后 after any (0).
+_WORD_ORDINALS = {"首先": 1, "其次": 2, "再次": 3, "最后": 0}
 _CN_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
 # An enumeration written inline: 一、…；二、…, （一）…（二）…, ①…②…, 1. … 2. …, (1)…(2)…,
 # each marker at the start of the line or after a punctuation mark or space.
@@ -254,7 +260,9 @@ _INLINE_MARKER = re.compile(
     r"(?:(?:^|(?<=[：:；;。，,\s]))"
     r"(?:(?P<cn>[一二三四五六七八九十]{1,3}、)|(?P<num>\d{1,2}(?:[、)）]|\.(?!\d))))"
     # a bracketed or circled number marks itself: it needs no punctuation before it
-    r"|(?P<paren>[（(](?:[一二三四五六七八九十]{1,3}|\d{1,2})[)）])|(?P<circled>[①-⑳]))"
+    r"|(?P<paren>[（(](?:[一二三四五六七八九十]{1,3}|\d{1,2})[)）])|(?P<circled>[①-⑳])"
+    r"|(?:^|(?<=[：:；;。，,\s]))"
+    r"(?P<word>(?:第[一二三四五六七八九十]{1,3}|首先|其次|再次|其[一二三四五六]|最后)(?=\s*[，,、：:])))"
 )
 _SENTENCE = re.compile(r"[^。！？!?]+[。！？!?]*")
 _TITLE_TAIL = re.compile(r"\s*(?:(?:19|20|１９|２０)\d{2}|（|\().*$")
@@ -656,6 +664,10 @@ def marker(line: str) -> tuple[str, int] | None:
     value = match.group(kind)
     if kind in ("num", "pnum"):
         return kind, int(value)
+    if kind == "word":
+        if value in _WORD_ORDINALS:
+            return kind, _WORD_ORDINALS[value]
+        return kind, _cn_number(value.lstrip("第其"))
     if kind in _SECTION_MARKERS:
         return kind, _cn_number(value)
     if kind == "circled":
@@ -739,9 +751,14 @@ def units(content: str) -> list[Unit]:
     lines = _joined_lines(content)
     item_lines = _item_lines(lines)
     last_item: dict[int, tuple[str, int]] = {}  # a list unit's id → its last item's marker
+    # The latest item line's list and marker, and a nested list's outer list (by id).
+    latest: tuple[Unit, tuple[str, int]] | None = None
+    outer: dict[int, Unit] = {}
     for line, is_item_line in zip(lines, item_lines, strict=True):
         if not line:
             continue
+        if not is_item_line:
+            latest = None
         if " | " in line:
             cells = [c.strip() for c in line.split(" | ")]
             if not header or (out and out[-1].kind not in ("row", "header")):
@@ -753,15 +770,33 @@ def units(content: str) -> list[Unit]:
         inline = inline_items(line)
         if is_item_line and inline is None:
             mark = marker(line) or ("bullet", 0)
-            target = _list_for(out, mark, last_item)
-            if target is not None:
-                target.text += "\n" + line
-                target.clauses.append(line)
-            else:
-                target = Unit(line, "list", heading, [line])
+            nested = _nested_in(latest, mark, last_item)
+            if nested is not None:
+                # A list inside an item (1. 市场风险 / （1）… （2）…): the item leads it in,
+                # and its lines are the outer list's too.
+                parent = outer.get(id(latest[0]), latest[0]) if latest else nested
+                lead = parent.clauses[-1] if parent.clauses else parent.text
+                target = Unit(f"{lead}\n{line}", "list", heading, [line])
                 out.append(target)
+                outer[id(target)] = parent
+                parent.text += "\n" + line
+            else:
+                target = _list_for(out, mark, last_item)
+                if target is not None and id(target) in outer and last_item.get(id(target)) == (
+                    mark[0],
+                    mark[1] - 1,
+                ):
+                    outer[id(target)].text += "\n" + line
+                if target is not None:
+                    target.text += "\n" + line
+                    target.clauses.append(line)
+                else:
+                    target = Unit(line, "list", heading, [line])
+                    out.append(target)
             last_item[id(target)] = mark
+            latest = (target, mark)
             continue
+        latest = None
         if inline is not None:
             lead, items = inline
             # A lead-in that is a heading (第四节 风险提示。) heads the list, never an answer.
@@ -785,6 +820,21 @@ def units(content: str) -> list[Unit]:
             out[-1].kind = "list"
             out[-1].clauses = []
     return out
+
+
+def _nested_in(
+    latest: tuple[Unit, tuple[str, int]] | None,
+    mark: tuple[str, int],
+    last_item: dict[int, tuple[str, int]],
+) -> Unit | None:
+    """The list an item marked ``mark`` opens a list inside of: its first item (1, （1）, ①)
+    right after an item of another kind — the outer list — else None."""
+    if latest is None or mark[1] != 1:
+        return None
+    unit, previous = latest
+    if previous[0] == mark[0] or previous[0] == "bullet" or mark[0] == "bullet":
+        return None
+    return unit
 
 
 def _list_for(

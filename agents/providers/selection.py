@@ -203,6 +203,13 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
         score += 1.0 if reading.question.enumerates else -0.5
         # The fuller enumeration of a topic answers "which" better.
         score += 0.1 * min(len(unit.clauses), 5) if reading.question.enumerates else 0.0
+        # A list answers for its lead-in (or, with none, its heading): the list inside an
+        # item (1. 市场风险 / （1）…) answers 市场风险有哪些, the outer list (主要风险如下：)
+        # 主要风险有哪些.
+        first = unit.text.split("\n", 1)[0]
+        lead = fold(unit.heading if unit.clauses and first == unit.clauses[0] else first)
+        if reading.question.enumerates and all(coverage(t, lead) >= 0.6 for t in topic):
+            score += 0.5
     if reading.question.quantitative and quantities_in(unit.text):
         score += 0.5
         # The figure the topic names: the term right before the number (营业收入 75.2 亿元),

@@ -400,3 +400,66 @@ def test_like_is_compared_with_like_when_the_tail_is_shared():
     first = answer("岚山物流冷藏和常温业务收入增速哪个快？", [growth])[0]
     assert "15.5%" in first and "3.3%" in first and f"[[cite:{growth['id']}]]" in first, first
     assert first.endswith("相差 12.2 个百分点（按上面两处数字计算）。"), first
+
+
+# -- structures: ordinals written as words, a list inside an item ---------------------------
+
+
+def test_ordinals_written_as_words_one_a_line_are_a_list():
+    risks = excerpt(
+        REPORT,
+        "第四节 风险提示\n第一，原材料价格波动可能推高生产成本。\n第二，环保政策趋严可能增加合规支出。\n"
+        "第三，汇率波动可能影响出口收入。\n第五节 其他重要事项\n公司拟每 10 股派发现金红利 1.20 元。",
+    )
+    first = answer("松涛化工面临哪些风险？", [risks])[0]
+    for item in ("第一，原材料价格波动", "第二，环保政策趋严", "第三，汇率波动"):
+        assert item in first, first
+    assert f"[[cite:{risks['id']}]]" in first and "现金红利" not in first, first
+
+
+def test_ordinals_written_as_words_in_one_paragraph_are_a_list():
+    plan = excerpt(
+        REPORT,
+        "第四节 经营计划\n下半年公司将重点推进三项工作。首先，加快环氧树脂二期项目建设；其次，"
+        "拓展海外涂料市场；最后，推进数字化工厂改造。\n公司预计全年资本开支 12 亿元。",
+    )
+    first = answer("松涛化工下半年有哪些重点工作？", [plan])[0]
+    for item in (
+        "首先，加快环氧树脂二期项目建设",
+        "其次，拓展海外涂料市场",
+        "最后，推进数字化工厂改造",
+    ):
+        assert item in first, first
+    assert f"[[cite:{plan['id']}]]" in first
+    # a lone 首先， opens a sentence, not a list
+    alone = excerpt(
+        REPORT, "第三节 经营情况\n首先，公司上半年营业收入 75.2 亿元。管理层认为需求平稳。"
+    )
+    assert "75.2" in answer("松涛化工上半年营业收入多少？", [alone])[0]
+
+
+NESTED = excerpt(
+    REPORT,
+    "第四节 风险提示\n公司面临的主要风险如下：\n1. 市场风险\n（1）环氧树脂价格下降；\n"
+    "（2）下游涂料需求不足。\n2. 经营风险\n（1）原材料供应中断；\n（2）安全生产事故。\n3. 汇率风险",
+)
+
+
+def test_a_list_inside_an_item_answers_for_that_item():
+    first = answer("松涛化工的经营风险有哪些？", [NESTED])[0]
+    assert first.startswith(
+        "**回答**（松涛化工）：2. 经营风险\n（1）原材料供应中断；\n（2）安全生产事故。"
+    )
+    assert "市场风险" not in first and f"[[cite:{NESTED['id']}]]" in first, first
+
+
+def test_the_outer_list_is_quoted_whole_with_its_inner_items():
+    first = answer("松涛化工面临哪些主要风险？", [NESTED])[0]
+    for line in (
+        "1. 市场风险",
+        "（2）下游涂料需求不足。",
+        "2. 经营风险",
+        "（1）原材料供应中断；",
+        "3. 汇率风险",
+    ):
+        assert line in first, first
