@@ -770,26 +770,23 @@ def units(content: str) -> list[Unit]:
         inline = inline_items(line)
         if is_item_line and inline is None:
             mark = marker(line) or ("bullet", 0)
-            nested = _nested_in(latest, mark, last_item)
+            nested = _nested_in(latest, mark)
             if nested is not None:
                 # A list inside an item (1. 市场风险 / （1）… （2）…): the item leads it in,
-                # and its lines are the outer list's too.
-                parent = outer.get(id(latest[0]), latest[0]) if latest else nested
-                lead = parent.clauses[-1] if parent.clauses else parent.text
+                # and its lines are the outer lists' too.
+                lead = nested.clauses[-1] if nested.clauses else nested.text
                 target = Unit(f"{lead}\n{line}", "list", heading, [line])
                 out.append(target)
-                outer[id(target)] = parent
-                parent.text += "\n" + line
+                outer[id(target)] = nested
+                _into_outer(nested, line, outer)
             else:
-                target = _list_for(out, mark, last_item)
-                if target is not None and id(target) in outer and last_item.get(id(target)) == (
-                    mark[0],
-                    mark[1] - 1,
-                ):
-                    outer[id(target)].text += "\n" + line
-                if target is not None:
-                    target.text += "\n" + line
-                    target.clauses.append(line)
+                found = _list_for(out, mark, last_item)
+                if found is not None:
+                    if last_item.get(id(found)) == (mark[0], mark[1] - 1):
+                        _into_outer(outer.get(id(found)), line, outer)
+                    found.text += "\n" + line
+                    found.clauses.append(line)
+                    target = found
                 else:
                     target = Unit(line, "list", heading, [line])
                     out.append(target)
@@ -822,11 +819,14 @@ def units(content: str) -> list[Unit]:
     return out
 
 
-def _nested_in(
-    latest: tuple[Unit, tuple[str, int]] | None,
-    mark: tuple[str, int],
-    last_item: dict[int, tuple[str, int]],
-) -> Unit | None:
+def _into_outer(unit: Unit | None, line: str, outer: dict[int, Unit]) -> None:
+    """Add an inner list's ``line`` to ``unit`` and every list it is itself inside of."""
+    while unit is not None:
+        unit.text += "\n" + line
+        unit = outer.get(id(unit))
+
+
+def _nested_in(latest: tuple[Unit, tuple[str, int]] | None, mark: tuple[str, int]) -> Unit | None:
     """The list an item marked ``mark`` opens a list inside of: its first item (1, （1）, ①)
     right after an item of another kind — the outer list — else None."""
     if latest is None or mark[1] != 1:
