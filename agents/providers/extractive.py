@@ -207,6 +207,11 @@ class ExtractiveProvider:
             reading.of = tuple(t for t in earlier_question.terms if t not in entity_terms)
         missing = {fold(name) for _, name in coordinated_missing(reading)}
         reading.phrases = tuple(p for p in reading.phrases if p not in missing)
+        if question.asks_figure and entity_terms and not (reading.phrases or reading.of):
+            # A figure asked of nothing the reader could read (北辰医药这季度卖了多少钱):
+            # which figure is not known — none is quoted.
+            reading.sources = []
+            return reading
         if not self._relevant(reading, sources):
             reading.sources = []
             return reading

@@ -36,6 +36,13 @@ _QUESTION_WORDS = (
     "哪几",
     "哪位",
     "多大",
+    "多高",
+    "多长",
+    "多久",
+    "多远",
+    "多快",
+    "做什么",
+    "干什么",
     "几个",
     "对比一下",
     "对比",
@@ -129,7 +136,9 @@ _LIGHT_MODIFIERS = ("主要",)
 _PREDICATE_AFTER = re.compile(
     r"(?:达到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|下行到|上行到|上升到|下降到|增长到|降至|升至|增至|减至|到|达"
     # verbs of obtaining and of reaching a stage (拿到了多少首付款, 几个项目进了三期临床)
-    r"|拿到|拿了|收到|得到|获得|取得|进入|处于|(?<![先改引推促增跟])进)$"
+    r"|拿到|拿了|收到|得到|获得|取得|进入|处于|(?<![先改引推促增跟])进"
+    # verbs of spending on the thing (研发花了多少钱, 研发投了多少)
+    r"|花了?|花费|花掉|用了|(?<!定)投了?)$"
 )
 # A phrase that is only such a verb (远川冷链列举了哪些风险 → 列举; 面临的风险 → 面临) asks
 # nothing of its own when the question asks something else.
@@ -175,6 +184,8 @@ _COMPARES = re.compile(
     r"(?<![占同环对])比(?![例重率较]|上年|去年|上期)|(?:哪个|哪项|哪一个|谁)更?[高大低小多少快慢]"
     r"|更[高大低小多快慢好]|相差|差[了距额]|差多少|高出|多出|对比|比较|相比|孰"
 )
+# How many things (几项风险, 多少个项目), not how much (多少钱).
+_COUNTS = re.compile(r"(?:几|多少)(?:部分|方面|[只家个条项类种位名块])")
 # A superlative asked over a table's rows (哪个区域…最高): the row with the extreme value.
 _SUPERLATIVE = re.compile(r"最(?P<high>高|大|多|快|好)|最(?P<low>低|小|少|慢|差)")
 _EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有由各都")
@@ -306,14 +317,24 @@ def _mask(term: str, text: str) -> list[bool]:
             if at >= 0 and stated:
                 covered[at : at + len(word)] = [True] * len(word)
     i = 0
+    pieces: dict[int, int] = {}  # where a stated piece ends → where it starts
     while i < len(term):
         for j in range(min(len(term), i + MAX_PIECE), i + 1, -1):
             if term[i:j] in text:
                 covered[i:j] = [True] * (j - i)
+                pieces[j] = i
                 i = j
                 break
         else:
             i += 1
+    # A head written short (里程碑款 for 里程碑付款, 研发费 for 研发费用's 研发费): the last
+    # character, alone uncovered, ends a word the text writes right after the covered piece
+    # before it (one or two characters between).
+    end = len(term) - 1
+    if end >= 2 and not covered[end] and end in pieces:
+        before = re.escape(term[pieces[end] : end])
+        if re.search(before + r"[^\s\d，。；、,.;|]{1,2}" + re.escape(term[end]), text):
+            covered[end] = True
     return covered
 
 
@@ -340,6 +361,7 @@ class Question:
     each: bool = False  # asks for every one (各产品, 分别): a whole column or enumeration
     extreme: int = 0  # a superlative: 1 the highest (最高), -1 the lowest (最低)
     compares: bool = False  # compares two things (哪个高, 比…高多少, 相差)
+    counts: bool = False  # asks how many things (几项, 多少个): a list's items answer
     judged: tuple[str, ...] = ()  # runs of a yes/no sentence the rest of the question evidences
     runs: tuple[str, ...] = ()  # the question between particles, question words and times
     periods: frozenset[str] = frozenset()  # the periods it names, canonical (periods_in)
@@ -439,6 +461,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         each=bool(_EACH.search(stripped)),
         extreme=_extreme(stripped),
         compares=bool(_COMPARES.search(stripped)),
+        counts=bool(_COUNTS.search(stripped)),
         judged=judged,
         runs=tuple(runs),
         periods=periods_in(stripped),
@@ -524,6 +547,8 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
                 if piece.endswith(light) and len(piece) - len(light) >= 2 and not lexical:
                     piece = piece[: -len(light)]
                     break
+            if piece in _LIGHT_MODIFIERS:
+                continue  # 主要 alone (主要做什么业务) ranks, it names nothing
             if len(piece) >= 2 and piece not in out:
                 out.append(piece)
     asked = [piece for piece in out if piece not in _PREDICATE_ONLY]
@@ -612,6 +637,12 @@ class Unit:
 def is_item(line: str) -> bool:
     """A list item line (1. …, （1）…, - …)."""
     return bool(_ITEM.match(line))
+
+
+def without_markers(text: str) -> str:
+    """``text`` with the list marker each line begins with left out (2. 创新药… → 创新药…):
+    an item's number counts nothing."""
+    return "\n".join(_ITEM.sub("", line, count=1) for line in text.split("\n"))
 
 
 def is_section_heading(line: str) -> bool:

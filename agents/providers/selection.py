@@ -29,6 +29,7 @@ from agents.providers.reading import (
     short_name,
     states,
     units,
+    without_markers,
     without_share_wholes,
 )
 from knowledge.figures import Figure, figures_in, in_base_unit, value_spans
@@ -387,7 +388,8 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
     """The unit has the form of an answer: a number when the question asks for one (多少),
     several things when it asks which ones (哪些)."""
     question = reading.question
-    if question.asks_figure and not quantities_in(unit.text) and unit.kind != "list":
+    listed = unit.kind == "list" and (question.counts or question.enumerates)
+    if question.asks_figure and not quantities_in(without_markers(unit.text)) and not listed:
         return False  # (a list answers "how many items" by its items)
     if question.which and unit.kind != "list" and not enumerates(unit.text):
         return False
@@ -474,6 +476,8 @@ def handle_answers(handle: dict[str, Any], reading: Reading) -> bool:
     topic = "".join(reading.topic)
     if not topic or coverage(topic, label) < 0.8:
         return False
+    if label.endswith("率") and not any(_RATE.search(p) for p in reading.phrases or (topic,)):
+        return False  # a rate answers a rate: 研发费用率 is not 研发 (花了多少钱)
     return all(coverage(fold(t), label) >= 0.6 for t in reading.question.times) or not (
         reading.question.times
     )

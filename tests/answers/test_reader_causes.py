@@ -463,3 +463,42 @@ def test_the_outer_list_is_quoted_whole_with_its_inner_items():
         "3. 汇率风险",
     ):
         assert line in first, first
+
+
+# -- found by questions of our own, asked as an analyst types them ------------------------
+
+SPENDING = excerpt(
+    "北岭制药股份有限公司 2026 年第三季度报告",
+    "第三节 经营情况\n公司持续加大研发投入，第三季度研发费用 3.4 亿元，占营业收入的 12.1%。\n"
+    "第四节 风险提示\n1. 创新药研发周期长、投入大，临床结果存在不确定性。\n2. 集采降价风险。\n"
+    "第五节 其他\n公司就海外权益签署授权协议，获得首付款 0.5 亿美元，后续里程碑付款最高可达 3.0 亿美元。\n"
+    "报告期末组合久期为 2.8 年，资产负债率为 33.5%。",
+    {"key": "rd_ratio", "label": "研发费用率", "display": "12.1%"},
+)
+SPENT = f"[[cite:{SPENDING['id']}]]"
+
+
+@pytest.mark.parametrize(
+    ("question", "figure"),
+    [
+        ("北岭制药研发花了多少钱", "3.4 亿元"),  # 花了 links the thing to its amount
+        ("北岭制药海外授权里程碑款最多多少", "3.0 亿美元"),  # 里程碑款: 里程碑付款 written short
+        ("北岭制药组合久期多长？", "2.8 年"),  # 多长, 多高: question words
+        ("北岭制药负债率多高", "33.5%"),
+    ],
+)
+def test_an_analyst_s_short_words_are_read(question, figure):
+    blocks = answer(question, [SPENDING])
+    assert figure in blocks[0] and SPENT in blocks[0], blocks[0]
+    # an amount asked is not revised into a rate (研发费用率 12.1% is not 研发's 多少钱)
+    assert "研发费用率为" not in "".join(blocks)
+
+
+def test_an_item_s_number_is_no_figure_and_a_figure_asked_of_nothing_is_not_quoted():
+    # 1. 创新药研发周期长… holds no amount: its 1 numbers the item
+    risks = excerpt(
+        SPENDING["title"], "第四节 风险提示\n1. 创新药研发周期长、投入大。\n2. 集采降价风险。"
+    )
+    assert not_found(answer("北岭制药研发投入是多少？", [risks]))
+    # 卖了多少钱 leaves nothing the reader can read: which figure is not known
+    assert not_found(answer("北岭制药三季度卖了多少钱？", [SPENDING]))
