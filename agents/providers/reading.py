@@ -127,7 +127,7 @@ _QUARTER = {"一": "1", "二": "2", "三": "3", "四": "4"}
 # (创新药收入在…中占多大比重 → 创新药收入, 比重).
 # Heads that name the form of an answer, not its subject (收入规模 asks for 收入, 业务构成
 # for 业务): dropped from the end of a phrase that keeps two characters.
-_LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据", "因素", "方面")
+_LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据", "因素", "方面", "点")
 # Modifiers that rank what is asked, not name another thing (主要风险 asks the 风险 a report
 # lists under 风险提示): dropped from the start of a phrase that keeps two characters.
 _LIGHT_MODIFIERS = ("主要",)
@@ -172,6 +172,9 @@ _PREDICATE_ONLY = frozenset(
     ]
 )
 _PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有)(?=..)")
+# By how much a thing beat another (跑赢基准多少): what it is compared with is asked, the
+# verb is not — when a figure is asked (跑赢基准了吗 asks a judgement no excerpt writes).
+_OUTPERFORMED = re.compile(r"^(?:跑赢|跑输|超越|超过|落后于?)(?=..)")
 # A comparison written 比 X 高 (净值增长率比基准高多少): X is what the thing is compared
 # with, 比 and the comparative are grammar (not 比例, 比重, 占比, 同比, 环比, 对比, 比较).
 _COMPARED_WITH = re.compile(
@@ -240,6 +243,9 @@ _CHANGE_STATED = re.compile(r"增长|下降|增加|减少|提高|降低|上升|�
 _DIRECTIONS = ("增长", "下降", "增加", "减少", "提高", "降低", "上升", "提升", "下滑")
 _SIGNED_CHANGE = re.compile(r"增减|变动|变化")
 _COLLOQUIAL_CHANGE = ("涨幅", "跌幅", "涨", "跌")
+# A direction is stated by another word of the same sense (下滑 by 下降 4.5%).
+_UP = ("增长", "增加", "提高", "上升", "提升", "上涨")
+_DOWN = ("下降", "减少", "降低", "下滑", "下跌", "回落")
 _SHARE_OF = re.compile(r"占[^，。；,;\n\d]{1,24}?的?(?=\s*\d+(?:\.\d+)?\s*[%％])")
 _ENUMERATION = re.compile(
     r"[^\s、；;，,。]、[^\s、；;，,。]|[；;]\s*\S|[^\s]\s*(?:与|和|及|以及)\s*[^\s]"
@@ -309,6 +315,8 @@ def _mask(term: str, text: str) -> list[bool]:
         (("占比",), bool(_SHARE.search(text))),
         # 涨了多少 / 跌幅 ask a change, stated by the direction a report writes (增长 7.85%)
         (_COLLOQUIAL_CHANGE, bool(_CHANGE_STATED.search(text))),
+        (_UP, any(w in text for w in _UP)),
+        (_DOWN, any(w in text for w in _DOWN)),
         (_CHANGE_ASKED, bool(_CHANGE_STATED.search(text))),
         (_DIRECTIONS, bool(_SIGNED_CHANGE.search(text))),
     ):
@@ -336,6 +344,11 @@ def _mask(term: str, text: str) -> list[bool]:
         if re.search(before + r"[^\s\d，。；、,.;|]{1,2}" + re.escape(term[end]), text):
             covered[end] = True
     return covered
+
+
+def stated_characters(term: str, text: str) -> list[bool]:
+    """Which characters of ``term`` pieces of ``text`` state (top-N counts in one form)."""
+    return _mask(counted(term), counted(text))
 
 
 def covers(term: str, text: str) -> bool:
@@ -532,6 +545,8 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
             run = run.replace(name, "|")
         for piece in run.split("|"):
             piece = _PREDICATE_AFTER.sub("", _PREDICATE_BEFORE.sub("", piece))
+            if question.asks_figure:
+                piece = _OUTPERFORMED.sub("", piece)
             # A piece the excerpts write as it is keeps its edges (在研管线 is not 研管线).
             while piece and piece[0] in _EDGE_FUNCTION and piece not in question.terms:
                 piece = piece[1:]

@@ -27,6 +27,7 @@ from agents.providers.reading import (
     periods_in,
     row_cell,
     short_name,
+    stated_characters,
     states,
     units,
     without_markers,
@@ -376,12 +377,24 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
         said += "\n" + "\n".join(TOTALS)
     if not all(leading_unstated(p, said) < 2 for p in reading.phrases):
         return False
-    # One cell answers: what the question asks of a column (a phrase some header cell
-    # states) is stated by one column's header, not by pieces of two (营收 from 营业收入,
-    # 增长 from 毛利率比上年增减); the rest names rows (their labels, the caption).
+    # One cell answers: what the question asks of a column (a phrase a header cell states
+    # part of) is stated by the row's label and one column's header, not by pieces of two
+    # or of the caption (营收 from 营业收入, 增长 from 毛利率比上年增减); the rest names
+    # rows (their labels, the caption: 前五名客户).
     cells = [fold(c) for c in row.heading.split(" | ")[1 : len(row.clauses)]]
-    asked = [p for p in reading.phrases if any(states(p, c) for c in cells)]
-    return not asked or any(all(states(p, f"{label}\n{c}") for p in asked) for c in cells)
+    return any(all(_one_cell_states(p, label, c, cells) for p in reading.phrases) for c in cells)
+
+
+def _one_cell_states(phrase: str, label: str, cell: str, cells: list[str]) -> bool:
+    """``cell`` with the row's ``label`` states all of ``phrase`` that any header cell
+    states part of — or no header cell speaks to it (it names rows)."""
+    touched = [any(m) for m in zip(*(stated_characters(phrase, c) for c in cells), strict=True)]
+    if not any(touched):
+        return True
+    here = stated_characters(phrase, f"{label}\n{cell}")
+    return states(phrase, f"{label}\n{cell}") and all(
+        h or not t for h, t in zip(here, touched, strict=True)
+    )
 
 
 def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:

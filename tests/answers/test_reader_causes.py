@@ -502,3 +502,27 @@ def test_an_item_s_number_is_no_figure_and_a_figure_asked_of_nothing_is_not_quot
     assert not_found(answer("北岭制药研发投入是多少？", [risks]))
     # 卖了多少钱 leaves nothing the reader can read: which figure is not known
     assert not_found(answer("北岭制药三季度卖了多少钱？", [SPENDING]))
+
+
+def test_a_direction_is_stated_by_a_word_of_its_sense_and_one_cell_answers_a_row():
+    # 收入 (营业收入 column) and 下滑 (毛利率比上年增减 column) are two columns: the sentence
+    # that writes the fall answers
+    harbour = excerpt(
+        HARBOUR["title"],
+        HARBOUR["content"]
+        + "\n三、经营分析\n工业机器人业务受下游需求疲弱影响，收入同比下降 6.3%。",
+    )
+    first = answer("临江机械工业机器人收入下滑了多少", [harbour])[0]
+    assert "收入同比下降 6.3%" in first and f"[[cite:{harbour['id']}]]" in first, first
+    assert "表格" not in first, first
+
+
+def test_a_point_of_a_kind_is_the_kind_and_beating_the_benchmark_asks_both_figures():
+    first = answer("松涛化工的风险点有哪些？", [RISKS])[0]
+    assert "原材料价格波动" in first and "汇率波动" in first, first
+    fund = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "§1 主要财务指标\n本报告期基金份额净值增长率为 2.14%，同期业绩比较基准收益率为 1.77%。",
+    )
+    first = answer("松涛价值精选基金跑赢基准多少？", [fund])[0]
+    assert "2.14%" in first and "1.77%" in first and f"[[cite:{fund['id']}]]" in first, first
