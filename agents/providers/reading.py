@@ -553,6 +553,9 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
             while piece and piece[-1] in _EDGE_FUNCTION and piece not in question.terms:
                 piece = piece[:-1]
             piece = _PREDICATE_AFTER.sub("", piece)
+            if piece.endswith("占") and len(piece) > 2:
+                piece = piece[:-1]  # the verb of a share (海外收入占多大比例), even where a
+                # text writes the phrase on (海外收入占比)
             # A word of the vocabulary (主要产品, 基金规模) keeps its modifier and its head.
             lexical = piece in LEXICON
             for light in _LIGHT_MODIFIERS:

@@ -21,6 +21,7 @@ from agents.providers.reading import (
     entity_of,
     enumerates,
     fold,
+    is_attribute,
     is_item,
     is_section_heading,
     leading_unstated,
@@ -397,10 +398,48 @@ def _one_cell_states(phrase: str, label: str, cell: str, cells: list[str]) -> bo
     )
 
 
+# A sentence about one segment of the business (仿制药板块…，但毛利率保持在 52%): its
+# subject, at its start, ends with a segment's head word.
+_SEGMENT_SUBJECT = re.compile(
+    r"^(?:报告期内|本报告期|上半年|下半年|\d{4}\s*年)?[，,]?\s*"
+    r"(?P<segment>[^，。；,;\d\s]{1,12}?)(?:板块|业务|分部|事业部|产品线)"
+)
+
+
+def _of_a_segment(reading: Reading, text: str) -> bool:
+    """The sentence speaks of a segment (创新药板块, 光伏逆变器业务) the question does not
+    name: it answers for that part, not for the whole company asked about."""
+    match = _SEGMENT_SUBJECT.match(fold(text))
+    if match is None:
+        return False
+    asked = "\n".join(fold(p) for p in (*reading.phrases, *reading.of))
+    return coverage(match.group("segment"), asked) < 0.6
+
+
+def _amount_asked(reading: Reading) -> bool:
+    """The question asks an amount of money (光伏逆变器收入多少, 多少亿), not a rate, a
+    share or a change: a percent does not answer it."""
+    question = reading.question
+    phrases = (*reading.phrases, *reading.of)
+    if question.asks_share or "YOY" in question.periods:
+        return False
+    if any(_RATE.search(p) or is_attribute(p) for p in phrases):
+        return False
+    return bool(_AMOUNT_ASKED.search(fold(question.text))) or any(
+        _AMOUNT_HEAD.search(p) for p in phrases
+    )
+
+
 def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
     """The unit has the form of an answer: a number when the question asks for one (多少),
     several things when it asks which ones (哪些)."""
     question = reading.question
+    if unit.kind in ("sentence", "clause") and _of_a_segment(reading, unit.text):
+        return False
+    if question.asks_figure and unit.kind != "list" and _amount_asked(reading):
+        figures = quantities_in(without_markers(unit.text))
+        if figures and all(f.unit.startswith(("%", "％", "个百分点")) for f in figures):
+            return False  # 光伏逆变器收入多少 is an amount: 毛利率 28.6% is not it
     listed = unit.kind == "list" and (question.counts or question.enumerates)
     if question.asks_figure and not quantities_in(without_markers(unit.text)) and not listed:
         return False  # (a list answers "how many items" by its items)
@@ -611,7 +650,12 @@ def difference_line(values: list[tuple[str, Figure]]) -> str:
 
 
 # A phrase that asks a rate or a share: its figure is a percent (增速 11.7%, not 214.8 亿元).
-_RATE = re.compile(r"(?:率|速|比|重|例|幅|增长|增加|下降|减少|涨|跌|仓位)$")
+_RATE = re.compile(
+    r"(?:率|速|比|重|例|幅|增长|增加|下降|减少|下滑|提高|提升|降低|上升|变化|变动|增减|涨|跌|仓位)$"
+)
+# What is counted in money (a currency amount): 收入, 利润, 费用 … or 多少钱 / 多少亿.
+_AMOUNT_HEAD = re.compile(r"(?:收入|营收|利润|净利|费用|成本|金额|销售额|投入|现金流|资产|负债)$")
+_AMOUNT_ASKED = re.compile(r"多少(?:钱|亿|万|元)|金额")
 _CLAUSE_END = re.compile(r"[；;。\n]")
 _COMMA = re.compile(r"[，,]")
 

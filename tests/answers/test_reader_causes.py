@@ -526,3 +526,20 @@ def test_a_point_of_a_kind_is_the_kind_and_beating_the_benchmark_asks_both_figur
     )
     first = answer("松涛价值精选基金跑赢基准多少？", [fund])[0]
     assert "2.14%" in first and "1.77%" in first and f"[[cite:{fund['id']}]]" in first, first
+
+
+def test_a_sentence_about_one_segment_answers_for_that_segment_only():
+    notes = excerpt(
+        SPENDING["title"],
+        "第三节 经营情况\n仿制药板块受集采续约影响，收入同比下降 3.1%，但毛利率保持在 52% 左右。",
+    )
+    assert not_found(answer("北岭制药三季度毛利率多高", [notes]))
+    first = answer("北岭制药仿制药毛利率多少", [notes])[0]
+    assert "52%" in first and f"[[cite:{notes['id']}]]" in first, first
+
+
+def test_an_amount_asked_is_not_answered_by_a_percent():
+    notes = excerpt(SPENDING["title"], "第三节 经营情况\n公司净利润率 6.6%，海外收入占比 62.0%。")
+    assert not_found(answer("北岭制药海外收入多少亿", [notes]))
+    first = answer("北岭制药海外收入占了多大比例", [notes])[0]
+    assert "62.0%" in first and f"[[cite:{notes['id']}]]" in first, first
