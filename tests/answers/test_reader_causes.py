@@ -543,3 +543,10 @@ def test_an_amount_asked_is_not_answered_by_a_percent():
     assert not_found(answer("北岭制药海外收入多少亿", [notes]))
     first = answer("北岭制药海外收入占了多大比例", [notes])[0]
     assert "62.0%" in first and f"[[cite:{notes['id']}]]" in first, first
+
+
+def test_an_analyst_s_lead_in_and_the_company_pointed_back_to_are_grammar():
+    first = answer(
+        "我想了解一下临江机械这家公司2025年全年的营业收入大概是多少，同比增长了多少？", [HARBOUR]
+    )[0]
+    assert "营业收入 48.6 亿元，同比增长 9.2%" in first and CITED in first, first
