@@ -38,6 +38,7 @@ from agents.providers.selection import (
     answering_rows,
     best_units,
     best_units_each,
+    carried_rows,
     cite_marker,
     clause_with,
     compared_groups,
@@ -205,6 +206,12 @@ class ExtractiveProvider:
             # 同比增长多少？ after 归母净利润是多少？ asks the growth of 归母净利润.
             earlier_question = read_question(earlier, corpus)
             reading.of = tuple(t for t in earlier_question.terms if t not in entity_terms)
+        if earlier and not names_own_entity:
+            # 出租率呢？ after 华南呢？ asks it of the row the conversation is on.
+            history = [str(t.get("question") or "") for t in getattr(state, "history", None) or []]
+            carried = carried_rows(sources, state.task, [earlier, *reversed(history)])
+            reading.phrases = (*carried, *reading.phrases)
+            reading.topic = [*carried, *reading.topic]
         missing = {fold(name) for _, name in coordinated_missing(reading)}
         reading.phrases = tuple(p for p in reading.phrases if p not in missing)
         if question.asks_figure and entity_terms and not (reading.phrases or reading.of):

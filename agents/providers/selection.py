@@ -311,6 +311,26 @@ def table_as_list(source: Source, header: Unit) -> list[Unit]:
 TOTALS = ("合计", "总计", "总体", "整体", "全部", "全公司", "总数")
 
 
+def carried_rows(sources: list[Source], question: str, earlier: list[str]) -> list[str]:
+    """The table rows the latest earlier question naming one named (华南呢？) that a
+    follow-up naming no row (出租率呢？, then 干线线路呢？) goes on asking about: their
+    labels, or [] when it names a row itself. ``earlier``: latest first."""
+    labels = {
+        fold(u.clauses[0]).strip()
+        for s in sources
+        for u in s.units
+        if u.kind == "row" and u.clauses and not is_total(u)
+    }
+    labels = {label for label in labels if len(label) >= 2}
+    if any(label in fold(question) for label in labels):
+        return []
+    for text in map(fold, earlier):
+        named = [label for label in labels if label in text]
+        if named:
+            return sorted(named, key=text.find)
+    return []
+
+
 def is_total(row: Unit) -> bool:
     return bool(row.clauses) and fold(row.clauses[0]).strip() in TOTALS
 

@@ -550,3 +550,15 @@ def test_an_analyst_s_lead_in_and_the_company_pointed_back_to_are_grammar():
         "我想了解一下临江机械这家公司2025年全年的营业收入大概是多少，同比增长了多少？", [HARBOUR]
     )[0]
     assert "营业收入 48.6 亿元，同比增长 9.2%" in first and CITED in first, first
+
+
+def test_a_follow_up_naming_no_row_asks_of_the_row_the_conversation_is_on():
+    history = [
+        {"question": "岚山物流华东区域仓储面积多少？", "answer": "", "runId": "run_1"},
+        {"question": "华中呢？", "answer": "", "runId": "run_2"},
+    ]
+    first = answer("仓库出租率呢？", [TABLE], history)[0]
+    assert "华中（仓库出租率）：84.0%" in first and f"[[cite:{TABLE['id']}]]" in first, first
+    # a follow-up that names its row is asked of that row
+    first = answer("华东的出租率呢？", [TABLE], history)[0]
+    assert "华东（仓库出租率）：90.5%" in first, first
