@@ -50,6 +50,7 @@ from agents.providers.selection import (
     handle_answers,
     is_about,
     phrases_compared,
+    picked_item,
     quote_rows,
     quote_unit,
     read_sources,
@@ -353,6 +354,8 @@ class ExtractiveProvider:
         self._cited["direct"] = [pick.source.id]
         # The cell asked: by the topic, or by the period a column names (年初至报告期末呢？).
         quoted = quote_unit(pick.unit, reading.phrases or reading.question.times)
+        # One item of a ranked list asked (第一大重仓股): that item, with its lead-in.
+        quoted = picked_item(pick.unit, reading.question.ordinal) or quoted
         # Two things of one entity compared (净利润增速比营收增速高多少): which is higher.
         compared = phrases_compared(reading, [pick.unit.text])
         if pick.unit.kind == "row":

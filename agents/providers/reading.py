@@ -389,13 +389,14 @@ class Question:
     extreme: int = 0  # a superlative: 1 the highest (最高), -1 the lowest (最低)
     compares: bool = False  # compares two things (哪个高, 比…高多少, 相差)
     counts: bool = False  # asks how many things (几项, 多少个): a list's items answer
+    ordinal: int = 0  # picks one item of a ranked list (第一大重仓股 → 1)
     judged: tuple[str, ...] = ()  # runs of a yes/no sentence the rest of the question evidences
     runs: tuple[str, ...] = ()  # the question between particles, question words and times
     periods: frozenset[str] = frozenset()  # the periods it names, canonical (periods_in)
 
 
 def _runs(question: str) -> tuple[list[str], list[str]]:
-    text = fold(question)
+    text = _ORDINAL_PICK.sub(lambda m: f"前{m.group('n')}{m.group('kind')}", fold(question))
     times = [m.group(0).strip() for m in _TIME.finditer(text)]
     text = _TIME.sub("|", text)
     # Counts with their measure word first (哪几块, 前三大), then question words.
@@ -480,7 +481,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         times=tuple(dict.fromkeys(times)),
         years=tuple(dict.fromkeys(_YEAR.findall(" ".join(times)))),
         follow_up=follow_up,
-        enumerates=bool(_ENUMERATES.search(stripped)),
+        enumerates=bool(_ENUMERATES.search(stripped)) or bool(_ORDINAL_PICK.search(stripped)),
         quantitative=bool(_QUANTITATIVE.search(stripped)),
         which=bool(_WHICH.search(stripped)),
         asks_figure=bool(_ASKS_FIGURE.search(stripped)),
@@ -489,6 +490,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         extreme=_extreme(stripped),
         compares=bool(_COMPARES.search(stripped)),
         counts=bool(_COUNTS.search(stripped)),
+        ordinal=_ordinal(stripped),
         judged=judged,
         runs=tuple(runs),
         periods=periods_in(stripped),
@@ -510,6 +512,18 @@ def _judged_runs(question: str) -> tuple[str, ...]:
     if not yes_no or not asking:
         return ()
     return tuple(run for s in yes_no for run in _runs(s)[0])
+
+
+# One item of a ranked list (第一大重仓股, 第二名客户): read as the list (前N…), then the item.
+_ORDINAL_PICK = re.compile(r"第(?P<n>[一二三四五六七八九十]{1,3}|\d{1,2})(?P<kind>大|名|位)")
+
+
+def _ordinal(question: str) -> int:
+    match = _ORDINAL_PICK.search(fold(question))
+    if match is None:
+        return 0
+    n = match.group("n")
+    return int(n) if n.isdigit() else _cn_number(n)
 
 
 def _extreme(question: str) -> int:

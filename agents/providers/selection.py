@@ -25,6 +25,7 @@ from agents.providers.reading import (
     is_item,
     is_section_heading,
     leading_unstated,
+    marker,
     periods_in,
     row_cell,
     short_name,
@@ -592,6 +593,19 @@ def quote_rows(rows: list[Unit], phrases: tuple[str, ...] = ()) -> str:
             lines.append(f"{row.clauses[0]}（{header[column]}）：{row.clauses[column]}")
     table = "\n  ".join([f"表格：{rows[0].heading}", *(r.text for r in rows)])
     return "\n".join([*lines, table]) if lines else table
+
+
+def picked_item(unit: Unit, ordinal: int) -> str:
+    """A ranked list's item ``ordinal`` (第一大重仓股 → 1. …) with its lead-in, or ""."""
+    if unit.kind != "list" or ordinal < 1:
+        return ""
+    items = [c for c in unit.clauses if (marker(c) or ("", 0))[1] == ordinal]
+    if not items and 0 < ordinal <= len(unit.clauses) and not any(map(marker, unit.clauses)):
+        items = [unit.clauses[ordinal - 1]]
+    if len(items) != 1:
+        return ""
+    lead = unit.text.split("\n", 1)[0]
+    return f"{lead}\n{items[0]}" if lead != items[0] else items[0]
 
 
 def quote_unit(unit: Unit, phrases: tuple[str, ...] = ()) -> str:

@@ -562,3 +562,9 @@ def test_a_follow_up_naming_no_row_asks_of_the_row_the_conversation_is_on():
     # a follow-up that names its row is asked of that row
     first = answer("华东的出租率呢？", [TABLE], history)[0]
     assert "华东（仓库出租率）：90.5%" in first, first
+
+
+def test_an_ordinal_picks_one_item_of_a_ranked_list():
+    first = answer("松涛价值精选基金第二大重仓股是哪只？", [FUND])[0]
+    assert "2. 岚山物流，占基金资产净值 5.1%" in first and f"[[cite:{FUND['id']}]]" in first, first
+    assert "松涛化工" not in first and "东临银行" not in first, first
