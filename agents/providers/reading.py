@@ -598,7 +598,13 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
             if len(piece) >= 2 and piece not in out:
                 out.append(piece)
     asked = [piece for piece in out if piece not in _PREDICATE_ONLY]
-    return asked or out
+    asked = asked or out
+    # An expense over revenue asked in words (研发费用占营收的比例) is its ratio (研发费用率:
+    # the vocabulary's 费用率 is 占营业收入); the share word after it asks nothing more.
+    ratios = [_EXPENSE_SHARE.sub(r"\1率", piece) for piece in asked]
+    if ratios != asked:
+        return [r for r in ratios if r not in _SHARE_WORDS]
+    return asked
 
 
 def states(phrase: str, text: str) -> bool:
@@ -613,6 +619,10 @@ def states(phrase: str, text: str) -> bool:
     if sum(mask) / len(phrase) < 0.6:
         return False
     return mask[-1]
+
+
+_EXPENSE_SHARE = re.compile(r"^(.{1,8}费用)占(?:营收|营业收入|收入)的?(?:比例|比重|占比)?$")
+_SHARE_WORDS = ("比例", "比重", "占比")
 
 
 # What a figure is of another (its change, its share) — a follow-up asking only this

@@ -568,3 +568,17 @@ def test_an_ordinal_picks_one_item_of_a_ranked_list():
     first = answer("松涛价值精选基金第二大重仓股是哪只？", [FUND])[0]
     assert "2. 岚山物流，占基金资产净值 5.1%" in first and f"[[cite:{FUND['id']}]]" in first, first
     assert "松涛化工" not in first and "东临银行" not in first, first
+
+
+def test_an_expense_share_asked_in_words_is_the_expense_ratio():
+    ratio = excerpt(
+        "临江机械股份有限公司 2026 年第三季度报告",
+        "二、经营情况\n本报告期公司研发费用率为 14.9%，同比提高 0.6 个百分点。",
+    )
+    first = answer("临江机械三季度研发费用占营收的比例是多少？", [ratio])[0]
+    assert "研发费用率为 14.9%" in first and f"[[cite:{ratio['id']}]]" in first, first
+    # and the other way round, as before: 研发费用率 over 研发费用…占营业收入的 N%
+    spent = excerpt(
+        SPENDING["title"], "第三节 经营情况\n第三季度研发费用 3.4 亿元，占营业收入的 12.1%。"
+    )
+    assert "12.1%" in answer("北岭制药研发费用率多少？", [spent])[0]
