@@ -688,6 +688,9 @@ class Unit:
     kind: str  # "sentence" | "list" | "heading" | "header" / "row" (a table's, cells in clauses)
     heading: str = ""
     clauses: list[str] = field(default_factory=list)
+    # A row whose header another excerpt of its document holds (a table split across two
+    # chunks): that excerpt's citation id.
+    header_from: str = ""
 
 
 def is_item(line: str) -> bool:

@@ -80,7 +80,47 @@ def read_sources(results: list[dict[str, Any]]) -> list[Source]:
                 rank=rank,
             )
         )
+    _borrow_headers(out)
     return out
+
+
+def _is_data(cells: list[str]) -> bool:
+    """A table line whose cells after the first are mostly quantities: a row, not a header."""
+    valued = [
+        c for c in cells[1:] if quantities_in(c) or figures_in(c) and not figures_in(c)[0].date
+    ]
+    return len(cells) >= 3 and 2 * len(valued) >= len(cells) - 1
+
+
+def _borrow_headers(sources: list[Source]) -> None:
+    """A table split across two chunks: an excerpt that begins with rows and no header (its
+    first table line is data) takes the header of its document's excerpt that holds a
+    header of as many cells — quoted with that excerpt's citation."""
+    headers = [
+        (s, u) for s in sources for u in s.units if u.kind == "header" and not _is_data(u.clauses)
+    ]
+    for source in sources:
+        first = next((u for u in source.units if u.kind in ("header", "row")), None)
+        if first is None or first.kind != "header" or not _is_data(first.clauses):
+            continue
+        owner = next(
+            (
+                (s, h)
+                for s, h in headers
+                if s is not source
+                and s.title == source.title
+                and len(h.clauses) == len(first.clauses)
+            ),
+            None,
+        )
+        if owner is None:
+            continue
+        other, header = owner
+        at = source.units.index(first)
+        for unit in source.units[at:]:
+            if unit.kind not in ("header", "row"):
+                break
+            unit.kind, unit.heading, unit.header_from = "row", header.text, other.id
 
 
 def corpus_of(sources: list[Source]) -> str:
@@ -583,7 +623,7 @@ MAX_QUOTED_CELLS = 12
 def quote_rows(rows: list[Unit], phrases: tuple[str, ...] = ()) -> str:
     """Several rows of one table the question names: each row's cell asked for, then the
     header and the rows quoted whole, every cell verbatim."""
-    if len(rows) == 1 or len(rows[0].clauses) > MAX_QUOTED_CELLS:
+    if len(rows) == 1 or len(rows[0].clauses) > MAX_QUOTED_CELLS or rows[0].header_from:
         return "\n".join(quote_unit(r, phrases) for r in rows)
     header = rows[0].heading.split(" | ")
     lines = []
@@ -612,6 +652,17 @@ def quote_unit(unit: Unit, phrases: tuple[str, ...] = ()) -> str:
     """A unit as written: a list keeps its lead-in and every item on their own lines; a
     table row is answered by the cell the question asks for (its row label and column
     header), then quoted whole with its header — every cell verbatim."""
+    if unit.kind == "row" and unit.header_from:
+        # The header is another excerpt's: quoted with its own citation, the cell asked
+        # after it (unless the header names a number, which that excerpt states).
+        column = row_cell(unit, phrases)
+        quoted = f"表格：{unit.heading} [[cite:{unit.header_from}]]\n  {unit.text}"
+        header = unit.heading.split(" | ")
+        if 0 < column < min(len(header), len(unit.clauses)) and not re.search(
+            r"\d", header[column]
+        ):
+            quoted += f"\n{unit.clauses[0]}（{header[column]}）：{unit.clauses[column]}"
+        return quoted
     if unit.kind == "row":
         column = row_cell(unit, phrases)
         quoted = f"表格：{unit.heading}\n  {unit.text}"

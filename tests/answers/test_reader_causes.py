@@ -582,3 +582,21 @@ def test_an_expense_share_asked_in_words_is_the_expense_ratio():
         SPENDING["title"], "第三节 经营情况\n第三季度研发费用 3.4 亿元，占营业收入的 12.1%。"
     )
     assert "12.1%" in answer("北岭制药研发费用率多少？", [spent])[0]
+
+
+def test_a_table_split_across_two_chunks_reads_its_rows_with_the_header_of_the_first():
+    head = excerpt(
+        "岚山物流股份有限公司 2026 年半年度报告",
+        "表 3 分区域仓储网络\n\n区域 | 仓储面积（万平方米） | 仓库出租率\n\n华东 | 30.1 | 90.5%",
+    )
+    rest = excerpt(
+        head["title"], "西南 | 8.3 | 77.2%\n\n华北 | 15.6 | 86.1%\n\n合计 | 38.4 | 87.0%"
+    )
+    first = answer("岚山物流华北区域仓储面积多少？", [rest, head])[0]
+    # the header quoted with its own chunk's citation, the row and its cell with theirs
+    assert f"表格：区域 | 仓储面积（万平方米） | 仓库出租率 [[cite:{head['id']}]]" in first, first
+    assert first.endswith(
+        f"华北 | 15.6 | 86.1%\n华北（仓储面积（万平方米））：15.6 [[cite:{rest['id']}]]"
+    )
+    # without the header's chunk, the rows name nothing: not found
+    assert not_found(answer("岚山物流华北区域仓储面积多少？", [rest]))
