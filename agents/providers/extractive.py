@@ -352,8 +352,10 @@ class ExtractiveProvider:
         pick = picks[0]
         self._direct_pick = pick
         self._cited["direct"] = [pick.source.id]
-        # The cell asked: by the topic, or by the period a column names (年初至报告期末呢？).
-        quoted = quote_unit(pick.unit, reading.phrases or reading.question.times)
+        # The cell asked: by the topic and the period a column names (年初至报告期末呢？,
+        # 本报告期 of a two-line header).
+        asked = (*reading.phrases, *reading.question.times)
+        quoted = quote_unit(pick.unit, asked)
         # One item of a ranked list asked (第一大重仓股): that item, with its lead-in.
         quoted = picked_item(pick.unit, reading.question.ordinal) or quoted
         # Two things of one entity compared (净利润增速比营收增速高多少): which is higher.
@@ -362,7 +364,7 @@ class ExtractiveProvider:
             # Rows named together (A和B的毛利率), the extreme row (最高), every row (各…).
             rows = answering_rows(reading, pick.source, pick.unit)
             if rows != [pick.unit]:
-                quoted = quote_rows(rows, reading.phrases)
+                quoted = quote_rows(rows, asked)
             compared = rows_compared(reading, rows)
         if compared:
             self._comparing = True  # no revision into one figure

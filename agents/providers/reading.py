@@ -691,6 +691,8 @@ class Unit:
     # A row whose header another excerpt of its document holds (a table split across two
     # chunks): that excerpt's citation id.
     header_from: str = ""
+    # A row's header as written when it is not ``heading`` (a two-line header).
+    header_text: str = ""
 
 
 def is_item(line: str) -> bool:
@@ -850,12 +852,22 @@ def units(content: str) -> list[Unit]:
         if not is_item_line:
             latest = None
         if " | " in line:
-            cells = [c.strip() for c in line.split(" | ")]
+            cells = [c.strip().strip("|").strip() for c in line.split(" | ")]
             if not header or (out and out[-1].kind not in ("row", "header")):
                 header = cells
                 out.append(Unit(line, "header", heading, cells))
+            elif out[-1].kind == "header" and _second_header(cells, header):
+                # A two-line header (本报告期 / 金额 | 同比): each column is named by both
+                # lines, a merged or empty upper cell by the one before it.
+                header = _merged_header(header, cells)
+                out[-1].text += "\n" + line
+                out[-1].clauses = header
             else:
-                out.append(Unit(line, "row", " | ".join(header), cells))
+                headed = out[-1].text if out[-1].kind == "header" else ""
+                lines_of = headed or next(
+                    (u.header_text for u in reversed(out) if u.kind == "row"), ""
+                )
+                out.append(Unit(line, "row", " | ".join(header), cells, header_text=lines_of))
             continue
         inline = inline_items(line)
         if is_item_line and inline is None:
@@ -925,6 +937,20 @@ def _nested_in(latest: tuple[Unit, tuple[str, int]] | None, mark: tuple[str, int
     if previous[0] == mark[0] or previous[0] == "bullet" or mark[0] == "bullet":
         return None
     return unit
+
+
+def _second_header(cells: list[str], header: list[str]) -> bool:
+    """A table line right after the header, as wide, with no number in any cell but the
+    first: the header's second line."""
+    return len(cells) == len(header) and not any(re.search(r"\d", c) for c in cells[1:])
+
+
+def _merged_header(top: list[str], bottom: list[str]) -> list[str]:
+    merged, above = [], ""
+    for upper, lower in zip(top, bottom, strict=True):
+        above = upper or above
+        merged.append(f"{above}{lower}" if lower and lower != above else above or lower)
+    return merged
 
 
 def _list_for(

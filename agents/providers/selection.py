@@ -120,7 +120,8 @@ def _borrow_headers(sources: list[Source]) -> None:
         for unit in source.units[at:]:
             if unit.kind not in ("header", "row"):
                 break
-            unit.kind, unit.heading, unit.header_from = "row", header.text, other.id
+            unit.kind, unit.header_from = "row", other.id
+            unit.heading, unit.header_text = " | ".join(header.clauses), header.text
 
 
 def corpus_of(sources: list[Source]) -> str:
@@ -631,7 +632,9 @@ def quote_rows(rows: list[Unit], phrases: tuple[str, ...] = ()) -> str:
         column = row_cell(row, phrases)
         if 0 < column < len(row.clauses) and column < len(header):
             lines.append(f"{row.clauses[0]}（{header[column]}）：{row.clauses[column]}")
-    table = "\n  ".join([f"表格：{rows[0].heading}", *(r.text for r in rows)])
+    table = "\n  ".join(
+        [f"表格：{rows[0].header_text or rows[0].heading}", *(r.text for r in rows)]
+    )
     return "\n".join([*lines, table]) if lines else table
 
 
@@ -656,7 +659,9 @@ def quote_unit(unit: Unit, phrases: tuple[str, ...] = ()) -> str:
         # The header is another excerpt's: quoted with its own citation, the cell asked
         # after it (unless the header names a number, which that excerpt states).
         column = row_cell(unit, phrases)
-        quoted = f"表格：{unit.heading} [[cite:{unit.header_from}]]\n  {unit.text}"
+        quoted = (
+            f"表格：{unit.header_text or unit.heading} [[cite:{unit.header_from}]]\n  {unit.text}"
+        )
         header = unit.heading.split(" | ")
         if 0 < column < min(len(header), len(unit.clauses)) and not re.search(
             r"\d", header[column]
@@ -665,7 +670,7 @@ def quote_unit(unit: Unit, phrases: tuple[str, ...] = ()) -> str:
         return quoted
     if unit.kind == "row":
         column = row_cell(unit, phrases)
-        quoted = f"表格：{unit.heading}\n  {unit.text}"
+        quoted = f"表格：{unit.header_text or unit.heading}\n  {unit.text}"
         if column > 0:
             header = unit.heading.split(" | ")
             cell = f"{unit.clauses[0]}（{header[column]}）：{unit.clauses[column]}"

@@ -600,3 +600,21 @@ def test_a_table_split_across_two_chunks_reads_its_rows_with_the_header_of_the_f
     )
     # without the header's chunk, the rows name nothing: not found
     assert not_found(answer("岚山物流华北区域仓储面积多少？", [rest]))
+
+
+def test_a_two_line_header_names_each_column_by_both_lines():
+    quarter = excerpt(
+        "临江机械股份有限公司 2026 年第三季度报告",
+        "项目 | 本报告期 | 本报告期 | 年初至报告期末 | 年初至报告期末\n\n"
+        "项目 | 金额 | 同比增减 | 金额 | 同比增减\n\n"
+        "营业收入 | 12,300 | 4.4% | 35,800 | 6.1%\n\n研发费用 | 1,830 | 9.1% | 5,270 | 8.8%",
+    )
+    cited = f"[[cite:{quarter['id']}]]"
+    first = answer("临江机械年初至报告期末营业收入同比增长多少", [quarter])[0]
+    assert first.startswith("**回答**（临江机械）：营业收入（年初至报告期末同比增减）：6.1%"), first
+    # both header lines quoted as written, then the row
+    assert (
+        "项目 | 金额 | 同比增减 | 金额 | 同比增减\n  营业收入 | 12,300" in first and cited in first
+    )
+    first = answer("临江机械本报告期研发费用是多少？", [quarter])[0]
+    assert first.startswith("**回答**（临江机械）：研发费用（本报告期金额）：1,830"), first
