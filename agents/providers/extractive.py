@@ -234,8 +234,12 @@ class ExtractiveProvider:
         for rank, source in enumerate(about):
             source.rank = rank
         reading.sources = about
-        if not (best_units(reading) or relevant_figures(reading) or best_units_each(reading)):
+        picks = best_units(reading)
+        if not (picks or relevant_figures(reading) or best_units_each(reading)):
             reading.sources = []
+        listed = question.ordinal and picks and picks[0].unit.kind == "list"
+        if listed and not picked_item(picks[0].unit, question.ordinal):
+            reading.sources = []  # 第五大重仓股 over a list of three: not stated
         return reading
 
     def _relevant(self, reading: Reading, sources: list[Source]) -> bool:

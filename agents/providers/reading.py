@@ -199,6 +199,7 @@ _COMPARED_WITH = re.compile(
 # 比营收增速高多少, 相差多少): the answer ends with which is higher and by how much.
 _COMPARES = re.compile(
     r"(?<![占同环对])比(?![例重率较]|上年|去年|上期)|(?:哪个|哪项|哪一个|谁)更?[高大低小多少快慢]"
+    r"|(?:哪个|哪项|哪一个|谁)[^，。？?]{1,8}?[高大低小快慢]"
     r"|更[高大低小多快慢好]|相差|差[了距额]|差多少|高出|多出|对比|比较|相比|孰"
 )
 # How many things (几项风险, 多少个项目), not how much (多少钱).
@@ -211,6 +212,7 @@ _ENUMERATES = re.compile(
     r"|几[只个家位名条项类种块][^，。？?!！]{0,12}?(?:是什么|是谁|是哪|叫什么|有什么)"
     r"|前[\d一二三四五六七八九十]+[名大]|(?<!哪)几[项类种]"
 )
+_SHARE_WORDS = ("比例", "比重", "占比")
 # Asks which ones (a list of things), not how much of each.
 _WHICH = re.compile(
     r"哪些|哪几|都有什么|都是什么|(?:包括|包含|涵盖)(?:了)?什么"
@@ -396,7 +398,11 @@ class Question:
 
 
 def _runs(question: str) -> tuple[list[str], list[str]]:
-    text = _ORDINAL_PICK.sub(lambda m: f"前{m.group('n')}{m.group('kind')}", fold(question))
+    # 第一大重仓股 is an item of the 前N list; 第二个风险 of the list of 风险
+    text = _ORDINAL_PICK.sub(
+        lambda m: f"前{m.group('n')}{m.group('kind')}" if m.group("kind") in "大名位" else "|",
+        fold(question),
+    )
     times = [m.group(0).strip() for m in _TIME.finditer(text)]
     text = _TIME.sub("|", text)
     # Counts with their measure word first (哪几块, 前三大), then question words.
@@ -515,7 +521,9 @@ def _judged_runs(question: str) -> tuple[str, ...]:
 
 
 # One item of a ranked list (第一大重仓股, 第二名客户): read as the list (前N…), then the item.
-_ORDINAL_PICK = re.compile(r"第(?P<n>[一二三四五六七八九十]{1,3}|\d{1,2})(?P<kind>大|名|位)")
+_ORDINAL_PICK = re.compile(
+    r"第(?P<n>[一二三四五六七八九十]{1,3}|\d{1,2})(?P<kind>大|名|位|个|项|只|家)"
+)
 
 
 def _ordinal(question: str) -> int:
@@ -575,10 +583,13 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
             piece = _PREDICATE_AFTER.sub("", _PREDICATE_BEFORE.sub("", piece))
             if question.asks_figure:
                 piece = _OUTPERFORMED.sub("", piece)
+            if question.compares and len(piece) > 2 and piece[-1] in "高大低小多少快慢":
+                piece = piece[:-1]  # the comparative of 哪个占比高: 占比 is asked
+            kept = (*question.terms, *_SHARE_WORDS)
             # A piece the excerpts write as it is keeps its edges (在研管线 is not 研管线).
-            while piece and piece[0] in _EDGE_FUNCTION and piece not in question.terms:
+            while piece and piece[0] in _EDGE_FUNCTION and piece not in kept:
                 piece = piece[1:]
-            while piece and piece[-1] in _EDGE_FUNCTION and piece not in question.terms:
+            while piece and piece[-1] in _EDGE_FUNCTION and piece not in kept:
                 piece = piece[:-1]
             piece = _PREDICATE_AFTER.sub("", piece)
             if piece.endswith("占") and len(piece) > 2:
@@ -613,6 +624,9 @@ def states(phrase: str, text: str) -> bool:
     head: one whose last character no stated piece covers names another thing (董事长 is
     not stated by 董事会, 换手率 not by 换手, 电池产能 not by 电池销量)."""
     phrase, text = counted(phrase), counted(text)
+    if phrase and not phrase.endswith("率"):
+        # 研发费用率 is a ratio, not the 研发费用 it is of: the longer word's head is 率
+        text = text.replace(f"{phrase}率", "|")
     if not phrase or phrase in text:
         return True
     mask = _mask(phrase, text)
@@ -622,7 +636,6 @@ def states(phrase: str, text: str) -> bool:
 
 
 _EXPENSE_SHARE = re.compile(r"^(.{1,8}费用)占(?:营收|营业收入|收入)的?(?:比例|比重|占比)?$")
-_SHARE_WORDS = ("比例", "比重", "占比")
 
 
 # What a figure is of another (its change, its share) — a follow-up asking only this

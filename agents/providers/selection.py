@@ -445,7 +445,14 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
     # or of the caption (营收 from 营业收入, 增长 from 毛利率比上年增减); the rest names
     # rows (their labels, the caption: 前五名客户).
     cells = [fold(c) for c in row.heading.split(" | ")[1 : len(row.clauses)]]
-    return any(all(_one_cell_states(p, label, c, cells) for p in reading.phrases) for c in cells)
+    periods = reading.question.periods
+    return any(
+        all(_one_cell_states(p, label, c, cells) for p in reading.phrases)
+        # and the periods asked, by that column with the table's caption and title (前三季度
+        # 同比: no column of 本报告期比上年同期增减 / 年初至报告期末 states both)
+        and periods <= periods_in(f"{label}\n{labels}\n{c}")
+        for c in cells
+    )
 
 
 def _one_cell_states(phrase: str, label: str, cell: str, cells: list[str]) -> bool:
@@ -521,7 +528,7 @@ def best_units(reading: Reading) -> list[Pick]:
                 context += "\n" + "\n".join(TOTALS)  # the total row states the whole
             if not states_question(reading, unit.text, f"{context}\n{labels}"):
                 continue
-            if not answers_form(reading, unit, labels):
+            if not answers_form(reading, unit, f"{labels}\n{source.title}"):
                 continue
             score = unit_score(unit, reading, source)
             if score > 0:
@@ -648,7 +655,7 @@ def picked_item(unit: Unit, ordinal: int) -> str:
     if len(items) != 1:
         return ""
     lead = unit.text.split("\n", 1)[0]
-    return f"{lead}\n{items[0]}" if lead != items[0] else items[0]
+    return items[0] if lead in unit.clauses else f"{lead}\n{items[0]}"
 
 
 def quote_unit(unit: Unit, phrases: tuple[str, ...] = ()) -> str:

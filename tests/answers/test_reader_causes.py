@@ -618,3 +618,30 @@ def test_a_two_line_header_names_each_column_by_both_lines():
     )
     first = answer("临江机械本报告期研发费用是多少？", [quarter])[0]
     assert first.startswith("**回答**（临江机械）：研发费用（本报告期金额）：1,830"), first
+
+
+def test_an_ordinal_beyond_the_list_is_not_found_and_a_counted_ordinal_picks_too():
+    assert not_found(answer("松涛价值精选基金第五大重仓股是哪只？", [FUND]))
+    risks = excerpt(
+        REPORT, "第四节 风险提示\n1. 原材料价格波动。\n2. 环保政策趋严。\n3. 汇率波动。"
+    )
+    first = answer("松涛化工的第二个风险是什么？", [risks])[0]
+    assert first.startswith("**回答**（松涛化工）：2. 环保政策趋严。 [[cite:"), first
+
+
+def test_the_period_asked_is_stated_by_the_column_that_answers():
+    # 前三季度 同比: no column states both (本报告期比上年同期增减 / 年初至报告期末)
+    assert not_found(answer("临江机械前三季度研发费用同比增长多少", [QUARTER_TABLE]))
+    first = answer("临江机械三季度研发费用同比增长多少", [QUARTER_TABLE])[0]
+    assert first.startswith("**回答**（临江机械）：研发费用（本报告期比上年同期增减）：9.1%"), first
+
+
+def test_a_ratio_is_not_the_thing_it_is_of_and_which_is_higher_asks_the_share():
+    ratio = excerpt(REPORT, "第四节 研发\n公司研发费用率为 4.5%，研发人员 320 人。")
+    assert not_found(answer("松涛化工研发费用是多少？", [ratio]))
+    bond = excerpt(
+        "松涛纯债债券型证券投资基金 2026 年第 3 季度报告",
+        "§4 投资组合报告\n报告期末，债券投资占基金资产净值的 95.1%，其中利率债 50.2%、信用债 44.9%。",
+    )
+    first = answer("松涛纯债债券基金利率债和信用债哪个占比高？", [bond])[0]
+    assert "利率债 50.2%" in first and "信用债 44.9%" in first and f"[[cite:{bond['id']}]]" in first
