@@ -26,6 +26,7 @@ from typing import Any
 from agents.providers.base import AgentState, ToolCall, Turn
 from agents.providers.reading import (
     covers,
+    enumerates,
     fold,
     is_attribute,
     read_question,
@@ -360,6 +361,15 @@ class ExtractiveProvider:
         # 本报告期 of a two-line header).
         asked = (*reading.phrases, *reading.question.times)
         quoted = quote_unit(pick.unit, asked)
+        if reading.question.extreme and pick.unit.kind in ("sentence", "clause"):
+            # The most of several a sentence enumerates (哪个业务收入最高): the whole
+            # sentence, every figure to compare, not the clause that happens to score best.
+            whole = next(
+                (u for u in pick.source.units if u.kind == "sentence" and pick.unit.text in u.text),
+                None,
+            )
+            if whole is not None and enumerates(whole.text):
+                quoted = whole.text
         # One item of a ranked list asked (第一大重仓股): that item, with its lead-in.
         quoted = picked_item(pick.unit, reading.question.ordinal) or quoted
         # Two things of one entity compared (净利润增速比营收增速高多少): which is higher.

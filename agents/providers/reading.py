@@ -392,6 +392,7 @@ class Question:
     compares: bool = False  # compares two things (哪个高, 比…高多少, 相差)
     counts: bool = False  # asks how many things (几项, 多少个): a list's items answer
     ordinal: int = 0  # picks one item of a ranked list (第一大重仓股 → 1)
+    ordinal_text: str = ""  # as written (第一大)
     judged: tuple[str, ...] = ()  # runs of a yes/no sentence the rest of the question evidences
     runs: tuple[str, ...] = ()  # the question between particles, question words and times
     periods: frozenset[str] = frozenset()  # the periods it names, canonical (periods_in)
@@ -497,6 +498,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         compares=bool(_COMPARES.search(stripped)),
         counts=bool(_COUNTS.search(stripped)),
         ordinal=_ordinal(stripped),
+        ordinal_text=next((m.group(0) for m in _ORDINAL_PICK.finditer(fold(stripped))), ""),
         judged=judged,
         runs=tuple(runs),
         periods=periods_in(stripped),

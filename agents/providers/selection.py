@@ -505,6 +505,8 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
     question = reading.question
     if unit.kind in ("sentence", "clause") and _of_a_segment(reading, unit.text):
         return False
+    if question.ordinal and unit.kind != "list" and question.ordinal_text not in fold(unit.text):
+        return False  # 第一大客户 is an item of a list, or written as such (第一大重仓股)
     if question.asks_figure and unit.kind != "list" and _amount_asked(reading):
         figures = quantities_in(without_markers(unit.text))
         if figures and all(f.unit.startswith(("%", "％", "个百分点")) for f in figures):

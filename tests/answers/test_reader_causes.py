@@ -645,3 +645,19 @@ def test_a_ratio_is_not_the_thing_it_is_of_and_which_is_higher_asks_the_share():
     )
     first = answer("松涛纯债债券基金利率债和信用债哪个占比高？", [bond])[0]
     assert "利率债 50.2%" in first and "信用债 44.9%" in first and f"[[cite:{bond['id']}]]" in first
+
+
+def test_an_ordinal_is_answered_by_a_list_or_a_text_that_writes_it_and_a_superlative_by_all():
+    customers = excerpt(
+        REPORT, "第四节 客户\n报告期内，公司前五大客户合计销售额占营业收入的 30.5%。"
+    )
+    assert not_found(answer("松涛化工第一大客户是谁？", [customers]))
+    structure = excerpt(
+        "岚山物流股份有限公司 2026 年半年度报告",
+        "二、业务结构\n报告期内，仓储收入 11.2 亿元，占营业收入的 40.1%；运输收入 12.3 亿元，"
+        "占营业收入的 44.0%；配送收入 4.4 亿元，占营业收入的 15.9%。",
+    )
+    first = answer("岚山物流哪个业务收入最高？", [structure])[0]
+    for figure in ("11.2 亿元", "12.3 亿元", "4.4 亿元"):
+        assert figure in first, first
+    assert f"[[cite:{structure['id']}]]" in first
