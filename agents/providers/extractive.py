@@ -20,6 +20,7 @@ handles (a handle's citation is the chunk that states its value).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -271,6 +272,8 @@ class ExtractiveProvider:
             named = [t for t in terms if not any(t != o and t in o for o in terms)]
             entity = "、".join(f"「{t}」" for t in named[:3])
             asked = "、".join(f"「{p}」" for p in reading.phrases[:3])
+            if question.ordinal_text:  # as asked (第一大客户), not as read (前一大客户)
+                asked = re.sub(r"前([一二三四五六七八九十\d]+)([大名位])", r"第\1\2", asked)
             when = "、".join(question.times)
             return (
                 f"未在可用的知识版本中找到{entity}{when}{asked}的内容（检索到 {count} 段摘录，"
