@@ -1,6 +1,7 @@
 """The evaluation sets of tests/answers/sets/, over their four fixtures, in a fresh database.
 
     .venv/bin/python bench/evalsets.py [--only FIXTURE ...] [--json DIR] [--agent KEY@VERSION ...]
+        [--tuned-only]
         [--database-url postgres://…/DB --jobs N]
 
 It builds the embedded default (SQLite under a temporary directory, like bench/answers.py),
@@ -9,7 +10,8 @@ two written by tests/answers/file_fixtures.py (a PDF with a table; a DOCX and a 
 file with tables) — and runs ``manage.py evaluate`` once per fixture with its tuned set and
 its held-out set side by side as separate columns (never mixed: the held-out half is
 never used for tuning). Then one table over all fixtures: each fixture's tuned and held-out
-columns, the tuned total and the held-out total. Timings are printed, never asserted.
+columns, the tuned total and the held-out total — for the first sets (NAME) and the second
+ones (NAME_b, written later over the same fixtures) apart. Timings are printed, never asserted.
 
 The held-out half is reported in aggregate only: the lines naming a held-out question (its
 progress line, its failure with the start of its answer) are left out of what is printed
@@ -98,6 +100,13 @@ def apply_fixture(name: str, var_dir: str) -> None:
     call_command("apply_manifest", str(path), stdout=StringIO())
 
 
+def generation(name: str) -> str:
+    """The set a name belongs to: "" for the first sets (demo, pine…), " b" for the second
+    ones (demo_b, pine_b…) — totalled apart, so each half of each is seen on its own."""
+    _, _, suffix = name.partition("_")
+    return f" {suffix}" if suffix else ""
+
+
 def overall(names: list[str], json_dir: Path) -> None:
     """Every fixture's tuned and held-out halves, and the two totals, per agent version."""
     import json
@@ -113,16 +122,23 @@ def overall(names: list[str], json_dir: Path) -> None:
     if not loaded:
         return
     for index, first in enumerate(next(iter(loaded.values()))):
-        columns, tuned, held_out = [], [], []
+        columns, everything = [], []
+        tuned: dict[str, list] = {}
+        held_out: dict[str, list] = {}
         for name, evaluations in loaded.items():
             results = [result_from_json(q) for q in evaluations[index]["questions"]]
             mine = [r for r in results if r.set == name]
             theirs = [r for r in results if r.set == f"{name}_heldout"]
             columns += [(name, summarize(mine)), (f"{name} held-out", summarize(theirs))]
-            tuned += mine
-            held_out += theirs
-        columns += [("TUNED", summarize(tuned)), ("HELD-OUT", summarize(held_out))]
-        columns.append(("all", summarize(tuned + held_out)))
+            tuned.setdefault(generation(name), []).extend(mine)
+            held_out.setdefault(generation(name), []).extend(theirs)
+            everything += mine + theirs
+        for suffix in tuned:
+            columns += [
+                (f"TUNED{suffix}", summarize(tuned[suffix])),
+                (f"HELD-OUT{suffix}", summarize(held_out[suffix])),
+            ]
+        columns.append(("all", summarize(everything)))
         print(f"\n## all fixtures, {first['agent']}\n")
         print("\n".join(table(columns)))
 
@@ -137,6 +153,9 @@ def main() -> None:
     parser.add_argument(
         "--show-heldout", action="store_true", help="also print the held-out questions' lines"
     )
+    parser.add_argument(
+        "--tuned-only", action="store_true", help="ask the tuned sets only (while tuning)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="sparktide-evalsets-") as var_dir:
         started = time.perf_counter()
@@ -146,8 +165,8 @@ def main() -> None:
 
         json_dir = Path(args.json_dir or Path(var_dir) / "results")
         names = args.only or list(FIXTURES)
-        for name in names:
-            apply_fixture(name, var_dir)
+        for name in dict((FIXTURES[n][0], n) for n in names).values():
+            apply_fixture(name, var_dir)  # once per manifest: NAME and NAME_b share one
         print(f"fixtures applied in {time.perf_counter() - started:.1f} s", file=sys.stderr)
         failed = False
         for name in names:
@@ -158,7 +177,9 @@ def main() -> None:
             json_dir.mkdir(parents=True, exist_ok=True)
             options += ["--json", str(json_dir / f"{name}.json")]
             print(f"\n## {name}")
-            sets = [str(SETS / f"{name}.yaml"), str(SETS / f"{name}_heldout.yaml")]
+            sets = [str(SETS / f"{name}.yaml")]
+            if not args.tuned_only:
+                sets.append(str(SETS / f"{name}_heldout.yaml"))
             out, err = sys.stdout, sys.stderr
             if not args.show_heldout:
                 out, err = HeldOutFilter(sys.stdout, [name]), HeldOutFilter(sys.stderr, [name])

@@ -267,6 +267,9 @@ def _builtin() -> Vocabulary:
         "半年报": ["半年度报告"],
         "中期报告": ["半年度报告"],
         "年报": ["年度报告"],
+        # What an analyst writes and what a filing prints instead.
+        "扣非后净利润": ["扣除非经常性损益后的净利润", "扣除非经常性损益的净利润"],
+        "地区": ["区域"],
     }
     return Vocabulary(entries)
 

@@ -20,12 +20,14 @@ handles (a handle's citation is the chunk that states its value).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from typing import Any
 
 from agents.providers.base import AgentState, ToolCall, Turn
 from agents.providers.reading import (
     covers,
+    enumerates,
     fold,
     is_attribute,
     read_question,
@@ -38,6 +40,7 @@ from agents.providers.selection import (
     answering_rows,
     best_units,
     best_units_each,
+    carried_rows,
     cite_marker,
     clause_with,
     compared_groups,
@@ -48,10 +51,13 @@ from agents.providers.selection import (
     entity_terms_of,
     handle_answers,
     is_about,
+    phrases_compared,
+    picked_item,
     quote_rows,
     quote_unit,
     read_sources,
     relevant_figures,
+    rows_compared,
     source_names,
     unit_stating,
 )
@@ -203,8 +209,19 @@ class ExtractiveProvider:
             # 同比增长多少？ after 归母净利润是多少？ asks the growth of 归母净利润.
             earlier_question = read_question(earlier, corpus)
             reading.of = tuple(t for t in earlier_question.terms if t not in entity_terms)
+        if earlier and not names_own_entity:
+            # 出租率呢？ after 华南呢？ asks it of the row the conversation is on.
+            history = [str(t.get("question") or "") for t in getattr(state, "history", None) or []]
+            carried = carried_rows(sources, state.task, [earlier, *reversed(history)])
+            reading.phrases = (*carried, *reading.phrases)
+            reading.topic = [*carried, *reading.topic]
         missing = {fold(name) for _, name in coordinated_missing(reading)}
         reading.phrases = tuple(p for p in reading.phrases if p not in missing)
+        if question.asks_figure and entity_terms and not (reading.phrases or reading.of):
+            # A figure asked of nothing the reader could read (北辰医药这季度卖了多少钱):
+            # which figure is not known — none is quoted.
+            reading.sources = []
+            return reading
         if not self._relevant(reading, sources):
             reading.sources = []
             return reading
@@ -219,8 +236,12 @@ class ExtractiveProvider:
         for rank, source in enumerate(about):
             source.rank = rank
         reading.sources = about
-        if not (best_units(reading) or relevant_figures(reading) or best_units_each(reading)):
+        picks = best_units(reading)
+        if not (picks or relevant_figures(reading) or best_units_each(reading)):
             reading.sources = []
+        listed = question.ordinal and picks and picks[0].unit.kind == "list"
+        if listed and not picked_item(picks[0].unit, question.ordinal):
+            reading.sources = []  # 第五大重仓股 over a list of three: not stated
         return reading
 
     def _relevant(self, reading: Reading, sources: list[Source]) -> bool:
@@ -251,6 +272,8 @@ class ExtractiveProvider:
             named = [t for t in terms if not any(t != o and t in o for o in terms)]
             entity = "、".join(f"「{t}」" for t in named[:3])
             asked = "、".join(f"「{p}」" for p in reading.phrases[:3])
+            if question.ordinal_text:  # as asked (第一大客户), not as read (前一大客户)
+                asked = re.sub(r"前([一二三四五六七八九十\d]+)([大名位])", r"第\1\2", asked)
             when = "、".join(question.times)
             return (
                 f"未在可用的知识版本中找到{entity}{when}{asked}的内容（检索到 {count} 段摘录，"
@@ -337,16 +360,35 @@ class ExtractiveProvider:
         pick = picks[0]
         self._direct_pick = pick
         self._cited["direct"] = [pick.source.id]
-        # The cell asked: by the topic, or by the period a column names (年初至报告期末呢？).
-        quoted = quote_unit(pick.unit, reading.phrases or reading.question.times)
+        # The cell asked: by the topic and the period a column names (年初至报告期末呢？,
+        # 本报告期 of a two-line header).
+        asked = (*reading.phrases, *reading.question.times)
+        quoted = quote_unit(pick.unit, asked)
+        if reading.question.extreme and pick.unit.kind in ("sentence", "clause"):
+            # The most of several a sentence enumerates (哪个业务收入最高): the whole
+            # sentence, every figure to compare, not the clause that happens to score best.
+            whole = next(
+                (u for u in pick.source.units if u.kind == "sentence" and pick.unit.text in u.text),
+                None,
+            )
+            if whole is not None and enumerates(whole.text):
+                quoted = whole.text
+        # One item of a ranked list asked (第一大重仓股): that item, with its lead-in.
+        quoted = picked_item(pick.unit, reading.question.ordinal) or quoted
+        # Two things of one entity compared (净利润增速比营收增速高多少): which is higher.
+        compared = phrases_compared(reading, [pick.unit.text])
         if pick.unit.kind == "row":
             # Rows named together (A和B的毛利率), the extreme row (最高), every row (各…).
             rows = answering_rows(reading, pick.source, pick.unit)
             if rows != [pick.unit]:
-                quoted = quote_rows(rows, reading.phrases)
+                quoted = quote_rows(rows, asked)
+            compared = rows_compared(reading, rows)
+        if compared:
+            self._comparing = True  # no revision into one figure
         return (
             f"**回答**（{pick.source.name}）：{quoted} "
             f"{cite_marker(pick.source)}"
+            f"{compared}"
             f"{self._context_note(reading)}"
         )
 
@@ -358,7 +400,8 @@ class ExtractiveProvider:
             lines.append(f"- {pick.source.name}：{quote} {cite_marker(pick.source)}")
             self._cited.setdefault("direct", []).append(pick.source.id)
         self._comparing = True  # several units answer: no revision to one figure
-        return "**回答**：\n" + "\n".join(lines) + self._context_note(reading)
+        compared = phrases_compared(reading, [pick.unit.text for pick in picks])
+        return "**回答**：\n" + "\n".join(lines) + compared + self._context_note(reading)
 
     def _points(self, reading: Reading) -> str:
         picks = best_units(reading)

@@ -37,6 +37,13 @@ _QUESTION_WORDS = (
     "哪几",
     "哪位",
     "多大",
+    "多高",
+    "多长",
+    "多久",
+    "多远",
+    "多快",
+    "做什么",
+    "干什么",
     "几个",
     "对比一下",
     "对比",
@@ -58,6 +65,20 @@ _QUESTION_WORDS = (
     "怎样",
     "如何",
     "请问",
+    # an analyst's lead-in and the company pointed back to (我想了解一下这家公司…)
+    "我想了解",
+    "我想知道",
+    "想了解",
+    "想知道",
+    "了解一下",
+    "帮我查",
+    "帮我看",
+    "查一下",
+    "看一下",
+    "告诉我",
+    "这家公司",
+    "该公司",
+    "这家",
     "介绍一下",
     "说说",
     "一下",
@@ -88,14 +109,19 @@ _FOLLOW_UP_LEAD = ("那么", "那", "还有", "另外", "再看", "再问", "同
 # Time qualifiers: they rank sentences; a year must also be found.
 _TIME = re.compile(
     r"(?:(?:19|20)\d{2}\s*年?(?:度)?)"
+    # a change on the year before (营收比上年增长多少): the year-on-year period, not a
+    # thing compared with (较上年末 is the balance at the year's end)
+    r"|(?:比|较)(?:上年|去年)(?:同期)?(?!末)"
     r"|(?:前三季度|第?[一二三四1-4]\s*季度|[Qq][1-4]|单季度?|累计|同比|去年|今年|本年度?|当年|[一三]季报|年报|上半年|下半年|半年报|半年度|全年"
-    r"|年初至报告期末|报告期末|本报告期|报告期内|期末)"
+    r"|年初至报告期末|报告期末|本报告期|报告期内|期末"
+    # the present and the quarter a question is asked in (现在, 这个季度): the report's own
+    r"|现在|目前|当前|眼下|如今|这一?个?季度?|本季度?|当季度?)"
 )
 # A count or an interrogative with its measure word (两只, 几家, 哪几类, 哪些): grammar of
 # the question, not what it asks about.
 _MEASURE = re.compile(
     r"哪[些几]?(?:类别|种类|类型)"
-    r"|(?:(?<!前)[两二三四五六七八九十几]|哪[几一]?)(?:部分|方面|[只家个条台项类种位名块些])|哪"
+    r"|(?:(?<!前)[两二三四五六七八九十几]|哪[几一]?|多少)(?:部分|方面|[只家个条台项类种位名块些])|哪"
     # a comparative question: 谁更大, 哪个更高
     r"|(?:谁|哪个|哪家|哪只)更?[高大低小多少快慢好]|更[高大低小多快慢好]"
 )
@@ -104,14 +130,18 @@ _YEAR = re.compile(r"(?:19|20)\d{2}")
 # (创新药收入在…中占多大比重 → 创新药收入, 比重).
 # Heads that name the form of an answer, not its subject (收入规模 asks for 收入, 业务构成
 # for 业务): dropped from the end of a phrase that keeps two characters.
-_LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据", "因素", "方面")
+_LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据", "因素", "方面", "点")
 # Modifiers that rank what is asked, not name another thing (主要风险 asks the 风险 a report
 # lists under 风险提示): dropped from the start of a phrase that keeps two characters.
 _LIGHT_MODIFIERS = ("主要",)
 # Verbs that link the thing asked to its value or its holder, not part of the thing:
 # 冷链仓储面积达到(了多少), 半年报提到(了哪些风险), 收益率下行到(多少), 持有华岳银行(的比例).
 _PREDICATE_AFTER = re.compile(
-    r"(?:达到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|下行到|上行到|上升到|下降到|增长到|降至|升至|增至|减至|到|达)$"
+    r"(?:达到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|下行到|上行到|上升到|下降到|增长到|降至|升至|增至|减至|到|达"
+    # verbs of obtaining and of reaching a stage (拿到了多少首付款, 几个项目进了三期临床)
+    r"|拿到|拿了|收到|得到|获得|取得|进入|处于|(?<![先改引推促增跟])进"
+    # verbs of spending on the thing (研发花了多少钱, 研发投了多少)
+    r"|花了?|花费|花掉|用了|(?<!定)投了?)$"
 )
 # A phrase that is only such a verb (远川冷链列举了哪些风险 → 列举; 面临的风险 → 面临) asks
 # nothing of its own when the question asks something else.
@@ -138,24 +168,46 @@ _PREDICATE_ONLY = frozenset(
         # verbs of what a whole is made of (收入由哪几部分构成)
         "构成",
         "组成",
+        # where a holding is (手上有多少项专利): 拥有
+        "手上",
+        "手里",
+        "手中",
     ]
 )
 _PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有)(?=..)")
+# By how much a thing beat another (跑赢基准多少): what it is compared with is asked, the
+# verb is not — when a figure is asked (跑赢基准了吗 asks a judgement no excerpt writes).
+_OUTPERFORMED = re.compile(r"^(?:跑赢|跑输|超越|超过|落后于?)(?=..)")
 # A comparison written 比 X 高 (净值增长率比基准高多少): X is what the thing is compared
 # with, 比 and the comparative are grammar (not 比例, 比重, 占比, 同比, 环比, 对比, 比较).
 _COMPARED_WITH = re.compile(
     r"(?<![占同环对])比(?![例重率较])(?P<other>(?:比较|[^，。？?！!比|]){1,16}?)(?:更|还)?"
     r"[高低大小多少快慢](?:出|了)?"
 )
+# A question that compares two things of one entity (净利润率与资产负债率哪个高, 净利润增速
+# 比营收增速高多少, 相差多少): the answer ends with which is higher and by how much.
+_COMPARES = re.compile(
+    r"(?<![占同环对])比(?![例重率较]|上年|去年|上期)|(?:哪个|哪项|哪一个|谁)更?[高大低小多少快慢]"
+    r"|(?:哪个|哪项|哪一个|谁)[^，。？?]{1,8}?[高大低小快慢]"
+    r"|更[高大低小多快慢好]|相差|差[了距额]|差多少|高出|多出|对比|比较|相比|孰"
+)
+# How many things (几项风险, 多少个项目), not how much (多少钱).
+_COUNTS = re.compile(r"(?:几|多少)(?:部分|方面|[只家个条项类种位名块])")
 # A superlative asked over a table's rows (哪个区域…最高): the row with the extreme value.
 _SUPERLATIVE = re.compile(r"最(?P<high>高|大|多|快|好)|最(?P<low>低|小|少|慢|差)")
 _EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有由各都")
 _ENUMERATES = re.compile(
     r"哪些|哪几|都有什么|都是什么|(?:包括|包含|涵盖)(?:了)?什么|分别|名单|列表"
+    r"|几[只个家位名条项类种块][^，。？?!！]{0,12}?(?:是什么|是谁|是哪|叫什么|有什么)"
     r"|前[\d一二三四五六七八九十]+[名大]|(?<!哪)几[项类种]"
 )
+_SHARE_WORDS = ("比例", "比重", "占比")
 # Asks which ones (a list of things), not how much of each.
-_WHICH = re.compile(r"哪些|哪几|都有什么|都是什么|(?:包括|包含|涵盖)(?:了)?什么")
+_WHICH = re.compile(
+    r"哪些|哪几|都有什么|都是什么|(?:包括|包含|涵盖)(?:了)?什么"
+    # a count whose things are named (持仓最多的几只股票是什么): which ones
+    r"|几[只个家位名条项类种块][^，。？?!！]{0,12}?(?:是什么|是谁|是哪|叫什么|有什么)"
+)
 # Asks for a number: how much, how many, how large.
 _ASKS_FIGURE = re.compile(r"多少|多大|多高|多长|多久|(?<!哪)几[个家只条项台人名位次年倍]")
 # Asks for a share (占…, 比例, 比重, 占比): the whole a share is of is then part of it.
@@ -195,6 +247,10 @@ _CHANGE_ASKED = ("变化", "变动", "增减", "升降")
 _CHANGE_STATED = re.compile(r"增长|下降|增加|减少|提高|降低|上升|增减|变动|变化|提升|下滑")
 _DIRECTIONS = ("增长", "下降", "增加", "减少", "提高", "降低", "上升", "提升", "下滑")
 _SIGNED_CHANGE = re.compile(r"增减|变动|变化")
+_COLLOQUIAL_CHANGE = ("涨幅", "跌幅", "涨", "跌")
+# A direction is stated by another word of the same sense (下滑 by 下降 4.5%).
+_UP = ("增长", "增加", "提高", "上升", "提升", "上涨")
+_DOWN = ("下降", "减少", "降低", "下滑", "下跌", "回落")
 _SHARE_OF = re.compile(r"占[^，。；,;\n\d]{1,24}?的?(?=\s*\d+(?:\.\d+)?\s*[%％])")
 _ENUMERATION = re.compile(
     r"[^\s、；;，,。]、[^\s、；;，,。]|[；;]\s*\S|[^\s]\s*(?:与|和|及|以及)\s*[^\s]"
@@ -210,9 +266,15 @@ _ITEM = re.compile(r"^\s*(?:\d+(?:[、)）]|\.(?!\d))|[（(]\d+[)）]|[①-⑳]|
 _MARKER = re.compile(
     r"^\s*(?:(?P<num>\d{1,3})(?:[、)）]|\.(?!\d))|[（(](?P<pnum>\d{1,3})[)）]"
     r"|(?P<cn>[一二三四五六七八九十]{1,3})、|[（(](?P<pcn>[一二三四五六七八九十]{1,3})[)）]"
-    r"|(?P<circled>[①-⑳])|(?P<bullet>[-•·*●○■□▪◆◇►▶]))"
+    r"|(?P<circled>[①-⑳])|(?P<bullet>[-•·*●○■□▪◆◇►▶])"
+    # ordinals written as words, before a comma or a colon: 首先，… 其次，… 最后，…; 第一，…
+    r"|(?P<word>(?:第[一二三四五六七八九十]{1,3}|首先|其次|再次|其[一二三四五六]|最后)(?=\s*[，,、：:])))"
 )
-_SECTION_MARKERS = ("cn", "pcn")
+# Markers that also begin other lines (a report's sections 一、, a sentence's 首先，): an
+# item only beside a lead-in or an item of its kind.
+_SECTION_MARKERS = ("cn", "pcn", "word")
+# The ordinal of a word marker: 首先 1, 其次 2, 再次 3, 最后 after any (0).
+_WORD_ORDINALS = {"首先": 1, "其次": 2, "再次": 3, "最后": 0}
 _CN_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
 # An enumeration written inline: 一、…；二、…, （一）…（二）…, ①…②…, 1. … 2. …, (1)…(2)…,
 # each marker at the start of the line or after a punctuation mark or space.
@@ -220,7 +282,9 @@ _INLINE_MARKER = re.compile(
     r"(?:(?:^|(?<=[：:；;。，,\s]))"
     r"(?:(?P<cn>[一二三四五六七八九十]{1,3}、)|(?P<num>\d{1,2}(?:[、)）]|\.(?!\d))))"
     # a bracketed or circled number marks itself: it needs no punctuation before it
-    r"|(?P<paren>[（(](?:[一二三四五六七八九十]{1,3}|\d{1,2})[)）])|(?P<circled>[①-⑳]))"
+    r"|(?P<paren>[（(](?:[一二三四五六七八九十]{1,3}|\d{1,2})[)）])|(?P<circled>[①-⑳])"
+    r"|(?:^|(?<=[：:；;。，,\s]))"
+    r"(?P<word>(?:第[一二三四五六七八九十]{1,3}|首先|其次|再次|其[一二三四五六]|最后)(?=\s*[，,、：:])))"
 )
 _SENTENCE = re.compile(r"[^。！？!?]+[。！？!?]*")
 _TITLE_TAIL = re.compile(r"\s*(?:(?:19|20|１９|２０)\d{2}|（|\().*$")
@@ -254,6 +318,10 @@ def _mask(term: str, text: str) -> list[bool]:
             covered[at : at + len(key)] = [True] * len(key)
     for words, stated in (
         (("占比",), bool(_SHARE.search(text))),
+        # 涨了多少 / 跌幅 ask a change, stated by the direction a report writes (增长 7.85%)
+        (_COLLOQUIAL_CHANGE, bool(_CHANGE_STATED.search(text))),
+        (_UP, any(w in text for w in _UP)),
+        (_DOWN, any(w in text for w in _DOWN)),
         (_CHANGE_ASKED, bool(_CHANGE_STATED.search(text))),
         (_DIRECTIONS, bool(_SIGNED_CHANGE.search(text))),
     ):
@@ -262,15 +330,30 @@ def _mask(term: str, text: str) -> list[bool]:
             if at >= 0 and stated:
                 covered[at : at + len(word)] = [True] * len(word)
     i = 0
+    pieces: dict[int, int] = {}  # where a stated piece ends → where it starts
     while i < len(term):
         for j in range(min(len(term), i + MAX_PIECE), i + 1, -1):
             if term[i:j] in text:
                 covered[i:j] = [True] * (j - i)
+                pieces[j] = i
                 i = j
                 break
         else:
             i += 1
+    # A head written short (里程碑款 for 里程碑付款, 研发费 for 研发费用's 研发费): the last
+    # character, alone uncovered, ends a word the text writes right after the covered piece
+    # before it (one or two characters between).
+    end = len(term) - 1
+    if end >= 2 and not covered[end] and end in pieces:
+        before = re.escape(term[pieces[end] : end])
+        if re.search(before + r"[^\s\d，。；、,.;|]{1,2}" + re.escape(term[end]), text):
+            covered[end] = True
     return covered
+
+
+def stated_characters(term: str, text: str) -> list[bool]:
+    """Which characters of ``term`` pieces of ``text`` state (top-N counts in one form)."""
+    return _mask(counted(term), counted(text))
 
 
 def covers(term: str, text: str) -> bool:
@@ -295,13 +378,21 @@ class Question:
     asks_share: bool = False  # asks for a share (占, 比例, 比重)
     each: bool = False  # asks for every one (各产品, 分别): a whole column or enumeration
     extreme: int = 0  # a superlative: 1 the highest (最高), -1 the lowest (最低)
+    compares: bool = False  # compares two things (哪个高, 比…高多少, 相差)
+    counts: bool = False  # asks how many things (几项, 多少个): a list's items answer
+    ordinal: int = 0  # picks one item of a ranked list (第一大重仓股 → 1)
+    ordinal_text: str = ""  # as written (第一大)
     judged: tuple[str, ...] = ()  # runs of a yes/no sentence the rest of the question evidences
     runs: tuple[str, ...] = ()  # the question between particles, question words and times
     periods: frozenset[str] = frozenset()  # the periods it names, canonical (periods_in)
 
 
 def _runs(question: str) -> tuple[list[str], list[str]]:
-    text = fold(question)
+    # 第一大重仓股 is an item of the 前N list; 第二个风险 of the list of 风险
+    text = _ORDINAL_PICK.sub(
+        lambda m: f"前{m.group('n')}{m.group('kind')}" if m.group("kind") in "大名位" else "|",
+        fold(question),
+    )
     times = [m.group(0).strip() for m in _TIME.finditer(text)]
     text = _TIME.sub("|", text)
     # Counts with their measure word first (哪几块, 前三大), then question words.
@@ -354,6 +445,12 @@ def _segment(run: str, corpus: str, names: tuple[str, ...] = ()) -> list[tuple[s
     return pieces
 
 
+def _grammar_only(piece: str) -> bool:
+    """A piece that is only a linking verb (拿到, 进入) or where a holding is (手上): it
+    names nothing the excerpts must mention."""
+    return piece in _PREDICATE_ONLY or not _PREDICATE_AFTER.sub("", piece)
+
+
 def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Question:
     """The terms of ``question`` as the retrieved ``corpus`` (texts, titles, labels) knows
     them; ``names``: the retrieved documents' entity names, each a term of its own."""
@@ -371,7 +468,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         for piece, known in _segment(run, corpus, names):
             if known:
                 terms.append(piece)
-            elif len(piece) >= 2:
+            elif len(piece) >= 2 and not _grammar_only(piece):
                 unknown.append(piece)
     return Question(
         text=question,
@@ -380,13 +477,17 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         times=tuple(dict.fromkeys(times)),
         years=tuple(dict.fromkeys(_YEAR.findall(" ".join(times)))),
         follow_up=follow_up,
-        enumerates=bool(_ENUMERATES.search(stripped)),
+        enumerates=bool(_ENUMERATES.search(stripped)) or bool(_ORDINAL_PICK.search(stripped)),
         quantitative=bool(_QUANTITATIVE.search(stripped)),
         which=bool(_WHICH.search(stripped)),
         asks_figure=bool(_ASKS_FIGURE.search(stripped)),
         asks_share=bool(_ASKS_SHARE.search(stripped)),
         each=bool(_EACH.search(stripped)),
         extreme=_extreme(stripped),
+        compares=bool(_COMPARES.search(stripped)),
+        counts=bool(_COUNTS.search(stripped)),
+        ordinal=_ordinal(stripped),
+        ordinal_text=next((m.group(0) for m in _ORDINAL_PICK.finditer(fold(stripped))), ""),
         judged=judged,
         runs=tuple(runs),
         periods=periods_in(stripped),
@@ -408,6 +509,20 @@ def _judged_runs(question: str) -> tuple[str, ...]:
     if not yes_no or not asking:
         return ()
     return tuple(run for s in yes_no for run in _runs(s)[0])
+
+
+# One item of a ranked list (第一大重仓股, 第二名客户): read as the list (前N…), then the item.
+_ORDINAL_PICK = re.compile(
+    r"第(?P<n>[一二三四五六七八九十]{1,3}|\d{1,2})(?P<kind>大|名|位|个|项|只|家)"
+)
+
+
+def _ordinal(question: str) -> int:
+    match = _ORDINAL_PICK.search(fold(question))
+    if match is None:
+        return 0
+    n = match.group("n")
+    return int(n) if n.isdigit() else _cn_number(n)
 
 
 def _extreme(question: str) -> int:
@@ -437,12 +552,20 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
             run = run.replace(name, "|")
         for piece in run.split("|"):
             piece = _PREDICATE_AFTER.sub("", _PREDICATE_BEFORE.sub("", piece))
+            if question.asks_figure:
+                piece = _OUTPERFORMED.sub("", piece)
+            if question.compares and len(piece) > 2 and piece[-1] in "高大低小多少快慢":
+                piece = piece[:-1]  # the comparative of 哪个占比高: 占比 is asked
+            kept = (*question.terms, *_SHARE_WORDS)
             # A piece the excerpts write as it is keeps its edges (在研管线 is not 研管线).
-            while piece and piece[0] in _EDGE_FUNCTION and piece not in question.terms:
+            while piece and piece[0] in _EDGE_FUNCTION and piece not in kept:
                 piece = piece[1:]
-            while piece and piece[-1] in _EDGE_FUNCTION and piece not in question.terms:
+            while piece and piece[-1] in _EDGE_FUNCTION and piece not in kept:
                 piece = piece[:-1]
             piece = _PREDICATE_AFTER.sub("", piece)
+            if piece.endswith("占") and len(piece) > 2:
+                piece = piece[:-1]  # the verb of a share (海外收入占多大比例), even where a
+                # text writes the phrase on (海外收入占比)
             # A word of the vocabulary (主要产品, 基金规模) keeps its modifier and its head.
             lexical = piece in LEXICON
             for light in _LIGHT_MODIFIERS:
@@ -452,10 +575,18 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
                 if piece.endswith(light) and len(piece) - len(light) >= 2 and not lexical:
                     piece = piece[: -len(light)]
                     break
+            if piece in _LIGHT_MODIFIERS:
+                continue  # 主要 alone (主要做什么业务) ranks, it names nothing
             if len(piece) >= 2 and piece not in out:
                 out.append(piece)
     asked = [piece for piece in out if piece not in _PREDICATE_ONLY]
-    return asked or out
+    asked = asked or out
+    # An expense over revenue asked in words (研发费用占营收的比例) is its ratio (研发费用率:
+    # the vocabulary's 费用率 is 占营业收入); the share word after it asks nothing more.
+    ratios = [_EXPENSE_SHARE.sub(r"\1率", piece) for piece in asked]
+    if ratios != asked:
+        return [r for r in ratios if r not in _SHARE_WORDS]
+    return asked
 
 
 def states(phrase: str, text: str) -> bool:
@@ -464,12 +595,18 @@ def states(phrase: str, text: str) -> bool:
     head: one whose last character no stated piece covers names another thing (董事长 is
     not stated by 董事会, 换手率 not by 换手, 电池产能 not by 电池销量)."""
     phrase, text = counted(phrase), counted(text)
+    if phrase and not phrase.endswith("率"):
+        # 研发费用率 is a ratio, not the 研发费用 it is of: the longer word's head is 率
+        text = text.replace(f"{phrase}率", "|")
     if not phrase or phrase in text:
         return True
     mask = _mask(phrase, text)
     if sum(mask) / len(phrase) < 0.6:
         return False
     return mask[-1]
+
+
+_EXPENSE_SHARE = re.compile(r"^(.{1,8}费用)占(?:营收|营业收入|收入)的?(?:比例|比重|占比)?$")
 
 
 # What a figure is of another (its change, its share) — a follow-up asking only this
@@ -535,11 +672,22 @@ class Unit:
     kind: str  # "sentence" | "list" | "heading" | "header" / "row" (a table's, cells in clauses)
     heading: str = ""
     clauses: list[str] = field(default_factory=list)
+    # A row whose header another excerpt of its document holds (a table split across two
+    # chunks): that excerpt's citation id.
+    header_from: str = ""
+    # A row's header as written when it is not ``heading`` (a two-line header).
+    header_text: str = ""
 
 
 def is_item(line: str) -> bool:
     """A list item line (1. …, （1）…, - …)."""
     return bool(_ITEM.match(line))
+
+
+def without_markers(text: str) -> str:
+    """``text`` with the list marker each line begins with left out (2. 创新药… → 创新药…):
+    an item's number counts nothing."""
+    return "\n".join(_ITEM.sub("", line, count=1) for line in text.split("\n"))
 
 
 def is_section_heading(line: str) -> bool:
@@ -592,6 +740,10 @@ def marker(line: str) -> tuple[str, int] | None:
     value = match.group(kind)
     if kind in ("num", "pnum"):
         return kind, int(value)
+    if kind == "word":
+        if value in _WORD_ORDINALS:
+            return kind, _WORD_ORDINALS[value]
+        return kind, _cn_number(value.lstrip("第其"))
     if kind in _SECTION_MARKERS:
         return kind, _cn_number(value)
     if kind == "circled":
@@ -675,29 +827,59 @@ def units(content: str) -> list[Unit]:
     lines = _joined_lines(content)
     item_lines = _item_lines(lines)
     last_item: dict[int, tuple[str, int]] = {}  # a list unit's id → its last item's marker
+    # The latest item line's list and marker, and a nested list's outer list (by id).
+    latest: tuple[Unit, tuple[str, int]] | None = None
+    outer: dict[int, Unit] = {}
     for line, is_item_line in zip(lines, item_lines, strict=True):
         if not line:
             continue
+        if not is_item_line:
+            latest = None
         if " | " in line:
-            cells = [c.strip() for c in line.split(" | ")]
+            cells = [c.strip().strip("|").strip() for c in line.split(" | ")]
             if not header or (out and out[-1].kind not in ("row", "header")):
                 header = cells
                 out.append(Unit(line, "header", heading, cells))
+            elif out[-1].kind == "header" and _second_header(cells, header):
+                # A two-line header (本报告期 / 金额 | 同比): each column is named by both
+                # lines, a merged or empty upper cell by the one before it.
+                header = _merged_header(header, cells)
+                out[-1].text += "\n" + line
+                out[-1].clauses = header
             else:
-                out.append(Unit(line, "row", " | ".join(header), cells))
+                headed = out[-1].text if out[-1].kind == "header" else ""
+                lines_of = headed or next(
+                    (u.header_text for u in reversed(out) if u.kind == "row"), ""
+                )
+                out.append(Unit(line, "row", " | ".join(header), cells, header_text=lines_of))
             continue
         inline = inline_items(line)
         if is_item_line and inline is None:
             mark = marker(line) or ("bullet", 0)
-            target = _list_for(out, mark, last_item)
-            if target is not None:
-                target.text += "\n" + line
-                target.clauses.append(line)
-            else:
-                target = Unit(line, "list", heading, [line])
+            nested = _nested_in(latest, mark)
+            if nested is not None:
+                # A list inside an item (1. 市场风险 / （1）… （2）…): the item leads it in,
+                # and its lines are the outer lists' too.
+                lead = nested.clauses[-1] if nested.clauses else nested.text
+                target = Unit(f"{lead}\n{line}", "list", heading, [line])
                 out.append(target)
+                outer[id(target)] = nested
+                _into_outer(nested, line, outer)
+            else:
+                found = _list_for(out, mark, last_item)
+                if found is not None:
+                    if last_item.get(id(found)) == (mark[0], mark[1] - 1):
+                        _into_outer(outer.get(id(found)), line, outer)
+                    found.text += "\n" + line
+                    found.clauses.append(line)
+                    target = found
+                else:
+                    target = Unit(line, "list", heading, [line])
+                    out.append(target)
             last_item[id(target)] = mark
+            latest = (target, mark)
             continue
+        latest = None
         if inline is not None:
             lead, items = inline
             # A lead-in that is a heading (第四节 风险提示。) heads the list, never an answer.
@@ -721,6 +903,38 @@ def units(content: str) -> list[Unit]:
             out[-1].kind = "list"
             out[-1].clauses = []
     return out
+
+
+def _into_outer(unit: Unit | None, line: str, outer: dict[int, Unit]) -> None:
+    """Add an inner list's ``line`` to ``unit`` and every list it is itself inside of."""
+    while unit is not None:
+        unit.text += "\n" + line
+        unit = outer.get(id(unit))
+
+
+def _nested_in(latest: tuple[Unit, tuple[str, int]] | None, mark: tuple[str, int]) -> Unit | None:
+    """The list an item marked ``mark`` opens a list inside of: its first item (1, （1）, ①)
+    right after an item of another kind — the outer list — else None."""
+    if latest is None or mark[1] != 1:
+        return None
+    unit, previous = latest
+    if previous[0] == mark[0] or previous[0] == "bullet" or mark[0] == "bullet":
+        return None
+    return unit
+
+
+def _second_header(cells: list[str], header: list[str]) -> bool:
+    """A table line right after the header, as wide, with no number in any cell but the
+    first: the header's second line."""
+    return len(cells) == len(header) and not any(re.search(r"\d", c) for c in cells[1:])
+
+
+def _merged_header(top: list[str], bottom: list[str]) -> list[str]:
+    merged, above = [], ""
+    for upper, lower in zip(top, bottom, strict=True):
+        above = upper or above
+        merged.append(f"{above}{lower}" if lower and lower != above else above or lower)
+    return merged
 
 
 def _list_for(

@@ -21,13 +21,17 @@ from agents.providers.reading import (
     entity_of,
     enumerates,
     fold,
+    is_attribute,
     is_item,
     is_section_heading,
     leading_unstated,
+    marker,
     row_cell,
     short_name,
+    stated_characters,
     states,
     units,
+    without_markers,
     without_share_wholes,
 )
 from knowledge.figures import Figure, figures_in, in_base_unit, value_spans
@@ -76,7 +80,48 @@ def read_sources(results: list[dict[str, Any]]) -> list[Source]:
                 rank=rank,
             )
         )
+    _borrow_headers(out)
     return out
+
+
+def _is_data(cells: list[str]) -> bool:
+    """A table line whose cells after the first are mostly quantities: a row, not a header."""
+    valued = [
+        c for c in cells[1:] if quantities_in(c) or figures_in(c) and not figures_in(c)[0].date
+    ]
+    return len(cells) >= 3 and 2 * len(valued) >= len(cells) - 1
+
+
+def _borrow_headers(sources: list[Source]) -> None:
+    """A table split across two chunks: an excerpt that begins with rows and no header (its
+    first table line is data) takes the header of its document's excerpt that holds a
+    header of as many cells — quoted with that excerpt's citation."""
+    headers = [
+        (s, u) for s in sources for u in s.units if u.kind == "header" and not _is_data(u.clauses)
+    ]
+    for source in sources:
+        first = next((u for u in source.units if u.kind in ("header", "row")), None)
+        if first is None or first.kind != "header" or not _is_data(first.clauses):
+            continue
+        owner = next(
+            (
+                (s, h)
+                for s, h in headers
+                if s is not source
+                and s.title == source.title
+                and len(h.clauses) == len(first.clauses)
+            ),
+            None,
+        )
+        if owner is None:
+            continue
+        other, header = owner
+        at = source.units.index(first)
+        for unit in source.units[at:]:
+            if unit.kind not in ("header", "row"):
+                break
+            unit.kind, unit.header_from = "row", other.id
+            unit.heading, unit.header_text = " | ".join(header.clauses), header.text
 
 
 def corpus_of(sources: list[Source]) -> str:
@@ -203,6 +248,13 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
         score += 1.0 if reading.question.enumerates else -0.5
         # The fuller enumeration of a topic answers "which" better.
         score += 0.1 * min(len(unit.clauses), 5) if reading.question.enumerates else 0.0
+        # A list answers for its lead-in (or, with none, its heading): the list inside an
+        # item (1. 市场风险 / （1）…) answers 市场风险有哪些, the outer list (主要风险如下：)
+        # 主要风险有哪些.
+        first = unit.text.split("\n", 1)[0]
+        lead = fold(unit.heading if unit.clauses and first == unit.clauses[0] else first)
+        if reading.question.enumerates and all(coverage(t, lead) >= 0.6 for t in topic):
+            score += 0.5
     if reading.question.quantitative and quantities_in(unit.text):
         score += 0.5
         # The figure the topic names: the term right before the number (营业收入 75.2 亿元),
@@ -301,6 +353,26 @@ def table_as_list(source: Source, header: Unit) -> list[Unit]:
 TOTALS = ("合计", "总计", "总体", "整体", "全部", "全公司", "总数")
 
 
+def carried_rows(sources: list[Source], question: str, earlier: list[str]) -> list[str]:
+    """The table rows the latest earlier question naming one named (华南呢？) that a
+    follow-up naming no row (出租率呢？, then 干线线路呢？) goes on asking about: their
+    labels, or [] when it names a row itself. ``earlier``: latest first."""
+    labels = {
+        fold(u.clauses[0]).strip()
+        for s in sources
+        for u in s.units
+        if u.kind == "row" and u.clauses and not is_total(u)
+    }
+    labels = {label for label in labels if len(label) >= 2}
+    if any(label in fold(question) for label in labels):
+        return []
+    for text in map(fold, earlier):
+        named = [label for label in labels if label in text]
+        if named:
+            return sorted(named, key=text.find)
+    return []
+
+
 def is_total(row: Unit) -> bool:
     return bool(row.clauses) and fold(row.clauses[0]).strip() in TOTALS
 
@@ -366,14 +438,81 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
     said = fold(f"{label}\n{labels}\n{row.heading}")
     if is_total(row):
         said += "\n" + "\n".join(TOTALS)
-    return all(leading_unstated(p, said) < 2 for p in reading.phrases)
+    if not all(leading_unstated(p, said) < 2 for p in reading.phrases):
+        return False
+    # One cell answers: what the question asks of a column (a phrase a header cell states
+    # part of) is stated by the row's label and one column's header, not by pieces of two
+    # or of the caption (营收 from 营业收入, 增长 from 毛利率比上年增减); the rest names
+    # rows (their labels, the caption: 前五名客户).
+    cells = [fold(c) for c in row.heading.split(" | ")[1 : len(row.clauses)]]
+    periods = reading.question.periods
+    return any(
+        all(_one_cell_states(p, label, c, cells) for p in reading.phrases)
+        # and the periods asked, by that column with the table's caption and title (前三季度
+        # 同比: no column of 本报告期比上年同期增减 / 年初至报告期末 states both)
+        and periods <= periods_in(f"{label}\n{labels}\n{c}")
+        for c in cells
+    )
+
+
+def _one_cell_states(phrase: str, label: str, cell: str, cells: list[str]) -> bool:
+    """``cell`` with the row's ``label`` states all of ``phrase`` that any header cell
+    states part of — or no header cell speaks to it (it names rows)."""
+    touched = [any(m) for m in zip(*(stated_characters(phrase, c) for c in cells), strict=True)]
+    if not any(touched):
+        return True
+    here = stated_characters(phrase, f"{label}\n{cell}")
+    return states(phrase, f"{label}\n{cell}") and all(
+        h or not t for h, t in zip(here, touched, strict=True)
+    )
+
+
+# A sentence about one segment of the business (仿制药板块…，但毛利率保持在 52%): its
+# subject, at its start, ends with a segment's head word.
+_SEGMENT_SUBJECT = re.compile(
+    r"^(?:报告期内|本报告期|上半年|下半年|\d{4}\s*年)?[，,]?\s*"
+    r"(?P<segment>[^，。；,;\d\s]{1,12}?)(?:板块|业务|分部|事业部|产品线)"
+)
+
+
+def _of_a_segment(reading: Reading, text: str) -> bool:
+    """The sentence speaks of a segment (创新药板块, 光伏逆变器业务) the question does not
+    name: it answers for that part, not for the whole company asked about."""
+    match = _SEGMENT_SUBJECT.match(fold(text))
+    if match is None:
+        return False
+    asked = "\n".join(fold(p) for p in (*reading.phrases, *reading.of))
+    return coverage(match.group("segment"), asked) < 0.6
+
+
+def _amount_asked(reading: Reading) -> bool:
+    """The question asks an amount of money (光伏逆变器收入多少, 多少亿), not a rate, a
+    share or a change: a percent does not answer it."""
+    question = reading.question
+    phrases = (*reading.phrases, *reading.of)
+    if question.asks_share or "YOY" in question.periods:
+        return False
+    if any(_RATE.search(p) or is_attribute(p) for p in phrases):
+        return False
+    return bool(_AMOUNT_ASKED.search(fold(question.text))) or any(
+        _AMOUNT_HEAD.search(p) for p in phrases
+    )
 
 
 def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
     """The unit has the form of an answer: a number when the question asks for one (多少),
     several things when it asks which ones (哪些)."""
     question = reading.question
-    if question.asks_figure and not quantities_in(unit.text) and unit.kind != "list":
+    if unit.kind in ("sentence", "clause") and _of_a_segment(reading, unit.text):
+        return False
+    if question.ordinal and unit.kind != "list" and question.ordinal_text not in fold(unit.text):
+        return False  # 第一大客户 is an item of a list, or written as such (第一大重仓股)
+    if question.asks_figure and unit.kind != "list" and _amount_asked(reading):
+        figures = quantities_in(without_markers(unit.text))
+        if figures and all(f.unit.startswith(("%", "％", "个百分点")) for f in figures):
+            return False  # 光伏逆变器收入多少 is an amount: 毛利率 28.6% is not it
+    listed = unit.kind == "list" and (question.counts or question.enumerates)
+    if question.asks_figure and not quantities_in(without_markers(unit.text)) and not listed:
         return False  # (a list answers "how many items" by its items)
     if question.which and unit.kind != "list" and not enumerates(unit.text):
         return False
@@ -391,7 +530,7 @@ def best_units(reading: Reading) -> list[Pick]:
                 context += "\n" + "\n".join(TOTALS)  # the total row states the whole
             if not states_question(reading, unit.text, f"{context}\n{labels}"):
                 continue
-            if not answers_form(reading, unit, labels):
+            if not answers_form(reading, unit, f"{labels}\n{source.title}"):
                 continue
             score = unit_score(unit, reading, source)
             if score > 0:
@@ -460,6 +599,8 @@ def handle_answers(handle: dict[str, Any], reading: Reading) -> bool:
     topic = "".join(reading.topic)
     if not topic or coverage(topic, label) < 0.8:
         return False
+    if label.endswith("率") and not any(_RATE.search(p) for p in reading.phrases or (topic,)):
+        return False  # a rate answers a rate: 研发费用率 is not 研发 (花了多少钱)
     return all(coverage(fold(t), label) >= 0.6 for t in reading.question.times) or not (
         reading.question.times
     )
@@ -492,7 +633,7 @@ MAX_QUOTED_CELLS = 12
 def quote_rows(rows: list[Unit], phrases: tuple[str, ...] = ()) -> str:
     """Several rows of one table the question names: each row's cell asked for, then the
     header and the rows quoted whole, every cell verbatim."""
-    if len(rows) == 1 or len(rows[0].clauses) > MAX_QUOTED_CELLS:
+    if len(rows) == 1 or len(rows[0].clauses) > MAX_QUOTED_CELLS or rows[0].header_from:
         return "\n".join(quote_unit(r, phrases) for r in rows)
     header = rows[0].heading.split(" | ")
     lines = []
@@ -500,17 +641,45 @@ def quote_rows(rows: list[Unit], phrases: tuple[str, ...] = ()) -> str:
         column = row_cell(row, phrases)
         if 0 < column < len(row.clauses) and column < len(header):
             lines.append(f"{row.clauses[0]}（{header[column]}）：{row.clauses[column]}")
-    table = "\n  ".join([f"表格：{rows[0].heading}", *(r.text for r in rows)])
+    table = "\n  ".join(
+        [f"表格：{rows[0].header_text or rows[0].heading}", *(r.text for r in rows)]
+    )
     return "\n".join([*lines, table]) if lines else table
+
+
+def picked_item(unit: Unit, ordinal: int) -> str:
+    """A ranked list's item ``ordinal`` (第一大重仓股 → 1. …) with its lead-in, or ""."""
+    if unit.kind != "list" or ordinal < 1:
+        return ""
+    items = [c for c in unit.clauses if (marker(c) or ("", 0))[1] == ordinal]
+    if not items and 0 < ordinal <= len(unit.clauses) and not any(map(marker, unit.clauses)):
+        items = [unit.clauses[ordinal - 1]]
+    if len(items) != 1:
+        return ""
+    lead = unit.text.split("\n", 1)[0]
+    return items[0] if lead in unit.clauses else f"{lead}\n{items[0]}"
 
 
 def quote_unit(unit: Unit, phrases: tuple[str, ...] = ()) -> str:
     """A unit as written: a list keeps its lead-in and every item on their own lines; a
     table row is answered by the cell the question asks for (its row label and column
     header), then quoted whole with its header — every cell verbatim."""
+    if unit.kind == "row" and unit.header_from:
+        # The header is another excerpt's: quoted with its own citation, the cell asked
+        # after it (unless the header names a number, which that excerpt states).
+        column = row_cell(unit, phrases)
+        quoted = (
+            f"表格：{unit.header_text or unit.heading} [[cite:{unit.header_from}]]\n  {unit.text}"
+        )
+        header = unit.heading.split(" | ")
+        if 0 < column < min(len(header), len(unit.clauses)) and not re.search(
+            r"\d", header[column]
+        ):
+            quoted += f"\n{unit.clauses[0]}（{header[column]}）：{unit.clauses[column]}"
+        return quoted
     if unit.kind == "row":
         column = row_cell(unit, phrases)
-        quoted = f"表格：{unit.heading}\n  {unit.text}"
+        quoted = f"表格：{unit.header_text or unit.heading}\n  {unit.text}"
         if column > 0:
             header = unit.heading.split(" | ")
             cell = f"{unit.clauses[0]}（{header[column]}）：{unit.clauses[column]}"
@@ -577,6 +746,72 @@ def difference_line(values: list[tuple[str, Figure]]) -> str:
         return "\n\n两者相同。"
     higher, lower = (first, second) if base_a > base_b else (second, first)
     return f"\n\n{higher}高于{lower}，相差 {format(delta.normalize(), 'f')}{unit}（按上面两处数字计算）。"
+
+
+# A phrase that asks a rate or a share: its figure is a percent (增速 11.7%, not 214.8 亿元).
+_RATE = re.compile(
+    r"(?:率|速|比|重|例|幅|增长|增加|下降|减少|下滑|提高|提升|降低|上升|变化|变动|增减|涨|跌|仓位)$"
+)
+# What is counted in money (a currency amount): 收入, 利润, 费用 … or 多少钱 / 多少亿.
+_AMOUNT_HEAD = re.compile(r"(?:收入|营收|利润|净利|费用|成本|金额|销售额|投入|现金流|资产|负债)$")
+_AMOUNT_ASKED = re.compile(r"多少(?:钱|亿|万|元)|金额")
+_CLAUSE_END = re.compile(r"[；;。\n]")
+_COMMA = re.compile(r"[，,]")
+
+
+def phrase_figure(
+    phrase: str, texts: list[str], others: tuple[str, ...] = (), rate: bool = False
+) -> tuple[tuple[int, int, int, int], Figure] | None:
+    """The figure ``phrase`` names in ``texts``, with where it is: the first quantity of
+    its kind (a percent for a rate, or when ``rate``) in a clause whose words up to it
+    state the phrase, and
+    that no other phrase asked (``others``) is stated by on its own (营业收入 214.8 亿元，
+    同比增长 11.7% is 营收增速's 11.7%)."""
+    rate = rate or bool(_RATE.search(phrase))
+    for t, text in enumerate(texts):
+        for c, clause in enumerate(_CLAUSE_END.split(fold(text))):
+            parts = _COMMA.split(clause)
+            for i, part in enumerate(parts):
+                said = "，".join(parts[: i + 1])
+                # its modifier too: 医药冷链… does not state 生鲜食品冷链业务收入增速
+                if not states(phrase, said) or leading_unstated(phrase, said) >= 2:
+                    continue
+                if any(states(o, part) and not states(phrase, part) for o in others):
+                    continue
+                for figure in quantities_in(part):
+                    if figure.unit.startswith(("%", "％", "个百分点")) == rate:
+                        return (t, c, i, figure.start), figure
+    return None
+
+
+def phrases_compared(reading: Reading, texts: list[str]) -> str:
+    """Which of two things of one entity the question compares is higher, and by how much
+    (difference_line), from the figures the quoted texts state for each — or ""."""
+    phrases = reading.phrases
+    if not reading.question.compares or len(phrases) != 2:
+        return ""
+    # like is compared with like: 医药冷链和生鲜冷链业务收入增速 compares two rates
+    rate = any(_RATE.search(p) for p in phrases)
+    found = [phrase_figure(p, texts, tuple(o for o in phrases if o != p), rate) for p in phrases]
+    if found[0] is None or found[1] is None or found[0][0] == found[1][0]:
+        return ""  # a figure missing, or one figure read for both: no comparison
+    return difference_line([(phrases[0], found[0][1]), (phrases[1], found[1][1])])
+
+
+def rows_compared(reading: Reading, rows: list[Unit]) -> str:
+    """Two rows a question compares (汽车电子与工业控制哪个毛利率更高): the difference of
+    the column asked."""
+    if not reading.question.compares or len(rows) != 2:
+        return ""
+    values = []
+    for row in rows:
+        column = row_cell(row, reading.phrases)
+        cell = row.clauses[column] if 0 < column < len(row.clauses) else ""
+        figures = quantities_in(cell)
+        if not figures:
+            return ""
+        values.append((fold(row.clauses[0]).strip(), figures[0]))
+    return difference_line(values)
 
 
 def coordinated_missing(reading: Reading) -> list[tuple[int, str]]:

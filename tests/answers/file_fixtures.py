@@ -306,6 +306,12 @@ SET_FIXTURES: dict[str, tuple[str, str, str]] = {
     "pine": ("tests/answers/second_manifest.yaml", "pine-desk", "reader"),
     "coldchain": ("file:coldchain", "cold-desk", "yc-analyst"),
     "chenghu": ("file:chenghu", "chenghu-desk", "pm"),
+    # A second set over each fixture, written later by another hand (NAME_b.yaml and
+    # NAME_b_heldout.yaml): the same documents, asked in other words.
+    "demo_b": ("demo/manifest.yaml", "research-desk", "analyst"),
+    "pine_b": ("tests/answers/second_manifest.yaml", "pine-desk", "reader"),
+    "coldchain_b": ("file:coldchain", "cold-desk", "yc-analyst"),
+    "chenghu_b": ("file:chenghu", "chenghu-desk", "pm"),
 }
 
 
@@ -319,5 +325,6 @@ def fixture_manifest(name: str, directory: Path) -> Path:
     its documents are files)."""
     source = SET_FIXTURES[name][0]
     if source.startswith("file:"):
-        return write_fixture(source.removeprefix("file:"), directory / name)
+        writer = source.removeprefix("file:")
+        return write_fixture(writer, directory / writer)
     return Path(__file__).resolve().parents[2] / source

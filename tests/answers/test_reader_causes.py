@@ -295,3 +295,370 @@ def test_a_follow_up_naming_only_a_period_asks_the_earlier_topic_in_that_period(
 def test_a_report_s_name_is_its_period():
     assert read_question("北辰医药三季报营收多少", "").periods == {"Q3"}
     assert read_question("北辰医药三季报营收多少", "北辰医药 营收").terms == ("北辰医药", "营收")
+
+
+# -- found by the second sets (tests/answers/sets/*_b.yaml): how analysts write ------------
+
+HARBOUR = excerpt(
+    "临江机械股份有限公司 2025 年年度报告",
+    "一、主要财务数据\n"
+    "2025 年，公司实现营业收入 48.6 亿元，同比增长 9.2%；归属于上市公司股东的净利润 4.1 亿元，"
+    "同比增长 12.5%；扣除非经常性损益后的净利润 3.8 亿元。\n"
+    "表 1 营业收入及毛利率（按产品）\n\n"
+    "产品 | 营业收入（亿元） | 毛利率 | 毛利率比上年增减\n\n"
+    "数控机床 | 30.2 | 31.5% | 增加 1.2 个百分点\n\n"
+    "工业机器人 | 18.4 | 26.2% | 减少 0.4 个百分点\n\n"
+    "合计 | 48.6 | 29.6% | 增加 0.6 个百分点\n\n"
+    "二、研发\n"
+    "截至报告期末，公司在研项目 31 项，其中 5 项处于样机验证阶段。公司拥有有效发明专利 412 项。\n"
+    "2025 年 9 月，公司就数控系统海外权益签署授权协议，获得首付款 0.8 亿美元。",
+)
+CITED = f"[[cite:{HARBOUR['id']}]]"
+
+
+@pytest.mark.parametrize(
+    ("question", "figure"),
+    [
+        ("临江机械去年扣非后净利润多少", "3.8"),  # vocabulary: 扣非后净利润
+        ("临江机械手上有多少项有效发明专利？", "412"),  # 多少项 is a count, 手上 where it is held
+        ("临江机械现在有几个项目进了样机验证？", "5"),  # 现在 the report's date, 进 a linking verb
+        ("数控系统的海外授权拿到了多少首付款？", "0.8"),  # 拿到: no entity named, still grammar
+    ],
+)
+def test_an_analyst_s_grammar_and_words_are_read_as_the_filing_writes_them(question, figure):
+    first = answer(question, [HARBOUR])[0]
+    assert figure in first and CITED in first, first
+
+
+def test_a_change_on_the_year_before_is_a_period_and_one_cell_answers_a_row():
+    # 比上年 is the year-on-year period, not a thing compared with; the table's 营业收入 and
+    # 毛利率比上年增减 columns each state half of 营收…增长: the sentence answers
+    first = answer("临江机械的营收比上年增长多少", [HARBOUR])[0]
+    assert "同比增长 9.2%" in first and CITED in first and "表格" not in first, first
+    first = answer("临江机械工业机器人毛利率比上年变化多少？", [HARBOUR])[0]
+    assert "减少 0.4 个百分点" in first and CITED in first, first
+
+
+def test_a_colloquial_rise_asks_the_change_a_report_writes():
+    fund = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "§1 主要财务指标\n本报告期基金份额净值增长率为 2.14%，同期业绩比较基准收益率为 1.77%。",
+    )
+    first = answer("松涛价值精选基金这个季度净值涨了多少？", [fund])[0]
+    assert "2.14%" in first and f"[[cite:{fund['id']}]]" in first, first
+    assert not_found(answer("松涛价值精选基金这个季度股价涨了多少？", [fund]))
+
+
+def test_a_count_whose_things_are_named_asks_which_ones():
+    first = answer("松涛价值精选基金持仓最多的几只股票是什么？", [FUND])[0]
+    for name in ("松涛化工", "岚山物流", "东临银行"):
+        assert name in first, first
+    assert f"[[cite:{FUND['id']}]]" in first
+
+
+def test_an_analyst_s_region_is_the_report_s():
+    first = answer("岚山物流华中地区的仓储面积多少？", [TABLE])[0]
+    assert "12.7" in first and f"[[cite:{TABLE['id']}]]" in first, first
+
+
+# -- two things of one company compared: each figure quoted and cited, then the difference --
+
+
+def test_two_figures_of_one_company_in_one_sentence_are_compared():
+    first = answer("临江机械的净利润增速比营收增速高多少？", [HARBOUR])[0]
+    assert "同比增长 9.2%" in first and "同比增长 12.5%" in first and CITED in first, first
+    # written after the marker, so the computed figure sits in no excerpt's span
+    assert first.endswith("净利润增速高于营收增速，相差 3.3 个百分点（按上面两处数字计算）。"), (
+        first
+    )
+
+
+def test_two_figures_of_one_company_in_two_excerpts_are_compared_each_cited():
+    margin = excerpt(REPORT, "第三节 业务回顾\n涂料业务毛利率为 21.5%。")
+    debt = excerpt(REPORT, "第二节 主要会计数据\n报告期末，公司资产负债率为 41.3%。")
+    first = answer("松涛化工的涂料业务毛利率与资产负债率哪个高？", [margin, debt])[0]
+    assert f"21.5%。 [[cite:{margin['id']}]]" in first, first
+    assert f"41.3%。 [[cite:{debt['id']}]]" in first, first
+    assert first.endswith(
+        "资产负债率高于涂料业务毛利率，相差 19.8 个百分点（按上面两处数字计算）。"
+    )
+
+
+def test_two_rows_compared_end_with_the_difference_of_the_column_asked():
+    first = answer("临江机械数控机床与工业机器人哪个毛利率更高？", [HARBOUR])[0]
+    assert "31.5%" in first and "26.2%" in first and CITED in first, first
+    assert first.endswith("数控机床高于工业机器人，相差 5.3 个百分点（按上面两处数字计算）。"), (
+        first
+    )
+
+
+def test_like_is_compared_with_like_when_the_tail_is_shared():
+    growth = excerpt(
+        "岚山物流股份有限公司 2026 年半年度报告",
+        "二、业务结构\n冷藏业务收入同比增长 15.5%，常温业务收入同比增长 3.3%。",
+    )
+    first = answer("岚山物流冷藏和常温业务收入增速哪个快？", [growth])[0]
+    assert "15.5%" in first and "3.3%" in first and f"[[cite:{growth['id']}]]" in first, first
+    assert first.endswith("相差 12.2 个百分点（按上面两处数字计算）。"), first
+
+
+# -- structures: ordinals written as words, a list inside an item ---------------------------
+
+
+def test_ordinals_written_as_words_one_a_line_are_a_list():
+    risks = excerpt(
+        REPORT,
+        "第四节 风险提示\n第一，原材料价格波动可能推高生产成本。\n第二，环保政策趋严可能增加合规支出。\n"
+        "第三，汇率波动可能影响出口收入。\n第五节 其他重要事项\n公司拟每 10 股派发现金红利 1.20 元。",
+    )
+    first = answer("松涛化工面临哪些风险？", [risks])[0]
+    for item in ("第一，原材料价格波动", "第二，环保政策趋严", "第三，汇率波动"):
+        assert item in first, first
+    assert f"[[cite:{risks['id']}]]" in first and "现金红利" not in first, first
+
+
+def test_ordinals_written_as_words_in_one_paragraph_are_a_list():
+    plan = excerpt(
+        REPORT,
+        "第四节 经营计划\n下半年公司将重点推进三项工作。首先，加快环氧树脂二期项目建设；其次，"
+        "拓展海外涂料市场；最后，推进数字化工厂改造。\n公司预计全年资本开支 12 亿元。",
+    )
+    first = answer("松涛化工下半年有哪些重点工作？", [plan])[0]
+    for item in (
+        "首先，加快环氧树脂二期项目建设",
+        "其次，拓展海外涂料市场",
+        "最后，推进数字化工厂改造",
+    ):
+        assert item in first, first
+    assert f"[[cite:{plan['id']}]]" in first
+    # a lone 首先， opens a sentence, not a list
+    alone = excerpt(
+        REPORT, "第三节 经营情况\n首先，公司上半年营业收入 75.2 亿元。管理层认为需求平稳。"
+    )
+    assert "75.2" in answer("松涛化工上半年营业收入多少？", [alone])[0]
+
+
+NESTED = excerpt(
+    REPORT,
+    "第四节 风险提示\n公司面临的主要风险如下：\n1. 市场风险\n（1）环氧树脂价格下降；\n"
+    "（2）下游涂料需求不足。\n2. 经营风险\n（1）原材料供应中断；\n（2）安全生产事故。\n3. 汇率风险",
+)
+
+
+def test_a_list_inside_an_item_answers_for_that_item():
+    first = answer("松涛化工的经营风险有哪些？", [NESTED])[0]
+    assert first.startswith(
+        "**回答**（松涛化工）：2. 经营风险\n（1）原材料供应中断；\n（2）安全生产事故。"
+    )
+    assert "市场风险" not in first and f"[[cite:{NESTED['id']}]]" in first, first
+
+
+def test_the_outer_list_is_quoted_whole_with_its_inner_items():
+    first = answer("松涛化工面临哪些主要风险？", [NESTED])[0]
+    for line in (
+        "1. 市场风险",
+        "（2）下游涂料需求不足。",
+        "2. 经营风险",
+        "（1）原材料供应中断；",
+        "3. 汇率风险",
+    ):
+        assert line in first, first
+
+
+# -- found by questions of our own, asked as an analyst types them ------------------------
+
+SPENDING = excerpt(
+    "北岭制药股份有限公司 2026 年第三季度报告",
+    "第三节 经营情况\n公司持续加大研发投入，第三季度研发费用 3.4 亿元，占营业收入的 12.1%。\n"
+    "第四节 风险提示\n1. 创新药研发周期长、投入大，临床结果存在不确定性。\n2. 集采降价风险。\n"
+    "第五节 其他\n公司就海外权益签署授权协议，获得首付款 0.5 亿美元，后续里程碑付款最高可达 3.0 亿美元。\n"
+    "报告期末组合久期为 2.8 年，资产负债率为 33.5%。",
+    {"key": "rd_ratio", "label": "研发费用率", "display": "12.1%"},
+)
+SPENT = f"[[cite:{SPENDING['id']}]]"
+
+
+@pytest.mark.parametrize(
+    ("question", "figure"),
+    [
+        ("北岭制药研发花了多少钱", "3.4 亿元"),  # 花了 links the thing to its amount
+        ("北岭制药海外授权里程碑款最多多少", "3.0 亿美元"),  # 里程碑款: 里程碑付款 written short
+        ("北岭制药组合久期多长？", "2.8 年"),  # 多长, 多高: question words
+        ("北岭制药负债率多高", "33.5%"),
+    ],
+)
+def test_an_analyst_s_short_words_are_read(question, figure):
+    blocks = answer(question, [SPENDING])
+    assert figure in blocks[0] and SPENT in blocks[0], blocks[0]
+    # an amount asked is not revised into a rate (研发费用率 12.1% is not 研发's 多少钱)
+    assert "研发费用率为" not in "".join(blocks)
+
+
+def test_an_item_s_number_is_no_figure_and_a_figure_asked_of_nothing_is_not_quoted():
+    # 1. 创新药研发周期长… holds no amount: its 1 numbers the item
+    risks = excerpt(
+        SPENDING["title"], "第四节 风险提示\n1. 创新药研发周期长、投入大。\n2. 集采降价风险。"
+    )
+    assert not_found(answer("北岭制药研发投入是多少？", [risks]))
+    # 卖了多少钱 leaves nothing the reader can read: which figure is not known
+    assert not_found(answer("北岭制药三季度卖了多少钱？", [SPENDING]))
+
+
+def test_a_direction_is_stated_by_a_word_of_its_sense_and_one_cell_answers_a_row():
+    # 收入 (营业收入 column) and 下滑 (毛利率比上年增减 column) are two columns: the sentence
+    # that writes the fall answers
+    harbour = excerpt(
+        HARBOUR["title"],
+        HARBOUR["content"]
+        + "\n三、经营分析\n工业机器人业务受下游需求疲弱影响，收入同比下降 6.3%。",
+    )
+    first = answer("临江机械工业机器人收入下滑了多少", [harbour])[0]
+    assert "收入同比下降 6.3%" in first and f"[[cite:{harbour['id']}]]" in first, first
+    assert "表格" not in first, first
+
+
+def test_a_point_of_a_kind_is_the_kind_and_beating_the_benchmark_asks_both_figures():
+    first = answer("松涛化工的风险点有哪些？", [RISKS])[0]
+    assert "原材料价格波动" in first and "汇率波动" in first, first
+    fund = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "§1 主要财务指标\n本报告期基金份额净值增长率为 2.14%，同期业绩比较基准收益率为 1.77%。",
+    )
+    first = answer("松涛价值精选基金跑赢基准多少？", [fund])[0]
+    assert "2.14%" in first and "1.77%" in first and f"[[cite:{fund['id']}]]" in first, first
+
+
+def test_a_sentence_about_one_segment_answers_for_that_segment_only():
+    notes = excerpt(
+        SPENDING["title"],
+        "第三节 经营情况\n仿制药板块受集采续约影响，收入同比下降 3.1%，但毛利率保持在 52% 左右。",
+    )
+    assert not_found(answer("北岭制药三季度毛利率多高", [notes]))
+    first = answer("北岭制药仿制药毛利率多少", [notes])[0]
+    assert "52%" in first and f"[[cite:{notes['id']}]]" in first, first
+
+
+def test_an_amount_asked_is_not_answered_by_a_percent():
+    notes = excerpt(SPENDING["title"], "第三节 经营情况\n公司净利润率 6.6%，海外收入占比 62.0%。")
+    assert not_found(answer("北岭制药海外收入多少亿", [notes]))
+    first = answer("北岭制药海外收入占了多大比例", [notes])[0]
+    assert "62.0%" in first and f"[[cite:{notes['id']}]]" in first, first
+
+
+def test_an_analyst_s_lead_in_and_the_company_pointed_back_to_are_grammar():
+    first = answer(
+        "我想了解一下临江机械这家公司2025年全年的营业收入大概是多少，同比增长了多少？", [HARBOUR]
+    )[0]
+    assert "营业收入 48.6 亿元，同比增长 9.2%" in first and CITED in first, first
+
+
+def test_a_follow_up_naming_no_row_asks_of_the_row_the_conversation_is_on():
+    history = [
+        {"question": "岚山物流华东区域仓储面积多少？", "answer": "", "runId": "run_1"},
+        {"question": "华中呢？", "answer": "", "runId": "run_2"},
+    ]
+    first = answer("仓库出租率呢？", [TABLE], history)[0]
+    assert "华中（仓库出租率）：84.0%" in first and f"[[cite:{TABLE['id']}]]" in first, first
+    # a follow-up that names its row is asked of that row
+    first = answer("华东的出租率呢？", [TABLE], history)[0]
+    assert "华东（仓库出租率）：90.5%" in first, first
+
+
+def test_an_ordinal_picks_one_item_of_a_ranked_list():
+    first = answer("松涛价值精选基金第二大重仓股是哪只？", [FUND])[0]
+    assert "2. 岚山物流，占基金资产净值 5.1%" in first and f"[[cite:{FUND['id']}]]" in first, first
+    assert "松涛化工" not in first and "东临银行" not in first, first
+
+
+def test_an_expense_share_asked_in_words_is_the_expense_ratio():
+    ratio = excerpt(
+        "临江机械股份有限公司 2026 年第三季度报告",
+        "二、经营情况\n本报告期公司研发费用率为 14.9%，同比提高 0.6 个百分点。",
+    )
+    first = answer("临江机械三季度研发费用占营收的比例是多少？", [ratio])[0]
+    assert "研发费用率为 14.9%" in first and f"[[cite:{ratio['id']}]]" in first, first
+    # and the other way round, as before: 研发费用率 over 研发费用…占营业收入的 N%
+    spent = excerpt(
+        SPENDING["title"], "第三节 经营情况\n第三季度研发费用 3.4 亿元，占营业收入的 12.1%。"
+    )
+    assert "12.1%" in answer("北岭制药研发费用率多少？", [spent])[0]
+
+
+def test_a_table_split_across_two_chunks_reads_its_rows_with_the_header_of_the_first():
+    head = excerpt(
+        "岚山物流股份有限公司 2026 年半年度报告",
+        "表 3 分区域仓储网络\n\n区域 | 仓储面积（万平方米） | 仓库出租率\n\n华东 | 30.1 | 90.5%",
+    )
+    rest = excerpt(
+        head["title"], "西南 | 8.3 | 77.2%\n\n华北 | 15.6 | 86.1%\n\n合计 | 38.4 | 87.0%"
+    )
+    first = answer("岚山物流华北区域仓储面积多少？", [rest, head])[0]
+    # the header quoted with its own chunk's citation, the row and its cell with theirs
+    assert f"表格：区域 | 仓储面积（万平方米） | 仓库出租率 [[cite:{head['id']}]]" in first, first
+    assert first.endswith(
+        f"华北 | 15.6 | 86.1%\n华北（仓储面积（万平方米））：15.6 [[cite:{rest['id']}]]"
+    )
+    # without the header's chunk, the rows name nothing: not found
+    assert not_found(answer("岚山物流华北区域仓储面积多少？", [rest]))
+
+
+def test_a_two_line_header_names_each_column_by_both_lines():
+    quarter = excerpt(
+        "临江机械股份有限公司 2026 年第三季度报告",
+        "项目 | 本报告期 | 本报告期 | 年初至报告期末 | 年初至报告期末\n\n"
+        "项目 | 金额 | 同比增减 | 金额 | 同比增减\n\n"
+        "营业收入 | 12,300 | 4.4% | 35,800 | 6.1%\n\n研发费用 | 1,830 | 9.1% | 5,270 | 8.8%",
+    )
+    cited = f"[[cite:{quarter['id']}]]"
+    first = answer("临江机械年初至报告期末营业收入同比增长多少", [quarter])[0]
+    assert first.startswith("**回答**（临江机械）：营业收入（年初至报告期末同比增减）：6.1%"), first
+    # both header lines quoted as written, then the row
+    assert (
+        "项目 | 金额 | 同比增减 | 金额 | 同比增减\n  营业收入 | 12,300" in first and cited in first
+    )
+    first = answer("临江机械本报告期研发费用是多少？", [quarter])[0]
+    assert first.startswith("**回答**（临江机械）：研发费用（本报告期金额）：1,830"), first
+
+
+def test_an_ordinal_beyond_the_list_is_not_found_and_a_counted_ordinal_picks_too():
+    assert not_found(answer("松涛价值精选基金第五大重仓股是哪只？", [FUND]))
+    risks = excerpt(
+        REPORT, "第四节 风险提示\n1. 原材料价格波动。\n2. 环保政策趋严。\n3. 汇率波动。"
+    )
+    first = answer("松涛化工的第二个风险是什么？", [risks])[0]
+    assert first.startswith("**回答**（松涛化工）：2. 环保政策趋严。 [[cite:"), first
+
+
+def test_the_period_asked_is_stated_by_the_column_that_answers():
+    # 前三季度 同比: no column states both (本报告期比上年同期增减 / 年初至报告期末)
+    assert not_found(answer("临江机械前三季度研发费用同比增长多少", [QUARTER_TABLE]))
+    first = answer("临江机械三季度研发费用同比增长多少", [QUARTER_TABLE])[0]
+    assert first.startswith("**回答**（临江机械）：研发费用（本报告期比上年同期增减）：9.1%"), first
+
+
+def test_a_ratio_is_not_the_thing_it_is_of_and_which_is_higher_asks_the_share():
+    ratio = excerpt(REPORT, "第四节 研发\n公司研发费用率为 4.5%，研发人员 320 人。")
+    assert not_found(answer("松涛化工研发费用是多少？", [ratio]))
+    bond = excerpt(
+        "松涛纯债债券型证券投资基金 2026 年第 3 季度报告",
+        "§4 投资组合报告\n报告期末，债券投资占基金资产净值的 95.1%，其中利率债 50.2%、信用债 44.9%。",
+    )
+    first = answer("松涛纯债债券基金利率债和信用债哪个占比高？", [bond])[0]
+    assert "利率债 50.2%" in first and "信用债 44.9%" in first and f"[[cite:{bond['id']}]]" in first
+
+
+def test_an_ordinal_is_answered_by_a_list_or_a_text_that_writes_it_and_a_superlative_by_all():
+    customers = excerpt(
+        REPORT, "第四节 客户\n报告期内，公司前五大客户合计销售额占营业收入的 30.5%。"
+    )
+    blocks = answer("松涛化工第一大客户是谁？", [customers])
+    assert not_found(blocks) and "「第一大客户」" in blocks[0], blocks[0]
+    structure = excerpt(
+        "岚山物流股份有限公司 2026 年半年度报告",
+        "二、业务结构\n报告期内，仓储收入 11.2 亿元，占营业收入的 40.1%；运输收入 12.3 亿元，"
+        "占营业收入的 44.0%；配送收入 4.4 亿元，占营业收入的 15.9%。",
+    )
+    first = answer("岚山物流哪个业务收入最高？", [structure])[0]
+    for figure in ("11.2 亿元", "12.3 亿元", "4.4 亿元"):
+        assert figure in first, first
+    assert f"[[cite:{structure['id']}]]" in first
