@@ -25,6 +25,14 @@ from dataclasses import replace
 from typing import Any
 
 from agents.providers.base import AgentState, ToolCall, Turn
+from agents.providers.comparison import (
+    compared_groups,
+    coordinated_missing,
+    difference_line,
+    phrases_compared,
+    rows_compared,
+)
+from agents.providers.quoting import clause_with, picked_item, quote_rows, quote_unit, unit_stating
 from agents.providers.reading import (
     covers,
     enumerates,
@@ -42,24 +50,14 @@ from agents.providers.selection import (
     best_units_each,
     carried_rows,
     cite_marker,
-    clause_with,
-    compared_groups,
-    coordinated_missing,
     corpus_of,
     dates_line,
-    difference_line,
     entity_terms_of,
     handle_answers,
     is_about,
-    phrases_compared,
-    picked_item,
-    quote_rows,
-    quote_unit,
     read_sources,
     relevant_figures,
-    rows_compared,
     source_names,
-    unit_stating,
 )
 from knowledge.figures import Figure, figures_in
 

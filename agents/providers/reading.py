@@ -1,19 +1,18 @@
-"""Reading questions and excerpts without a model (the extractive provider's toolkit).
+"""Reading questions without a model (the extractive provider's toolkit).
 
 Pure functions, no database. Chinese has no spaces, so a question is cut into *terms* by
 what the retrieved text itself contains: each run of the question is segmented greedily
 into the longest pieces that occur in the excerpts, titles or fact labels (or in the small
-lexicon of report abbreviations below); what occurs nowhere is an *unknown* term. Excerpts
-are cut into *units* at their real boundaries: headings (never glued to the text after
-them), list items (a lead-in line and its items stay together), sentences (at 。！？) and,
-inside a sentence, clauses (at ；).
+lexicon of report abbreviations below); what occurs nowhere is an *unknown* term. What a
+text *states* of a term (``states``, ``covers``) is decided here too; excerpts are cut into
+units in ``agents.providers.structure``.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from knowledge.periods import periods_in
 from knowledge.vocabulary import BUILTIN
@@ -256,37 +255,7 @@ _ENUMERATION = re.compile(
     r"[^\s、；;，,。]、[^\s、；;，,。]|[；;]\s*\S|[^\s]\s*(?:与|和|及|以及)\s*[^\s]"
 )
 
-_HEADING = re.compile(
-    r"^(?:第[一二三四五六七八九十百\d]+[节章部分]|§\s*\d+|[一二三四五六七八九十]+、|#+\s)"
-)
-_ITEM = re.compile(r"^\s*(?:\d+(?:[、)）]|\.(?!\d))|[（(]\d+[)）]|[①-⑳]|[-•·*●○■□▪◆◇►▶])\s*")
-# The marker a line begins with, by kind: an item of a list is marked like its neighbours.
-# 一、 and （一） also number a report's sections: such a line is an item only when a
-# lead-in (…如下：) or an item of its kind stands before it, or one of its kind follows.
-_MARKER = re.compile(
-    r"^\s*(?:(?P<num>\d{1,3})(?:[、)）]|\.(?!\d))|[（(](?P<pnum>\d{1,3})[)）]"
-    r"|(?P<cn>[一二三四五六七八九十]{1,3})、|[（(](?P<pcn>[一二三四五六七八九十]{1,3})[)）]"
-    r"|(?P<circled>[①-⑳])|(?P<bullet>[-•·*●○■□▪◆◇►▶])"
-    # ordinals written as words, before a comma or a colon: 首先，… 其次，… 最后，…; 第一，…
-    r"|(?P<word>(?:第[一二三四五六七八九十]{1,3}|首先|其次|再次|其[一二三四五六]|最后)(?=\s*[，,、：:])))"
-)
-# Markers that also begin other lines (a report's sections 一、, a sentence's 首先，): an
-# item only beside a lead-in or an item of its kind.
-_SECTION_MARKERS = ("cn", "pcn", "word")
-# The ordinal of a word marker: 首先 1, 其次 2, 再次 3, 最后 after any (0).
-_WORD_ORDINALS = {"首先": 1, "其次": 2, "再次": 3, "最后": 0}
 _CN_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
-# An enumeration written inline: 一、…；二、…, （一）…（二）…, ①…②…, 1. … 2. …, (1)…(2)…,
-# each marker at the start of the line or after a punctuation mark or space.
-_INLINE_MARKER = re.compile(
-    r"(?:(?:^|(?<=[：:；;。，,\s]))"
-    r"(?:(?P<cn>[一二三四五六七八九十]{1,3}、)|(?P<num>\d{1,2}(?:[、)）]|\.(?!\d))))"
-    # a bracketed or circled number marks itself: it needs no punctuation before it
-    r"|(?P<paren>[（(](?:[一二三四五六七八九十]{1,3}|\d{1,2})[)）])|(?P<circled>[①-⑳])"
-    r"|(?:^|(?<=[：:；;。，,\s]))"
-    r"(?P<word>(?:第[一二三四五六七八九十]{1,3}|首先|其次|再次|其[一二三四五六]|最后)(?=\s*[，,、：:])))"
-)
-_SENTENCE = re.compile(r"[^。！？!?]+[。！？!?]*")
 _TITLE_TAIL = re.compile(r"\s*(?:(?:19|20|１９|２０)\d{2}|（|\().*$")
 
 
@@ -522,7 +491,7 @@ def _ordinal(question: str) -> int:
     if match is None:
         return 0
     n = match.group("n")
-    return int(n) if n.isdigit() else _cn_number(n)
+    return int(n) if n.isdigit() else cn_number(n)
 
 
 def _extreme(question: str) -> int:
@@ -661,317 +630,9 @@ def short_name(entity: str) -> str:
     return entity
 
 
-# -- excerpts -----------------------------------------------------------------------------
-
-
-@dataclass
-class Unit:
-    """A piece of an excerpt cut at a real boundary."""
-
-    text: str
-    kind: str  # "sentence" | "list" | "heading" | "header" / "row" (a table's, cells in clauses)
-    heading: str = ""
-    clauses: list[str] = field(default_factory=list)
-    # A row whose header another excerpt of its document holds (a table split across two
-    # chunks): that excerpt's citation id.
-    header_from: str = ""
-    # A row's header as written when it is not ``heading`` (a two-line header).
-    header_text: str = ""
-
-
-def is_item(line: str) -> bool:
-    """A list item line (1. …, （1）…, - …)."""
-    return bool(_ITEM.match(line))
-
-
-def without_markers(text: str) -> str:
-    """``text`` with the list marker each line begins with left out (2. 创新药… → 创新药…):
-    an item's number counts nothing."""
-    return "\n".join(_ITEM.sub("", line, count=1) for line in text.split("\n"))
-
-
-def is_section_heading(line: str) -> bool:
-    """A numbered section heading (第三节 …, 二、…, §2 …, # …), not a table's caption."""
-    return bool(_HEADING.match(line))
-
-
-def _is_heading(line: str) -> bool:
-    if _HEADING.match(line):
-        return len(line) <= 40 and "。" not in line
-    return len(line) <= 24 and not re.search(r"[。；，：:,;！？!?]", line)
-
-
-def inline_items(line: str) -> tuple[str, list[str]] | None:
-    """(lead-in, items) of a line that enumerates inline — two or more markers of one kind
-    (一、 二、, ① ②, 1. 2., （1）（2）) — or a lead-in ending with a colon followed by two
-    or more items joined by ；. None for any other line."""
-    marks = list(_INLINE_MARKER.finditer(line))
-    if marks:
-        kind = marks[0].lastgroup
-        marks = [m for m in marks if m.lastgroup == kind]
-    if len(marks) >= 2:
-        lead = line[: marks[0].start()].strip()
-        bounds = [m.start() for m in marks] + [len(line)]
-        items = [
-            line[a:b].strip().rstrip("；;，,") for a, b in zip(bounds, bounds[1:], strict=False)
-        ]
-        return lead, [i for i in items if i]
-    colon = max(line.find("："), line.find(":"))
-    if colon > 0:
-        parts = [p.strip().rstrip("。") for p in re.split(r"[；;]", line[colon + 1 :])]
-        parts = [p for p in parts if p]
-        if len(parts) >= 2:
-            return line[: colon + 1].strip(), parts
-    return None
-
-
-# A line ending in a clause mark has not ended its sentence (a PDF's text sets a
-# paragraph in lines): the next line continues it.
-_CONTINUED = ("，", "、", "；", ",", ";")
-
-
-def marker(line: str) -> tuple[str, int] | None:
-    """(kind, ordinal) of the list marker ``line`` begins with — ``num`` 1. 1、 1), ``pnum``
-    (1), ``cn`` 一、, ``pcn`` （一）, ``circled`` ①, ``bullet`` - • ● (ordinal 0) — or None."""
-    match = _MARKER.match(line) or _MARKER.match(fold(line))  # ① folds to 1
-    if match is None:
-        return None
-    kind = match.lastgroup or "bullet"
-    value = match.group(kind)
-    if kind in ("num", "pnum"):
-        return kind, int(value)
-    if kind == "word":
-        if value in _WORD_ORDINALS:
-            return kind, _WORD_ORDINALS[value]
-        return kind, _cn_number(value.lstrip("第其"))
-    if kind in _SECTION_MARKERS:
-        return kind, _cn_number(value)
-    if kind == "circled":
-        return kind, ord(value) - ord("①") + 1
-    return kind, 0
-
-
-def _cn_number(numeral: str) -> int:
+def cn_number(numeral: str) -> int:
     """一 → 1, 十 → 10, 十二 → 12, 二十三 → 23."""
     if "十" not in numeral:
         return _CN_DIGITS.get(numeral[-1], 0)
     tens, _, ones = numeral.partition("十")
     return 10 * (_CN_DIGITS.get(tens, 1) if tens else 1) + _CN_DIGITS.get(ones, 0)
-
-
-def _starts_item(line: str) -> bool:
-    return bool(_ITEM.match(line)) or (marker(line) or ("", 0))[0] in _SECTION_MARKERS
-
-
-def _joined_lines(content: str) -> list[str]:
-    """The excerpt's lines, a sentence set over several lines joined back into one: a line
-    ending in ，、； goes on in the next line unless that one is blank, a table row, a list
-    item or a numbered heading — a list item's own line included (1. 燃油价格波动，/ 推高成本；)."""
-    lines: list[str] = []
-    carry = False
-    for raw in content.split("\n"):
-        line = raw.strip()
-        starts_anew = not line or " | " in line or _starts_item(line) or _HEADING.match(line)
-        if carry and not starts_anew:
-            lines[-1] += line
-        else:
-            lines.append(line)
-        carry = bool(line) and " | " not in line
-        carry = carry and fold(lines[-1]).endswith(tuple(fold(c) for c in _CONTINUED))
-    return lines
-
-
-def _item_lines(lines: list[str]) -> list[bool]:
-    """Which lines are list items: a line marked 1. / (1) / ① / • always; one marked 一、 or
-    （一） — how reports number sections too — when the line before it (blanks skipped) is a
-    lead-in ending with a colon or an item of its kind, or the line after it is one of its
-    kind. 一、冷链网络 followed by its text stays a heading."""
-    marks = [marker(line) if line else None for line in lines]
-    shown = [i for i, line in enumerate(lines) if line]
-    items = [False] * len(lines)
-    for at, i in enumerate(shown):
-        mark = marks[i]
-        if mark is None:
-            continue
-        if mark[0] not in _SECTION_MARKERS:
-            items[i] = bool(_ITEM.match(lines[i]))
-            continue
-        before = shown[at - 1] if at > 0 else None
-        after = shown[at + 1] if at + 1 < len(shown) else None
-        led = before is not None and (
-            fold(lines[before]).endswith(":") or (items[before] and _same_kind(marks[before], mark))
-        )
-        followed = after is not None and _same_kind(marks[after], mark)
-        items[i] = led or followed
-    return items
-
-
-def is_caption(text: str) -> bool:
-    """A line that names what follows it (a table's or a list's title): it ends with no
-    punctuation mark, as a sentence or a clause does."""
-    return bool(text) and not re.search(r"[。！？!?；;，,、.]$", fold(text).rstrip())
-
-
-def _same_kind(one: tuple[str, int] | None, other: tuple[str, int] | None) -> bool:
-    return one is not None and other is not None and one[0] == other[0]
-
-
-def units(content: str) -> list[Unit]:
-    """The excerpt as headings, lists (lead-in plus items) and sentences, in order. Items
-    of one list are kept together even when text stands between them: item n joins the
-    list whose last item is n − 1 of the same kind (1、风险一 / its paragraph / 2、风险二),
-    unless a heading came in between."""
-    out: list[Unit] = []
-    heading = ""
-    header: list[str] = []  # the current table's header row (ingestion writes a | b | c)
-    lines = _joined_lines(content)
-    item_lines = _item_lines(lines)
-    last_item: dict[int, tuple[str, int]] = {}  # a list unit's id → its last item's marker
-    # The latest item line's list and marker, and a nested list's outer list (by id).
-    latest: tuple[Unit, tuple[str, int]] | None = None
-    outer: dict[int, Unit] = {}
-    for line, is_item_line in zip(lines, item_lines, strict=True):
-        if not line:
-            continue
-        if not is_item_line:
-            latest = None
-        if " | " in line:
-            cells = [c.strip().strip("|").strip() for c in line.split(" | ")]
-            if not header or (out and out[-1].kind not in ("row", "header")):
-                header = cells
-                out.append(Unit(line, "header", heading, cells))
-            elif out[-1].kind == "header" and _second_header(cells, header):
-                # A two-line header (本报告期 / 金额 | 同比): each column is named by both
-                # lines, a merged or empty upper cell by the one before it.
-                header = _merged_header(header, cells)
-                out[-1].text += "\n" + line
-                out[-1].clauses = header
-            else:
-                headed = out[-1].text if out[-1].kind == "header" else ""
-                lines_of = headed or next(
-                    (u.header_text for u in reversed(out) if u.kind == "row"), ""
-                )
-                out.append(Unit(line, "row", " | ".join(header), cells, header_text=lines_of))
-            continue
-        inline = inline_items(line)
-        if is_item_line and inline is None:
-            mark = marker(line) or ("bullet", 0)
-            nested = _nested_in(latest, mark)
-            if nested is not None:
-                # A list inside an item (1. 市场风险 / （1）… （2）…): the item leads it in,
-                # and its lines are the outer lists' too.
-                lead = nested.clauses[-1] if nested.clauses else nested.text
-                target = Unit(f"{lead}\n{line}", "list", heading, [line])
-                out.append(target)
-                outer[id(target)] = nested
-                _into_outer(nested, line, outer)
-            else:
-                found = _list_for(out, mark, last_item)
-                if found is not None:
-                    if last_item.get(id(found)) == (mark[0], mark[1] - 1):
-                        _into_outer(outer.get(id(found)), line, outer)
-                    found.text += "\n" + line
-                    found.clauses.append(line)
-                    target = found
-                else:
-                    target = Unit(line, "list", heading, [line])
-                    out.append(target)
-            last_item[id(target)] = mark
-            latest = (target, mark)
-            continue
-        latest = None
-        if inline is not None:
-            lead, items = inline
-            # A lead-in that is a heading (第四节 风险提示。) heads the list, never an answer.
-            head = lead.rstrip("。.：: ")
-            if head and _HEADING.match(head) and _is_heading(head):
-                heading = head
-                out.append(Unit(head, "heading", heading))
-            text = "\n".join([lead.rstrip("。."), *items] if lead else items)
-            out.append(Unit(text, "list", heading, items))
-            continue
-        if _is_heading(line):
-            heading = line
-            out.append(Unit(line, "heading", heading))
-            continue
-        sentences = [s.strip() for s in _SENTENCE.findall(line) if s.strip()]
-        for sentence in sentences:
-            clauses = [c for c in re.split(r"(?<=；)", sentence) if c.strip()]
-            out.append(Unit(sentence, "sentence", heading, clauses))
-        # A lead-in ending with a colon takes the items that follow.
-        if out and out[-1].kind == "sentence" and line.endswith(("：", ":")):
-            out[-1].kind = "list"
-            out[-1].clauses = []
-    return out
-
-
-def _into_outer(unit: Unit | None, line: str, outer: dict[int, Unit]) -> None:
-    """Add an inner list's ``line`` to ``unit`` and every list it is itself inside of."""
-    while unit is not None:
-        unit.text += "\n" + line
-        unit = outer.get(id(unit))
-
-
-def _nested_in(latest: tuple[Unit, tuple[str, int]] | None, mark: tuple[str, int]) -> Unit | None:
-    """The list an item marked ``mark`` opens a list inside of: its first item (1, （1）, ①)
-    right after an item of another kind — the outer list — else None."""
-    if latest is None or mark[1] != 1:
-        return None
-    unit, previous = latest
-    if previous[0] == mark[0] or previous[0] == "bullet" or mark[0] == "bullet":
-        return None
-    return unit
-
-
-def _second_header(cells: list[str], header: list[str]) -> bool:
-    """A table line right after the header, as wide, with no number in any cell but the
-    first: the header's second line."""
-    return len(cells) == len(header) and not any(re.search(r"\d", c) for c in cells[1:])
-
-
-def _merged_header(top: list[str], bottom: list[str]) -> list[str]:
-    merged, above = [], ""
-    for upper, lower in zip(top, bottom, strict=True):
-        above = upper or above
-        merged.append(f"{above}{lower}" if lower and lower != above else above or lower)
-    return merged
-
-
-def _list_for(
-    out: list[Unit], mark: tuple[str, int], last_item: dict[int, tuple[str, int]]
-) -> Unit | None:
-    """The list an item marked ``mark`` continues: the unit just before it when that is a
-    lead-in or a list of its kind, else the latest list of its kind whose last item is the
-    one before this (n − 1), with no heading since; None to start a new list."""
-    if out and out[-1].kind == "sentence" and not mark[1] > 1 and is_caption(out[-1].text):
-        # A caption (前五名股票投资明细) stands before its list as its lead-in.
-        out[-1].kind = "list"
-        out[-1].clauses = []
-        return out[-1]
-    if out and out[-1].kind == "list":
-        previous = last_item.get(id(out[-1]))
-        if previous is None and not out[-1].clauses:
-            return out[-1]  # a lead-in (…如下：)
-        if previous is not None and previous[0] == mark[0]:
-            return out[-1]
-    if mark[1] < 2:
-        return None
-    for unit in reversed(out):
-        if unit.kind == "heading":
-            return None
-        previous = last_item.get(id(unit))
-        if previous is not None and previous == (mark[0], mark[1] - 1):
-            return unit
-    return None
-
-
-def row_cell(row: Unit, phrases: list[str] | tuple[str, ...]) -> int:
-    """The column of a table ``row`` (its header in ``row.heading``) the phrases ask for:
-    the header cell stating most of them, never the row label; -1 when none does."""
-    header = row.heading.split(" | ")
-    best, best_score = -1, 0.0
-    for index, cell in enumerate(header[1 : len(row.clauses)], start=1):
-        score = sum(coverage(p, fold(cell)) for p in phrases)
-        if score > best_score:
-            best, best_score = index, score
-    return best

@@ -14,7 +14,6 @@ from typing import Any
 from agents.providers.reading import (
     LEXICON,
     Question,
-    Unit,
     counted,
     coverage,
     covers,
@@ -22,19 +21,21 @@ from agents.providers.reading import (
     enumerates,
     fold,
     is_attribute,
-    is_item,
-    is_section_heading,
     leading_unstated,
-    marker,
-    row_cell,
     short_name,
     stated_characters,
     states,
-    units,
-    without_markers,
     without_share_wholes,
 )
-from knowledge.figures import Figure, figures_in, in_base_unit, value_spans
+from agents.providers.structure import (
+    Unit,
+    is_item,
+    is_section_heading,
+    row_cell,
+    units,
+    without_markers,
+)
+from knowledge.figures import Figure, figures_in
 from knowledge.periods import periods_in
 from knowledge.text import search_tokens
 
@@ -492,7 +493,7 @@ def _amount_asked(reading: Reading) -> bool:
     phrases = (*reading.phrases, *reading.of)
     if question.asks_share or "YOY" in question.periods:
         return False
-    if any(_RATE.search(p) or is_attribute(p) for p in phrases):
+    if any(RATE.search(p) or is_attribute(p) for p in phrases):
         return False
     return bool(_AMOUNT_ASKED.search(fold(question.text))) or any(
         _AMOUNT_HEAD.search(p) for p in phrases
@@ -599,238 +600,23 @@ def handle_answers(handle: dict[str, Any], reading: Reading) -> bool:
     topic = "".join(reading.topic)
     if not topic or coverage(topic, label) < 0.8:
         return False
-    if label.endswith("率") and not any(_RATE.search(p) for p in reading.phrases or (topic,)):
+    if label.endswith("率") and not any(RATE.search(p) for p in reading.phrases or (topic,)):
         return False  # a rate answers a rate: 研发费用率 is not 研发 (花了多少钱)
     return all(coverage(fold(t), label) >= 0.6 for t in reading.question.times) or not (
         reading.question.times
     )
 
 
-def clause_with(unit: Unit, display: str) -> str:
-    """The clause of ``unit`` that states ``display`` (the value as a handle renders it)."""
-    figures = figures_in(display)
-    if not figures:
-        return unit.text
-    for clause in unit.clauses or [unit.text]:
-        if value_spans(clause, figures[0].value, figures[0].unit):
-            return clause.rstrip("；;，,")
-    return unit.text
-
-
-def unit_stating(source: Source, display: str) -> Unit | None:
-    figures = figures_in(display)
-    if not figures:
-        return None
-    for unit in source.units:
-        if unit.kind != "heading" and value_spans(unit.text, figures[0].value, figures[0].unit):
-            return unit
-    return None
-
-
 MAX_QUOTED_CELLS = 12
 
 
-def quote_rows(rows: list[Unit], phrases: tuple[str, ...] = ()) -> str:
-    """Several rows of one table the question names: each row's cell asked for, then the
-    header and the rows quoted whole, every cell verbatim."""
-    if len(rows) == 1 or len(rows[0].clauses) > MAX_QUOTED_CELLS or rows[0].header_from:
-        return "\n".join(quote_unit(r, phrases) for r in rows)
-    header = rows[0].heading.split(" | ")
-    lines = []
-    for row in rows:
-        column = row_cell(row, phrases)
-        if 0 < column < len(row.clauses) and column < len(header):
-            lines.append(f"{row.clauses[0]}（{header[column]}）：{row.clauses[column]}")
-    table = "\n  ".join(
-        [f"表格：{rows[0].header_text or rows[0].heading}", *(r.text for r in rows)]
-    )
-    return "\n".join([*lines, table]) if lines else table
-
-
-def picked_item(unit: Unit, ordinal: int) -> str:
-    """A ranked list's item ``ordinal`` (第一大重仓股 → 1. …) with its lead-in, or ""."""
-    if unit.kind != "list" or ordinal < 1:
-        return ""
-    items = [c for c in unit.clauses if (marker(c) or ("", 0))[1] == ordinal]
-    if not items and 0 < ordinal <= len(unit.clauses) and not any(map(marker, unit.clauses)):
-        items = [unit.clauses[ordinal - 1]]
-    if len(items) != 1:
-        return ""
-    lead = unit.text.split("\n", 1)[0]
-    return items[0] if lead in unit.clauses else f"{lead}\n{items[0]}"
-
-
-def quote_unit(unit: Unit, phrases: tuple[str, ...] = ()) -> str:
-    """A unit as written: a list keeps its lead-in and every item on their own lines; a
-    table row is answered by the cell the question asks for (its row label and column
-    header), then quoted whole with its header — every cell verbatim."""
-    if unit.kind == "row" and unit.header_from:
-        # The header is another excerpt's: quoted with its own citation, the cell asked
-        # after it (unless the header names a number, which that excerpt states).
-        column = row_cell(unit, phrases)
-        quoted = (
-            f"表格：{unit.header_text or unit.heading} [[cite:{unit.header_from}]]\n  {unit.text}"
-        )
-        header = unit.heading.split(" | ")
-        if 0 < column < min(len(header), len(unit.clauses)) and not re.search(
-            r"\d", header[column]
-        ):
-            quoted += f"\n{unit.clauses[0]}（{header[column]}）：{unit.clauses[column]}"
-        return quoted
-    if unit.kind == "row":
-        column = row_cell(unit, phrases)
-        quoted = f"表格：{unit.header_text or unit.heading}\n  {unit.text}"
-        if column > 0:
-            header = unit.heading.split(" | ")
-            cell = f"{unit.clauses[0]}（{header[column]}）：{unit.clauses[column]}"
-            # A wide table's row is answered by its cell alone (a record of 500 columns is
-            # not an answer to read).
-            return cell if len(unit.clauses) > MAX_QUOTED_CELLS else f"{cell}\n  {quoted}"
-        return quoted
-    return unit.text.rstrip("；;，,") if unit.kind == "clause" else unit.text
-
-
-# Two named entities joined as one subject (A基金和B基金, A与B, A、B): a comparison.
-COORDINATED = re.compile(r"\s*(?:和|与|及|跟|同|、|以及)\s*")
-
-
-def compared_groups(reading: Reading) -> list[tuple[str, list[Source]]]:
-    """The entities a comparison question names, each with its own retrieved sources, in
-    the question's order — or [] when the question is not a comparison of two or more.
-    Entities must be coordinated in the text (A和B的…): 星河医疗健康混合基金持有北辰医药
-    names two entities but asks about one."""
-    text = fold(reading.question.text)
-    # A generic name (基金 in every fund's title) names no one entity: it is not compared.
-    specific = [
-        t
-        for t in reading.entity_terms
-        if len({s.entity for s in reading.sources if source_names(s, t)}) == 1
-    ]
-    placed = sorted((text.find(fold(t)), t) for t in specific if text.find(fold(t)) >= 0)
-    groups: list[tuple[str, list[Source]]] = []
-    for i, (at, term) in enumerate(placed):
-        if i > 0:
-            previous_at, previous = placed[i - 1]
-            between = text[previous_at + len(fold(previous)) : at]
-            if not COORDINATED.fullmatch(between):
-                return []
-        named = [s for s in reading.sources if source_names(s, term)]
-        if not named or any({s.entity for s in named} & {s.entity for s in g} for _, g in groups):
-            return []
-        groups.append((term, named))
-    if len(groups) >= 1:
-        order = {term: at for at, term in placed}
-        missing = coordinated_missing(reading)
-        groups += [(name, []) for _, name in missing]
-        order |= {name: at for at, name in missing}
-        groups.sort(key=lambda g: order[g[0]])
-    return groups if len(groups) >= 2 else []
-
-
-def difference_line(values: list[tuple[str, Figure]]) -> str:
-    """Which of two figures of one unit is higher, and by how much — written after every
-    marker, so it sits in no excerpt's span; no difference across units."""
-    (first, a), (second, b) = values
-    percent = a.unit.startswith(("%", "％")) and b.unit.startswith(("%", "％"))
-    base_a, unit_a = in_base_unit(a.value, a.unit)
-    base_b, unit_b = in_base_unit(b.value, b.unit)
-    if percent:
-        delta, unit = abs(a.value - b.value), " 个百分点"
-    elif a.unit == b.unit:
-        delta, unit = abs(a.value - b.value), a.unit
-    elif unit_a and unit_a == unit_b:
-        delta, unit = abs(base_a - base_b), unit_a
-    else:
-        return ""
-    if base_a == base_b:
-        return "\n\n两者相同。"
-    higher, lower = (first, second) if base_a > base_b else (second, first)
-    return f"\n\n{higher}高于{lower}，相差 {format(delta.normalize(), 'f')}{unit}（按上面两处数字计算）。"
-
-
 # A phrase that asks a rate or a share: its figure is a percent (增速 11.7%, not 214.8 亿元).
-_RATE = re.compile(
+RATE = re.compile(
     r"(?:率|速|比|重|例|幅|增长|增加|下降|减少|下滑|提高|提升|降低|上升|变化|变动|增减|涨|跌|仓位)$"
 )
 # What is counted in money (a currency amount): 收入, 利润, 费用 … or 多少钱 / 多少亿.
 _AMOUNT_HEAD = re.compile(r"(?:收入|营收|利润|净利|费用|成本|金额|销售额|投入|现金流|资产|负债)$")
 _AMOUNT_ASKED = re.compile(r"多少(?:钱|亿|万|元)|金额")
-_CLAUSE_END = re.compile(r"[；;。\n]")
-_COMMA = re.compile(r"[，,]")
-
-
-def phrase_figure(
-    phrase: str, texts: list[str], others: tuple[str, ...] = (), rate: bool = False
-) -> tuple[tuple[int, int, int, int], Figure] | None:
-    """The figure ``phrase`` names in ``texts``, with where it is: the first quantity of
-    its kind (a percent for a rate, or when ``rate``) in a clause whose words up to it
-    state the phrase, and
-    that no other phrase asked (``others``) is stated by on its own (营业收入 214.8 亿元，
-    同比增长 11.7% is 营收增速's 11.7%)."""
-    rate = rate or bool(_RATE.search(phrase))
-    for t, text in enumerate(texts):
-        for c, clause in enumerate(_CLAUSE_END.split(fold(text))):
-            parts = _COMMA.split(clause)
-            for i, part in enumerate(parts):
-                said = "，".join(parts[: i + 1])
-                # its modifier too: 医药冷链… does not state 生鲜食品冷链业务收入增速
-                if not states(phrase, said) or leading_unstated(phrase, said) >= 2:
-                    continue
-                if any(states(o, part) and not states(phrase, part) for o in others):
-                    continue
-                for figure in quantities_in(part):
-                    if figure.unit.startswith(("%", "％", "个百分点")) == rate:
-                        return (t, c, i, figure.start), figure
-    return None
-
-
-def phrases_compared(reading: Reading, texts: list[str]) -> str:
-    """Which of two things of one entity the question compares is higher, and by how much
-    (difference_line), from the figures the quoted texts state for each — or ""."""
-    phrases = reading.phrases
-    if not reading.question.compares or len(phrases) != 2:
-        return ""
-    # like is compared with like: 医药冷链和生鲜冷链业务收入增速 compares two rates
-    rate = any(_RATE.search(p) for p in phrases)
-    found = [phrase_figure(p, texts, tuple(o for o in phrases if o != p), rate) for p in phrases]
-    if found[0] is None or found[1] is None or found[0][0] == found[1][0]:
-        return ""  # a figure missing, or one figure read for both: no comparison
-    return difference_line([(phrases[0], found[0][1]), (phrases[1], found[1][1])])
-
-
-def rows_compared(reading: Reading, rows: list[Unit]) -> str:
-    """Two rows a question compares (汽车电子与工业控制哪个毛利率更高): the difference of
-    the column asked."""
-    if not reading.question.compares or len(rows) != 2:
-        return ""
-    values = []
-    for row in rows:
-        column = row_cell(row, reading.phrases)
-        cell = row.clauses[column] if 0 < column < len(row.clauses) else ""
-        figures = quantities_in(cell)
-        if not figures:
-            return ""
-        values.append((fold(row.clauses[0]).strip(), figures[0]))
-    return difference_line(values)
-
-
-def coordinated_missing(reading: Reading) -> list[tuple[int, str]]:
-    """Names the question coordinates with a known entity (A和B的…) that no retrieved
-    document is about: (position, name)."""
-    text = fold(reading.question.text)
-    known = [(text.find(fold(t)), fold(t)) for t in reading.entity_terms if fold(t) in text]
-    out = []
-    for name in reading.question.unknown:
-        at = text.find(fold(name))
-        if at < 0:
-            continue
-        for position, term in known:
-            before = text[position + len(term) : at] if position < at else ""
-            after = text[at + len(name) : position] if at < position else ""
-            if COORDINATED.fullmatch(before or after or "x"):
-                out.append((at, name))
-                break
-    return out
 
 
 def cite_marker(source: Source) -> str:

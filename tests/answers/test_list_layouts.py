@@ -6,7 +6,7 @@ database (tests/answers/reader.py)."""
 
 import pytest
 
-from agents.providers.reading import marker, units
+from agents.providers.structure import marker, units
 from tests.answers.reader import answer, excerpt, not_found
 
 REPORT = "松涛化工股份有限公司 2026 年半年度报告"

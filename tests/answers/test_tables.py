@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from agents.providers.reading import row_cell, units
+from agents.providers.structure import row_cell, units
 from knowledge.files import _pdf_tables
 from tenancy.models import App
 from tests.answers.conftest import Desk, cited_ids

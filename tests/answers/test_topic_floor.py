@@ -5,7 +5,8 @@ one line are read as lists; bad input never fails a run."""
 
 import pytest
 
-from agents.providers.reading import inline_items, read_question, states, topic_phrases, units
+from agents.providers.reading import read_question, states, topic_phrases
+from agents.providers.structure import inline_items, units
 from tests.answers.conftest import cited_ids
 
 # On-topic for a known entity, but the documents never state what is asked.

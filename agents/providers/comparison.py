@@ -1,0 +1,151 @@
+"""Comparisons the extractive provider writes (docs/extractive-provider.md, "Comparisons"):
+the entities a question coordinates and their sources, each one's figure for the phrase
+asked, and the line that says which is higher and by how much — computed from the two
+figures quoted above it, so it sits after every marker and in no excerpt's span.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agents.providers.reading import fold, leading_unstated, states
+from agents.providers.selection import RATE, Reading, Source, quantities_in, source_names
+from agents.providers.structure import Unit, row_cell
+from knowledge.figures import Figure, in_base_unit
+
+# Two named entities joined as one subject (A基金和B基金, A与B, A、B): a comparison.
+COORDINATED = re.compile(r"\s*(?:和|与|及|跟|同|、|以及)\s*")
+
+
+def compared_groups(reading: Reading) -> list[tuple[str, list[Source]]]:
+    """The entities a comparison question names, each with its own retrieved sources, in
+    the question's order — or [] when the question is not a comparison of two or more.
+    Entities must be coordinated in the text (A和B的…): 星河医疗健康混合基金持有北辰医药
+    names two entities but asks about one."""
+    text = fold(reading.question.text)
+    # A generic name (基金 in every fund's title) names no one entity: it is not compared.
+    specific = [
+        t
+        for t in reading.entity_terms
+        if len({s.entity for s in reading.sources if source_names(s, t)}) == 1
+    ]
+    placed = sorted((text.find(fold(t)), t) for t in specific if text.find(fold(t)) >= 0)
+    groups: list[tuple[str, list[Source]]] = []
+    for i, (at, term) in enumerate(placed):
+        if i > 0:
+            previous_at, previous = placed[i - 1]
+            between = text[previous_at + len(fold(previous)) : at]
+            if not COORDINATED.fullmatch(between):
+                return []
+        named = [s for s in reading.sources if source_names(s, term)]
+        if not named or any({s.entity for s in named} & {s.entity for s in g} for _, g in groups):
+            return []
+        groups.append((term, named))
+    if len(groups) >= 1:
+        order = {term: at for at, term in placed}
+        missing = coordinated_missing(reading)
+        groups += [(name, []) for _, name in missing]
+        order |= {name: at for at, name in missing}
+        groups.sort(key=lambda g: order[g[0]])
+    return groups if len(groups) >= 2 else []
+
+
+def difference_line(values: list[tuple[str, Figure]]) -> str:
+    """Which of two figures of one unit is higher, and by how much — written after every
+    marker, so it sits in no excerpt's span; no difference across units."""
+    (first, a), (second, b) = values
+    percent = a.unit.startswith(("%", "％")) and b.unit.startswith(("%", "％"))
+    base_a, unit_a = in_base_unit(a.value, a.unit)
+    base_b, unit_b = in_base_unit(b.value, b.unit)
+    if percent:
+        delta, unit = abs(a.value - b.value), " 个百分点"
+    elif a.unit == b.unit:
+        delta, unit = abs(a.value - b.value), a.unit
+    elif unit_a and unit_a == unit_b:
+        delta, unit = abs(base_a - base_b), unit_a
+    else:
+        return ""
+    if base_a == base_b:
+        return "\n\n两者相同。"
+    higher, lower = (first, second) if base_a > base_b else (second, first)
+    return f"\n\n{higher}高于{lower}，相差 {format(delta.normalize(), 'f')}{unit}（按上面两处数字计算）。"
+
+
+_CLAUSE_END = re.compile(r"[；;。\n]")
+
+
+_COMMA = re.compile(r"[，,]")
+
+
+def phrase_figure(
+    phrase: str, texts: list[str], others: tuple[str, ...] = (), rate: bool = False
+) -> tuple[tuple[int, int, int, int], Figure] | None:
+    """The figure ``phrase`` names in ``texts``, with where it is: the first quantity of
+    its kind (a percent for a rate, or when ``rate``) in a clause whose words up to it
+    state the phrase, and
+    that no other phrase asked (``others``) is stated by on its own (营业收入 214.8 亿元，
+    同比增长 11.7% is 营收增速's 11.7%)."""
+    rate = rate or bool(RATE.search(phrase))
+    for t, text in enumerate(texts):
+        for c, clause in enumerate(_CLAUSE_END.split(fold(text))):
+            parts = _COMMA.split(clause)
+            for i, part in enumerate(parts):
+                said = "，".join(parts[: i + 1])
+                # its modifier too: 医药冷链… does not state 生鲜食品冷链业务收入增速
+                if not states(phrase, said) or leading_unstated(phrase, said) >= 2:
+                    continue
+                if any(states(o, part) and not states(phrase, part) for o in others):
+                    continue
+                for figure in quantities_in(part):
+                    if figure.unit.startswith(("%", "％", "个百分点")) == rate:
+                        return (t, c, i, figure.start), figure
+    return None
+
+
+def phrases_compared(reading: Reading, texts: list[str]) -> str:
+    """Which of two things of one entity the question compares is higher, and by how much
+    (difference_line), from the figures the quoted texts state for each — or ""."""
+    phrases = reading.phrases
+    if not reading.question.compares or len(phrases) != 2:
+        return ""
+    # like is compared with like: 医药冷链和生鲜冷链业务收入增速 compares two rates
+    rate = any(RATE.search(p) for p in phrases)
+    found = [phrase_figure(p, texts, tuple(o for o in phrases if o != p), rate) for p in phrases]
+    if found[0] is None or found[1] is None or found[0][0] == found[1][0]:
+        return ""  # a figure missing, or one figure read for both: no comparison
+    return difference_line([(phrases[0], found[0][1]), (phrases[1], found[1][1])])
+
+
+def rows_compared(reading: Reading, rows: list[Unit]) -> str:
+    """Two rows a question compares (汽车电子与工业控制哪个毛利率更高): the difference of
+    the column asked."""
+    if not reading.question.compares or len(rows) != 2:
+        return ""
+    values = []
+    for row in rows:
+        column = row_cell(row, reading.phrases)
+        cell = row.clauses[column] if 0 < column < len(row.clauses) else ""
+        figures = quantities_in(cell)
+        if not figures:
+            return ""
+        values.append((fold(row.clauses[0]).strip(), figures[0]))
+    return difference_line(values)
+
+
+def coordinated_missing(reading: Reading) -> list[tuple[int, str]]:
+    """Names the question coordinates with a known entity (A和B的…) that no retrieved
+    document is about: (position, name)."""
+    text = fold(reading.question.text)
+    known = [(text.find(fold(t)), fold(t)) for t in reading.entity_terms if fold(t) in text]
+    out = []
+    for name in reading.question.unknown:
+        at = text.find(fold(name))
+        if at < 0:
+            continue
+        for position, term in known:
+            before = text[position + len(term) : at] if position < at else ""
+            after = text[at + len(name) : position] if at < position else ""
+            if COORDINATED.fullmatch(before or after or "x"):
+                out.append((at, name))
+                break
+    return out

@@ -1,0 +1,94 @@
+"""How the extractive provider quotes what answers: a unit whole or the clause stating a
+figure, a list's picked item, table rows with their header (wide tables by the cells
+asked). Quoted text is verbatim from its excerpt, so every figure before a marker is in
+that marker's excerpt.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agents.providers.selection import MAX_QUOTED_CELLS, Source
+from agents.providers.structure import Unit, marker, row_cell
+from knowledge.figures import figures_in, value_spans
+
+
+def clause_with(unit: Unit, display: str) -> str:
+    """The clause of ``unit`` that states ``display`` (the value as a handle renders it)."""
+    figures = figures_in(display)
+    if not figures:
+        return unit.text
+    for clause in unit.clauses or [unit.text]:
+        if value_spans(clause, figures[0].value, figures[0].unit):
+            return clause.rstrip("；;，,")
+    return unit.text
+
+
+def unit_stating(source: Source, display: str) -> Unit | None:
+    figures = figures_in(display)
+    if not figures:
+        return None
+    for unit in source.units:
+        if unit.kind != "heading" and value_spans(unit.text, figures[0].value, figures[0].unit):
+            return unit
+    return None
+
+
+def quote_rows(rows: list[Unit], phrases: tuple[str, ...] = ()) -> str:
+    """Several rows of one table the question names: each row's cell asked for, then the
+    header and the rows quoted whole, every cell verbatim."""
+    if len(rows) == 1 or len(rows[0].clauses) > MAX_QUOTED_CELLS or rows[0].header_from:
+        return "\n".join(quote_unit(r, phrases) for r in rows)
+    header = rows[0].heading.split(" | ")
+    lines = []
+    for row in rows:
+        column = row_cell(row, phrases)
+        if 0 < column < len(row.clauses) and column < len(header):
+            lines.append(f"{row.clauses[0]}（{header[column]}）：{row.clauses[column]}")
+    table = "\n  ".join(
+        [f"表格：{rows[0].header_text or rows[0].heading}", *(r.text for r in rows)]
+    )
+    return "\n".join([*lines, table]) if lines else table
+
+
+def picked_item(unit: Unit, ordinal: int) -> str:
+    """A ranked list's item ``ordinal`` (第一大重仓股 → 1. …) with its lead-in, or ""."""
+    if unit.kind != "list" or ordinal < 1:
+        return ""
+    items = [c for c in unit.clauses if (marker(c) or ("", 0))[1] == ordinal]
+    if not items and 0 < ordinal <= len(unit.clauses) and not any(map(marker, unit.clauses)):
+        items = [unit.clauses[ordinal - 1]]
+    if len(items) != 1:
+        return ""
+    lead = unit.text.split("\n", 1)[0]
+    return items[0] if lead in unit.clauses else f"{lead}\n{items[0]}"
+
+
+def quote_unit(unit: Unit, phrases: tuple[str, ...] = ()) -> str:
+    """A unit as written: a list keeps its lead-in and every item on their own lines; a
+    table row is answered by the cell the question asks for (its row label and column
+    header), then quoted whole with its header — every cell verbatim."""
+    if unit.kind == "row" and unit.header_from:
+        # The header is another excerpt's: quoted with its own citation, the cell asked
+        # after it (unless the header names a number, which that excerpt states).
+        column = row_cell(unit, phrases)
+        quoted = (
+            f"表格：{unit.header_text or unit.heading} [[cite:{unit.header_from}]]\n  {unit.text}"
+        )
+        header = unit.heading.split(" | ")
+        if 0 < column < min(len(header), len(unit.clauses)) and not re.search(
+            r"\d", header[column]
+        ):
+            quoted += f"\n{unit.clauses[0]}（{header[column]}）：{unit.clauses[column]}"
+        return quoted
+    if unit.kind == "row":
+        column = row_cell(unit, phrases)
+        quoted = f"表格：{unit.header_text or unit.heading}\n  {unit.text}"
+        if column > 0:
+            header = unit.heading.split(" | ")
+            cell = f"{unit.clauses[0]}（{header[column]}）：{unit.clauses[column]}"
+            # A wide table's row is answered by its cell alone (a record of 500 columns is
+            # not an answer to read).
+            return cell if len(unit.clauses) > MAX_QUOTED_CELLS else f"{cell}\n  {quoted}"
+        return quoted
+    return unit.text.rstrip("；;，,") if unit.kind == "clause" else unit.text
