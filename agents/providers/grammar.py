@@ -1,0 +1,206 @@
+"""The grammar of a question, apart from what it asks about: question words and particles,
+counts with their measure words, comparatives and superlatives, time qualifiers, the verbs
+that link a thing to its value, and the words that ask for a figure, a share, a list or
+each. ``agents.providers.reading`` cuts these out of a question before it reads its topic
+(docs/extractive-provider.md, "Reading the question"). Data only: no function here.
+"""
+
+import re
+
+# Question words and particles: they carry no subject.
+QUESTION_WORDS = (
+    "是多少",
+    "有多少",
+    "能拿到多少",
+    "是谁",
+    "在哪里",
+    "在哪",
+    "哪里",
+    "几",
+    "哪几类",
+    "哪几个",
+    "哪几",
+    "哪位",
+    "多大",
+    "多高",
+    "多长",
+    "多久",
+    "多远",
+    "多快",
+    "做什么",
+    "干什么",
+    "几个",
+    "对比一下",
+    "对比",
+    "比较",
+    "哪个高",
+    "哪个更高",
+    "谁更高",
+    "各占",
+    "为多少",
+    "多少",
+    "是什么",
+    "有哪些",
+    "是哪些",
+    "哪些",
+    "哪个",
+    "哪家",
+    "什么",
+    "怎么样",
+    "怎样",
+    "如何",
+    "请问",
+    # an analyst's lead-in and the company pointed back to (我想了解一下这家公司…)
+    "我想了解",
+    "我想知道",
+    "想了解",
+    "想知道",
+    "了解一下",
+    "帮我查",
+    "帮我看",
+    "查一下",
+    "看一下",
+    "告诉我",
+    "这家公司",
+    "该公司",
+    "这家",
+    "介绍一下",
+    "说说",
+    "一下",
+    "分别",
+    "各自",
+    "情况",
+    "具体",
+    # verbs that introduce the enumeration asked for (分成哪几类, 包括哪些)
+    "分成",
+    "分为",
+    "包括",
+    "包含",
+    # hedges on the figure asked (大约多少, 左右)
+    "大约",
+    "大概",
+    "左右",
+    # adverbs of the whole asked (一共有多少)
+    "一共",
+    "总共",
+    "相比",
+)
+# Replaced longest first: 哪几类 before 几, 是多少 before 多少.
+QUESTION_WORDS_LONGEST = tuple(sorted(QUESTION_WORDS, key=len, reverse=True))
+# Single characters that separate terms when they stand between them.
+PARTICLES = set("的了吗呢吧呀么和与及或、，,。？?！!：:；;（）()「」“”\"' \t\n")
+# Leading words of an elliptical follow-up.
+FOLLOW_UP_LEAD = ("那么", "那", "还有", "另外", "再看", "再问", "同期")
+# Time qualifiers: they rank sentences; a year must also be found.
+TIME = re.compile(
+    r"(?:(?:19|20)\d{2}\s*年?(?:度)?)"
+    # a change on the year before (营收比上年增长多少): the year-on-year period, not a
+    # thing compared with (较上年末 is the balance at the year's end)
+    r"|(?:比|较)(?:上年|去年)(?:同期)?(?!末)"
+    r"|(?:前三季度|第?[一二三四1-4]\s*季度|[Qq][1-4]|单季度?|累计|同比|去年|今年|本年度?|当年|[一三]季报|年报|上半年|下半年|半年报|半年度|全年"
+    r"|年初至报告期末|报告期末|本报告期|报告期内|期末"
+    # the present and the quarter a question is asked in (现在, 这个季度): the report's own
+    r"|现在|目前|当前|眼下|如今|这一?个?季度?|本季度?|当季度?)"
+)
+# A count or an interrogative with its measure word (两只, 几家, 哪几类, 哪些): grammar of
+# the question, not what it asks about.
+MEASURE = re.compile(
+    r"哪[些几]?(?:类别|种类|类型)"
+    r"|(?:(?<!前)[两二三四五六七八九十几]|哪[几一]?|多少)(?:部分|方面|[只家个条台项类种位名块些])|哪"
+    # a comparative question: 谁更大, 哪个更高
+    r"|(?:谁|哪个|哪家|哪只)更?[高大低小多少快慢好]|更[高大低小多快慢好]"
+)
+YEAR = re.compile(r"(?:19|20)\d{2}")
+# Single characters that are grammar at a phrase's edge, not part of what is asked
+# (创新药收入在…中占多大比重 → 创新药收入, 比重).
+# Heads that name the form of an answer, not its subject (收入规模 asks for 收入, 业务构成
+# for 业务): dropped from the end of a phrase that keeps two characters.
+LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据", "因素", "方面", "点")
+# Modifiers that rank what is asked, not name another thing (主要风险 asks the 风险 a report
+# lists under 风险提示): dropped from the start of a phrase that keeps two characters.
+LIGHT_MODIFIERS = ("主要",)
+# Verbs that link the thing asked to its value or its holder, not part of the thing:
+# 冷链仓储面积达到(了多少), 半年报提到(了哪些风险), 收益率下行到(多少), 持有华岳银行(的比例).
+PREDICATE_AFTER = re.compile(
+    r"(?:达到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|下行到|上行到|上升到|下降到|增长到|降至|升至|增至|减至|到|达"
+    # verbs of obtaining and of reaching a stage (拿到了多少首付款, 几个项目进了三期临床)
+    r"|拿到|拿了|收到|得到|获得|取得|进入|处于|(?<![先改引推促增跟])进"
+    # verbs of spending on the thing (研发花了多少钱, 研发投了多少)
+    r"|花了?|花费|花掉|用了|(?<!定)投了?)$"
+)
+# A phrase that is only such a verb (远川冷链列举了哪些风险 → 列举; 面临的风险 → 面临) asks
+# nothing of its own when the question asks something else.
+PREDICATE_ONLY = frozenset(
+    [
+        "列举",
+        "列出",
+        "提到",
+        "提及",
+        "披露",
+        "面临",
+        "来自",
+        "从事",
+        "经营",
+        "涉及",
+        "包括",
+        "包含",
+        "拥有",
+        "持有",
+        "重仓",
+        "投资",
+        "布局",
+        "采用",
+        # verbs of what a whole is made of (收入由哪几部分构成)
+        "构成",
+        "组成",
+        # where a holding is (手上有多少项专利): 拥有
+        "手上",
+        "手里",
+        "手中",
+    ]
+)
+PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有)(?=..)")
+# By how much a thing beat another (跑赢基准多少): what it is compared with is asked, the
+# verb is not — when a figure is asked (跑赢基准了吗 asks a judgement no excerpt writes).
+OUTPERFORMED = re.compile(r"^(?:跑赢|跑输|超越|超过|落后于?)(?=..)")
+# A comparison written 比 X 高 (净值增长率比基准高多少): X is what the thing is compared
+# with, 比 and the comparative are grammar (not 比例, 比重, 占比, 同比, 环比, 对比, 比较).
+COMPARED_WITH = re.compile(
+    r"(?<![占同环对])比(?![例重率较])(?P<other>(?:比较|[^，。？?！!比|]){1,16}?)(?:更|还)?"
+    r"[高低大小多少快慢](?:出|了)?"
+)
+# A question that compares two things of one entity (净利润率与资产负债率哪个高, 净利润增速
+# 比营收增速高多少, 相差多少): the answer ends with which is higher and by how much.
+COMPARES = re.compile(
+    r"(?<![占同环对])比(?![例重率较]|上年|去年|上期)|(?:哪个|哪项|哪一个|谁)更?[高大低小多少快慢]"
+    r"|(?:哪个|哪项|哪一个|谁)[^，。？?]{1,8}?[高大低小快慢]"
+    r"|更[高大低小多快慢好]|相差|差[了距额]|差多少|高出|多出|对比|比较|相比|孰"
+)
+# How many things (几项风险, 多少个项目), not how much (多少钱).
+COUNTS = re.compile(r"(?:几|多少)(?:部分|方面|[只家个条项类种位名块])")
+# A superlative asked over a table's rows (哪个区域…最高): the row with the extreme value.
+SUPERLATIVE = re.compile(r"最(?P<high>高|大|多|快|好)|最(?P<low>低|小|少|慢|差)")
+EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有由各都")
+ENUMERATES = re.compile(
+    r"哪些|哪几|都有什么|都是什么|(?:包括|包含|涵盖)(?:了)?什么|分别|名单|列表"
+    r"|几[只个家位名条项类种块][^，。？?!！]{0,12}?(?:是什么|是谁|是哪|叫什么|有什么)"
+    r"|前[\d一二三四五六七八九十]+[名大]|(?<!哪)几[项类种]"
+)
+SHARE_WORDS = ("比例", "比重", "占比")
+# Asks which ones (a list of things), not how much of each.
+WHICH = re.compile(
+    r"哪些|哪几|都有什么|都是什么|(?:包括|包含|涵盖)(?:了)?什么"
+    # a count whose things are named (持仓最多的几只股票是什么): which ones
+    r"|几[只个家位名条项类种块][^，。？?!！]{0,12}?(?:是什么|是谁|是哪|叫什么|有什么)"
+)
+# Asks for a number: how much, how many, how large.
+ASKS_FIGURE = re.compile(r"多少|多大|多高|多长|多久|(?<!哪)几[个家只条项台人名位次年倍]")
+# Asks for a share (占…, 比例, 比重, 占比): the whole a share is of is then part of it.
+EACH = re.compile(r"各|分别|每个|每一")
+ASKS_SHARE = re.compile(r"占|比例|比重|份额|仓位|费用率")  # (an expense ratio: a share of revenue)
+QUANTITATIVE = re.compile(r"多少|几|比例|占比|[率额]|规模|金额")
+
+
+# A top-N count (前五名, 前三大, 前10名): compared as one form, 前N — the question's
+# 前三大重仓股 is the report's 前三名股票 (the vocabulary prints 重仓股 as 前五名股票).
+COUNT = re.compile(r"前[\d一二三四五六七八九十]+[名大位]")
