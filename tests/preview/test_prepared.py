@@ -14,6 +14,7 @@ from foundation import compiled
 from knowledge.models import Chunk
 from tests import factories
 from tests.factories import client_for
+from tests.prepared import Since
 from tests.preview.conftest import preview_url
 
 pytestmark = pytest.mark.django_db
@@ -22,34 +23,27 @@ postgresql_only = pytest.mark.postgres(reason="prepared statements are PostgreSQ
 REFERENCE_SELECT = 'SELECT "citations_citationreference"."id"'
 
 
-def prepared_reference_statements() -> list[tuple[str, int]]:
-    """The reference statements prepared on this connection, with how often each ran."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT statement, generic_plans + custom_plans FROM pg_prepared_statements")
-        return [
-            (sql, runs)
-            for sql, runs in cursor.fetchall()
-            # The source proof's read of references (citations/evidence.py) is prepared too.
-            if sql.startswith(REFERENCE_SELECT) and 'AS "in_view"' not in sql
-        ]
+def reference_runs(since: Since) -> list[int]:
+    # The source proof's read of references (citations/evidence.py) is prepared too.
+    return since.runs(REFERENCE_SELECT, excluding='AS "in_view"')
 
 
 @postgresql_only
 def test_the_reference_statement_is_prepared_once_and_run_on_every_click(cited, alice):
     client = client_for(alice)
+    since = Since()
     for _ in range(3):
         assert client.get(cited.url).status_code == 200
 
-    statements = prepared_reference_statements()
     # One prepared statement, executed by each of the three clicks: PostgreSQL planned
     # its text once for this connection, and every click still ran it.
-    assert len(statements) == 1
-    assert statements[0][1] == 3
+    assert reference_runs(since) == [3]
 
 
 @postgresql_only
 def test_a_chunk_altered_between_two_clicks_of_a_prepared_statement_is_caught(cited, alice):
     client = client_for(alice)
+    since = Since()
     assert client.get(cited.url).status_code == 200
     with connection.cursor() as cursor:  # behind the platform's back: published is immutable
         cursor.execute(
@@ -61,7 +55,7 @@ def test_a_chunk_altered_between_two_clicks_of_a_prepared_statement_is_caught(ci
 
     assert response.status_code == 409
     assert response.json()["code"] == "CITATION_SOURCE_CHANGED"
-    assert prepared_reference_statements()[0][1] == 2  # the same statement read it anew
+    assert reference_runs(since) == [2]  # the same statement read it anew
 
 
 @postgresql_only
@@ -72,10 +66,11 @@ def test_an_explicit_prepare_threshold_of_none_prepares_nothing(cited, alice, mo
     monkeypatch.setitem(connection.settings_dict["OPTIONS"], "prepare_threshold", None)
     monkeypatch.setattr(connection.connection, "prepare_threshold", None)
     client = client_for(alice)
+    since = Since()
     for _ in range(2):
         assert client.get(cited.url).status_code == 200
 
-    assert prepared_reference_statements() == []
+    assert reference_runs(since) == []
 
 
 @postgresql_only  # elsewhere the statement is not compiled (its time placeholder is cast)
