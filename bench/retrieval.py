@@ -23,6 +23,8 @@ then publishes it. It prints:
            index, VersionTerm, VersionIndex) against the bytes of the chunks' text;
   slowest  the ``--slowest N`` (5) slowest questions at each size: the p99's.
 
+``--period TEXT`` appends a report period to every question (a question naming one leaves
+out the documents titled with another period: knowledge.retrieval.other_period_documents).
 ``--no-floor`` skips both floors (at 1,000,000 chunks the bare ts_rank query takes seconds).
 ``--explain`` prints the statements of the slowest question at the largest size and
 EXPLAIN (ANALYZE, BUFFERS) of the slowest of them (the candidates'). It drops the bench database at the end unless --keep-db;
@@ -408,7 +410,15 @@ def main() -> None:
     )
     parser.add_argument("--sqlite", action="store_true", help="relevance on a temporary SQLite")
     parser.add_argument("--show-misses", action="store_true", help="list SparkTide's misses")
+    parser.add_argument(
+        "--period",
+        default="",
+        help="append this report period to every question (e.g. 2026年第三季度), to measure "
+        "what reading the question's period costs",
+    )
     args = parser.parse_args()
+    if args.period:
+        QUESTIONS[:] = [question + args.period for question in QUESTIONS]
     if args.relevance:
         relevance(args)
         return

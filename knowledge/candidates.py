@@ -38,10 +38,16 @@ class Readable:
     statement); every statement still evaluates it, nothing it decides is kept."""
 
     def __init__(
-        self, owner: User | AnonymousUser | None, versions: Sequence[KnowledgeVersion]
+        self,
+        owner: User | AnonymousUser | None,
+        versions: Sequence[KnowledgeVersion],
+        left_out: Sequence[int] = (),
     ) -> None:
         self.owner = owner
         self.versions = list(versions)
+        # Documents this search does not read (reports of another period than the one
+        # asked: knowledge.retrieval), left out before the ACL judges a row.
+        self.left_out = list(left_out)
 
     @functools.cached_property
     def documents(self) -> QuerySet[Document]:
@@ -185,7 +191,9 @@ def candidate_rows(
     ``holding`` (a list: one of its tokens) and hold none of ``without``, of the
     readable documents ``documents``. One statement; the document ACL is part of it."""
     if connection.vendor != "postgresql":
-        chunks = _matching(versions, holding, without).filter(document__in=documents.documents)
+        chunks = _matching(versions, holding, without, documents.left_out).filter(
+            document__in=documents.documents
+        )
         return list(chunks.values_list("pk", "search_text", "document_id", "ordinal"))
     judged, params = _judged_sql(documents, versions, holding, without)
     sql = f"SELECT j.id, j.search_text, j.document_id, j.ordinal FROM {judged} WHERE j.readable"  # noqa: S608 -- the ACL
@@ -202,7 +210,7 @@ def first_rows(
     of a row it refuses only the count leaves the database, never its text. One
     statement (the stage-1 candidates and the search record's refused count)."""
     if connection.vendor != "postgresql":
-        chunks = _matching(versions, tokens, []).annotate(
+        chunks = _matching(versions, tokens, [], documents.left_out).annotate(
             readable=ExpressionWrapper(
                 Q(document__in=documents.documents), output_field=BooleanField()
             ),
@@ -229,15 +237,23 @@ def first_rows(
 
 
 def _matching(
-    versions: Sequence[int], holding: Condition | list[str], without: list[str]
+    versions: Sequence[int],
+    holding: Condition | list[str],
+    without: list[str],
+    left_out: list[int],
 ) -> QuerySet[Chunk]:
     # SQLite: a substring filter (a superset; the score counts exact tokens).
     chunks = Chunk.objects.filter(document__version__in=versions).filter(condition_q(holding))
+    if left_out:
+        chunks = chunks.exclude(document_id__in=left_out)
     return chunks.exclude(contains_any(without)) if without else chunks
 
 
 def _fenced_sql(
-    versions: Sequence[int], holding: Condition | list[str], without: list[str]
+    versions: Sequence[int],
+    holding: Condition | list[str],
+    without: list[str],
+    left_out: list[int],
 ) -> tuple[str, list[Any]]:
     """``(SELECT … FROM knowledge_chunk …) c``: the chunks of ``versions`` that meet the
     condition, and its parameters.
@@ -252,14 +268,20 @@ def _fenced_sql(
     query = tsquery(holding)
     if without:
         query = f"({query}) & !({' | '.join(tsquery_literal(t) for t in without)})"
+    params: list[Any] = [query, list(versions)]
+    # Documents left out: a hashed NOT IN (each row looked up once, however many ids).
+    leaving = ""
+    if left_out:
+        leaving = " AND document_id NOT IN (SELECT unnest(%s::bigint[]))"
+        params.append(left_out)
     sql = (
-        "(SELECT id, search_text, search_vector, document_id, ordinal"
+        "(SELECT id, search_text, search_vector, document_id, ordinal"  # noqa: S608 -- fixed clauses; ids are parameters
         " FROM knowledge_chunk"
         " WHERE search_vector @@ to_tsquery('simple'::regconfig, %s)"
         " AND document_id IN (SELECT id FROM knowledge_document WHERE version_id = ANY(%s))"
-        " OFFSET 0) c"
+        f"{leaving} OFFSET 0) c"
     )
-    return sql, [query, list(versions)]
+    return sql, params
 
 
 def _judged_sql(
@@ -277,7 +299,7 @@ def _judged_sql(
     array: at 1,000,000 chunks (10,000 documents) 11,606 rows of a second stage took
     252 ms instead of 32. Joined, the planner, which cannot estimate a GIN match of many
     tokens, probed the ACL once per row."""
-    fenced, params = _fenced_sql(versions, holding, without)
+    fenced, params = _fenced_sql(versions, holding, without, documents.left_out)
     acl_sql, acl_params = documents.sql()
     sql = (
         "(SELECT c.id, c.search_text, c.search_vector, c.document_id, c.ordinal,"  # noqa: S608 -- the ACL

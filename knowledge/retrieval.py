@@ -38,6 +38,7 @@ from knowledge.ranking import (
     VersionKey,
     clause_weights,
     stored_indexes,
+    version_key,
     version_statistics,
 )
 from knowledge.remote import RefusedItem, RemoteItem, call_remote
@@ -213,14 +214,22 @@ def search_managed(
     searched = [version.pk for version in versions]
     scorer = Bm25(statistics, clause_weights(plan, statistics, searched), plan.names)
     asked = periods_in(query) - {"YOY"}  # a comparison's base, not a report's period
-    depth = top_k * PERIOD_DEPTH if asked else top_k
-    ranked = top_chunks(documents, searched, scorer, depth)
+    other = other_period_documents(versions, asked)
+    ranked = top_chunks(Readable(owner, versions, other), searched, scorer, top_k)
     # Chunks holding the rarest term that the ACL kept out: a count, never which.
     scored, acl_refused = ranked.chunks, ranked.refused
+    demoted = 0
+    if len(scored) < top_k and other:
+        # Fewer hits than asked among the reports of the period asked (and the documents
+        # naming none): the reports of other periods fill the rest, after them. Every
+        # other hit is already here, so what the whole search adds is theirs.
+        held = {pk for pk, _ in scored}
+        rest = top_chunks(documents, searched, scorer, top_k).chunks
+        extra = [hit for hit in rest if hit[0] not in held][: top_k - len(scored)]
+        scored, demoted = scored + extra, len(extra)
     if not scored:
         return Searched([], plan, acl_refused=acl_refused)
     chunks = _winners([pk for pk, _ in scored])
-    scored, demoted = _periods_first(scored, chunks, asked, top_k)
     best = scored[0][1] or 1.0
     items = [
         _managed_item(chunks[pk], by_pk, score / best) for pk, score in scored[: -demoted or None]
@@ -237,30 +246,38 @@ def search_managed(
     return Searched(items, plan, scored, acl_refused=acl_refused, periods=asked, demoted=demoted)
 
 
-# How much deeper than top_k a question naming a period is searched, so that the reports
-# of the period asked can fill the top_k before those of other periods.
-PERIOD_DEPTH = 4
+# The periods each published version's documents' titles name, by document id (only those
+# naming one): a published version's documents never change, so once per process.
+TITLE_PERIODS: Lru[VersionKey, dict[int, frozenset[str]]] = Lru(64)
 
 
-def _periods_first(
-    scored: list[tuple[int, float]], chunks: dict[int, Chunk], asked: frozenset[str], top_k: int
-) -> tuple[list[tuple[int, float]], int]:
-    """The best ``top_k`` of ``scored`` with the chunks of documents whose title names
-    another period than ``asked`` (``periods.other_period``) after all the others, each
-    group in score order; and how many of those come last."""
+def other_period_documents(
+    versions: Sequence[KnowledgeVersion], asked: frozenset[str]
+) -> list[int]:
+    """The documents of ``versions`` whose title names another period than ``asked``
+    (``periods.other_period``): a search reads them only when the others do not fill its
+    top k. One query per version the process has not read yet; none without a period."""
     if not asked:
-        return scored[:top_k], 0
-    titled: dict[int, bool] = {}
-
-    def other(pk: int) -> bool:
-        document = chunks[pk].document
-        if document.pk not in titled:
-            titled[document.pk] = other_period(asked, periods_in(document.title))
-        return titled[document.pk]
-
-    first = [hit for hit in scored if not other(hit[0])][:top_k]
-    last = [hit for hit in scored if other(hit[0])][: top_k - len(first)]
-    return first + last, len(last)
+        return []
+    titled: dict[int, frozenset[str]] = {}
+    missing = []
+    for version in versions:
+        cached = TITLE_PERIODS.get(version_key(version))
+        if cached is None:
+            missing.append(version)
+        else:
+            titled.update(cached)
+    if missing:
+        read: dict[int, dict[int, frozenset[str]]] = {version.pk: {} for version in missing}
+        for pk, version_id, title in Document.objects.filter(version__in=missing).values_list(
+            "pk", "version_id", "title"
+        ):
+            if periods := periods_in(title):
+                read[version_id][pk] = periods
+        for version in missing:
+            TITLE_PERIODS.put(version_key(version), read[version.pk])
+            titled.update(read[version.pk])
+    return sorted(pk for pk, periods in titled.items() if other_period(asked, periods))
 
 
 def _winners_query(*, ids: list[int]) -> QuerySet[Chunk]:

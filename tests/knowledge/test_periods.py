@@ -61,6 +61,13 @@ def test_a_report_of_another_period_ranks_after_the_period_asked(tenant, app, al
         key="half",
         title="海川物流：海川冷链物流股份有限公司2026年半年度报告",
     )
+    for n in range(10):  # more reports of another period than any fixed depth would read
+        add_document(
+            version,
+            ["营业收入：营业收入增长，营业收入结构；营业收入45亿元。"],
+            key=f"annual-{n}",
+            title=f"海川物流：海川冷链物流股份有限公司{2010 + n}年年度报告",
+        )
     publish(version)
     lease(app, version)
 
@@ -73,7 +80,18 @@ def test_a_report_of_another_period_ranks_after_the_period_asked(tenant, app, al
         context=context,
     )
 
-    assert [item.document.key for item in items] == ["half", "annual"]
+    assert [item.document.key for item in items][0] == "half"  # however many outscore it
+    assert items[1].document.key.startswith("annual")
     assert "1,028,893.96" in items[0].content
     assert items[0].score > items[1].score
     assert items.trace["periods"] == {"asked": ["H1"], "ranked_last": 1}
+    # each of them outscores the report asked when no period is named
+    unnamed = retrieve(
+        versions=[version],
+        query="海川物流营业收入",
+        top_k=11,
+        owner=alice,
+        app=app,
+        context=context,
+    )
+    assert [item.document.key for item in unnamed][-1] == "half"
