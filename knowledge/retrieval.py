@@ -207,48 +207,52 @@ def search_managed(
     if not plan.weights:
         return Searched([], plan)
     by_pk = {version.pk: version for version in versions}
-    # The ACL is part of the query (a subquery), so top_k is taken among readable
-    # chunks only — never "best k, then drop the forbidden ones".
-    documents = Readable(owner, versions)
     statistics = version_statistics(indexes, list(plan.weights))
     searched = [version.pk for version in versions]
     scorer = Bm25(statistics, clause_weights(plan, statistics, searched), plan.names)
     asked = periods_in(query) - {"YOY"}  # a comparison's base, not a report's period
     other = other_period_documents(versions, asked)
+    # The ACL is part of the query (a subquery), so top_k is taken among readable
+    # chunks only — never "best k, then drop the forbidden ones".
     ranked = top_chunks(Readable(owner, versions, other), searched, scorer, top_k)
     # Chunks holding the rarest term that the ACL kept out: a count, never which.
     scored, acl_refused = ranked.chunks, ranked.refused
-    demoted = 0
+    last: list[tuple[int, float]] = []
     if len(scored) < top_k and other:
         # Fewer hits than asked among the reports of the period asked (and the documents
         # naming none): the reports of other periods fill the rest, after them. Every
         # other hit is already here, so what the whole search adds is theirs.
         held = {pk for pk, _ in scored}
-        rest = top_chunks(documents, searched, scorer, top_k).chunks
-        extra = [hit for hit in rest if hit[0] not in held][: top_k - len(scored)]
-        scored, demoted = scored + extra, len(extra)
-    if not scored:
+        rest = top_chunks(Readable(owner, versions), searched, scorer, top_k).chunks
+        last = [hit for hit in rest if hit[0] not in held][: top_k - len(scored)]
+    if not scored and not last:
         return Searched([], plan, acl_refused=acl_refused)
-    chunks = _winners([pk for pk, _ in scored])
-    best = scored[0][1] or 1.0
-    items = [
-        _managed_item(chunks[pk], by_pk, score / best) for pk, score in scored[: -demoted or None]
-    ]
+    chunks = _winners([pk for pk, _ in scored + last])
+    items = _scaled(scored, 1.0, chunks, by_pk)
     # A report of another period comes after every other hit, whatever its score: its
     # relative score is at most half the last other hit's (merged with REMOTE items by
     # score, it stays behind them too).
-    floor = items[-1].score / 2 if items else 1.0
-    top = scored[-demoted][1] if demoted else 1.0
-    items += [
-        _managed_item(chunks[pk], by_pk, floor * score / (top or 1.0))
-        for pk, score in scored[len(items) :]
-    ]
-    return Searched(items, plan, scored, acl_refused=acl_refused, periods=asked, demoted=demoted)
+    items += _scaled(last, items[-1].score / 2 if items else 1.0, chunks, by_pk)
+    return Searched(
+        items, plan, scored + last, acl_refused=acl_refused, periods=asked, demoted=len(last)
+    )
 
 
-# The periods each published version's documents' titles name, by document id (only those
-# naming one): a published version's documents never change, so once per process.
-TITLE_PERIODS: Lru[VersionKey, dict[int, frozenset[str]]] = Lru(64)
+def _scaled(
+    hits: list[tuple[int, float]],
+    top: float,
+    chunks: dict[int, Chunk],
+    by_pk: dict[int, KnowledgeVersion],
+) -> list[RetrievedItem]:
+    """``hits`` (best first) as items, their scores relative to the first, which scores ``top``."""
+    best = (hits[0][1] if hits else 0.0) or 1.0
+    return [_managed_item(chunks[pk], by_pk, top * score / best) for pk, score in hits]
+
+
+# The documents of each published version whose title names a period, grouped by the
+# periods it names (a few groups: one a report period): a published version's documents
+# never change, so read once per process, and a search judges each group once.
+TITLE_PERIODS: Lru[VersionKey, dict[frozenset[str], list[int]]] = Lru(64)
 
 
 def other_period_documents(
@@ -259,25 +263,31 @@ def other_period_documents(
     top k. One query per version the process has not read yet; none without a period."""
     if not asked:
         return []
-    titled: dict[int, frozenset[str]] = {}
+    groups: list[dict[frozenset[str], list[int]]] = []
     missing = []
     for version in versions:
         cached = TITLE_PERIODS.get(version_key(version))
         if cached is None:
             missing.append(version)
         else:
-            titled.update(cached)
+            groups.append(cached)
     if missing:
-        read: dict[int, dict[int, frozenset[str]]] = {version.pk: {} for version in missing}
+        read: dict[int, dict[frozenset[str], list[int]]] = {v.pk: {} for v in missing}
         for pk, version_id, title in Document.objects.filter(version__in=missing).values_list(
             "pk", "version_id", "title"
         ):
             if periods := periods_in(title):
-                read[version_id][pk] = periods
+                read[version_id].setdefault(periods, []).append(pk)
         for version in missing:
             TITLE_PERIODS.put(version_key(version), read[version.pk])
-            titled.update(read[version.pk])
-    return sorted(pk for pk, periods in titled.items() if other_period(asked, periods))
+            groups.append(read[version.pk])
+    return sorted(
+        pk
+        for group in groups
+        for periods, documents in group.items()
+        if other_period(asked, periods)
+        for pk in documents
+    )
 
 
 def _winners_query(*, ids: list[int]) -> QuerySet[Chunk]:
