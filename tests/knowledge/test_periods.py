@@ -71,14 +71,12 @@ def test_a_report_of_another_period_ranks_after_the_period_asked(tenant, app, al
     publish(version)
     lease(app, version)
 
-    items = retrieve(
-        versions=[version],
-        query="海川物流中报营业收入",
-        top_k=2,
-        owner=alice,
-        app=app,
-        context=context,
-    )
+    def search(query, top_k):
+        return retrieve(
+            versions=[version], query=query, top_k=top_k, owner=alice, app=app, context=context
+        )
+
+    items = search("海川物流中报营业收入", 2)
 
     assert [item.document.key for item in items][0] == "half"  # however many outscore it
     assert items[1].document.key.startswith("annual")
@@ -86,12 +84,4 @@ def test_a_report_of_another_period_ranks_after_the_period_asked(tenant, app, al
     assert items[0].score > items[1].score
     assert items.trace["periods"] == {"asked": ["H1"], "ranked_last": 1}
     # each of them outscores the report asked when no period is named
-    unnamed = retrieve(
-        versions=[version],
-        query="海川物流营业收入",
-        top_k=11,
-        owner=alice,
-        app=app,
-        context=context,
-    )
-    assert [item.document.key for item in unnamed][-1] == "half"
+    assert [item.document.key for item in search("海川物流营业收入", 11)][-1] == "half"
