@@ -417,13 +417,13 @@ tenants:
               - key: bochuan-2026q3
                 file: {bochuan}
                 facts:
-                  - {{key: revenue_ytd, label: "年初至报告期末营业收入", value: 352918.06, unit: "万元", asOf: "2026-09-30", page: 1}}
-                  - {{key: net_profit_ytd, label: "年初至报告期末归母净利润", value: 37615.40, unit: "万元", asOf: "2026-09-30", page: 1}}
-                  - {{key: shareholders, label: "报告期末普通股股东总数", value: 23418, unit: "户", asOf: "2026-09-30", page: 3}}
+                  - {{key: new_orders_ytd, label: "年初至报告期末新签订单", value: 41.6, unit: "亿元", asOf: "2026-09-30", page: 4}}
+                  - {{key: receivables, label: "应收账款", value: 18.42, unit: "亿元", asOf: "2026-09-30", page: 4}}
               - key: tingzhou-foods-2026h1
                 file: {tingzhou}
                 facts:
-                  - {{key: revenue_h1, label: "营业收入", value: 2846371522.18, unit: "元", asOf: "2026-06-30", page: 1}}
+                  - {{key: revenue_h1, label: "营业收入", value: 28.46, unit: "亿元", asOf: "2026-06-30", page: 2}}
+                  - {{key: capacity_utilization, label: "产能利用率", value: 83.6, unit: "%", asOf: "2026-06-30", page: 2}}
               - key: bochuan-note-2026q3
                 file: {note}
               - key: tingzhou-placement-2026
