@@ -147,10 +147,10 @@ def ingest_floor(bench_url: str, tenant, version, label: str) -> float:
         "search_text",
     ]
     rows = [
-        (documents[r[0]], *r[1:])
+        (documents[r[0]], scratch.pk, *r[1:])
         for r in Chunk.objects.filter(document__version=version).values_list(*columns)
     ]
-    quoted = ", ".join(f'"{c}"' for c in columns)
+    quoted = ", ".join(f'"{c}"' for c in ["document_id", "version_id", *columns[1:]])
     with psycopg.connect(bench_url.replace("postgres://", "postgresql://", 1)) as conn:
         started = time.perf_counter()
         with conn.cursor() as cur, cur.copy(f"COPY knowledge_chunk ({quoted}) FROM STDIN") as copy:
@@ -220,7 +220,7 @@ def index_sizes() -> dict[str, int]:
         "chunk text": text,
         "search_text column (tokens)": search_text,
         "search_vector column (stored tsvector)": vector,
-        "GIN index on search_vector": gin,
+        "GIN index on (version, search_vector)": gin,
         "VersionTerm (frequencies, impacts) + indexes": terms,
         "VersionIndex": index,
         "total": search_text + vector + gin + terms + index,

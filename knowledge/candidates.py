@@ -258,17 +258,21 @@ def _fenced_sql(
     """``(SELECT … FROM knowledge_chunk …) c``: the chunks of ``versions`` that meet the
     condition, and its parameters.
 
-    The matching chunks of the versions are found first (the GIN index), in a subquery
-    the planner keeps apart (OFFSET 0; it may still walk a small version's documents:
-    forbidding that, a 10k-chunk version's common words read the other versions'
-    matches too, 5x slower); only then the ACL judges them (``_judged_sql``: the
-    readable documents hashed once). Joined, the planner misjudges how many documents
-    the ACL keeps (a handful, it thinks): it filtered every chunk of the version by its
-    vector, or probed the ACL once per candidate."""
+    The matching chunks of the versions are found first, in a subquery the planner
+    keeps apart (OFFSET 0), by one scan of the GIN index on (version, vector)
+    (migration 0013): the versions and the tokens are both its keys, so a small version
+    in a large database reads its own matches only. Through its documents the planner
+    walked a 10k-chunk version's 100 documents and filtered their chunks' vectors (18
+    ms of a 5 ms statement). ``bigint[]``: a list of small ints is sent as ``smallint[]``,
+    which the index's ``bigint`` key cannot take (it became a filter). Only then the ACL
+    judges them (``_judged_sql``: the readable documents hashed once). Joined, the
+    planner misjudges how many documents the ACL keeps (a handful, it thinks): it
+    filtered every chunk of the version by its vector, or probed the ACL once per
+    candidate."""
     query = tsquery(holding)
     if without:
         query = f"({query}) & !({' | '.join(tsquery_literal(t) for t in without)})"
-    params: list[Any] = [query, list(versions)]
+    params: list[Any] = [list(versions), query]
     # Documents left out: a hashed NOT IN (each row looked up once, however many ids).
     leaving = ""
     if left_out:
@@ -277,8 +281,8 @@ def _fenced_sql(
     sql = (
         "(SELECT id, search_text, search_vector, document_id, ordinal"  # noqa: S608 -- fixed clauses; ids are parameters
         " FROM knowledge_chunk"
-        " WHERE search_vector @@ to_tsquery('simple'::regconfig, %s)"
-        " AND document_id IN (SELECT id FROM knowledge_document WHERE version_id = ANY(%s))"
+        " WHERE version_id = ANY(%s::bigint[])"
+        " AND search_vector @@ to_tsquery('simple'::regconfig, %s)"
         f"{leaving} OFFSET 0) c"
     )
     return sql, params

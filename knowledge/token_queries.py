@@ -26,11 +26,11 @@ def chunk_texts(versions: Sequence[int], tokens: list[str]) -> Iterable[str]:
         return chunks.values_list("search_text", flat=True).iterator(chunk_size=2000)
     sql = (
         "SELECT search_text FROM knowledge_chunk"
-        " WHERE search_vector @@ to_tsquery('simple'::regconfig, %s)"
-        " AND document_id IN (SELECT id FROM knowledge_document WHERE version_id = ANY(%s))"
+        " WHERE version_id = ANY(%s::bigint[])"
+        " AND search_vector @@ to_tsquery('simple'::regconfig, %s)"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [tsquery(tokens), list(versions)])
+        cursor.execute(sql, [list(versions), tsquery(tokens)])
         return [row[0] for row in cursor.fetchall()]
 
 

@@ -38,6 +38,14 @@ class FrozenContentQuerySet[M: models.Model](models.QuerySet[M]):
 class ChunkQuerySet[M: models.Model](FrozenContentQuerySet[M]):
     version_path = "document__version"
 
+    def bulk_create(self, objs: Iterable[M], *args: Any, **kwargs: Any) -> list[M]:
+        """``bulk_create`` skips save(): each chunk takes its document's version here."""
+        objs = list(objs)
+        for obj in objs:
+            if isinstance(obj, Chunk):
+                obj.take_document_version()
+        return super().bulk_create(objs, *args, **kwargs)
+
 
 class FrozenContentModel(models.Model):
     """Content that belongs to a version: writable only while it is a DRAFT."""
@@ -102,7 +110,9 @@ class Document(FrozenContentModel):
         verbose_name_plural = pgettext_lazy("models", "文档")
         permissions = [("read_document", "May read the document's excerpts")]
         constraints = [
-            models.UniqueConstraint(fields=["version", "key"], name="document_unique_version_key")
+            models.UniqueConstraint(fields=["version", "key"], name="document_unique_version_key"),
+            # What a chunk's (document, version) refers to on PostgreSQL (migration 0011).
+            models.UniqueConstraint(fields=["id", "version"], name="document_unique_id_version"),
         ]
 
     def __str__(self) -> str:
@@ -139,6 +149,21 @@ class Chunk(FrozenContentModel):
         help_text=_("以空格连接的检索词（中日韩文字二元组、ASCII 单词）"),
         verbose_name=pgettext_lazy("field", "检索文本"),
     )
+    # The document's version, copied at insert (``take_document_version``) so that on
+    # PostgreSQL "these versions' chunks holding these tokens" is one scan of one GIN
+    # index on (version, search_vector) (migration 0011), not a walk of the versions'
+    # documents filtering each chunk's vector. A copy, never a choice: PostgreSQL refuses
+    # a chunk whose (document, version) is not a document's (a foreign key on both, which
+    # also carries a document's move to another version). Chunks go with their document
+    # (its cascade), hence DO_NOTHING; the GIN index serves lookups by version.
+    version = models.ForeignKey(
+        KnowledgeVersion,
+        on_delete=models.DO_NOTHING,
+        db_index=False,
+        editable=False,
+        related_name="+",
+        verbose_name=pgettext_lazy("field", "版本"),
+    )
 
     objects = ChunkQuerySet.as_manager()
 
@@ -149,11 +174,24 @@ class Chunk(FrozenContentModel):
         constraints = [
             models.UniqueConstraint(fields=["document", "ordinal"], name="chunk_unique_ordinal")
         ]
-        # The GIN index over to_tsvector('simple', search_text) is PostgreSQL-only and
-        # created by migration 0002; SQLite takes the portable path in retrieval.
+        # The GIN index on (version, the stored to_tsvector('simple', search_text)) is
+        # PostgreSQL-only (migrations 0004, 0011); SQLite takes the portable path.
 
     def __str__(self) -> str:
         return f"{self.document_id}/{self.ordinal}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.take_document_version()
+        super().save(*args, **kwargs)
+
+    def take_document_version(self) -> None:
+        """Set ``version`` to the document's; a chunk given another one is refused."""
+        version_id = self.document.version_id
+        if self.version_id is not None and self.version_id != version_id:
+            raise ValueError(
+                f"chunk {self} names version {self.version_id}; its document is of {version_id}"
+            )
+        self.version_id = version_id
 
     def owning_version(self) -> KnowledgeVersion:
         return self.document.version
