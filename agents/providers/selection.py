@@ -29,6 +29,7 @@ from agents.providers.reading import (
 )
 from agents.providers.structure import (
     Unit,
+    is_data_row,
     is_item,
     is_section_heading,
     row_cell,
@@ -85,24 +86,19 @@ def read_sources(results: list[dict[str, Any]]) -> list[Source]:
     return out
 
 
-def _is_data(cells: list[str]) -> bool:
-    """A table line whose cells after the first are mostly quantities: a row, not a header."""
-    valued = [
-        c for c in cells[1:] if quantities_in(c) or figures_in(c) and not figures_in(c)[0].date
-    ]
-    return len(cells) >= 3 and 2 * len(valued) >= len(cells) - 1
-
-
 def _borrow_headers(sources: list[Source]) -> None:
     """A table split across two chunks: an excerpt that begins with rows and no header (its
     first table line is data) takes the header of its document's excerpt that holds a
     header of as many cells — quoted with that excerpt's citation."""
     headers = [
-        (s, u) for s in sources for u in s.units if u.kind == "header" and not _is_data(u.clauses)
+        (s, u)
+        for s in sources
+        for u in s.units
+        if u.kind == "header" and not is_data_row(u.clauses)
     ]
     for source in sources:
         first = next((u for u in source.units if u.kind in ("header", "row")), None)
-        if first is None or first.kind != "header" or not _is_data(first.clauses):
+        if first is None or first.kind != "header" or not is_data_row(first.clauses):
             continue
         owner = next(
             (
@@ -335,13 +331,11 @@ def table_as_list(source: Source, header: Unit) -> list[Unit]:
     """A table read as the list of its rows, for a question that asks which ones (前五名客户
     是哪些, 有哪些产品): its caption and header lead in, every row but the total is an item
     — quoted whole, or by its label alone when the table is wider than MAX_QUOTED_CELLS."""
+    # its rows, a page's footer between them or not
     at = source.units.index(header)
-    rows: list[Unit] = []
-    for unit in source.units[at + 1 :]:
-        if unit.kind != "row":
-            break
-        if not is_total(unit):
-            rows.append(unit)
+    joined = " | ".join(header.clauses)
+    rows = [u for u in source.units[at + 1 :] if u.kind == "row" and u.heading == joined]
+    rows = [u for u in rows if not is_total(u)]
     if len(rows) < 2:
         return []
     wide = len(header.clauses) > MAX_QUOTED_CELLS

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from agents.providers.reading import cn_number, coverage, fold
+from knowledge.figures import figures_in
 
 _HEADING = re.compile(
     r"^(?:第[一二三四五六七八九十百\d]+[节章部分]|§\s*\d+|[一二三四五六七八九十]+、|#+\s)"
@@ -138,21 +139,35 @@ def _starts_item(line: str) -> bool:
     return bool(_ITEM.match(line)) or (marker(line) or ("", 0))[0] in _SECTION_MARKERS
 
 
+# A page's text width holds at least this many characters: a shorter line that ends with no
+# punctuation mark is a title (1、汇率风险), not a line the layout broke.
+_MIN_TEXT_WIDTH = 20
+
+
 def _joined_lines(content: str) -> list[str]:
     """The excerpt's lines, a sentence set over several lines joined back into one: a line
     ending in ，、； goes on in the next line unless that one is blank, a table row, a list
-    item or a numbered heading — a list item's own line included (1. 燃油价格波动，/ 推高成本；)."""
+    item or a numbered heading — a list item's own line included (1. 燃油价格波动，/ 推高成本；).
+    A list item broken where no punctuation mark stands (…可能推高 / 生产成本。) goes on too
+    when its line fills the text's width — as long as the excerpt's longest line, at least
+    _MIN_TEXT_WIDTH characters: the layout broke it, a title (1、汇率风险) is shorter."""
+    raws = [raw.strip() for raw in content.split("\n")]
+    width = max((len(r) for r in raws if " | " not in r), default=0)
     lines: list[str] = []
     carry = False
-    for raw in content.split("\n"):
-        line = raw.strip()
+    in_item = False
+    for line in raws:
         starts_anew = not line or " | " in line or _starts_item(line) or _HEADING.match(line)
         if carry and not starts_anew:
             lines[-1] += line
         else:
             lines.append(line)
-        carry = bool(line) and " | " not in line
-        carry = carry and fold(lines[-1]).endswith(tuple(fold(c) for c in _CONTINUED))
+            in_item = bool(line) and _starts_item(line)
+        folded = fold(lines[-1])
+        carry = bool(line) and " | " not in line and folded.endswith(tuple(map(fold, _CONTINUED)))
+        full = len(line) >= max(_MIN_TEXT_WIDTH, 0.9 * width)
+        if in_item and full and not re.search(r"[。！？!?；;，,、：:.）)]$", folded):
+            carry = True
     return lines
 
 
@@ -191,6 +206,124 @@ def _same_kind(one: tuple[str, int] | None, other: tuple[str, int] | None) -> bo
     return one is not None and other is not None and one[0] == other[0]
 
 
+# A table cell pypdf gives as a word of its own: a figure (30.1, 1,260, 90.5%).
+_FIGURE_CELL = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?[%％‰]?$")
+# Spaces between two CJK characters of one cell are the layout's (华 北, 仓库 出租率).
+_LAYOUT_SPACE = re.compile(r"(?<=[^\x00-\x7f])\s+(?=[^\x00-\x7f])")
+
+
+def _cell(text: str) -> str:
+    return _LAYOUT_SPACE.sub("", text.strip())
+
+
+def _words(line: str) -> list[str]:
+    """A PDF line's space-separated words, a lone % joined to the figure before it."""
+    words: list[str] = []
+    for word in line.split():
+        if words and word in ("%", "％", "‰") and _FIGURE_CELL.match(words[-1]):
+            words[-1] += word
+        else:
+            words.append(word)
+    return words
+
+
+def _spaced_row(line: str, width: int) -> list[str] | None:
+    """A PDF table's row as pypdf lays it out, its cells split by spaces, when its label
+    holds spaces too (华 北 15.6 86.1%): the last ``width`` − 1 words are figures, the words
+    before them — none a figure — the label. None for any other line."""
+    words = _words(line)
+    values = width - 1
+    if values < 2 or len(words) <= values:
+        return None
+    label, figures = words[:-values], words[-values:]
+    if not all(_FIGURE_CELL.match(w) for w in figures) or any(map(_FIGURE_CELL.match, label)):
+        return None
+    return [_cell(" ".join(label)), *figures]
+
+
+def _spaced_header(line: str, width: int) -> list[str] | None:
+    """A PDF table's header whose cells hold spaces (区域 仓储面积 （万平方米） 仓库 出租率),
+    grouped into ``width`` cells: a bracketed unit belongs to the word before it, an
+    unnamed label column is empty, and while words outnumber the columns the shortest two
+    neighbours are one cell (a header broken by the layout). None for a line with a figure
+    or a punctuation mark — prose, not a header."""
+    words = line.split()
+    if len(words) < 3 or any(map(_FIGURE_CELL.match, words)):
+        return None
+    if re.search(r"[。！？!?；;，,、：:]", fold(line)):
+        return None
+    cells: list[str] = []
+    for word in words:
+        if cells and word[0] in "（(":
+            cells[-1] += " " + word
+        else:
+            cells.append(word)
+    if len(cells) == width - 1:
+        cells.insert(0, "")
+    while len(cells) > width:
+        at = min(range(len(cells) - 1), key=lambda i: len(cells[i]) + len(cells[i + 1]))
+        cells[at : at + 2] = [f"{cells[at]} {cells[at + 1]}"]
+    return [_cell(c) for c in cells] if len(cells) == width else None
+
+
+def _table_cells(lines: list[str]) -> list[list[str] | None]:
+    """Each line's table cells, or None: the rows ingestion writes (a | b | c), and a PDF
+    table's lines pypdf gives with spaces — a row right after a table's lines whose label
+    holds a space (华 北 15.6 86.1%), or a header of labels with spaces followed by rows
+    ending with as many figures as it has columns after the label."""
+    out: list[list[str] | None] = [None] * len(lines)
+    width = 0  # the current table's width: its first line's cells
+    for i, line in enumerate(lines):
+        if not line:
+            continue  # ingestion sets a table's rows a blank line apart
+        if " | " in line:
+            cells = [c.strip().strip("|").strip() for c in line.split(" | ")]
+            previous = next((out[j] for j in range(i - 1, -1, -1) if lines[j]), None)
+            width = width if previous is not None else len(cells)
+            out[i] = cells
+            continue
+        row = _spaced_row(line, width) if width else None
+        if row is not None:
+            out[i] = row
+            continue
+        width = 0
+        after = [j for j in range(i + 1, len(lines)) if lines[j]][:1]
+        figures = _trailing_figures(lines[after[0]]) if after else 0
+        header = _spaced_header(line, figures + 1) if figures >= 2 else None
+        if header is not None and _spaced_row(lines[after[0]], len(header)) is not None:
+            out[i], width = header, len(header)
+    return out
+
+
+def _trailing_figures(line: str) -> int:
+    words = _words(line)
+    count = 0
+    while count < len(words) - 1 and _FIGURE_CELL.match(words[-1 - count]):
+        count += 1
+    return count
+
+
+def is_data_row(cells: list[str]) -> bool:
+    """A table line whose cells after the first are mostly quantities (a bare year, 2025,
+    names a column): a row, not a header."""
+    valued = [
+        c
+        for c in cells[1:]
+        if (found := figures_in(c)) and not found[0].date and not _YEAR_CELL.match(c.strip())
+    ]
+    return len(cells) >= 3 and 2 * len(valued) >= len(cells) - 1
+
+
+_YEAR_CELL = re.compile(r"^(?:19|20)\d{2}$")
+
+
+def _caption_row(cells: list[str]) -> str:
+    """The text of a table's first line that is its title, not its header: one text in
+    every cell (a merged cell, as DOCX repeats it) or in one cell alone — else ""."""
+    written = {c for c in cells if c}
+    return next(iter(written)) if len(written) == 1 and len(cells) >= 2 else ""
+
+
 def units(content: str) -> list[Unit]:
     """The excerpt as headings, lists (lead-in plus items) and sentences, in order. Items
     of one list are kept together even when text stands between them: item n joins the
@@ -201,24 +334,39 @@ def units(content: str) -> list[Unit]:
     header: list[str] = []  # the current table's header row (ingestion writes a | b | c)
     lines = _joined_lines(content)
     item_lines = _item_lines(lines)
+    table_cells = _table_cells(lines)
+    header_lines: list[list[str]] = []  # the current header as written (one or two lines)
     last_item: dict[int, tuple[str, int]] = {}  # a list unit's id → its last item's marker
     # The latest item line's list and marker, and a nested list's outer list (by id).
     latest: tuple[Unit, tuple[str, int]] | None = None
     outer: dict[int, Unit] = {}
-    for line, is_item_line in zip(lines, item_lines, strict=True):
+    for line, is_item_line, cells in zip(lines, item_lines, table_cells, strict=True):
         if not line:
             continue
         if not is_item_line:
             latest = None
-        if " | " in line:
-            cells = [c.strip().strip("|").strip() for c in line.split(" | ")]
-            if not header or (out and out[-1].kind not in ("row", "header")):
+        if cells is not None:
+            starts = not header or (out and out[-1].kind not in ("row", "header"))
+            if cells in header_lines:
+                continue  # the header again, after a page break: no row
+            caption = _caption_row(cells) if starts else ""
+            if caption:
+                # A title row above the header (a merged cell): the table's caption.
+                heading = caption
+                out.append(Unit(caption, "heading", heading))
+                continue
+            if starts and not (
+                # rows going on after a page's footer, under the header they had
+                header and len(cells) == len(header) and is_data_row(cells)
+            ):
                 header = cells
+                header_lines = [cells]
                 out.append(Unit(line, "header", heading, cells))
             elif out[-1].kind == "header" and _second_header(cells, header):
                 # A two-line header (本报告期 / 金额 | 同比): each column is named by both
                 # lines, a merged or empty upper cell by the one before it.
                 header = _merged_header(header, cells)
+                header_lines.append(cells)
                 out[-1].text += "\n" + line
                 out[-1].clauses = header
             else:
