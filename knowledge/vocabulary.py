@@ -270,6 +270,10 @@ def _builtin() -> Vocabulary:
         # What an analyst writes and what a filing prints instead.
         "扣非后净利润": ["扣除非经常性损益后的净利润", "扣除非经常性损益的净利润"],
         "地区": ["区域"],
+        # Colloquial verbs that name the figure asked (赚了多少, 卖了多少钱).
+        "赚": ["净利润"],
+        "挣": ["净利润"],
+        "卖": ["营业收入", "销售收入", "销售额", "销量"],
     }
     return Vocabulary(entries)
 

@@ -177,7 +177,8 @@ class ExtractiveProvider:
     def _read(
         self, state: AgentState, results: list[dict[str, Any]], *, earlier: str = ""
     ) -> Reading:
-        sources = read_sources(results)
+        # (a follow-up reads its own search; the earlier one may hold a split table's header)
+        sources = read_sources(results, state.search_results() if earlier else None)
         corpus = corpus_of(sources)
         names = tuple(n for s in sources for n in (s.name, s.entity))
         question = read_question(state.task, corpus, names)

@@ -229,7 +229,9 @@ def _segment(run: str, corpus: str, names: tuple[str, ...] = ()) -> list[tuple[s
             if piece in corpus or piece in LEXICON:
                 match = j - i
                 break
-        if match >= 2:
+        # a word of the vocabulary is a term however short (卖 → 营业收入, 销量)
+        match = match or int(run[i] in LEXICON)
+        if match >= 2 or (match and run[i : i + match] in LEXICON):
             if unknown:
                 pieces.append(("".join(unknown), False))
                 unknown = []
@@ -375,7 +377,7 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
                     break
             if piece in LIGHT_MODIFIERS:
                 continue  # 主要 alone (主要做什么业务) ranks, it names nothing
-            if len(piece) >= 2 and piece not in out:
+            if (len(piece) >= 2 or lexical) and piece not in out:
                 out.append(piece)
     asked = [piece for piece in out if piece not in PREDICATE_ONLY]
     asked = asked or out

@@ -62,7 +62,11 @@ class Pick:
     score: float
 
 
-def read_sources(results: list[dict[str, Any]]) -> list[Source]:
+def read_sources(
+    results: list[dict[str, Any]], also: list[dict[str, Any]] | None = None
+) -> list[Source]:
+    """The excerpts as sources, best first; ``also``: other excerpts retrieved in this run
+    (an earlier search's), read only for a split table's header."""
     seen: set[str] = set()
     out = []
     for rank, r in enumerate(results):
@@ -82,20 +86,24 @@ def read_sources(results: list[dict[str, Any]]) -> list[Source]:
                 rank=rank,
             )
         )
-    _borrow_headers(out)
+    _borrow_headers(out, read_sources(also) if also else [])
     return out
 
 
-def _borrow_headers(sources: list[Source]) -> None:
+def _borrow_headers(sources: list[Source], others: list[Source]) -> None:
     """A table split across two chunks: an excerpt that begins with rows and no header (its
-    first table line is data) takes the header of its document's excerpt that holds a
-    header of as many cells — quoted with that excerpt's citation."""
+    first table line is data) takes the header of its document's excerpt (among any
+    retrieved, ``others`` too: an earlier search's) that holds a header of as many cells —
+    the table its excerpt ends with first, where the chunk was cut — quoted with that
+    excerpt's citation. No such excerpt, no header: the rows name nothing."""
     headers = [
         (s, u)
-        for s in sources
+        for s in [*sources, *others]
         for u in s.units
         if u.kind == "header" and not is_data_row(u.clauses)
     ]
+    # the header whose table runs to its excerpt's end first
+    headers.sort(key=lambda sh: not _ends_excerpt(*sh))
     for source in sources:
         first = next((u for u in source.units if u.kind in ("header", "row")), None)
         if first is None or first.kind != "header" or not is_data_row(first.clauses):
@@ -104,7 +112,7 @@ def _borrow_headers(sources: list[Source]) -> None:
             (
                 (s, h)
                 for s, h in headers
-                if s is not source
+                if s.id != source.id
                 and s.title == source.title
                 and len(h.clauses) == len(first.clauses)
             ),
@@ -113,12 +121,17 @@ def _borrow_headers(sources: list[Source]) -> None:
         if owner is None:
             continue
         other, header = owner
-        at = source.units.index(first)
-        for unit in source.units[at:]:
-            if unit.kind not in ("header", "row"):
-                break
-            unit.kind, unit.header_from = "row", other.id
-            unit.heading, unit.header_text = " | ".join(header.clauses), header.text
+        joined = " | ".join(first.clauses)
+        for unit in source.units:
+            if unit is first or (unit.kind == "row" and unit.heading == joined):
+                unit.kind, unit.header_from = "row", other.id
+                unit.heading, unit.header_text = " | ".join(header.clauses), header.text
+
+
+def _ends_excerpt(source: Source, header: Unit) -> bool:
+    """Whether the table under ``header`` is the last thing its excerpt holds."""
+    after = source.units[source.units.index(header) + 1 :]
+    return all(u.kind == "row" for u in after)
 
 
 def corpus_of(sources: list[Source]) -> str:

@@ -92,3 +92,18 @@ def test_an_item_wrapped_where_no_punctuation_ends_the_line_is_read_whole():
 def test_rows_whose_header_no_excerpt_holds_name_nothing():
     rest = excerpt(LOGISTICS, "西南 | 8.3 | 77.2%\n\n华北 | 15.6 | 86.1%")
     assert not_found(answer("岚山物流华北区域仓储面积多少？", [rest]))
+
+
+def test_a_split_table_takes_the_header_its_document_s_excerpt_ends_with():
+    # two tables of three columns in the header's excerpt: the rows go on the one it ends with
+    head = excerpt(
+        LOGISTICS,
+        "表 2 分业务收入\n\n业务 | 收入（亿元） | 毛利率\n\n冷链仓储 | 31.4 | 24.0%\n\n"
+        "表 3 分区域仓储网络\n\n区域 | 仓储面积（万平方米） | 仓库出租率\n\n华东 | 30.1 | 90.5%",
+    )
+    rest = excerpt(
+        LOGISTICS, "西南 | 8.3 | 77.2%\n\n— 12 —\n\n华北 | 15.6 | 86.1%\n\n合计 | 53.9 | 87.0%"
+    )
+    first = answer("岚山物流华北区域仓库出租率是多少？", [rest, head])[0]
+    assert f"表格：区域 | 仓储面积（万平方米） | 仓库出租率 [[cite:{head['id']}]]" in first, first
+    assert "华北（仓库出租率）：86.1%" in first and f"[[cite:{rest['id']}]]" in first, first

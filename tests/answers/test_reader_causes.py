@@ -669,3 +669,24 @@ def test_an_ordinal_is_answered_by_a_list_or_a_text_that_writes_it_and_a_superla
     for figure in ("11.2 亿元", "12.3 亿元", "4.4 亿元"):
         assert figure in first, first
     assert f"[[cite:{structure['id']}]]" in first
+
+
+@pytest.mark.parametrize(
+    ("question", "figure"),
+    [
+        # a colloquial verb asks what the vocabulary says filings print for it
+        ("松涛化工上半年赚了多少？", "5.4 亿元"),  # 赚 → 净利润
+        ("松涛化工上半年挣了多少钱", "5.4 亿元"),
+        ("松涛化工上半年卖了多少钱？", "75.2 亿元"),  # 卖 → 营业收入, 销量
+        ("松涛化工环氧树脂卖了多少？", "38.6 万吨"),
+    ],
+)
+def test_a_colloquial_verb_is_stated_by_what_filings_print_for_it(question, figure):
+    first = answer(question, [ACCOUNTS])[0]
+    assert figure in first and f"[[cite:{ACCOUNTS['id']}]]" in first, first
+
+
+def test_a_colloquial_verb_is_not_stated_by_a_figure_of_something_else():
+    # 涂料 has a margin and an export share, no sales; 产 is no word the vocabulary knows
+    assert not_found(answer("松涛化工涂料卖了多少？", [ACCOUNTS]))
+    assert not_found(answer("松涛化工环氧树脂产了多少？", [ACCOUNTS]))
