@@ -454,8 +454,10 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
     # rows (their labels, the caption: 前五名客户).
     cells = [fold(c) for c in row.heading.split(" | ")[1 : len(row.clauses)]]
     periods = reading.question.periods
+    # what any header cell states of each phrase, read once (a table may be 500 wide)
+    touched = {p: _touched(p, cells) for p in reading.phrases}
     return any(
-        all(_one_cell_states(p, label, c, cells) for p in reading.phrases)
+        all(_one_cell_states(p, label, c, touched[p]) for p in reading.phrases)
         # and the periods asked, by that column with the table's caption and title (前三季度
         # 同比: no column of 本报告期比上年同期增减 / 年初至报告期末 states both)
         and periods <= periods_in(f"{label}\n{labels}\n{c}")
@@ -463,10 +465,17 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
     )
 
 
-def _one_cell_states(phrase: str, label: str, cell: str, cells: list[str]) -> bool:
+def _touched(phrase: str, cells: list[str]) -> list[bool]:
+    """Which characters of ``phrase`` some header cell states."""
+    touched = [False] * len(counted(phrase))
+    for cell in cells:
+        touched = [t or m for t, m in zip(touched, stated_characters(phrase, cell), strict=True)]
+    return touched
+
+
+def _one_cell_states(phrase: str, label: str, cell: str, touched: list[bool]) -> bool:
     """``cell`` with the row's ``label`` states all of ``phrase`` that any header cell
-    states part of — or no header cell speaks to it (it names rows)."""
-    touched = [any(m) for m in zip(*(stated_characters(phrase, c) for c in cells), strict=True)]
+    states part of (``touched``) — or no header cell speaks to it (it names rows)."""
     if not any(touched):
         return True
     here = stated_characters(phrase, f"{label}\n{cell}")

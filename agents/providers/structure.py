@@ -24,7 +24,7 @@ _ITEM = re.compile(r"^\s*(?:\d+(?:[、)）]|\.(?!\d))|[（(]\d+[)）]|[①-⑳]|
 # 一、 and （一） also number a report's sections: such a line is an item only when a
 # lead-in (…如下：) or an item of its kind stands before it, or one of its kind follows.
 _MARKER = re.compile(
-    r"^\s*(?:(?P<num>\d{1,3})(?:[、)）]|\.(?!\d))|[（(](?P<pnum>\d{1,3})[)）]"
+    r"^\s*(?:(?P<num>\d{1,4})(?:[、)）]|\.(?!\d))|[（(](?P<pnum>\d{1,3})[)）]"
     r"|(?P<cn>[一二三四五六七八九十]{1,3})、|[（(](?P<pcn>[一二三四五六七八九十]{1,3})[)）]"
     r"|(?P<circled>[①-⑳])|(?P<bullet>[-•·*●○■□▪◆◇►▶])"
     # ordinals written as words, before a comma or a colon: 首先，… 其次，… 最后，…; 第一，…
