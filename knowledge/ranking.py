@@ -364,21 +364,38 @@ def clause_weights(
     versions' chunks holding it nearly verbatim (``CLAUSE_SHARE`` of its tokens), and a
     token's weight is the idf of its clause over the largest clause idf of the question
     (a token of several clauses: the largest). The clause that no page repeats keeps
-    weight 1; one that every cover page repeats weighs what its idf says. A question of
-    fewer than two such clauses keeps every weight 1, and no statement is made."""
+    weight 1; one that every cover page repeats weighs what its idf says. And a clause
+    that two or more chunks hold nearly verbatim, other than the question's rarest, is
+    copied text: its tokens are not independent evidence (a chunk holding one holds them
+    all), so together they weigh at most what one term of the clause's idf weighs — each
+    token at most idf(clause) / Σ idf(its tokens). Weighed only by its idf, a context
+    clause of thirty bigrams still outweighed a rare ask of ten on the page that copies
+    it (a board announcement's 会议的召集、召开和表决程序… before 选举谁担任董事长). A
+    question of fewer than two such clauses keeps every weight 1, and no statement is
+    made."""
     owns = [[t for t in clause.own if statistics.frequencies.get(t)] for clause in plan.clauses]
     measured = [own for own in owns if len(own) >= 2]
     if len(measured) < 2:
         return plan.weights
-    weighed = [idf(statistics.chunks, n) for n in clause_holders(measured, versions, statistics)]
+    holders = clause_holders(measured, versions, statistics)
+    weighed = [idf(statistics.chunks, n) for n in holders]
     top = max(weighed)
-    ratios = iter(weight / top for weight in weighed)
+    ratios = iter(
+        min(weight / top, weight / _summed_idf(own, statistics))
+        if n >= 2 and weight < top
+        else weight / top
+        for own, n, weight in zip(measured, holders, weighed, strict=True)
+    )
     share: dict[str, float] = {}
     for clause, own in zip(plan.clauses, owns, strict=True):
         weight = next(ratios) if len(own) >= 2 else 1.0
         for token in clause.tokens:
             share[token] = max(share.get(token, 0.0), weight)
     return {token: share.get(token, weight) for token, weight in plan.weights.items()}
+
+
+def _summed_idf(tokens: list[str], statistics: Statistics) -> float:
+    return sum(idf(statistics.chunks, statistics.frequencies[t]) for t in tokens)
 
 
 def clause_holders(

@@ -21,6 +21,7 @@ import docx
 from docx.enum.text import WD_BREAK
 
 from tests.answers.cjk_pdf import make_cjk_pdf, wrap
+from tests.answers.harbor_fixture import write_harbor
 
 # --------------------------------------------------------------------------- coldchain
 
@@ -297,7 +298,7 @@ def write_chenghu(directory: Path) -> Path:
     return manifest
 
 
-WRITERS = {"coldchain": write_coldchain, "chenghu": write_chenghu}
+WRITERS = {"coldchain": write_coldchain, "chenghu": write_chenghu, "harbor": write_harbor}
 
 # The fixture of each evaluation set of tests/answers/sets/ (NAME.yaml and NAME_heldout.yaml):
 # a manifest, or ``file:`` one written here; the app asked in and the user who asks.
@@ -312,6 +313,9 @@ SET_FIXTURES: dict[str, tuple[str, str, str]] = {
     "pine_b": ("tests/answers/second_manifest.yaml", "pine-desk", "reader"),
     "coldchain_b": ("file:coldchain", "cold-desk", "yc-analyst"),
     "chenghu_b": ("file:chenghu", "chenghu-desk", "pm"),
+    # A fifth fixture and its set, both written by another hand before any reader change
+    # (tests/answers/harbor_fixture.py).
+    "harbor": ("file:harbor", "harbor-desk", "hb-analyst"),
 }
 
 

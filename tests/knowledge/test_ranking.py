@@ -174,7 +174,8 @@ def test_an_impact_stored_after_a_search_is_used_by_the_next(tenant, alice):
 def _exhaustive(versions, query, top_k, vocabulary=None):
     """The reference, written out: BM25 of every chunk of the versions, each token
     weighed by its clause's idf (chunks holding 80 % of the clause's known tokens) over
-    the question's largest, one statement; a name of the question's entity counted once
+    the question's largest — a clause two chunks hold, not the largest, at most its idf
+    over its tokens' summed idf —, one statement; a name of the question's entity counted once
     in a chunk."""
     versions = versions if isinstance(versions, list) else [versions]
     entities = frozenset(
@@ -194,20 +195,27 @@ def _exhaustive(versions, query, top_k, vocabulary=None):
     def idf(n):
         return math.log(1 + (len(rows) - n + 0.5) / (n + 0.5))
 
-    clause_idf = []
+    clause_idf, copied = [], []
     for clause in plan.clauses:
         own = [t for t in clause.own if df[t]]
         holders = sum(
             sum(t in tokens for t in own) >= math.ceil(0.8 * len(own)) for tokens in held.values()
         )
         clause_idf.append(idf(holders) if len(own) >= 2 else None)
+        # Held nearly verbatim by two chunks or more: its tokens weigh one term together.
+        copied.append(
+            idf(holders) / sum(idf(df[t]) for t in own) if holders >= 2 and len(own) >= 2 else None
+        )
     weights = dict.fromkeys(plan.weights, 1.0)
     if sum(w is not None for w in clause_idf) >= 2:
         top = max(w for w in clause_idf if w is not None)
         weights = {}
-        for clause, weight in zip(plan.clauses, clause_idf, strict=True):
+        for clause, weight, one in zip(plan.clauses, clause_idf, copied, strict=True):
+            mine = 1.0 if weight is None else weight / top
+            if weight is not None and weight < top and one is not None:
+                mine = min(mine, one)
             for t in clause.tokens:
-                weights[t] = max(weights.get(t, 0.0), 1.0 if weight is None else weight / top)
+                weights[t] = max(weights.get(t, 0.0), mine)
         weights = {t: weights.get(t, 1.0) for t in plan.weights}
     scored = []
     for pk, text, document_id, ordinal in rows:
@@ -532,12 +540,44 @@ def test_a_clause_is_weighed_by_the_chunks_holding_it_nearly_verbatim(tenant):
     weights = ranking.clause_weights(plan, statistics, [version.pk])
 
     # Three clauses: the boilerplate (held by 9 of 19 chunks), the ask (by 1 —
-    # 是多, 多少 are in no chunk and do not count), 营业收入 (by 9).
+    # 是多, 多少 are in no chunk and do not count), 营业收入 (by 9). The two held by
+    # nine chunks are copied text: together their tokens weigh at most one term of the
+    # clause's idf.
     boilerplate, ask = ranking.idf(19, 9), ranking.idf(19, 1)
     assert weights["拨备"] == weights["覆盖"] == 1.0
-    assert weights["完整"] == pytest.approx(boilerplate / ask)
+    copied = [t for t in plan.clauses[0].own if t in statistics.frequencies]
+    assert len(copied) > 20
+    one_term = boilerplate / sum(ranking.idf(19, statistics.frequencies[t]) for t in copied)
+    assert weights["完整"] == weights["董事"] == pytest.approx(one_term)
+    assert sum(weights[t] * ranking.idf(19, statistics.frequencies[t]) for t in copied) == (
+        pytest.approx(boilerplate)
+    )
+    # 营业收入's three tokens as one term would weigh more than its idf ratio: the ratio
+    # stays, the smaller.
     assert weights["营业"] == pytest.approx(boilerplate / ask)
-    assert weights["董事"] == pytest.approx(boilerplate / ask)
+    assert one_term < boilerplate / ask
+
+
+def test_a_clause_copied_from_the_pages_weighs_as_one_term_not_as_its_words(tenant, alice):
+    """A board announcement's first page copies the long procedural clause the question
+    opens with; its second page names who was elected. Weighed by its idf alone, the
+    clause's thirty-odd bigrams summed above the ask's rare words on the copying page."""
+    version = make_knowledge(tenant)
+    procedure = "会议的召集、召开和表决程序符合《公司法》和《公司章程》的规定，表决结果同意9票"
+    for n, name in enumerate("东西南北中金银铜铁锡江河"):
+        add_document(
+            version,
+            [f"{name}源电力董事会决议公告。{procedure}。", f"{name}源电力选举王{name}担任董事长。"],
+            key=f"board-{n}",
+        )
+    publish(version)
+    question = f"{procedure}，请问江源电力这次董事会选举谁担任董事长"
+
+    items = search_managed([version], query=question, top_k=3, owner=alice)
+
+    assert items[0].document.key == "board-10"
+    assert items[0].chunk.text == "江源电力选举王江担任董事长。"
+    assert [item.chunk.pk for item in items] == _exhaustive(version, question, 3)
 
 
 def test_a_question_of_one_clause_keeps_every_weight_and_makes_no_statement(
