@@ -274,6 +274,11 @@ def _builtin() -> Vocabulary:
         "赚": ["净利润"],
         "挣": ["净利润"],
         "卖": ["营业收入", "销售收入", "销售额", "销量"],
+        # What a placement plan prints for a lock-up, a broker for its note and P/E.
+        "锁定": ["限售", "不得转让"],
+        "锁定期": ["限售期"],
+        "研报": ["研究报告", "点评"],
+        "pe": ["p/e", "市盈率"],
     }
     return Vocabulary(entries)
 

@@ -41,6 +41,7 @@ from agents.providers.grammar import (
     WHICH,
     YEAR,
 )
+from knowledge.figures import figures_in, in_base_unit
 from knowledge.periods import periods_in
 from knowledge.vocabulary import BUILTIN
 
@@ -59,10 +60,15 @@ def _lexicon() -> dict[str, tuple[str, ...]]:
     its expansions."""
     lexicon = {}
     for term in BUILTIN.entries():
-        if term.isascii():  # ASCII terms (eps, q3) are matched as words by the vocabulary
-            continue
         expansions = sorted(BUILTIN.expand(term))
-        lexicon[term] = tuple(dict.fromkeys(counted(e) for e in [term, *expansions]))
+        # an ASCII word is written in capitals too (EPS, P/E); a period alias (q3, h1) is
+        # read by knowledge/periods.py
+        spellings = [term, term.upper()] if term.isascii() else [term]
+        if term.isascii() and periods_in(term):
+            continue
+        printed = [x for e in [term, *expansions] for x in (e, e.upper())]
+        for spelling in spellings:
+            lexicon[spelling] = tuple(dict.fromkeys(counted(e) for e in printed))
     return lexicon
 
 
@@ -183,6 +189,7 @@ class Question:
     judged: tuple[str, ...] = ()  # runs of a yes/no sentence the rest of the question evidences
     runs: tuple[str, ...] = ()  # the question between particles, question words and times
     periods: frozenset[str] = frozenset()  # the periods it names, canonical (periods_in)
+    unit: str = ""  # the base unit of the figure asked (多少股 → 股, 多少万元 → 元)
 
 
 def _runs(question: str) -> tuple[list[str], list[str]]:
@@ -291,7 +298,32 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         judged=judged,
         runs=tuple(runs),
         periods=periods_in(stripped),
+        unit=_asked_unit(stripped),
     )
+
+
+_ASKED_UNIT = re.compile(r"(?:多少|几)(?P<rest>[^\s，。？?！!、；;]{1,4})")
+
+
+def unit_of(text: str) -> str:
+    """The base unit ``text`` is, whole (万元 → 元, 股, 个月), or ""."""
+    figures = figures_in(f"1{text}")
+    if len(figures) != 1 or figures[0].end != len(text) + 1 or not figures[0].unit:
+        return ""
+    return in_base_unit(figures[0].value, figures[0].unit)[1]
+
+
+def _asked_unit(question: str) -> str:
+    """The unit a question asks its figure in (多少股, 多少万元, 几个月): the answer's form —
+    not a count's measure word (几个项目, 哪几类: the things counted)."""
+    for match in _ASKED_UNIT.finditer(question):
+        if COUNTS.match(question, match.start()):
+            continue
+        rest = match.group("rest")
+        for end in range(len(rest), 0, -1):
+            if unit := unit_of(rest[:end]):
+                return unit
+    return ""
 
 
 _SENTENCES = re.compile(r"[^?？!！。]+[?？!！。]*")
@@ -377,6 +409,8 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
                     break
             if piece in LIGHT_MODIFIERS:
                 continue  # 主要 alone (主要做什么业务) ranks, it names nothing
+            if unit_of(piece) and not lexical:
+                continue  # the unit asked (是多少万元) is the answer's form, not its topic
             if (len(piece) >= 2 or lexical) and piece not in out:
                 out.append(piece)
     asked = [piece for piece in out if piece not in PREDICATE_ONLY]

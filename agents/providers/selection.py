@@ -36,7 +36,7 @@ from agents.providers.structure import (
     units,
     without_markers,
 )
-from knowledge.figures import Figure, figures_in
+from knowledge.figures import Figure, figures_in, in_base_unit
 from knowledge.periods import periods_in
 from knowledge.text import search_tokens
 
@@ -215,6 +215,7 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     text = fold(unit.text)
     context = fold(unit.heading)
     if unit.kind == "row":
+        text += "\n" + fold(unit.clauses[0])  # its label, wrapped over two lines or not
         # Rows the question names together answer together: each states the others' labels.
         named = named_rows(reading, source, unit)
         if unit in named:
@@ -239,6 +240,8 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
             # A list is read under its heading (第四节 风险提示 → its items), a table row
             # under its header.
             score += 2.0 * coverage(term, context) if unit.kind in ("list", "row") else 0.5
+        elif coverage(term, fold(source.title)) >= 0.6:
+            score += 0.5  # what the whole document is about (定增 of a placement plan)
     if score == 0.0:
         return 0.0
     for term in reading.of:
@@ -423,6 +426,9 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     if not (question.extreme or question.each) or named:
         return [row]
     rows = [r for r in table_rows(source, row) if not is_total(r)]
+    label = fold(row.clauses[0]) if row.clauses else ""
+    if question.each and any(states(p, label) for p in reading.phrases):
+        return [row]  # its label is asked: each of its columns (本期和上年同期分别多少)
     if question.each:
         return rows or [row]
     column = row_cell(row, reading.phrases)
@@ -448,6 +454,8 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
         said += "\n" + "\n".join(TOTALS)
     if not all(leading_unstated(p, said) < 2 for p in reading.phrases):
         return False
+    if any(_modifies(p, label) for p in reading.phrases):
+        return False
     # One cell answers: what the question asks of a column (a phrase a header cell states
     # part of) is stated by the row's label and one column's header, not by pieces of two
     # or of the caption (营收 from 营业收入, 增长 from 毛利率比上年增减); the rest names
@@ -471,6 +479,17 @@ def _touched(phrase: str, cells: list[str]) -> list[bool]:
     for cell in cells:
         touched = [t or m for t, m in zip(touched, stated_characters(phrase, cell), strict=True)]
     return touched
+
+
+def _modifies(phrase: str, label: str) -> bool:
+    """Whether a row ``label`` writes ``phrase`` as the modifier of a head of its own — three
+    characters or more after it, a unit in brackets aside (员工 in 员工持股计划, 营业收入 in
+    营业收入增长率): the row is that other thing's."""
+    at = label.find(phrase)
+    if at < 0:
+        return False
+    rest = re.sub(r"[（(][^）)]*[）)]|[\s\d%％]", "", label[at + len(phrase) :])
+    return len(rest) >= 3
 
 
 def _one_cell_states(phrase: str, label: str, cell: str, touched: list[bool]) -> bool:
@@ -528,6 +547,11 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
         figures = quantities_in(without_markers(unit.text))
         if figures and all(f.unit.startswith(("%", "％", "个百分点")) for f in figures):
             return False  # 光伏逆变器收入多少 is an amount: 毛利率 28.6% is not it
+    if question.unit and unit.kind in ("sentence", "clause"):
+        # the unit asked (多少股) is the answer's: 58,000.00 万元 does not answer it
+        units = {in_base_unit(f.value, f.unit)[1] for f in quantities_in(unit.text)}
+        if question.unit not in units:
+            return False
     listed = unit.kind == "list" and (question.counts or question.enumerates)
     if question.asks_figure and not quantities_in(without_markers(unit.text)) and not listed:
         return False  # (a list answers "how many items" by its items)

@@ -241,66 +241,196 @@ def _spaced_row(line: str, width: int) -> list[str] | None:
     return [_cell(" ".join(label)), *figures]
 
 
-def _spaced_header(line: str, width: int) -> list[str] | None:
-    """A PDF table's header whose cells hold spaces (区域 仓储面积 （万平方米） 仓库 出租率),
-    grouped into ``width`` cells: a bracketed unit belongs to the word before it, an
-    unnamed label column is empty, and while words outnumber the columns the shortest two
-    neighbours are one cell (a header broken by the layout). None for a line with a figure
-    or a punctuation mark — prose, not a header."""
-    words = line.split()
-    if len(words) < 3 or any(map(_FIGURE_CELL.match, words)):
-        return None
-    if re.search(r"[。！？!?；;，,、：:]", fold(line)):
-        return None
-    cells: list[str] = []
-    for word in words:
-        if cells and word[0] in "（(":
-            cells[-1] += " " + word
-        else:
-            cells.append(word)
-    if len(cells) == width - 1:
-        cells.insert(0, "")
-    while len(cells) > width:
-        at = min(range(len(cells) - 1), key=lambda i: len(cells[i]) + len(cells[i + 1]))
-        cells[at : at + 2] = [f"{cells[at]} {cells[at + 1]}"]
-    return [_cell(c) for c in cells] if len(cells) == width else None
-
-
-def _table_cells(lines: list[str]) -> list[list[str] | None]:
+def _table_cells(lines: list[str]) -> tuple[list[list[str] | None], set[int]]:
     """Each line's table cells, or None: the rows ingestion writes (a | b | c), and a PDF
-    table's lines pypdf gives with spaces — a row right after a table's lines whose label
-    holds a space (华 北 15.6 86.1%), or a header of labels with spaces followed by rows
-    ending with as many figures as it has columns after the label."""
+    table's lines pypdf gives with spaces (``_spaced_table``) — a row right after a table's
+    lines whose label holds a space (华 北 15.6 86.1%) too. A line that goes on a row's
+    label (a label wrapped over two lines) has no cells of its own: []. And the lines a
+    spaced table's reading found to be headers."""
     out: list[list[str] | None] = [None] * len(lines)
+    headers: set[int] = set()
     width = 0  # the current table's width: its first line's cells
-    for i, line in enumerate(lines):
+    i = 0
+    while i < len(lines):
+        line = lines[i]
         if not line:
+            i += 1
             continue  # ingestion sets a table's rows a blank line apart
         if " | " in line:
             cells = [c.strip().strip("|").strip() for c in line.split(" | ")]
             previous = next((out[j] for j in range(i - 1, -1, -1) if lines[j]), None)
             width = width if previous is not None else len(cells)
             out[i] = cells
+            i += 1
             continue
         row = _spaced_row(line, width) if width else None
         if row is not None:
             out[i] = row
+            i += 1
             continue
         width = 0
-        after = [j for j in range(i + 1, len(lines)) if lines[j]][:1]
-        figures = _trailing_figures(lines[after[0]]) if after else 0
-        header = _spaced_header(line, figures + 1) if figures >= 2 else None
-        if header is not None and _spaced_row(lines[after[0]], len(header)) is not None:
-            out[i], width = header, len(header)
-    return out
+        table, heads = _spaced_table(lines, i)
+        for at, cells in table.items():
+            out[at] = cells
+        headers |= heads
+        i = max(table, default=i) + 1
+    return out, headers
 
 
-def _trailing_figures(line: str) -> int:
-    words = _words(line)
-    count = 0
-    while count < len(words) - 1 and _FIGURE_CELL.match(words[-1 - count]):
-        count += 1
-    return count
+# A value cell of a PDF table: a figure, or a cell that states none (不适用, —).
+_NO_VALUE = ("不适用", "—", "-", "--", "/")
+
+
+def _is_value(word: str) -> bool:
+    return bool(re.search(r"\d", word)) or word in _NO_VALUE
+
+
+def _spaced_table(lines: list[str], start: int) -> tuple[dict[int, list[str]], set[int]]:
+    """A PDF table as pypdf lays it out, one line a row, its cells split by spaces — as
+    ingestion leaves it when a cell holds a space, so that rows have more words than the
+    header has cells: ({line index: cells}, its header lines), or ({}, set()) when
+    ``lines[start]`` opens no table.
+
+    The header is a line of three labels or more (no figure, no sentence's punctuation),
+    its cells merged down to its rows' width when a cell holds a space; a header cell
+    wrapped onto the next line (a line of fewer labels) is completed by the word whose
+    first character makes a word the document writes elsewhere with the cell's last
+    (本报告期比上年同 / 期增减… → 同期). Each following line with a value after its first
+    word is a row: as many words as the header has cells, or more — the extra words one
+    cell, the first whose columns then hold what the rows of as many words hold there (a
+    figure under a figure, a label under a label): the row label first (泊川智能 2025 年
+    员工持股计划), else the last cell (质押 12,000,000). A line of one label alone is the
+    rest of the row label above it; a line of labels one fewer than the header's cells, a
+    new header over the same label column (本报告期末 上年度末 …)."""
+    header = _header_words(lines[start])
+    if header is None:
+        return {}, set()
+    text = "\n".join(lines)
+    found: dict[int, list[str]] = {start: header}
+    segments: list[tuple[int, list[int]]] = [(start, [])]  # (header line, its row lines)
+    words_of: dict[int, list[str]] = {}
+    previous = start
+    for at in range(start + 1, len(lines)):
+        words = _words(lines[at])
+        if not words:
+            continue
+        head, rows = segments[-1]
+        width = len(found[head])
+        label_only = not re.search(r"[。！？!?；;，,：:]", fold(lines[at]))
+        if 2 * sum(map(_is_value, words[1:])) >= min(width, len(words)) - 1 > 0:
+            # (a row: at least half its cells after the label values, and no sentence)
+            if re.search(r"[。！？；，]", lines[at]):
+                break
+            if not rows and head != start and len(words) == width + 1:
+                found[head] = ["", *found[head]]  # a header over the same label column
+            elif not rows and len(words) < width and head == start:
+                fitted = _fitted_header(found[head], len(words))
+                if fitted is None:
+                    break
+                found[head] = fitted
+            elif len(words) < len(found[head]):
+                break
+            words_of[at] = words
+            rows.append(at)
+            previous = at
+            continue
+        if not rows and previous == start and len(words) < width and label_only:
+            completed = _completed_header(found[head], words, text.replace(lines[start], ""))
+            if completed is None:
+                break
+            found[head], found[at], previous = completed, [], at
+            continue
+        if rows and previous == rows[-1] and len(words) == 1 and label_only:
+            words_of[rows[-1]][0] += words[0]  # the row label wrapped
+            found[at], previous = [], at
+            continue
+        if rows and len(words) >= 2 and label_only:
+            found[at] = [_cell(w) for w in words]
+            segments.append((at, []))
+            previous = at
+            continue
+        break
+    for head, rows in segments:
+        width = len(found[head])
+        exact = [words_of[r] for r in rows if len(words_of[r]) == width]
+        for at in rows:
+            cells = _row_cells(words_of[at], exact, width)
+            if cells is not None:
+                found[at] = cells
+    if not _rows_in(found):
+        return {}, set()
+    return found, {head for head, _ in segments}
+
+
+def _fitted_header(cells: list[str], width: int) -> list[str] | None:
+    """A header of more cells than its rows, a cell set with a space: the shortest two
+    neighbours merged until as many."""
+    cells = list(cells)
+    while len(cells) > width >= 2:
+        at = min(range(len(cells) - 1), key=lambda i: len(cells[i]) + len(cells[i + 1]))
+        cells[at : at + 2] = [cells[at] + cells[at + 1]]
+    return cells if len(cells) == width else None
+
+
+def _rows_in(found: dict[int, list[str]]) -> bool:
+    """Whether a spaced table read has a row: a line of cells with a value."""
+    return any(len(c) > 1 and any(map(_is_value, c[1:])) for c in found.values())
+
+
+def _header_words(line: str) -> list[str] | None:
+    """A line's words as a header's cells (a bracketed unit joined to the word before it),
+    or None: fewer than three, a figure among them, or a sentence's punctuation."""
+    if re.search(r"[。！？!?；;，,：:]", fold(line)):
+        return None
+    cells: list[str] = []
+    for word in line.split():
+        if _is_value(word) and not re.search(r"[（(]", word):
+            return None
+        if cells and word[0] in "（(":
+            cells[-1] += word
+        else:
+            cells.append(word)
+    return [_cell(c) for c in cells] if len(cells) >= 3 else None
+
+
+def _completed_header(header: list[str], words: list[str], text: str) -> list[str] | None:
+    """The header with each word of its wrapped line joined to the cell it completes, in
+    order: the first cell whose last character and the word's first make a word ``text``
+    writes. None when a word completes none."""
+    cells = list(header)
+    at = 1
+    for word in words:
+        while at < len(cells) and cells[at][-1:] + word[:1] not in text:
+            at += 1
+        if at == len(cells):
+            return None
+        cells[at] += _cell(word)
+        at += 1
+    return cells
+
+
+def _row_cells(words: list[str], rows: list[list[str]], width: int) -> list[str] | None:
+    """A row's words as ``width`` cells: as they are when as many, else the extra words
+    one cell — the label, else the last — where every column then holds what the table's
+    rows hold there. None when no cell does."""
+    if len(words) == width:
+        return [_cell(words[0]), *words[1:]]
+    if len(words) < width:
+        return None
+    extra = len(words) - width
+    kinds = [{_is_figure(r[k]) for r in rows if len(r) == width and r[k]} for k in range(width)]
+    # with no row of as many words to compare with, the label is the cell set with spaces
+    for at in (0, width - 1, *range(width - 2, 0, -1)) if rows else (0,):
+        cells = [*words[:at], " ".join(words[at : at + extra + 1]), *words[at + extra + 1 :]]
+        if all(
+            len(kind) != 1 or _is_figure(c) in kind for c, kind in zip(cells, kinds, strict=True)
+        ):
+            return [_cell(cells[0]), *cells[1:]]
+    return None
+
+
+def _is_figure(cell: str) -> bool:
+    return bool(_FIGURE_CELL.match(cell)) or cell in _NO_VALUE
 
 
 def is_data_row(cells: list[str]) -> bool:
@@ -334,19 +464,27 @@ def units(content: str) -> list[Unit]:
     header: list[str] = []  # the current table's header row (ingestion writes a | b | c)
     lines = _joined_lines(content)
     item_lines = _item_lines(lines)
-    table_cells = _table_cells(lines)
+    table_cells, spaced_headers = _table_cells(lines)
     header_lines: list[list[str]] = []  # the current header as written (one or two lines)
     last_item: dict[int, tuple[str, int]] = {}  # a list unit's id → its last item's marker
     # The latest item line's list and marker, and a nested list's outer list (by id).
     latest: tuple[Unit, tuple[str, int]] | None = None
     outer: dict[int, Unit] = {}
-    for line, is_item_line, cells in zip(lines, item_lines, table_cells, strict=True):
+    for at, (line, is_item_line, cells) in enumerate(
+        zip(lines, item_lines, table_cells, strict=True)
+    ):
         if not line:
             continue
         if not is_item_line:
             latest = None
+        if cells == []:
+            # the rest of a row label wrapped over two lines, read and quoted with its row
+            if out and out[-1].kind == "row":
+                out[-1].text += "\n" + line
+            continue
         if cells is not None:
             starts = not header or (out and out[-1].kind not in ("row", "header"))
+            starts = starts or at in spaced_headers
             if cells in header_lines:
                 continue  # the header again, after a page break: no row
             caption = _caption_row(cells) if starts else ""
@@ -359,6 +497,11 @@ def units(content: str) -> list[Unit]:
                 # rows going on after a page's footer, under the header they had
                 header and len(cells) == len(header) and is_data_row(cells)
             ):
+                header = cells
+                header_lines = [cells]
+                out.append(Unit(line, "header", heading, cells))
+            elif not cells[0] and not any(re.search(r"\d", c) for c in cells):
+                # a header over the same label column, inside the table (| 本报告期末 | …)
                 header = cells
                 header_lines = [cells]
                 out.append(Unit(line, "header", heading, cells))

@@ -107,3 +107,80 @@ def test_a_split_table_takes_the_header_its_document_s_excerpt_ends_with():
     first = answer("岚山物流华北区域仓库出租率是多少？", [rest, head])[0]
     assert f"表格：区域 | 仓储面积（万平方米） | 仓库出租率 [[cite:{head['id']}]]" in first, first
     assert "华北（仓库出租率）：86.1%" in first and f"[[cite:{rest['id']}]]" in first, first
+
+
+QUARTER = "临川装备股份有限公司 2026 年第三季度报告"
+# The main data as pypdf gives a typeset table: header cells wrapped onto a second line, a
+# row label wrapped, values that state none (不适用), a second header over the same label
+# column; then the top shareholders, a row label and a last cell set with spaces.
+QUARTER_PAGE = (
+    "一、主要财务数据\n单位：万元  币种：人民币\n"
+    "项目 本报告期 本报告期比上年同 年初至报告期末 年初至报告期末比上\n"
+    " 期增减变动幅度(%) 年同期增减变动幅度(%)\n"
+    "营业收入 52,310.08 12.40 148,902.77 10.15\n"
+    "归属于上市公司股东的扣除 4,120.55 9.80 11,087.31 8.02\n"
+    "非经常性损益的净利润\n"
+    "经营活动产生的现金流量净额 不适用 不适用 9,442.10 31.20\n"
+    " 本报告期末 上年度末 本报告期末比上年度末增减变动幅度(%)\n"
+    "总资产 402,115.60 377,020.44 6.66\n"
+    "注：本报告期指本季度初至本季度末 3 个月期间。\n"
+    "二、股东信息\n"
+    "股东名称 股东性质 持股数量 持股比例(%) 质押、标记或冻结\n"
+    "临川控股有限公司 境内非国有法人 88,200,000 35.28 质押 6,000,000\n"
+    "陈远山 境内自然人 20,000,000 8.00 无\n"
+    "临川 2025 年员工持股计划 其他 2,500,000 1.00 无\n"
+    "全国社保基金四零一组合 其他 2,100,000 0.84 无\n"
+)
+
+
+def test_a_pdf_table_with_a_wrapped_header_and_row_label_is_read_as_a_table():
+    by_label = {u.clauses[0]: u for u in units(QUARTER_PAGE) if u.kind == "row"}
+    deducted = by_label["归属于上市公司股东的扣除非经常性损益的净利润"]
+    assert deducted.clauses[1:] == ["4,120.55", "9.80", "11,087.31", "8.02"]
+    # the wrapped header cell is completed by the word the document writes (同期, 上年)
+    assert deducted.heading.split(" | ")[2] == "本报告期比上年同期增减变动幅度(%)"
+    # a second header over the same label column heads the rows after it
+    assert (
+        by_label["总资产"].heading
+        == " | 本报告期末 | 上年度末 | 本报告期末比上年度末增减变动幅度(%)"
+    )
+    # extra words are the label's, else the last cell's, as the other rows' columns hold
+    assert by_label["临川 2025 年员工持股计划"].clauses[1:3] == ["其他", "2,500,000"]
+    assert by_label["临川控股有限公司"].clauses[4] == "质押 6,000,000"
+    assert "注：本报告期指本季度初至本季度末" not in " ".join(by_label)
+
+
+def test_the_figures_of_a_spaced_pdf_table_answer_with_their_row():
+    page = excerpt(QUARTER, QUARTER_PAGE)
+    cited = f"[[cite:{page['id']}]]"
+    for question, figure in (
+        ("临川装备年初至报告期末扣非净利润是多少万元？", "11,087.31"),
+        ("全国社保基金四零一组合持有临川装备多少股？", "2,100,000"),  # 持(有): linking verb
+        ("临川控股有限公司持有临川装备的比例是多少？", "35.28"),
+    ):
+        first = answer(question, [page])[0]
+        assert figure in first and cited in first, (question, first)
+    # 员工 is the modifier of the 员工持股计划 row: no head count
+    assert not_found(answer("临川装备有多少员工？", [page]))
+
+
+def test_a_split_table_s_rows_each_stand_before_their_own_citation():
+    head = excerpt(
+        "汀源食品股份有限公司 2026 年半年度报告摘要",
+        "（二）主要会计数据\n\n项目 | 本报告期 | 上年同期 | 本报告期比上年同期增减\n\n"
+        "营业收入（元） | 1,846,371,522.18 | 1,543,068,974.35 | 19.66%",
+    )
+    rest = excerpt(
+        head["title"],
+        "经营活动产生的现金流量净额（元） | 305,219,337.91 | 198,774,105.63 | 53.55%\n\n"
+        "基本每股收益（元/股） | 0.58 | 0.50 | 16.00%\n\n"
+        " | 本报告期末 | 上年度末 | 本报告期末比上年度末增减\n\n"
+        "总资产（元） | 4,982,113,460.27 | 4,537,920,118.55 | 9.79%",
+    )
+    first = answer("汀源食品经营活动现金流量净额本期和上年同期分别多少？", [rest, head])[0]
+    # its row asked (本期 is a time): its columns, not every row of the table
+    assert "305,219,337.91" in first and "198,774,105.63" in first, first
+    assert "0.58" not in first and "4,982,113,460.27" not in first, first
+    # the header cited to its excerpt, the row's figures then to theirs, no marker between
+    figure = first.index("198,774,105.63")
+    assert first.rindex(f"[[cite:{head['id']}]]") < figure < first.index(f"[[cite:{rest['id']}]]")

@@ -690,3 +690,36 @@ def test_a_colloquial_verb_is_not_stated_by_a_figure_of_something_else():
     # 涂料 has a margin and an export share, no sales; 产 is no word the vocabulary knows
     assert not_found(answer("松涛化工涂料卖了多少？", [ACCOUNTS]))
     assert not_found(answer("松涛化工环氧树脂产了多少？", [ACCOUNTS]))
+
+
+PLACEMENT = excerpt(
+    "汀源食品股份有限公司 2026 年度向特定对象发行 A 股股票预案",
+    "四、发行数量\n本次发行的股票数量不超过 66,000,000 股（含本数）。\n"
+    "五、限售期\n发行对象认购的股份自发行结束之日起 6 个月内不得转让。\n"
+    "六、募集资金用途\n募集资金拟投资于以下项目：\n"
+    "1、华中生产基地建设项目，拟使用募集资金 38,000.00 万元；\n"
+    "2、补充流动资金，拟使用募集资金 12,000.00 万元。",
+)
+
+
+def test_the_unit_asked_is_the_answer_s_form_not_its_topic():
+    # 多少股 is answered in 股, not by an amount of money in 万元
+    first = answer("汀源食品定增最多发多少股？", [PLACEMENT])[0]
+    assert "66,000,000 股" in first and f"[[cite:{PLACEMENT['id']}]]" in first, first
+    # 这次 points back to the placement; 锁定 is what the plan prints as 限售 / 不得转让
+    first = answer("汀源食品这次定增，认购的股份锁定多久？", [PLACEMENT])[0]
+    assert "6 个月" in first, first
+    # 是多少万元 asks 万元 as the form: the amount is answered
+    first = answer("汀源食品补充流动资金拟使用募集资金多少万元？", [PLACEMENT])[0]
+    assert "12,000.00 万元" in first, first
+
+
+def test_an_ascii_abbreviation_is_read_through_the_vocabulary_in_capitals():
+    note = excerpt(
+        "临川装备（603999）2026 年三季报点评",
+        "## 盈利预测\n\n指标 | 2025A | 2026E\n\nEPS（元/股） | 1.06 | 1.27\n\nP/E（倍） | 28.2 | 23.5",
+    )
+    first = answer("临川装备2026年EPS预测是多少？", [note])[0]
+    assert "1.27" in first, first
+    first = answer("临川装备2026年PE是多少倍？", [note])[0]
+    assert "23.5" in first, first
