@@ -157,7 +157,9 @@ def _joined_lines(content: str) -> list[str]:
     carry = False
     in_item = False
     for line in raws:
-        starts_anew = not line or " | " in line or _starts_item(line) or _HEADING.match(line)
+        starts_anew = not line or " | " in line or _starts_item(line) or bool(_HEADING.match(line))
+        # …（1）A；/（2）B；（3）C: one enumeration over two lines
+        starts_anew = starts_anew and not (carry and line and _goes_on_inline(lines[-1], line))
         if carry and not starts_anew:
             lines[-1] += line
         else:
@@ -169,6 +171,24 @@ def _joined_lines(content: str) -> list[str]:
         if in_item and full and not re.search(r"[。！？!?；;，,、：:.）)]$", folded):
             carry = True
     return lines
+
+
+def _goes_on_inline(before: str, line: str) -> bool:
+    """Whether ``line`` begins with the next marker of an enumeration written inline in
+    ``before`` — a bracketed or circled number, which marks itself: （2） after …（1）…；."""
+    mark = marker(line)
+    if mark is None or mark[0] not in ("pnum", "pcn", "circled") or not 2 <= mark[1] <= 10:
+        return False
+    previous = {
+        "pnum": rf"[（(]{mark[1] - 1}[)）]",
+        "pcn": rf"[（(]{_CN_NUMERALS[mark[1] - 1]}[)）]",
+        "circled": chr(ord("①") + mark[1] - 2),
+    }[mark[0]]
+    # (an enumeration begun inside a line: items one a line each have a line of their own)
+    return bool(re.search(previous, before)) and not _starts_item(before)
+
+
+_CN_NUMERALS = ["", *"一二三四五六七八九十"]
 
 
 def _item_lines(lines: list[str]) -> list[bool]:
@@ -257,7 +277,8 @@ def _table_cells(lines: list[str]) -> tuple[list[list[str] | None], set[int]]:
             i += 1
             continue  # ingestion sets a table's rows a blank line apart
         if " | " in line:
-            cells = [c.strip().strip("|").strip() for c in line.split(" | ")]
+            # (a line that begins with | begins with an empty cell: | 本报告期末 | …)
+            cells = [c.strip().strip("|").strip() for c in f" {line}".split(" | ")]
             previous = next((out[j] for j in range(i - 1, -1, -1) if lines[j]), None)
             width = width if previous is not None else len(cells)
             out[i] = cells
@@ -499,7 +520,10 @@ def units(content: str) -> list[Unit]:
             ):
                 header = cells
                 header_lines = [cells]
-                out.append(Unit(line, "header", heading, cells))
+                # a caption right before the table (前 10 名股东持股情况) names what it is of
+                titled = out and out[-1].kind == "sentence" and is_caption(out[-1].text)
+                caption = out[-1].text if titled else heading
+                out.append(Unit(line, "header", caption, cells))
             elif not cells[0] and not any(re.search(r"\d", c) for c in cells):
                 # a header over the same label column, inside the table (| 本报告期末 | …)
                 header = cells

@@ -184,3 +184,48 @@ def test_a_split_table_s_rows_each_stand_before_their_own_citation():
     # the header cited to its excerpt, the row's figures then to theirs, no marker between
     figure = first.index("198,774,105.63")
     assert first.rindex(f"[[cite:{head['id']}]]") < figure < first.index(f"[[cite:{rest['id']}]]")
+
+
+def test_a_caption_right_before_a_table_names_what_its_rows_are():
+    # 前三大股东是哪些 over the table captioned 前 10 名股东…: its rows, read as a list
+    page = excerpt(
+        QUARTER,
+        "二、股东信息\n单位：股\n前 10 名股东持股情况（不含通过转融通出借股份）\n"
+        + QUARTER_PAGE.split("二、股东信息\n")[1],
+    )
+    first = answer("临川装备前三大股东是哪些？", [page])[0]
+    for holder in ("临川控股有限公司", "陈远山"):
+        assert holder in first, first
+
+
+def test_an_enumeration_begun_inside_a_line_goes_on_over_the_next():
+    content = (
+        "公司提请投资者关注以下风险：（1）下游行业资本开支放缓，可能导致订单下降；\n"
+        "（2）主要原材料价格波动，可能影响毛利率；（3）海外项目交付周期较长，\n"
+        "且受汇率波动影响。"
+    )
+    (lst,) = [u for u in units(content) if u.kind == "list"]
+    assert len(lst.clauses) == 3 and lst.clauses[2].endswith("且受汇率波动影响。"), lst.clauses
+    # items one a line, each its own line, stay so
+    lines = "主要风险：\n（1）资本开支放缓；\n（2）原材料价格波动；\n（3）汇率波动。"
+    (lst,) = [u for u in units(lines) if u.kind == "list"]
+    assert lst.text.split("\n")[0] == "主要风险：" and len(lst.clauses) == 3
+
+
+def test_each_of_several_periods_is_a_column_of_the_row():
+    note = excerpt(
+        "临川装备（603999）2026 年三季报点评",
+        "## 盈利预测\n\n指标 | 2025A | 2026E | 2027E\n\n"
+        "EPS（元/股） | 1.06 | 1.27 | 1.55\n\nP/E（倍） | 28.2 | 23.5 | 19.3",
+    )
+    first = answer("临川装备2026年和2027年的PE分别是多少倍？", [note])[0]
+    assert "23.5" in first and "19.3" in first and f"[[cite:{note['id']}]]" in first, first
+
+
+def test_a_header_line_with_an_empty_label_inside_a_table_heads_the_rows_after_it():
+    content = (
+        "项目 | 本报告期 | 上年同期\n\n营业收入（元） | 1,846.18 | 1,543.35\n\n"
+        " | 本报告期末 | 上年度末\n\n总资产（元） | 4,982.27 | 4,537.55"
+    )
+    assets = next(u for u in units(content) if u.kind == "row" and u.clauses[0] == "总资产（元）")
+    assert assets.heading == " | 本报告期末 | 上年度末"
