@@ -121,6 +121,9 @@ LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据", "因�
 # Modifiers that rank what is asked, not name another thing (主要风险 asks the 风险 a report
 # lists under 风险提示): dropped from the start of a phrase that keeps two characters.
 LIGHT_MODIFIERS = ("主要",)
+# Words for a document (研报, 公告, 预案…): a phrase ending with one (海岳证券研报里) names
+# where to look, not what is asked of it.
+DOCUMENT_WORDS = re.compile(r"(?:研报|研究报告|报告|公告|预案|点评|纪要|财报|摘要|季报|年报)$")
 # Verbs that link the thing asked to its value or its holder, not part of the thing:
 # 冷链仓储面积达到(了多少), 半年报提到(了哪些风险), 收益率下行到(多少), 持有华岳银行(的比例).
 PREDICATE_AFTER = re.compile(

@@ -21,6 +21,7 @@ from agents.providers.grammar import (
     COMPARES,
     COUNT,
     COUNTS,
+    DOCUMENT_WORDS,
     EACH,
     EDGE_FUNCTION,
     ENUMERATES,
@@ -411,6 +412,8 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
                 continue  # 主要 alone (主要做什么业务) ranks, it names nothing
             if unit_of(piece) and not lexical:
                 continue  # the unit asked (是多少万元) is the answer's form, not its topic
+            if DOCUMENT_WORDS.search(piece):
+                continue  # where to look (海岳证券研报里), not what is asked
             if (len(piece) >= 2 or lexical) and piece not in out:
                 out.append(piece)
     asked = [piece for piece in out if piece not in PREDICATE_ONLY]

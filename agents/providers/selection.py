@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from agents.providers.reading import (
@@ -254,7 +255,7 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
         if coverage(fold(time), timed) >= 0.6:
             score += 0.5
     # A few shared words break ties between sentences that both name the topic.
-    wanted = set(search_tokens(reading.question.text))
+    wanted = _tokens(reading.question.text)
     said = f"{unit.heading} {unit.text}" if unit.kind in ("list", "row") else unit.text
     score += min(0.5, 0.1 * len(wanted & set(search_tokens(said))))
     if unit.kind == "list":
@@ -292,6 +293,12 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     if unit.kind == "row":
         return score - 0.002 * len(unit.clauses[0] if unit.clauses else "")  # one record
     return score - 0.002 * len(unit.text)
+
+
+@lru_cache(maxsize=64)
+def _tokens(question: str) -> frozenset[str]:
+    """A question's search tokens, read once however many units are scored."""
+    return frozenset(search_tokens(question))
 
 
 _NAMED = r"\s*(?:为|是|达|达到|约|：|:)?\s*[-+]?\d"

@@ -326,7 +326,6 @@ def _spaced_table(lines: list[str], start: int) -> tuple[dict[int, list[str]], s
     header = _header_words(lines[start])
     if header is None:
         return {}, set()
-    text = "\n".join(lines)
     found: dict[int, list[str]] = {start: header}
     segments: list[tuple[int, list[int]]] = [(start, [])]  # (header line, its row lines)
     words_of: dict[int, list[str]] = {}
@@ -356,7 +355,8 @@ def _spaced_table(lines: list[str], start: int) -> tuple[dict[int, list[str]], s
             previous = at
             continue
         if not rows and previous == start and len(words) < width and label_only:
-            completed = _completed_header(found[head], words, text.replace(lines[start], ""))
+            text = "\n".join(lines[:start] + lines[start + 1 :])  # the document elsewhere
+            completed = _completed_header(found[head], words, text)
             if completed is None:
                 break
             found[head], found[at], previous = completed, [], at

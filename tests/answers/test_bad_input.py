@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from agents.providers.structure import units
 from tests.answers.reader import answer, excerpt, not_found
 
 REPORT = "松涛化工股份有限公司 2026 年半年度报告"
@@ -125,3 +126,11 @@ def test_odd_questions_over_wide_and_long_layouts_are_answered_or_not_found(ques
     if "指标499" in question:
         # a PDF table of 500 columns, its label set with a space: the cell asked
         assert "499.5" in blocks[0], blocks[0][:200]
+
+
+def test_ten_thousand_lines_of_spaced_labels_are_read_in_linear_time():
+    # every line could open a PDF table: none does, and reading them is one pass
+    names = excerpt(REPORT, "\n".join(f"客户{i} 客户{i}甲 客户{i}乙" for i in range(10_000)))
+    assert not [u for u in units(names["content"]) if u.kind in ("header", "row")]
+    blocks = answer("松涛化工的主要客户有哪些？", [names])
+    assert blocks and blocks[0]

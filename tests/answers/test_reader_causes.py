@@ -723,3 +723,16 @@ def test_an_ascii_abbreviation_is_read_through_the_vocabulary_in_capitals():
     assert "1.27" in first, first
     first = answer("临川装备2026年PE是多少倍？", [note])[0]
     assert "23.5" in first, first
+
+
+def test_the_document_a_question_names_is_where_to_look_not_what_it_asks():
+    # 海岳证券研报里: the broker's note is the source; the PE row answers
+    note = excerpt(
+        "临川装备（603999）2026 年三季报点评",
+        "海岳证券研究所，2026 年 10 月 29 日。\n\n## 盈利预测\n\n指标 | 2025A | 2026E\n\n"
+        "P/E（倍） | 28.2 | 23.5",
+    )
+    first = answer("海岳证券研报里临川装备2026年的PE是多少倍？", [note])[0]
+    assert "23.5" in first and f"[[cite:{note['id']}]]" in first, first
+    # and a document naming nothing asked is still not found
+    assert not_found(answer("海岳证券研报里临川装备2026年的市净率是多少倍？", [note]))
