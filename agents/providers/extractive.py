@@ -32,6 +32,7 @@ from agents.providers.comparison import (
     phrases_compared,
     rows_compared,
 )
+from agents.providers.grammar import MENTIONING
 from agents.providers.quoting import clause_with, picked_item, quote_rows, quote_unit, unit_stating
 from agents.providers.reading import (
     covers,
@@ -195,7 +196,8 @@ class ExtractiveProvider:
                     years=earlier_question.years,
                     periods=earlier_question.periods,
                 )
-        topic = [t for t in question.terms if t not in entity_terms]
+        # (a verb of mentioning — 提示了哪些风险 — asks nothing to rank by)
+        topic = [t for t in question.terms if t not in entity_terms and t not in MENTIONING]
         reading = Reading(question, entity_terms, topic, [], earlier if entity_terms else "")
         reading.phrases = tuple(topic_phrases(question, entity_terms))
         if earlier and names_own_entity and not reading.phrases:

@@ -137,13 +137,10 @@ PREDICATE_AFTER = re.compile(
 )
 # A phrase that is only such a verb (远川冷链列举了哪些风险 → 列举; 面临的风险 → 面临) asks
 # nothing of its own when the question asks something else.
-PREDICATE_ONLY = frozenset(
+# Verbs of a report mentioning what is asked (三季报提示了哪些风险): no topic to rank by.
+MENTIONING = frozenset(["列举", "列出", "提到", "提及", "披露", "提示"])
+PREDICATE_ONLY = MENTIONING | frozenset(
     [
-        "列举",
-        "列出",
-        "提到",
-        "提及",
-        "披露",
         "面临",
         "来自",
         "从事",
@@ -157,8 +154,6 @@ PREDICATE_ONLY = frozenset(
         "投资",
         "布局",
         "采用",
-        # a report mentioning what is asked (三季报提示了哪些风险)
-        "提示",
         # verbs of what a whole is made of (收入由哪几部分构成)
         "构成",
         "组成",

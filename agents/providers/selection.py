@@ -582,9 +582,24 @@ def best_units(reading: Reading) -> list[Pick]:
                 continue
             score = unit_score(unit, reading, source)
             if score > 0:
+                score += 1.0 if is_named_report(reading.question, source) else 0.0
                 picks.append(Pick(source, unit, score))
     picks.sort(key=lambda p: (-p.score, p.source.rank))
     return picks
+
+
+def is_named_report(question: Question, source: Source) -> bool:
+    """Whether ``source`` is the report the question names (三季报 → 第三季度报告): its
+    title ends that name, not a note about it (…三季报点评 is the broker's, not the report)."""
+    title = fold(source.title)
+    for time in map(fold, question.times):
+        for word in (time, *LEXICON.get(time, ())):
+            if not word.endswith(("报", "报告")):
+                continue
+            at = title.find(word)
+            if at >= 0 and not re.match(r"[\u4e00-\u9fff]", title[at + len(word) :]):
+                return True
+    return False
 
 
 def best_units_each(reading: Reading) -> list[Pick]:

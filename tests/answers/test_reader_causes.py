@@ -736,3 +736,18 @@ def test_the_document_a_question_names_is_where_to_look_not_what_it_asks():
     assert "23.5" in first and f"[[cite:{note['id']}]]" in first, first
     # and a document naming nothing asked is still not found
     assert not_found(answer("海岳证券研报里临川装备2026年的市净率是多少倍？", [note]))
+
+
+def test_the_report_a_question_names_answers_before_a_note_about_it():
+    report = excerpt(
+        QUARTER_TITLE := "临川装备股份有限公司 2026 年第三季度报告",
+        "三、其他提醒事项\n公司提请投资者关注以下风险：（1）下游资本开支放缓；（2）原材料价格波动；"
+        "（3）汇率波动。",
+    )
+    note = excerpt(
+        "临川装备（603999）2026 年三季报点评：订单高增",
+        "## 风险提示\n\n1. 下游需求不及预期；\n2. 海外拓展不及预期；\n3. 原材料大幅波动；\n4. 回款不及预期。",
+    )
+    first = answer("临川装备三季报提示了哪些风险？", [note, report])[0]
+    assert "资本开支放缓" in first and f"[[cite:{report['id']}]]" in first, first
+    assert QUARTER_TITLE.endswith("第三季度报告")
