@@ -370,6 +370,7 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
     names cut out and grammar characters trimmed from the edges (北辰医药的董事长是谁 →
     董事长; 创新药板块收入在北辰医药营收中占多大比重 → 创新药板块收入, 营收, 比重)."""
     out: list[str] = []
+    sources: list[str] = []  # phrases naming a document
     # A generic name inside a fuller one (基金 in 星河稳健收益债券基金) is not cut out:
     # 基金经理 stays what is asked.
     folded = {fold(t) for t in entity_terms}
@@ -412,12 +413,14 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
                 continue  # 主要 alone (主要做什么业务) ranks, it names nothing
             if unit_of(piece) and not lexical:
                 continue  # the unit asked (是多少万元) is the answer's form, not its topic
-            if DOCUMENT_WORDS.search(piece):
-                continue  # where to look (海岳证券研报里), not what is asked
+            if DOCUMENT_WORDS.search(piece) and len(piece) >= 2:
+                sources.append(piece)  # where to look (海岳证券研报里), not what is asked
+                continue
             if (len(piece) >= 2 or lexical) and piece not in out:
                 out.append(piece)
     asked = [piece for piece in out if piece not in PREDICATE_ONLY]
-    asked = asked or out
+    # (a question that asks of nothing but a document, 发布了什么公告, asks the document)
+    asked = asked or out or sources
     # An expense over revenue asked in words (研发费用占营收的比例) is its ratio (研发费用率:
     # the vocabulary's 费用率 is 占营业收入); the share word after it asks nothing more.
     ratios = [_EXPENSE_SHARE.sub(r"\1率", piece) for piece in asked]

@@ -751,3 +751,9 @@ def test_the_report_a_question_names_answers_before_a_note_about_it():
     first = answer("临川装备三季报提示了哪些风险？", [note, report])[0]
     assert "资本开支放缓" in first and f"[[cite:{report['id']}]]" in first, first
     assert QUARTER_TITLE.endswith("第三季度报告")
+
+
+def test_a_question_asking_only_of_a_document_still_needs_it_stated():
+    # 公告 is the only thing asked: no sentence of a report that writes none answers it
+    assert not_found(answer("松涛化工的公告是什么？", [ACCOUNTS]))
+    assert not_found(answer("松涛化工有哪些公告？", [ACCOUNTS]))
