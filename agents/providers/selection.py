@@ -29,6 +29,7 @@ from agents.providers.reading import (
     without_share_wholes,
 )
 from agents.providers.structure import (
+    NO_VALUE,
     Unit,
     is_data_row,
     is_item,
@@ -559,6 +560,21 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
         units = {in_base_unit(f.value, f.unit)[1] for f in quantities_in(unit.text)}
         if question.unit not in units:
             return False
+    if unit.kind == "row" and question.asks_figure:
+        # the cell asked (by the topic and the period its column names) states no value
+        # (经营活动现金流量净额 本报告期：不适用): the document has no figure to give
+        column = row_cell(unit, (*reading.phrases, *question.times))
+        if 0 < column < len(unit.clauses) and unit.clauses[column] in NO_VALUE:
+            return False
+    # a row's unit is its table's (营业收入（万元）): 多少吨 is not asked of it unless the
+    # table writes 吨 (money aside, which a table's 单位 line states apart)
+    foreign_unit = question.unit and not question.unit.endswith("元")
+    if (
+        foreign_unit
+        and unit.kind == "row"
+        and question.unit not in f"{unit.heading}\n{unit.text}\n{labels}"
+    ):
+        return False
     listed = unit.kind == "list" and (question.counts or question.enumerates)
     if question.asks_figure and not quantities_in(without_markers(unit.text)) and not listed:
         return False  # (a list answers "how many items" by its items)
@@ -677,7 +693,9 @@ RATE = re.compile(
     r"(?:率|速|比|重|例|幅|增长|增加|下降|减少|下滑|提高|提升|降低|上升|变化|变动|增减|涨|跌|仓位)$"
 )
 # What is counted in money (a currency amount): 收入, 利润, 费用 … or 多少钱 / 多少亿.
-_AMOUNT_HEAD = re.compile(r"(?:收入|营收|利润|净利|费用|成本|金额|销售额|投入|现金流|资产|负债)$")
+_AMOUNT_HEAD = re.compile(
+    r"(?:收入|营收|利润|净利|费用|成本|金额|销售额|投入|现金流|净额|资产|负债)$"
+)
 _AMOUNT_ASKED = re.compile(r"多少(?:钱|亿|万|元)|金额")
 
 

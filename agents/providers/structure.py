@@ -299,11 +299,11 @@ def _table_cells(lines: list[str]) -> tuple[list[list[str] | None], set[int]]:
 
 
 # A value cell of a PDF table: a figure, or a cell that states none (不适用, —).
-_NO_VALUE = ("不适用", "—", "-", "--", "/")
+NO_VALUE = ("不适用", "—", "-", "--", "/")
 
 
 def _is_value(word: str) -> bool:
-    return bool(re.search(r"\d", word)) or word in _NO_VALUE
+    return bool(re.search(r"\d", word)) or word in NO_VALUE
 
 
 def _spaced_table(lines: list[str], start: int) -> tuple[dict[int, list[str]], set[int]]:
@@ -451,7 +451,7 @@ def _row_cells(words: list[str], rows: list[list[str]], width: int) -> list[str]
 
 
 def _is_figure(cell: str) -> bool:
-    return bool(_FIGURE_CELL.match(cell)) or cell in _NO_VALUE
+    return bool(_FIGURE_CELL.match(cell)) or cell in NO_VALUE
 
 
 def is_data_row(cells: list[str]) -> bool:

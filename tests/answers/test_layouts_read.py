@@ -229,3 +229,11 @@ def test_a_header_line_with_an_empty_label_inside_a_table_heads_the_rows_after_i
     )
     assets = next(u for u in units(content) if u.kind == "row" and u.clauses[0] == "总资产（元）")
     assert assets.heading == " | 本报告期末 | 上年度末"
+
+
+def test_a_cell_that_states_no_value_answers_no_figure():
+    page = excerpt(QUARTER, QUARTER_PAGE)
+    # 本报告期 of 经营活动产生的现金流量净额 is 不适用; the year-to-date growth is no amount
+    assert not_found(answer("临川装备本报告期经营活动现金流量净额是多少？", [page]))
+    first = answer("临川装备年初至报告期末经营活动现金流量净额是多少？", [page])[0]
+    assert "9,442.10" in first, first

@@ -757,3 +757,15 @@ def test_a_question_asking_only_of_a_document_still_needs_it_stated():
     # 公告 is the only thing asked: no sentence of a report that writes none answers it
     assert not_found(answer("松涛化工的公告是什么？", [ACCOUNTS]))
     assert not_found(answer("松涛化工有哪些公告？", [ACCOUNTS]))
+
+
+def test_a_row_answers_a_unit_asked_only_if_its_table_writes_the_unit():
+    products = excerpt(
+        "汀源食品股份有限公司 2026 年半年度报告摘要",
+        "（二）主营业务分析\n\n分产品 | 营业收入（万元） | 毛利率\n\n"
+        "速冻面点 | 118,426.35 | 34.01%\n\n速冻火锅料 | 92,384.17 | 24.30%",
+    )
+    # 卖了多少吨 asks a volume: the revenue row in 万元 is not it
+    assert not_found(answer("汀源食品速冻面点卖了多少吨？", [products]))
+    first = answer("汀源食品速冻面点卖了多少钱？", [products])[0]
+    assert "118,426.35" in first and f"[[cite:{products['id']}]]" in first, first
