@@ -618,11 +618,22 @@ def is_named_report(question: Question, source: Source) -> bool:
     return False
 
 
+def _one_thing(reading: Reading) -> bool:
+    """Whether the question's phrases are one thing named with a modifier, cut at the 的
+    between them (经营活动产生的现金流量净额), not things asked side by side."""
+    text = fold(reading.question.text)
+    spots = sorted((text.find(p), p) for p in reading.phrases)
+    return all(at >= 0 for at, _ in spots) and any(
+        text[a + len(p) : b].strip() == "的"
+        for (a, p), (b, _) in zip(spots, spots[1:], strict=False)
+    )
+
+
 def best_units_each(reading: Reading) -> list[Pick]:
     """A question that asks two things at once (储能电池出货量和光伏逆变器毛利率), which
     no one unit states: the best unit for each phrase, in the question's order — or []
     unless every phrase has one."""
-    if len(reading.phrases) < 2:
+    if len(reading.phrases) < 2 or _one_thing(reading):
         return []
     picks: list[Pick] = []
     for phrase in reading.phrases:

@@ -237,3 +237,13 @@ def test_a_cell_that_states_no_value_answers_no_figure():
     assert not_found(answer("临川装备本报告期经营活动现金流量净额是多少？", [page]))
     first = answer("临川装备年初至报告期末经营活动现金流量净额是多少？", [page])[0]
     assert "9,442.10" in first, first
+
+
+def test_one_thing_named_with_a_modifier_is_not_two_things_asked():
+    page = excerpt(
+        QUARTER,
+        QUARTER_PAGE
+        + "3. 经营活动产生的现金流量净额年初至报告期末同比增长 31.20%，主要系回款增加所致；",
+    )
+    # 经营活动产生 | 现金流量净额 are one phrase cut at 的: no sentence answers each half
+    assert not_found(answer("临川装备第三季度经营活动产生的现金流量净额是多少？", [page]))
