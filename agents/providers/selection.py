@@ -176,9 +176,17 @@ def states_question(reading: Reading, text: str, context: str) -> bool:
     phrases = (*reading.phrases, *(fold(t) for t in reading.of))
     if not all(states(p, said) and not foreign_modifier(reading, p, said) for p in phrases):
         return False
+    # the part a share is asked of (海外收入占比) is stated as the part, not as the whole
+    # another share is taken of (研发费用…占营业收入的 8.13% has no 海外收入)
+    asked = fold(reading.question.text)
+    parts = [m.group(1) for m in map(_SHARE_OF_PART.match, phrases) if m]
+    parts = [part for part in parts if f"占{part}" not in asked]  # 占营收比例: the whole
+    if parts and not all(states(part, without_share_wholes(said)) for part in parts):
+        return False
     return reading.question.periods <= periods_in(said)
 
 
+_SHARE_OF_PART = re.compile(r"^(.{2,}?)(?:的)?(?:占比|比例|比重)$")
 _GENERIC_TAIL = re.compile(r"(?:基金|公司|集团)$")
 
 

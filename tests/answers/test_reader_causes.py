@@ -769,3 +769,15 @@ def test_a_row_answers_a_unit_asked_only_if_its_table_writes_the_unit():
     assert not_found(answer("汀源食品速冻面点卖了多少吨？", [products]))
     first = answer("汀源食品速冻面点卖了多少钱？", [products])[0]
     assert "118,426.35" in first and f"[[cite:{products['id']}]]" in first, first
+
+
+def test_the_part_a_share_is_asked_of_is_stated_as_the_part():
+    # 研发费用…占营业收入的 8.13% is no share of 海外收入, though 收入 and 占 are written
+    rd = excerpt(
+        REPORT,
+        "1. 新签订单：海外订单 12.3 亿元，同比增长 30.2%；\n"
+        "3. 研发投入：年初至报告期末研发费用 28,697.15 万元，占营业收入的 8.13%；",
+    )
+    assert not_found(answer("松涛化工海外收入占比是多少？", [rd]))
+    first = answer("松涛化工环氧树脂收入占比是多少？", [ACCOUNTS])[0]
+    assert "44.0%" in first, first
