@@ -247,12 +247,19 @@ def _words(line: str) -> list[str]:
     return words
 
 
+_GLUED = re.compile(r"^(.*[^\d,.+\-\s])([-+]?\d[\d,]*(?:\.\d+)?[%％]?)$")
+
+
 def _spaced_row(line: str, width: int) -> list[str] | None:
     """A PDF table's row as pypdf lays it out, its cells split by spaces, when its label
     holds spaces too (华 北 15.6 86.1%): the last ``width`` − 1 words are figures, the words
     before them — none a figure — the label. None for any other line."""
     words = _words(line)
     values = width - 1
+    glued = _GLUED.match(words[0]) if len(words) == values else None
+    if glued:
+        # the label set against its first figure (…收入和支出-58.12 -96.42)
+        words = [glued.group(1), glued.group(2), *words[1:]]
     if values < 2 or len(words) <= values:
         return None
     label, figures = words[:-values], words[-values:]

@@ -247,3 +247,16 @@ def test_one_thing_named_with_a_modifier_is_not_two_things_asked():
     )
     # 经营活动产生 | 现金流量净额 are one phrase cut at 的: no sentence answers each half
     assert not_found(answer("临川装备第三季度经营活动产生的现金流量净额是多少？", [page]))
+
+
+def test_a_pdf_row_whose_label_is_set_against_its_first_figure_is_a_row():
+    content = (
+        "非经常性损益项目 | 本期金额 | 年初至报告期末金额\n\n"
+        "计入当期损益的政府补助 | 991.27 | 2,531.55\n\n"
+        "除上述各项之外的其他营业外收入和支出-58.12 -96.42\n"
+        "合计 1,047.13 2,745.19"
+    )
+    assert _rows(content)[1:] == [
+        ["除上述各项之外的其他营业外收入和支出", "-58.12", "-96.42"],
+        ["合计", "1,047.13", "2,745.19"],
+    ]
