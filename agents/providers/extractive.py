@@ -189,12 +189,14 @@ class ExtractiveProvider:
             earlier_question = read_question(earlier, corpus)
             inherited = entity_terms_of(earlier_question, sources)
             entity_terms = entity_terms or inherited
-            if not question.times and earlier_question.times:
+            if earlier_question.times and question.periods <= {"YOY"}:
+                # The earlier question's period goes on; a change on the year before
+                # (同比增长多少？) is of that period, not a period of its own.
                 question = replace(
                     question,
-                    times=earlier_question.times,
+                    times=tuple(dict.fromkeys([*earlier_question.times, *question.times])),
                     years=earlier_question.years,
-                    periods=earlier_question.periods,
+                    periods=earlier_question.periods | question.periods,
                 )
         # (a verb of mentioning — 提示了哪些风险 — asks nothing to rank by)
         topic = [t for t in question.terms if t not in entity_terms and t not in MENTIONING]

@@ -255,14 +255,22 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     if score == 0.0:
         return 0.0
     for term in reading.of:
-        # the earlier question's topic, which the follow-up asks an attribute of
-        label = fold(unit.clauses[0]) if unit.kind == "row" and unit.clauses else text
+        # the earlier question's topic, which the follow-up asks an attribute of: a row's
+        # label, a sentence's words before its first figure — what the figure is of, not a
+        # cause after it (基本每股收益…增长 20.00%，主要系…净利润增加所致)
+        label = fold(unit.clauses[0]) if unit.kind == "row" and unit.clauses else _subject(text)
         score += 1.0 * coverage(term, label) if coverage(term, label) >= 0.6 else 0.0
     # A row's period is its column's header (本报告期, 年初至报告期末).
     timed = f"{text}\n{context}" if unit.kind == "row" else text
     for time in reading.question.times:
         if coverage(fold(time), timed) >= 0.6:
             score += 0.5
+    # A sentence that writes a period of its own the question does not ask (年初至报告期末
+    # over 本报告期 of a Q3 report) is another period's figure (a year, 同比 aside).
+    asked = {p for p in reading.question.periods if p != "YOY" and not p.isdigit()}
+    own = {p for p in periods_in(text) if p != "YOY" and not p.isdigit()}
+    if unit.kind != "row" and asked and own and not own & asked:
+        score -= 0.5
     # A few shared words break ties between sentences that both name the topic.
     wanted = _tokens(reading.question.text)
     said = f"{unit.heading} {unit.text}" if unit.kind in ("list", "row") else unit.text
@@ -302,6 +310,14 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     if unit.kind == "row":
         return score - 0.002 * len(unit.clauses[0] if unit.clauses else "")  # one record
     return score - 0.002 * len(unit.text)
+
+
+def _subject(text: str) -> str:
+    """A sentence's words before its first quantity (all of it when it has none)."""
+    figures = quantities_in(without_markers(text))
+    if not figures:
+        return text
+    return without_markers(text)[: figures[0].start]
 
 
 @lru_cache(maxsize=64)

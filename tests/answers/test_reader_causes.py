@@ -781,3 +781,21 @@ def test_the_part_a_share_is_asked_of_is_stated_as_the_part():
     assert not_found(answer("松涛化工海外收入占比是多少？", [rd]))
     first = answer("松涛化工环氧树脂收入占比是多少？", [ACCOUNTS])[0]
     assert "44.0%" in first, first
+
+
+def test_a_follow_up_asking_the_change_keeps_the_earlier_period_and_its_subject():
+    causes = excerpt(
+        "临川装备股份有限公司 2026 年第三季度报告",
+        "（三）主要会计数据发生变动的原因\n"
+        "1. 基本每股收益本报告期同比增长 20.00%，主要系归属于上市公司股东的净利润增加所致；\n"
+        "2. 归属于上市公司股东的净利润年初至报告期末同比增长 19.08%，主要系收入增长所致；\n"
+        "3. 归属于上市公司股东的净利润本报告期同比增长 22.41%，主要系收入增长及产品结构优化带动"
+        "毛利率提升所致。",
+    )
+    history = [{"question": "临川装备三季报本报告期归母净利润多少？", "answer": ""}]
+    first = answer("同比增长多少？", [causes], history=history)[0]
+    # 本报告期 goes on (同比 is a change, no period of its own); the growth is the profit's,
+    # not the earnings per share's whose cause names the profit
+    assert first.startswith(
+        "**回答**（临川装备）：3. 归属于上市公司股东的净利润本报告期同比增长 22.41%"
+    ), first
