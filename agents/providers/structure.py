@@ -327,9 +327,10 @@ def _spaced_table(lines: list[str], start: int) -> tuple[dict[int, list[str]], s
     word is a row: as many words as the header has cells, or more — the extra words one
     cell, the first whose columns then hold what the rows of as many words hold there (a
     figure under a figure, a label under a label): the row label first (泊川智能 2025 年
-    员工持股计划), else the last cell (质押 12,000,000). A line of one label alone is the
-    rest of the row label above it; a line of labels one fewer than the header's cells, a
-    new header over the same label column (本报告期末 上年度末 …)."""
+    员工持股计划), else the last cell (质押 12,000,000); a row that fits no cell so stays
+    prose (a page's footer). A line of one label alone is the rest of the row label above
+    it; a line of two labels or more, a new header — over the same label column when its
+    rows have one word more (本报告期末 上年度末 …)."""
     header = _header_words(lines[start])
     if header is None:
         return {}, set()
