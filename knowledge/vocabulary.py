@@ -270,6 +270,15 @@ def _builtin() -> Vocabulary:
         # What an analyst writes and what a filing prints instead.
         "扣非后净利润": ["扣除非经常性损益后的净利润", "扣除非经常性损益的净利润"],
         "地区": ["区域"],
+        # Colloquial verbs that name the figure asked (赚了多少, 卖了多少钱).
+        "赚": ["净利润"],
+        "挣": ["净利润"],
+        "卖": ["营业收入", "销售收入", "销售额", "销量"],
+        # What a placement plan prints for a lock-up, a broker for its note and P/E.
+        "锁定": ["限售", "不得转让"],
+        "锁定期": ["限售期"],
+        "研报": ["研究报告", "点评"],
+        "pe": ["p/e", "市盈率"],
     }
     return Vocabulary(entries)
 

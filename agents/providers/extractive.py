@@ -32,6 +32,7 @@ from agents.providers.comparison import (
     phrases_compared,
     rows_compared,
 )
+from agents.providers.grammar import MENTIONING
 from agents.providers.quoting import clause_with, picked_item, quote_rows, quote_unit, unit_stating
 from agents.providers.reading import (
     covers,
@@ -177,7 +178,8 @@ class ExtractiveProvider:
     def _read(
         self, state: AgentState, results: list[dict[str, Any]], *, earlier: str = ""
     ) -> Reading:
-        sources = read_sources(results)
+        # (a follow-up reads its own search; the earlier one may hold a split table's header)
+        sources = read_sources(results, state.search_results() if earlier else None)
         corpus = corpus_of(sources)
         names = tuple(n for s in sources for n in (s.name, s.entity))
         question = read_question(state.task, corpus, names)
@@ -187,14 +189,17 @@ class ExtractiveProvider:
             earlier_question = read_question(earlier, corpus)
             inherited = entity_terms_of(earlier_question, sources)
             entity_terms = entity_terms or inherited
-            if not question.times and earlier_question.times:
+            if earlier_question.times and question.periods <= {"YOY"}:
+                # The earlier question's period goes on; a change on the year before
+                # (同比增长多少？) is of that period, not a period of its own.
                 question = replace(
                     question,
-                    times=earlier_question.times,
+                    times=tuple(dict.fromkeys([*earlier_question.times, *question.times])),
                     years=earlier_question.years,
-                    periods=earlier_question.periods,
+                    periods=earlier_question.periods | question.periods,
                 )
-        topic = [t for t in question.terms if t not in entity_terms]
+        # (a verb of mentioning — 提示了哪些风险 — asks nothing to rank by)
+        topic = [t for t in question.terms if t not in entity_terms and t not in MENTIONING]
         reading = Reading(question, entity_terms, topic, [], earlier if entity_terms else "")
         reading.phrases = tuple(topic_phrases(question, entity_terms))
         if earlier and names_own_entity and not reading.phrases:

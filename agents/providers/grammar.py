@@ -62,6 +62,8 @@ QUESTION_WORDS = (
     "看一下",
     "告诉我",
     "这家公司",
+    # the occasion pointed back to (这次定增)
+    "这次",
     "该公司",
     "这家",
     "介绍一下",
@@ -98,7 +100,7 @@ TIME = re.compile(
     # thing compared with (较上年末 is the balance at the year's end)
     r"|(?:比|较)(?:上年|去年)(?:同期)?(?!末)"
     r"|(?:前三季度|第?[一二三四1-4]\s*季度|[Qq][1-4]|单季度?|累计|同比|去年|今年|本年度?|当年|[一三]季报|年报|上半年|下半年|半年报|半年度|全年"
-    r"|年初至报告期末|报告期末|本报告期|报告期内|期末"
+    r"|年初至报告期末|报告期末|本报告期|报告期内|期末|本期(?!末)"
     # the present and the quarter a question is asked in (现在, 这个季度): the report's own
     r"|现在|目前|当前|眼下|如今|这一?个?季度?|本季度?|当季度?)"
 )
@@ -119,6 +121,9 @@ LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据", "因�
 # Modifiers that rank what is asked, not name another thing (主要风险 asks the 风险 a report
 # lists under 风险提示): dropped from the start of a phrase that keeps two characters.
 LIGHT_MODIFIERS = ("主要",)
+# Words for a document (研报, 公告, 预案…): a phrase ending with one (海岳证券研报里) names
+# where to look, not what is asked of it.
+DOCUMENT_WORDS = re.compile(r"(?:研报|研究报告|报告|公告|预案|点评|纪要|财报|摘要|季报|年报)$")
 # Verbs that link the thing asked to its value or its holder, not part of the thing:
 # 冷链仓储面积达到(了多少), 半年报提到(了哪些风险), 收益率下行到(多少), 持有华岳银行(的比例).
 PREDICATE_AFTER = re.compile(
@@ -126,17 +131,16 @@ PREDICATE_AFTER = re.compile(
     # verbs of obtaining and of reaching a stage (拿到了多少首付款, 几个项目进了三期临床)
     r"|拿到|拿了|收到|得到|获得|取得|进入|处于|(?<![先改引推促增跟])进"
     # verbs of spending on the thing (研发花了多少钱, 研发投了多少)
-    r"|花了?|花费|花掉|用了|(?<!定)投了?)$"
+    r"|花了?|花费|花掉|用了|(?<!定)投了?"
+    # holding (持有多少股: 有多少 is the question word)
+    r"|(?<![支维保坚扶主])持)$"
 )
 # A phrase that is only such a verb (远川冷链列举了哪些风险 → 列举; 面临的风险 → 面临) asks
 # nothing of its own when the question asks something else.
-PREDICATE_ONLY = frozenset(
+# Verbs of a report mentioning what is asked (三季报提示了哪些风险): no topic to rank by.
+MENTIONING = frozenset(["列举", "列出", "提到", "提及", "披露", "提示"])
+PREDICATE_ONLY = MENTIONING | frozenset(
     [
-        "列举",
-        "列出",
-        "提到",
-        "提及",
-        "披露",
         "面临",
         "来自",
         "从事",
@@ -203,4 +207,4 @@ QUANTITATIVE = re.compile(r"多少|几|比例|占比|[率额]|规模|金额")
 
 # A top-N count (前五名, 前三大, 前10名): compared as one form, 前N — the question's
 # 前三大重仓股 is the report's 前三名股票 (the vocabulary prints 重仓股 as 前五名股票).
-COUNT = re.compile(r"前[\d一二三四五六七八九十]+[名大位]")
+COUNT = re.compile(r"前\s*[\d一二三四五六七八九十]+\s*[名大位]")

@@ -37,8 +37,14 @@ def unit_stating(source: Source, display: str) -> Unit | None:
 def quote_rows(rows: list[Unit], phrases: tuple[str, ...] = ()) -> str:
     """Several rows of one table the question names: each row's cell asked for, then the
     header and the rows quoted whole, every cell verbatim."""
-    if len(rows) == 1 or len(rows[0].clauses) > MAX_QUOTED_CELLS or rows[0].header_from:
+    if len(rows) == 1 or len(rows[0].clauses) > MAX_QUOTED_CELLS:
         return "\n".join(quote_unit(r, phrases) for r in rows)
+    if rows[0].header_from:
+        # The header is another excerpt's: quoted once with its citation, then the rows and
+        # their cells, which the rows' own citation follows — no other marker between.
+        return "\n".join(quote_unit(r, phrases) for r in rows[:1]) + "".join(
+            f"\n  {r.text}" + _cell_line(r, phrases, "\n") for r in rows[1:]
+        )
     header = rows[0].heading.split(" | ")
     lines = []
     for row in rows:
@@ -49,6 +55,16 @@ def quote_rows(rows: list[Unit], phrases: tuple[str, ...] = ()) -> str:
         [f"表格：{rows[0].header_text or rows[0].heading}", *(r.text for r in rows)]
     )
     return "\n".join([*lines, table]) if lines else table
+
+
+def _cell_line(row: Unit, phrases: tuple[str, ...], before: str) -> str:
+    """A row's cell the phrases ask for, named by its label and column (unless the header
+    names a number, which another excerpt states), or ""."""
+    column = row_cell(row, phrases)
+    header = row.heading.split(" | ")
+    if 0 < column < min(len(header), len(row.clauses)) and not re.search(r"\d", header[column]):
+        return f"{before}{row.clauses[0]}（{header[column]}）：{row.clauses[column]}"
+    return ""
 
 
 def picked_item(unit: Unit, ordinal: int) -> str:
@@ -75,12 +91,7 @@ def quote_unit(unit: Unit, phrases: tuple[str, ...] = ()) -> str:
         quoted = (
             f"表格：{unit.header_text or unit.heading} [[cite:{unit.header_from}]]\n  {unit.text}"
         )
-        header = unit.heading.split(" | ")
-        if 0 < column < min(len(header), len(unit.clauses)) and not re.search(
-            r"\d", header[column]
-        ):
-            quoted += f"\n{unit.clauses[0]}（{header[column]}）：{unit.clauses[column]}"
-        return quoted
+        return quoted + _cell_line(unit, phrases, "\n")
     if unit.kind == "row":
         column = row_cell(unit, phrases)
         quoted = f"表格：{unit.header_text or unit.heading}\n  {unit.text}"

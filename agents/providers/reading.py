@@ -21,6 +21,7 @@ from agents.providers.grammar import (
     COMPARES,
     COUNT,
     COUNTS,
+    DOCUMENT_WORDS,
     EACH,
     EDGE_FUNCTION,
     ENUMERATES,
@@ -41,6 +42,7 @@ from agents.providers.grammar import (
     WHICH,
     YEAR,
 )
+from knowledge.figures import figures_in, in_base_unit
 from knowledge.periods import periods_in
 from knowledge.vocabulary import BUILTIN
 
@@ -59,10 +61,15 @@ def _lexicon() -> dict[str, tuple[str, ...]]:
     its expansions."""
     lexicon = {}
     for term in BUILTIN.entries():
-        if term.isascii():  # ASCII terms (eps, q3) are matched as words by the vocabulary
-            continue
         expansions = sorted(BUILTIN.expand(term))
-        lexicon[term] = tuple(dict.fromkeys(counted(e) for e in [term, *expansions]))
+        # an ASCII word is written in capitals too (EPS, P/E); a period alias (q3, h1) is
+        # read by knowledge/periods.py
+        spellings = [term, term.upper()] if term.isascii() else [term]
+        if term.isascii() and periods_in(term):
+            continue
+        printed = [x for e in [term, *expansions] for x in (e, e.upper())]
+        for spelling in spellings:
+            lexicon[spelling] = tuple(dict.fromkeys(counted(e) for e in printed))
     return lexicon
 
 
@@ -183,6 +190,7 @@ class Question:
     judged: tuple[str, ...] = ()  # runs of a yes/no sentence the rest of the question evidences
     runs: tuple[str, ...] = ()  # the question between particles, question words and times
     periods: frozenset[str] = frozenset()  # the periods it names, canonical (periods_in)
+    unit: str = ""  # the base unit of the figure asked (多少股 → 股, 多少万元 → 元)
 
 
 def _runs(question: str) -> tuple[list[str], list[str]]:
@@ -229,7 +237,9 @@ def _segment(run: str, corpus: str, names: tuple[str, ...] = ()) -> list[tuple[s
             if piece in corpus or piece in LEXICON:
                 match = j - i
                 break
-        if match >= 2:
+        # a word of the vocabulary is a term however short (卖 → 营业收入, 销量)
+        match = match or int(run[i] in LEXICON)
+        if match >= 2 or (match and run[i : i + match] in LEXICON):
             if unknown:
                 pieces.append(("".join(unknown), False))
                 unknown = []
@@ -289,7 +299,32 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         judged=judged,
         runs=tuple(runs),
         periods=periods_in(stripped),
+        unit=_asked_unit(stripped),
     )
+
+
+_ASKED_UNIT = re.compile(r"(?:多少|几)(?P<rest>[^\s，。？?！!、；;]{1,4})")
+
+
+def unit_of(text: str) -> str:
+    """The base unit ``text`` is, whole (万元 → 元, 股, 个月), or ""."""
+    figures = figures_in(f"1{text}")
+    if len(figures) != 1 or figures[0].end != len(text) + 1 or not figures[0].unit:
+        return ""
+    return in_base_unit(figures[0].value, figures[0].unit)[1]
+
+
+def _asked_unit(question: str) -> str:
+    """The unit a question asks its figure in (多少股, 多少万元, 几个月): the answer's form —
+    not a count's measure word (几个项目, 哪几类: the things counted)."""
+    for match in _ASKED_UNIT.finditer(question):
+        if COUNTS.match(question, match.start()):
+            continue
+        rest = match.group("rest")
+        for end in range(len(rest), 0, -1):
+            if unit := unit_of(rest[:end]):
+                return unit
+    return ""
 
 
 _SENTENCES = re.compile(r"[^?？!！。]+[?？!！。]*")
@@ -335,6 +370,7 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
     names cut out and grammar characters trimmed from the edges (北辰医药的董事长是谁 →
     董事长; 创新药板块收入在北辰医药营收中占多大比重 → 创新药板块收入, 营收, 比重)."""
     out: list[str] = []
+    sources: list[str] = []  # phrases naming a document
     # A generic name inside a fuller one (基金 in 星河稳健收益债券基金) is not cut out:
     # 基金经理 stays what is asked.
     folded = {fold(t) for t in entity_terms}
@@ -375,10 +411,16 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
                     break
             if piece in LIGHT_MODIFIERS:
                 continue  # 主要 alone (主要做什么业务) ranks, it names nothing
-            if len(piece) >= 2 and piece not in out:
+            if unit_of(piece) and not lexical:
+                continue  # the unit asked (是多少万元) is the answer's form, not its topic
+            if DOCUMENT_WORDS.search(piece) and len(piece) >= 2:
+                sources.append(piece)  # where to look (海岳证券研报里), not what is asked
+                continue
+            if (len(piece) >= 2 or lexical) and piece not in out:
                 out.append(piece)
     asked = [piece for piece in out if piece not in PREDICATE_ONLY]
-    asked = asked or out
+    # (a question that asks of nothing but a document, 发布了什么公告, asks the document)
+    asked = asked or out or sources
     # An expense over revenue asked in words (研发费用占营收的比例) is its ratio (研发费用率:
     # the vocabulary's 费用率 is 占营业收入); the share word after it asks nothing more.
     ratios = [_EXPENSE_SHARE.sub(r"\1率", piece) for piece in asked]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from agents.providers.reading import (
@@ -28,14 +29,16 @@ from agents.providers.reading import (
     without_share_wholes,
 )
 from agents.providers.structure import (
+    NO_VALUE,
     Unit,
+    is_data_row,
     is_item,
     is_section_heading,
     row_cell,
     units,
     without_markers,
 )
-from knowledge.figures import Figure, figures_in
+from knowledge.figures import Figure, figures_in, in_base_unit
 from knowledge.periods import periods_in
 from knowledge.text import search_tokens
 
@@ -61,7 +64,11 @@ class Pick:
     score: float
 
 
-def read_sources(results: list[dict[str, Any]]) -> list[Source]:
+def read_sources(
+    results: list[dict[str, Any]], also: list[dict[str, Any]] | None = None
+) -> list[Source]:
+    """The excerpts as sources, best first; ``also``: other excerpts retrieved in this run
+    (an earlier search's), read only for a split table's header."""
     seen: set[str] = set()
     out = []
     for rank, r in enumerate(results):
@@ -81,34 +88,33 @@ def read_sources(results: list[dict[str, Any]]) -> list[Source]:
                 rank=rank,
             )
         )
-    _borrow_headers(out)
+    _borrow_headers(out, read_sources(also) if also else [])
     return out
 
 
-def _is_data(cells: list[str]) -> bool:
-    """A table line whose cells after the first are mostly quantities: a row, not a header."""
-    valued = [
-        c for c in cells[1:] if quantities_in(c) or figures_in(c) and not figures_in(c)[0].date
-    ]
-    return len(cells) >= 3 and 2 * len(valued) >= len(cells) - 1
-
-
-def _borrow_headers(sources: list[Source]) -> None:
+def _borrow_headers(sources: list[Source], others: list[Source]) -> None:
     """A table split across two chunks: an excerpt that begins with rows and no header (its
-    first table line is data) takes the header of its document's excerpt that holds a
-    header of as many cells — quoted with that excerpt's citation."""
+    first table line is data) takes the header of its document's excerpt (among any
+    retrieved, ``others`` too: an earlier search's) that holds a header of as many cells —
+    the table its excerpt ends with first, where the chunk was cut — quoted with that
+    excerpt's citation. No such excerpt, no header: the rows name nothing."""
     headers = [
-        (s, u) for s in sources for u in s.units if u.kind == "header" and not _is_data(u.clauses)
+        (s, u)
+        for s in [*sources, *others]
+        for u in s.units
+        if u.kind == "header" and not is_data_row(u.clauses)
     ]
+    # the header whose table runs to its excerpt's end first
+    headers.sort(key=lambda sh: not _ends_excerpt(*sh))
     for source in sources:
         first = next((u for u in source.units if u.kind in ("header", "row")), None)
-        if first is None or first.kind != "header" or not _is_data(first.clauses):
+        if first is None or first.kind != "header" or not is_data_row(first.clauses):
             continue
         owner = next(
             (
                 (s, h)
                 for s, h in headers
-                if s is not source
+                if s.id != source.id
                 and s.title == source.title
                 and len(h.clauses) == len(first.clauses)
             ),
@@ -117,12 +123,17 @@ def _borrow_headers(sources: list[Source]) -> None:
         if owner is None:
             continue
         other, header = owner
-        at = source.units.index(first)
-        for unit in source.units[at:]:
-            if unit.kind not in ("header", "row"):
-                break
-            unit.kind, unit.header_from = "row", other.id
-            unit.heading, unit.header_text = " | ".join(header.clauses), header.text
+        joined = " | ".join(first.clauses)
+        for unit in source.units:
+            if unit is first or (unit.kind == "row" and unit.heading == joined):
+                unit.kind, unit.header_from = "row", other.id
+                unit.heading, unit.header_text = " | ".join(header.clauses), header.text
+
+
+def _ends_excerpt(source: Source, header: Unit) -> bool:
+    """Whether the table under ``header`` is the last thing its excerpt holds."""
+    after = source.units[source.units.index(header) + 1 :]
+    return all(u.kind == "row" for u in after)
 
 
 def corpus_of(sources: list[Source]) -> str:
@@ -165,9 +176,17 @@ def states_question(reading: Reading, text: str, context: str) -> bool:
     phrases = (*reading.phrases, *(fold(t) for t in reading.of))
     if not all(states(p, said) and not foreign_modifier(reading, p, said) for p in phrases):
         return False
+    # the part a share is asked of (海外收入占比) is stated as the part, not as the whole
+    # another share is taken of (研发费用…占营业收入的 8.13% has no 海外收入)
+    asked = fold(reading.question.text)
+    parts = [m.group(1) for m in map(_SHARE_OF_PART.match, phrases) if m]
+    parts = [part for part in parts if f"占{part}" not in asked]  # 占营收比例: the whole
+    if parts and not all(states(part, without_share_wholes(said)) for part in parts):
+        return False
     return reading.question.periods <= periods_in(said)
 
 
+_SHARE_OF_PART = re.compile(r"^(.{2,}?)(?:的)?(?:占比|比例|比重)$")
 _GENERIC_TAIL = re.compile(r"(?:基金|公司|集团)$")
 
 
@@ -206,6 +225,7 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     text = fold(unit.text)
     context = fold(unit.heading)
     if unit.kind == "row":
+        text += "\n" + fold(unit.clauses[0])  # its label, wrapped over two lines or not
         # Rows the question names together answer together: each states the others' labels.
         named = named_rows(reading, source, unit)
         if unit in named:
@@ -230,19 +250,29 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
             # A list is read under its heading (第四节 风险提示 → its items), a table row
             # under its header.
             score += 2.0 * coverage(term, context) if unit.kind in ("list", "row") else 0.5
+        elif coverage(term, fold(source.title)) >= 0.6:
+            score += 0.5  # what the whole document is about (定增 of a placement plan)
     if score == 0.0:
         return 0.0
     for term in reading.of:
-        # the earlier question's topic, which the follow-up asks an attribute of
-        label = fold(unit.clauses[0]) if unit.kind == "row" and unit.clauses else text
+        # the earlier question's topic, which the follow-up asks an attribute of: a row's
+        # label, a sentence's words before its first figure — what the figure is of, not a
+        # cause after it (基本每股收益…增长 20.00%，主要系…净利润增加所致)
+        label = fold(unit.clauses[0]) if unit.kind == "row" and unit.clauses else _subject(text)
         score += 1.0 * coverage(term, label) if coverage(term, label) >= 0.6 else 0.0
     # A row's period is its column's header (本报告期, 年初至报告期末).
     timed = f"{text}\n{context}" if unit.kind == "row" else text
     for time in reading.question.times:
         if coverage(fold(time), timed) >= 0.6:
             score += 0.5
+    # A sentence that writes a period of its own the question does not ask (年初至报告期末
+    # over 本报告期 of a Q3 report) is another period's figure (a year, 同比 aside).
+    asked = {p for p in reading.question.periods if p != "YOY" and not p.isdigit()}
+    own = {p for p in periods_in(text) if p != "YOY" and not p.isdigit()}
+    if unit.kind != "row" and asked and own and not own & asked:
+        score -= 0.5
     # A few shared words break ties between sentences that both name the topic.
-    wanted = set(search_tokens(reading.question.text))
+    wanted = _tokens(reading.question.text)
     said = f"{unit.heading} {unit.text}" if unit.kind in ("list", "row") else unit.text
     score += min(0.5, 0.1 * len(wanted & set(search_tokens(said))))
     if unit.kind == "list":
@@ -280,6 +310,20 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     if unit.kind == "row":
         return score - 0.002 * len(unit.clauses[0] if unit.clauses else "")  # one record
     return score - 0.002 * len(unit.text)
+
+
+def _subject(text: str) -> str:
+    """A sentence's words before its first quantity (all of it when it has none)."""
+    figures = quantities_in(without_markers(text))
+    if not figures:
+        return text
+    return without_markers(text)[: figures[0].start]
+
+
+@lru_cache(maxsize=64)
+def _tokens(question: str) -> frozenset[str]:
+    """A question's search tokens, read once however many units are scored."""
+    return frozenset(search_tokens(question))
 
 
 _NAMED = r"\s*(?:为|是|达|达到|约|：|:)?\s*[-+]?\d"
@@ -335,13 +379,11 @@ def table_as_list(source: Source, header: Unit) -> list[Unit]:
     """A table read as the list of its rows, for a question that asks which ones (前五名客户
     是哪些, 有哪些产品): its caption and header lead in, every row but the total is an item
     — quoted whole, or by its label alone when the table is wider than MAX_QUOTED_CELLS."""
+    # its rows, a page's footer between them or not
     at = source.units.index(header)
-    rows: list[Unit] = []
-    for unit in source.units[at + 1 :]:
-        if unit.kind != "row":
-            break
-        if not is_total(unit):
-            rows.append(unit)
+    joined = " | ".join(header.clauses)
+    rows = [u for u in source.units[at + 1 :] if u.kind == "row" and u.heading == joined]
+    rows = [u for u in rows if not is_total(u)]
     if len(rows) < 2:
         return []
     wide = len(header.clauses) > MAX_QUOTED_CELLS
@@ -416,6 +458,9 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     if not (question.extreme or question.each) or named:
         return [row]
     rows = [r for r in table_rows(source, row) if not is_total(r)]
+    label = fold(row.clauses[0]) if row.clauses else ""
+    if question.each and any(states(p, label) for p in reading.phrases):
+        return [row]  # its label is asked: each of its columns (本期和上年同期分别多少)
     if question.each:
         return rows or [row]
     column = row_cell(row, reading.phrases)
@@ -441,14 +486,18 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
         said += "\n" + "\n".join(TOTALS)
     if not all(leading_unstated(p, said) < 2 for p in reading.phrases):
         return False
+    if any(_modifies(p, label) for p in reading.phrases):
+        return False
     # One cell answers: what the question asks of a column (a phrase a header cell states
     # part of) is stated by the row's label and one column's header, not by pieces of two
     # or of the caption (营收 from 营业收入, 增长 from 毛利率比上年增减); the rest names
     # rows (their labels, the caption: 前五名客户).
     cells = [fold(c) for c in row.heading.split(" | ")[1 : len(row.clauses)]]
     periods = reading.question.periods
+    # what any header cell states of each phrase, read once (a table may be 500 wide)
+    touched = {p: _touched(p, cells) for p in reading.phrases}
     return any(
-        all(_one_cell_states(p, label, c, cells) for p in reading.phrases)
+        all(_one_cell_states(p, label, c, touched[p]) for p in reading.phrases)
         # and the periods asked, by that column with the table's caption and title (前三季度
         # 同比: no column of 本报告期比上年同期增减 / 年初至报告期末 states both)
         and periods <= periods_in(f"{label}\n{labels}\n{c}")
@@ -456,10 +505,28 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
     )
 
 
-def _one_cell_states(phrase: str, label: str, cell: str, cells: list[str]) -> bool:
+def _touched(phrase: str, cells: list[str]) -> list[bool]:
+    """Which characters of ``phrase`` some header cell states."""
+    touched = [False] * len(counted(phrase))
+    for cell in cells:
+        touched = [t or m for t, m in zip(touched, stated_characters(phrase, cell), strict=True)]
+    return touched
+
+
+def _modifies(phrase: str, label: str) -> bool:
+    """Whether a row ``label`` writes ``phrase`` as the modifier of a head of its own — three
+    characters or more after it, a unit in brackets aside (员工 in 员工持股计划, 营业收入 in
+    营业收入增长率): the row is that other thing's."""
+    at = label.find(phrase)
+    if at < 0:
+        return False
+    rest = re.sub(r"[（(][^）)]*[）)]|[\s\d%％]", "", label[at + len(phrase) :])
+    return len(rest) >= 3
+
+
+def _one_cell_states(phrase: str, label: str, cell: str, touched: list[bool]) -> bool:
     """``cell`` with the row's ``label`` states all of ``phrase`` that any header cell
-    states part of — or no header cell speaks to it (it names rows)."""
-    touched = [any(m) for m in zip(*(stated_characters(phrase, c) for c in cells), strict=True)]
+    states part of (``touched``) — or no header cell speaks to it (it names rows)."""
     if not any(touched):
         return True
     here = stated_characters(phrase, f"{label}\n{cell}")
@@ -512,6 +579,26 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
         figures = quantities_in(without_markers(unit.text))
         if figures and all(f.unit.startswith(("%", "％", "个百分点")) for f in figures):
             return False  # 光伏逆变器收入多少 is an amount: 毛利率 28.6% is not it
+    if question.unit and unit.kind in ("sentence", "clause"):
+        # the unit asked (多少股) is the answer's: 58,000.00 万元 does not answer it
+        units = {in_base_unit(f.value, f.unit)[1] for f in quantities_in(unit.text)}
+        if question.unit not in units:
+            return False
+    if unit.kind == "row" and question.asks_figure:
+        # the cell asked (by the topic and the period its column names) states no value
+        # (经营活动现金流量净额 本报告期：不适用): the document has no figure to give
+        column = row_cell(unit, (*reading.phrases, *question.times))
+        if 0 < column < len(unit.clauses) and unit.clauses[column] in NO_VALUE:
+            return False
+    # a row's unit is its table's (营业收入（万元）): 多少吨 is not asked of it unless the
+    # table writes 吨 (money aside, which a table's 单位 line states apart)
+    foreign_unit = question.unit and not question.unit.endswith("元")
+    if (
+        foreign_unit
+        and unit.kind == "row"
+        and question.unit not in f"{unit.heading}\n{unit.text}\n{labels}"
+    ):
+        return False
     listed = unit.kind == "list" and (question.counts or question.enumerates)
     if question.asks_figure and not quantities_in(without_markers(unit.text)) and not listed:
         return False  # (a list answers "how many items" by its items)
@@ -535,16 +622,42 @@ def best_units(reading: Reading) -> list[Pick]:
                 continue
             score = unit_score(unit, reading, source)
             if score > 0:
+                score += 1.0 if is_named_report(reading.question, source) else 0.0
                 picks.append(Pick(source, unit, score))
     picks.sort(key=lambda p: (-p.score, p.source.rank))
     return picks
+
+
+def is_named_report(question: Question, source: Source) -> bool:
+    """Whether ``source`` is the report the question names (三季报 → 第三季度报告): its
+    title ends that name, not a note about it (…三季报点评 is the broker's, not the report)."""
+    title = fold(source.title)
+    for time in map(fold, question.times):
+        for word in (time, *LEXICON.get(time, ())):
+            if not word.endswith(("报", "报告")):
+                continue
+            at = title.find(word)
+            if at >= 0 and not re.match(r"[\u4e00-\u9fff]", title[at + len(word) :]):
+                return True
+    return False
+
+
+def _one_thing(reading: Reading) -> bool:
+    """Whether the question's phrases are one thing named with a modifier, cut at the 的
+    between them (经营活动产生的现金流量净额), not things asked side by side."""
+    text = fold(reading.question.text)
+    spots = sorted((text.find(p), p) for p in reading.phrases)
+    return all(at >= 0 for at, _ in spots) and any(
+        text[a + len(p) : b].strip() == "的"
+        for (a, p), (b, _) in zip(spots, spots[1:], strict=False)
+    )
 
 
 def best_units_each(reading: Reading) -> list[Pick]:
     """A question that asks two things at once (储能电池出货量和光伏逆变器毛利率), which
     no one unit states: the best unit for each phrase, in the question's order — or []
     unless every phrase has one."""
-    if len(reading.phrases) < 2:
+    if len(reading.phrases) < 2 or _one_thing(reading):
         return []
     picks: list[Pick] = []
     for phrase in reading.phrases:
@@ -615,7 +728,9 @@ RATE = re.compile(
     r"(?:率|速|比|重|例|幅|增长|增加|下降|减少|下滑|提高|提升|降低|上升|变化|变动|增减|涨|跌|仓位)$"
 )
 # What is counted in money (a currency amount): 收入, 利润, 费用 … or 多少钱 / 多少亿.
-_AMOUNT_HEAD = re.compile(r"(?:收入|营收|利润|净利|费用|成本|金额|销售额|投入|现金流|资产|负债)$")
+_AMOUNT_HEAD = re.compile(
+    r"(?:收入|营收|利润|净利|费用|成本|金额|销售额|投入|现金流|净额|资产|负债)$"
+)
 _AMOUNT_ASKED = re.compile(r"多少(?:钱|亿|万|元)|金额")
 
 

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from agents.providers.structure import units
 from tests.answers.reader import answer, excerpt, not_found
 
 REPORT = "松涛化工股份有限公司 2026 年半年度报告"
@@ -88,3 +89,48 @@ def test_a_table_with_merged_or_missing_cells_never_fails(question):
 def test_a_list_of_a_thousand_items_is_answered_whole_or_not_found():
     blocks = answer("松涛化工的主要客户有哪些？", [LONG_LIST])
     assert "客户0" in blocks[0] and "客户999" in blocks[0]
+
+
+NUMBERED_LIST = excerpt(
+    REPORT,
+    "第五节 主要客户\n主要客户如下：\n" + "\n".join(f"{i}. 客户{i}" for i in range(1, 1001)),
+)
+SPACED_WIDE = excerpt(
+    REPORT,
+    " ".join(["项目", *(f"指标{i}" for i in range(1, 500))])
+    + "\n"
+    + " ".join(["研发 费用", *(f"{i}.5" for i in range(1, 500))]),
+)
+
+
+def test_a_list_of_a_thousand_items_one_a_line_is_answered_whole():
+    blocks = answer("松涛化工的主要客户有哪些？", [NUMBERED_LIST])
+    assert "1. 客户1" in blocks[0] and "1000. 客户1000" in blocks[0], blocks[0][:200]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "松涛化工研发费用指标499是多少？",
+        "松涛化工" * 2500,
+        "松涛化工的Выручка和الإيرادات是多少？",  # Cyrillic and Arabic between Chinese
+        "松涛化工\u200b营业\u200d收入\u202e是多少？",  # zero-width and bidi controls
+        " \n\t ",
+    ],
+)
+def test_odd_questions_over_wide_and_long_layouts_are_answered_or_not_found(question):
+    results = [SPACED_WIDE, NUMBERED_LIST, MERGED, PROSE]
+    blocks = answer(question, results)
+    assert blocks and blocks[0]
+    _figures_are_in_their_excerpt(blocks, results)
+    if "指标499" in question:
+        # a PDF table of 500 columns, its label set with a space: the cell asked
+        assert "499.5" in blocks[0], blocks[0][:200]
+
+
+def test_ten_thousand_lines_of_spaced_labels_are_read_in_linear_time():
+    # every line could open a PDF table: none does, and reading them is one pass
+    names = excerpt(REPORT, "\n".join(f"客户{i} 客户{i}甲 客户{i}乙" for i in range(10_000)))
+    assert not [u for u in units(names["content"]) if u.kind in ("header", "row")]
+    blocks = answer("松涛化工的主要客户有哪些？", [names])
+    assert blocks and blocks[0]

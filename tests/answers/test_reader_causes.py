@@ -669,3 +669,133 @@ def test_an_ordinal_is_answered_by_a_list_or_a_text_that_writes_it_and_a_superla
     for figure in ("11.2 亿元", "12.3 亿元", "4.4 亿元"):
         assert figure in first, first
     assert f"[[cite:{structure['id']}]]" in first
+
+
+@pytest.mark.parametrize(
+    ("question", "figure"),
+    [
+        # a colloquial verb asks what the vocabulary says filings print for it
+        ("松涛化工上半年赚了多少？", "5.4 亿元"),  # 赚 → 净利润
+        ("松涛化工上半年挣了多少钱", "5.4 亿元"),
+        ("松涛化工上半年卖了多少钱？", "75.2 亿元"),  # 卖 → 营业收入, 销量
+        ("松涛化工环氧树脂卖了多少？", "38.6 万吨"),
+    ],
+)
+def test_a_colloquial_verb_is_stated_by_what_filings_print_for_it(question, figure):
+    first = answer(question, [ACCOUNTS])[0]
+    assert figure in first and f"[[cite:{ACCOUNTS['id']}]]" in first, first
+
+
+def test_a_colloquial_verb_is_not_stated_by_a_figure_of_something_else():
+    # 涂料 has a margin and an export share, no sales; 产 is no word the vocabulary knows
+    assert not_found(answer("松涛化工涂料卖了多少？", [ACCOUNTS]))
+    assert not_found(answer("松涛化工环氧树脂产了多少？", [ACCOUNTS]))
+
+
+PLACEMENT = excerpt(
+    "汀源食品股份有限公司 2026 年度向特定对象发行 A 股股票预案",
+    "四、发行数量\n本次发行的股票数量不超过 66,000,000 股（含本数）。\n"
+    "五、限售期\n发行对象认购的股份自发行结束之日起 6 个月内不得转让。\n"
+    "六、募集资金用途\n募集资金拟投资于以下项目：\n"
+    "1、华中生产基地建设项目，拟使用募集资金 38,000.00 万元；\n"
+    "2、补充流动资金，拟使用募集资金 12,000.00 万元。",
+)
+
+
+def test_the_unit_asked_is_the_answer_s_form_not_its_topic():
+    # 多少股 is answered in 股, not by an amount of money in 万元
+    first = answer("汀源食品定增最多发多少股？", [PLACEMENT])[0]
+    assert "66,000,000 股" in first and f"[[cite:{PLACEMENT['id']}]]" in first, first
+    # 这次 points back to the placement; 锁定 is what the plan prints as 限售 / 不得转让
+    first = answer("汀源食品这次定增，认购的股份锁定多久？", [PLACEMENT])[0]
+    assert "6 个月" in first, first
+    # 是多少万元 asks 万元 as the form: the amount is answered
+    first = answer("汀源食品补充流动资金拟使用募集资金多少万元？", [PLACEMENT])[0]
+    assert "12,000.00 万元" in first, first
+
+
+def test_an_ascii_abbreviation_is_read_through_the_vocabulary_in_capitals():
+    note = excerpt(
+        "临川装备（603999）2026 年三季报点评",
+        "## 盈利预测\n\n指标 | 2025A | 2026E\n\nEPS（元/股） | 1.06 | 1.27\n\nP/E（倍） | 28.2 | 23.5",
+    )
+    first = answer("临川装备2026年EPS预测是多少？", [note])[0]
+    assert "1.27" in first, first
+    first = answer("临川装备2026年PE是多少倍？", [note])[0]
+    assert "23.5" in first, first
+
+
+def test_the_document_a_question_names_is_where_to_look_not_what_it_asks():
+    # 海岳证券研报里: the broker's note is the source; the PE row answers
+    note = excerpt(
+        "临川装备（603999）2026 年三季报点评",
+        "海岳证券研究所，2026 年 10 月 29 日。\n\n## 盈利预测\n\n指标 | 2025A | 2026E\n\n"
+        "P/E（倍） | 28.2 | 23.5",
+    )
+    first = answer("海岳证券研报里临川装备2026年的PE是多少倍？", [note])[0]
+    assert "23.5" in first and f"[[cite:{note['id']}]]" in first, first
+    # and a document naming nothing asked is still not found
+    assert not_found(answer("海岳证券研报里临川装备2026年的市净率是多少倍？", [note]))
+
+
+def test_the_report_a_question_names_answers_before_a_note_about_it():
+    report = excerpt(
+        QUARTER_TITLE := "临川装备股份有限公司 2026 年第三季度报告",
+        "三、其他提醒事项\n公司提请投资者关注以下风险：（1）下游资本开支放缓；（2）原材料价格波动；"
+        "（3）汇率波动。",
+    )
+    note = excerpt(
+        "临川装备（603999）2026 年三季报点评：订单高增",
+        "## 风险提示\n\n1. 下游需求不及预期；\n2. 海外拓展不及预期；\n3. 原材料大幅波动；\n4. 回款不及预期。",
+    )
+    first = answer("临川装备三季报提示了哪些风险？", [note, report])[0]
+    assert "资本开支放缓" in first and f"[[cite:{report['id']}]]" in first, first
+    assert QUARTER_TITLE.endswith("第三季度报告")
+
+
+def test_a_question_asking_only_of_a_document_still_needs_it_stated():
+    # 公告 is the only thing asked: no sentence of a report that writes none answers it
+    assert not_found(answer("松涛化工的公告是什么？", [ACCOUNTS]))
+    assert not_found(answer("松涛化工有哪些公告？", [ACCOUNTS]))
+
+
+def test_a_row_answers_a_unit_asked_only_if_its_table_writes_the_unit():
+    products = excerpt(
+        "汀源食品股份有限公司 2026 年半年度报告摘要",
+        "（二）主营业务分析\n\n分产品 | 营业收入（万元） | 毛利率\n\n"
+        "速冻面点 | 118,426.35 | 34.01%\n\n速冻火锅料 | 92,384.17 | 24.30%",
+    )
+    # 卖了多少吨 asks a volume: the revenue row in 万元 is not it
+    assert not_found(answer("汀源食品速冻面点卖了多少吨？", [products]))
+    first = answer("汀源食品速冻面点卖了多少钱？", [products])[0]
+    assert "118,426.35" in first and f"[[cite:{products['id']}]]" in first, first
+
+
+def test_the_part_a_share_is_asked_of_is_stated_as_the_part():
+    # 研发费用…占营业收入的 8.13% is no share of 海外收入, though 收入 and 占 are written
+    rd = excerpt(
+        REPORT,
+        "1. 新签订单：海外订单 12.3 亿元，同比增长 30.2%；\n"
+        "3. 研发投入：年初至报告期末研发费用 28,697.15 万元，占营业收入的 8.13%；",
+    )
+    assert not_found(answer("松涛化工海外收入占比是多少？", [rd]))
+    first = answer("松涛化工环氧树脂收入占比是多少？", [ACCOUNTS])[0]
+    assert "44.0%" in first, first
+
+
+def test_a_follow_up_asking_the_change_keeps_the_earlier_period_and_its_subject():
+    causes = excerpt(
+        "临川装备股份有限公司 2026 年第三季度报告",
+        "（三）主要会计数据发生变动的原因\n"
+        "1. 基本每股收益本报告期同比增长 20.00%，主要系归属于上市公司股东的净利润增加所致；\n"
+        "2. 归属于上市公司股东的净利润年初至报告期末同比增长 19.08%，主要系收入增长所致；\n"
+        "3. 归属于上市公司股东的净利润本报告期同比增长 22.41%，主要系收入增长及产品结构优化带动"
+        "毛利率提升所致。",
+    )
+    history = [{"question": "临川装备三季报本报告期归母净利润多少？", "answer": ""}]
+    first = answer("同比增长多少？", [causes], history=history)[0]
+    # 本报告期 goes on (同比 is a change, no period of its own); the growth is the profit's,
+    # not the earnings per share's whose cause names the profit
+    assert first.startswith(
+        "**回答**（临川装备）：3. 归属于上市公司股东的净利润本报告期同比增长 22.41%"
+    ), first
