@@ -443,7 +443,28 @@ def states(phrase: str, text: str) -> bool:
     mask = _mask(phrase, text)
     if sum(mask) / len(phrase) < 0.6:
         return False
+    if not mask[0] and all(mask[1:]) and _contrasted(phrase, text):
+        return False
     return mask[-1]
+
+
+def _contrasted(phrase: str, text: str) -> bool:
+    """Whether ``text`` writes all of ``phrase`` but its first character only after another
+    Chinese character: the word it writes has another modifier of one character, which
+    names another thing (毛利率 is not 净利率, 净资产 not 总资产) — the head rule's mirror."""
+    rest = phrase[1:]
+    at = text.find(rest)
+    if at < 0:
+        return False  # the rest is stated in pieces: no one word to compare
+    while at >= 0:
+        if at == 0 or not _is_han(text[at - 1]):
+            return False
+        at = text.find(rest, at + 1)
+    return True
+
+
+def _is_han(character: str) -> bool:
+    return "\u4e00" <= character <= "\u9fff"
 
 
 _EXPENSE_SHARE = re.compile(r"^(.{1,8}费用)占(?:营收|营业收入|收入)的?(?:比例|比重|占比)?$")
@@ -485,6 +506,19 @@ def entity_of(title: str) -> str:
     """Who a document is about, from its title: the title before its date or bracket."""
     name = _TITLE_TAIL.sub("", title).strip()
     return name or title.strip()
+
+
+def without_headline(title: str) -> str:
+    """A title without the headline a note puts after its name (泊川智能 2026 年三季报点评：
+    订单高增，海外交付放量 → …三季报点评): what the note says is not what a sentence under it
+    states. A colon after a name alone (海川物流：海川冷链物流股份有限公司…) is kept whole."""
+    colon = _COLON.search(title)
+    if colon and DOCUMENT_WORDS.search(title[: colon.start()].rstrip()):
+        return title[: colon.start()]
+    return title
+
+
+_COLON = re.compile(r"[:：]")
 
 
 def short_name(entity: str) -> str:

@@ -26,6 +26,7 @@ from agents.providers.reading import (
     short_name,
     stated_characters,
     states,
+    without_headline,
     without_share_wholes,
 )
 from agents.providers.structure import (
@@ -145,11 +146,7 @@ def corpus_of(sources: list[Source]) -> str:
 
 def entity_terms_of(question: Question, sources: list[Source]) -> list[str]:
     """The question's terms that name a retrieved document's entity."""
-    return [
-        t
-        for t in question.terms
-        if len(t) >= 2 and any(fold(t) in fold(s.title) or covers(fold(s.name), t) for s in sources)
-    ]
+    return [t for t in question.terms if len(t) >= 2 and any(source_names(s, t) for s in sources)]
 
 
 @dataclass
@@ -348,7 +345,9 @@ def quantities_in(text: str) -> list[Figure]:
 
 
 def source_names(source: Source, term: str) -> bool:
-    return fold(term) in fold(source.title) or covers(fold(source.name), fold(term))
+    """Whether ``term`` names the document's entity: the title's subject (before its date or
+    bracket), not a word of its headline (海外 in 三季报点评：订单高增，海外交付放量)."""
+    return fold(term) in fold(source.entity) or covers(fold(source.name), fold(term))
 
 
 def candidate_units(source: Source, reading: Reading) -> list[Unit]:
@@ -611,7 +610,7 @@ def best_units(reading: Reading) -> list[Pick]:
     picks = []
     for source in reading.sources:
         for unit in candidate_units(source, reading):
-            context = f"{unit.heading}\n{source.title}"
+            context = f"{unit.heading}\n{without_headline(source.title)}"
             # a row is read with its table's labels and caption (表 2 前五名客户)
             labels = table_labels(source, unit) if unit.kind == "row" else ""
             if unit.kind == "row" and is_total(unit):
@@ -693,7 +692,7 @@ def relevant_figures(reading: Reading) -> list[tuple[float, Source, dict[str, An
             if handle["id"] in seen:
                 continue
             label = handle.get("label") or handle.get("key") or ""
-            if not states_question(reading, label, source.title):
+            if not states_question(reading, label, without_headline(source.title)):
                 continue
             score = figure_score(handle, reading)
             if score > 0:

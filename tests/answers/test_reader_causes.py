@@ -799,3 +799,23 @@ def test_a_follow_up_asking_the_change_keeps_the_earlier_period_and_its_subject(
     assert first.startswith(
         "**回答**（临川装备）：3. 归属于上市公司股东的净利润本报告期同比增长 22.41%"
     ), first
+
+
+def test_a_word_of_a_notes_headline_is_not_the_entity_asked_about():
+    """海外 in a broker note's headline (…三季报点评：订单高增，海外交付放量) is what the note
+    says, not whom it is about: 海外收入 stays the thing asked, and the note's 营业收入
+    does not answer it."""
+    note = excerpt(
+        "松涛化工(603999)2026 年三季报点评：订单高增，海外交付放量",
+        "**盈利预测：** 预计 2026 年营业收入 86.2 亿元，归母净利润 7.1 亿元。\n"
+        "**订单饱满。** 前三季度新签订单 41.6 亿元，其中海外订单 12.3 亿元。",
+    )
+    assert not_found(answer("松涛化工的海外收入是多少？", [note]))
+    assert "12.3" in answer("松涛化工的海外订单是多少？", [note])[0]
+
+
+def test_a_ratio_written_with_another_one_character_modifier_does_not_answer():
+    # 毛利率 is not 净利率: one character apart, another thing
+    margin = excerpt(REPORT, "报告期内，公司综合毛利率为 31.6%，同比提升 1.3 个百分点。")
+    assert not_found(answer("松涛化工的净利率是多少？", [margin]))
+    assert "31.6" in answer("松涛化工的毛利率是多少？", [margin])[0]

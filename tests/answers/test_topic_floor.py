@@ -76,6 +76,14 @@ def test_a_phrase_is_stated_by_its_words_or_synonyms_not_by_its_modifier_alone()
     assert not states("市盈率", "目标仓位上调至不超过 10%")
 
 
+def test_a_word_written_with_another_one_character_modifier_is_another_thing():
+    assert not states("净利率", "前三季度公司综合毛利率为 31.61%")
+    assert not states("总资产", "归属于上市公司股东的净资产 52.1 亿元")
+    # written as itself beside the other, it is stated
+    assert states("净利率", "毛利率 31.6%，净利率 10.2%")
+    assert states("净资产", "总资产 98.2 亿元，归属于上市公司股东的净资产 52.1 亿元")
+
+
 def test_periods_are_compared_in_one_canonical_form():
     assert read_question("北辰医药Q3营收", "").periods == read_question("第三季度营收", "").periods
     assert read_question("四季度营收", "").periods == {"Q4"}
