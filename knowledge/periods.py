@@ -2,7 +2,8 @@
 
 ``periods_in(text)`` reads the periods a text names: a year (``2026``), a report period
 (``FY`` 年度 / 年报 / 全年, ``H1`` 上半年 / 半年度 / 中报, ``H2``, ``Q1``–``Q4`` 第三季度 / 三季报
-/ Q3, ``YTD`` 前三季度 / 年初至报告期末) and ``YOY`` (上年同期 / 同比 / 比上年). The extractive reader
+/ Q3, ``YTD`` 前三季度 / 年初至报告期末) and ``YOY`` (上年同期 / 同比 / 比上年, a statement's
+上期发生额 column). The extractive reader
 requires the unit that answers to state every period a question names; retrieval ranks a
 document whose title names another period after the others (``other_period``).
 """
@@ -17,7 +18,8 @@ _PERIOD = re.compile(
     r"|(?:第?(?P<q>[一二三四1-4])\s*季度|(?P<qr>[一三])季报|[Qq](?P<qq>[1-4]))"
     r"|(?P<h1>上半年|半年度|半年报|中报|中期报告|[Hh]1)"
     r"|(?P<h2>下半年|[Hh]2)"
-    r"|(?P<yoy>上年同期|去年同期|同比|(?:比|较)(?:上年|去年)(?!末))"
+    # (a statement's comparative column, 上期发生额 / 上期金额, is the year before's same period)
+    r"|(?P<yoy>上年同期|去年同期|同比|(?:比|较)(?:上年|去年)(?!末)|上期(?=发生额|金额))"
     # 年度 after a year or alone; 半年度 is H1 (matched first, at its own start).
     r"|(?P<fy>年度报告|年报|全年|年度)"
     r"|(?P<year>(?:19|20)\d{2})"

@@ -99,7 +99,7 @@ TIME = re.compile(
     # a change on the year before (营收比上年增长多少): the year-on-year period, not a
     # thing compared with (较上年末 is the balance at the year's end)
     r"|(?:比|较)(?:上年|去年)(?:同期)?(?!末)"
-    r"|(?:前三季度|第?[一二三四1-4]\s*季度|[Qq][1-4]|单季度?|累计|同比|去年|今年|本年度?|当年|[一三]季报|年报|上半年|下半年|半年报|半年度|全年"
+    r"|(?:前三季度|第?[一二三四1-4]\s*季度|[Qq][1-4]|单季度?|累计|同比|(?:上年|去年)同期|去年|今年|本年度?|当年|[一三]季报|年报|上半年|下半年|半年报|半年度|全年"
     r"|年初至报告期末|报告期末|本报告期|报告期内|期末|本期(?!末)"
     # the present and the quarter a question is asked in (现在, 这个季度): the report's own
     r"|现在|目前|当前|眼下|如今|这一?个?季度?|本季度?|当季度?)"

@@ -819,3 +819,16 @@ def test_a_ratio_written_with_another_one_character_modifier_does_not_answer():
     margin = excerpt(REPORT, "报告期内，公司综合毛利率为 31.6%，同比提升 1.3 个百分点。")
     assert not_found(answer("松涛化工的净利率是多少？", [margin]))
     assert "31.6" in answer("松涛化工的毛利率是多少？", [margin])[0]
+
+
+def test_the_year_before_is_a_statements_comparative_column_not_a_thing_asked():
+    statement = excerpt(
+        REPORT,
+        "合并利润表（节选）  2026 年 1—6 月\n"
+        "单位：万元\n\n"
+        "项目 | 本期发生额 | 上期发生额\n\n"
+        "销售费用 | 14,826.37 | 12,904.15\n\n"
+        "管理费用 | 11,539.08 | 10,377.62",
+    )
+    assert "12,904.15" in answer("松涛化工上年同期的销售费用是多少？", [statement])[0]
+    assert "14,826.37" in answer("松涛化工本期的销售费用是多少？", [statement])[0]

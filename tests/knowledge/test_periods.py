@@ -21,6 +21,9 @@ from tests.factories import add_document, lease, make_knowledge, publish
         ("星河能源：星河能源股份有限公司2025年年度报告", {"2025", "FY"}),
         ("前三季度营收同比增长多少", {"YTD", "YOY"}),
         ("毛利率比上年提高多少", {"YOY"}),
+        # an income statement's comparative column is the year before's same period
+        ("项目 | 本期发生额 | 上期发生额", {"YOY"}),
+        ("上期末余额", set()),
         ("比上年末增长", set()),  # the year's end, a balance: no period
         ("第九届董事会第十次会议决议公告", set()),
     ],
