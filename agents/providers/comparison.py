@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 
 from agents.providers.reading import fold, leading_unstated, states
-from agents.providers.selection import RATE, Reading, Source, quantities_in, source_names
+from agents.providers.selection import RATE, quantities_in
+from agents.providers.sources import Reading, Source, source_names
 from agents.providers.structure import Unit, row_cell
 from knowledge.figures import Figure, in_base_unit
 

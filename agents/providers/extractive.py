@@ -44,20 +44,22 @@ from agents.providers.reading import (
 )
 from agents.providers.selection import (
     Pick,
-    Reading,
-    Source,
     answering_rows,
     best_units,
     best_units_each,
     carried_rows,
     cite_marker,
-    corpus_of,
     dates_line,
-    entity_terms_of,
     handle_answers,
     is_about,
-    read_sources,
     relevant_figures,
+)
+from agents.providers.sources import (
+    Reading,
+    Source,
+    corpus_of,
+    entity_terms_of,
+    read_sources,
     source_names,
 )
 from knowledge.figures import Figure, figures_in

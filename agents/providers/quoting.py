@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from agents.providers.selection import MAX_QUOTED_CELLS, Source
+from agents.providers.selection import MAX_QUOTED_CELLS
+from agents.providers.sources import Source
 from agents.providers.structure import Unit, marker, row_cell
 from knowledge.figures import figures_in, value_spans
 

@@ -1,6 +1,6 @@
-"""What the extractive provider reads out of the retrieved excerpts: each excerpt as a
-source (its entity and short name), the question's reading over them, and which sentence,
-list, figure or comparison answers it — scored from the excerpts' structure and the
+"""What the extractive provider reads out of the retrieved excerpts (their sources and the
+question's reading over them: ``agents.providers.sources``): which sentence, list, table
+row or figure answers it — scored from the excerpts' structure and the
 question's terms (docs/extractive-provider.md). No database and no model; the provider
 (agents/providers/extractive.py) turns these into answer blocks.
 """
@@ -18,44 +18,31 @@ from agents.providers.reading import (
     counted,
     coverage,
     covers,
-    entity_of,
     enumerates,
     fold,
     is_attribute,
     leading_unstated,
-    short_name,
     stated_characters,
     states,
     without_headline,
     without_share_wholes,
 )
+from agents.providers.sources import (
+    Reading,
+    Source,
+    source_names,
+)
 from agents.providers.structure import (
-    NO_VALUE,
     Unit,
-    is_data_row,
     is_item,
     is_section_heading,
     row_cell,
-    units,
     without_markers,
 )
+from agents.providers.table_lines import NO_VALUE
 from knowledge.figures import Figure, figures_in, in_base_unit
 from knowledge.periods import periods_in
 from knowledge.text import search_tokens
-
-
-@dataclass
-class Source:
-    """One retrieved excerpt as the provider reads it."""
-
-    id: str
-    title: str
-    entity: str
-    name: str  # short entity name
-    content: str
-    units: list[Unit]
-    handles: list[dict[str, Any]]
-    rank: int
 
 
 @dataclass
@@ -63,101 +50,6 @@ class Pick:
     source: Source
     unit: Unit
     score: float
-
-
-def read_sources(
-    results: list[dict[str, Any]], also: list[dict[str, Any]] | None = None
-) -> list[Source]:
-    """The excerpts as sources, best first; ``also``: other excerpts retrieved in this run
-    (an earlier search's), read only for a split table's header."""
-    seen: set[str] = set()
-    out = []
-    for rank, r in enumerate(results):
-        if r["id"] in seen:
-            continue
-        seen.add(r["id"])
-        entity = entity_of(r.get("title") or "")
-        out.append(
-            Source(
-                id=r["id"],
-                title=r.get("title") or "",
-                entity=entity,
-                name=short_name(entity),
-                content=r.get("content") or "",
-                units=units(r.get("content") or ""),
-                handles=list(r.get("handles") or []),
-                rank=rank,
-            )
-        )
-    _borrow_headers(out, read_sources(also) if also else [])
-    return out
-
-
-def _borrow_headers(sources: list[Source], others: list[Source]) -> None:
-    """A table split across two chunks: an excerpt that begins with rows and no header (its
-    first table line is data) takes the header of its document's excerpt (among any
-    retrieved, ``others`` too: an earlier search's) that holds a header of as many cells —
-    the table its excerpt ends with first, where the chunk was cut — quoted with that
-    excerpt's citation. No such excerpt, no header: the rows name nothing."""
-    headers = [
-        (s, u)
-        for s in [*sources, *others]
-        for u in s.units
-        if u.kind == "header" and not is_data_row(u.clauses)
-    ]
-    # the header whose table runs to its excerpt's end first
-    headers.sort(key=lambda sh: not _ends_excerpt(*sh))
-    for source in sources:
-        first = next((u for u in source.units if u.kind in ("header", "row")), None)
-        if first is None or first.kind != "header" or not is_data_row(first.clauses):
-            continue
-        owner = next(
-            (
-                (s, h)
-                for s, h in headers
-                if s.id != source.id
-                and s.title == source.title
-                and len(h.clauses) == len(first.clauses)
-            ),
-            None,
-        )
-        if owner is None:
-            continue
-        other, header = owner
-        joined = " | ".join(first.clauses)
-        for unit in source.units:
-            if unit is first or (unit.kind == "row" and unit.heading == joined):
-                unit.kind, unit.header_from = "row", other.id
-                unit.heading, unit.header_text = " | ".join(header.clauses), header.text
-
-
-def _ends_excerpt(source: Source, header: Unit) -> bool:
-    """Whether the table under ``header`` is the last thing its excerpt holds."""
-    after = source.units[source.units.index(header) + 1 :]
-    return all(u.kind == "row" for u in after)
-
-
-def corpus_of(sources: list[Source]) -> str:
-    parts = []
-    for s in sources:
-        parts += [s.title, s.name, s.content, *(h.get("label") or "" for h in s.handles)]
-    return fold("\n".join(parts))
-
-
-def entity_terms_of(question: Question, sources: list[Source]) -> list[str]:
-    """The question's terms that name a retrieved document's entity."""
-    return [t for t in question.terms if len(t) >= 2 and any(source_names(s, t) for s in sources)]
-
-
-@dataclass
-class Reading:
-    question: Question
-    entity_terms: list[str]
-    topic: list[str]  # the other terms: what is asked about the entity
-    sources: list[Source]  # relevant excerpts, best first
-    resolved_from: str = ""  # the earlier question an elliptical follow-up was read against
-    phrases: tuple[str, ...] = ()  # what is asked, as written (topic_phrases): the floor
-    of: tuple[str, ...] = ()  # what a follow-up asking only an attribute asks it of
 
 
 def states_question(reading: Reading, text: str, context: str) -> bool:
@@ -342,12 +234,6 @@ def defines(term: str, text: str) -> bool:
 def quantities_in(text: str) -> list[Figure]:
     """The figures ``text`` writes that are quantities: dates (2026 年, 7 月) are not."""
     return [f for f in figures_in(text) if not f.date]
-
-
-def source_names(source: Source, term: str) -> bool:
-    """Whether ``term`` names the document's entity: the title's subject (before its date or
-    bracket), not a word of its headline (海外 in 三季报点评：订单高增，海外交付放量)."""
-    return fold(term) in fold(source.entity) or covers(fold(source.name), fold(term))
 
 
 def candidate_units(source: Source, reading: Reading) -> list[Unit]:

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from agents.providers.reading import cn_number, coverage, fold
-from knowledge.figures import figures_in
+from agents.providers.table_lines import caption_row, is_data_row, line_cells
 
 _HEADING = re.compile(
     r"^(?:第[一二三四五六七八九十百\d]+[节章部分]|§\s*\d+|[一二三四五六七八九十]+、|#+\s)"
@@ -226,263 +226,6 @@ def _same_kind(one: tuple[str, int] | None, other: tuple[str, int] | None) -> bo
     return one is not None and other is not None and one[0] == other[0]
 
 
-# A table cell pypdf gives as a word of its own: a figure (30.1, 1,260, 90.5%).
-_FIGURE_CELL = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?[%％‰]?$")
-# Spaces between two CJK characters of one cell are the layout's (华 北, 仓库 出租率).
-_LAYOUT_SPACE = re.compile(r"(?<=[^\x00-\x7f])\s+(?=[^\x00-\x7f])")
-
-
-def _cell(text: str) -> str:
-    return _LAYOUT_SPACE.sub("", text.strip())
-
-
-def _words(line: str) -> list[str]:
-    """A PDF line's space-separated words, a lone % joined to the figure before it."""
-    words: list[str] = []
-    for word in line.split():
-        if words and word in ("%", "％", "‰") and _FIGURE_CELL.match(words[-1]):
-            words[-1] += word
-        else:
-            words.append(word)
-    return words
-
-
-_GLUED = re.compile(r"^(.*[^\d,.+\-\s])([-+]?\d[\d,]*(?:\.\d+)?[%％]?)$")
-
-
-def _spaced_row(line: str, width: int) -> list[str] | None:
-    """A PDF table's row as pypdf lays it out, its cells split by spaces, when its label
-    holds spaces too (华 北 15.6 86.1%): the last ``width`` − 1 words are figures, the words
-    before them — none a figure — the label. None for any other line."""
-    words = _words(line)
-    values = width - 1
-    glued = _GLUED.match(words[0]) if len(words) == values else None
-    if glued:
-        # the label set against its first figure (…收入和支出-58.12 -96.42)
-        words = [glued.group(1), glued.group(2), *words[1:]]
-    if values < 2 or len(words) <= values:
-        return None
-    label, figures = words[:-values], words[-values:]
-    if not all(_FIGURE_CELL.match(w) for w in figures) or any(map(_FIGURE_CELL.match, label)):
-        return None
-    return [_cell(" ".join(label)), *figures]
-
-
-def _table_cells(lines: list[str]) -> tuple[list[list[str] | None], set[int]]:
-    """Each line's table cells, or None: the rows ingestion writes (a | b | c), and a PDF
-    table's lines pypdf gives with spaces (``_spaced_table``) — a row right after a table's
-    lines whose label holds a space (华 北 15.6 86.1%) too. A line that goes on a row's
-    label (a label wrapped over two lines) has no cells of its own: []. And the lines a
-    spaced table's reading found to be headers."""
-    out: list[list[str] | None] = [None] * len(lines)
-    headers: set[int] = set()
-    width = 0  # the current table's width: its first line's cells
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if not line:
-            i += 1
-            continue  # ingestion sets a table's rows a blank line apart
-        if " | " in line:
-            # (a line that begins with | begins with an empty cell: | 本报告期末 | …)
-            cells = [c.strip().strip("|").strip() for c in f" {line}".split(" | ")]
-            previous = next((out[j] for j in range(i - 1, -1, -1) if lines[j]), None)
-            width = width if previous is not None else len(cells)
-            out[i] = cells
-            i += 1
-            continue
-        row = _spaced_row(line, width) if width else None
-        if row is not None:
-            out[i] = row
-            i += 1
-            continue
-        width = 0
-        table, heads = _spaced_table(lines, i)
-        for at, cells in table.items():
-            out[at] = cells
-        headers |= heads
-        i = max(table, default=i) + 1
-    return out, headers
-
-
-# A value cell of a PDF table: a figure, or a cell that states none (不适用, —).
-NO_VALUE = ("不适用", "—", "-", "--", "/")
-
-
-def _is_value(word: str) -> bool:
-    return bool(re.search(r"\d", word)) or word in NO_VALUE
-
-
-def _spaced_table(lines: list[str], start: int) -> tuple[dict[int, list[str]], set[int]]:
-    """A PDF table as pypdf lays it out, one line a row, its cells split by spaces — as
-    ingestion leaves it when a cell holds a space, so that rows have more words than the
-    header has cells: ({line index: cells}, its header lines), or ({}, set()) when
-    ``lines[start]`` opens no table.
-
-    The header is a line of three labels or more (no figure, no sentence's punctuation),
-    its cells merged down to its rows' width when a cell holds a space; a header cell
-    wrapped onto the next line (a line of fewer labels) is completed by the word whose
-    first character makes a word the document writes elsewhere with the cell's last
-    (本报告期比上年同 / 期增减… → 同期). Each following line with a value after its first
-    word is a row: as many words as the header has cells, or more — the extra words one
-    cell, the first whose columns then hold what the rows of as many words hold there (a
-    figure under a figure, a label under a label): the row label first (泊川智能 2025 年
-    员工持股计划), else the last cell (质押 12,000,000); a row that fits no cell so stays
-    prose (a page's footer). A line of one label alone is the rest of the row label above
-    it; a line of two labels or more, a new header — over the same label column when its
-    rows have one word more (本报告期末 上年度末 …)."""
-    header = _header_words(lines[start])
-    if header is None:
-        return {}, set()
-    found: dict[int, list[str]] = {start: header}
-    segments: list[tuple[int, list[int]]] = [(start, [])]  # (header line, its row lines)
-    words_of: dict[int, list[str]] = {}
-    previous = start
-    for at in range(start + 1, len(lines)):
-        words = _words(lines[at])
-        if not words:
-            continue
-        head, rows = segments[-1]
-        width = len(found[head])
-        label_only = not re.search(r"[。！？!?；;，,：:]", fold(lines[at]))
-        if 2 * sum(map(_is_value, words[1:])) >= min(width, len(words)) - 1 > 0:
-            # (a row: at least half its cells after the label values, and no sentence)
-            if re.search(r"[。！？；，]", lines[at]):
-                break
-            if not rows and head != start and len(words) == width + 1:
-                found[head] = ["", *found[head]]  # a header over the same label column
-            elif not rows and len(words) < width and head == start:
-                fitted = _fitted_header(found[head], len(words))
-                if fitted is None:
-                    break
-                found[head] = fitted
-            elif len(words) < len(found[head]):
-                break
-            words_of[at] = words
-            rows.append(at)
-            previous = at
-            continue
-        if not rows and previous == start and len(words) < width and label_only:
-            text = "\n".join(lines[:start] + lines[start + 1 :])  # the document elsewhere
-            completed = _completed_header(found[head], words, text)
-            if completed is None:
-                break
-            found[head], found[at], previous = completed, [], at
-            continue
-        if rows and previous == rows[-1] and len(words) == 1 and label_only:
-            words_of[rows[-1]][0] += words[0]  # the row label wrapped
-            found[at], previous = [], at
-            continue
-        if rows and len(words) >= 2 and label_only:
-            found[at] = [_cell(w) for w in words]
-            segments.append((at, []))
-            previous = at
-            continue
-        break
-    for head, rows in segments:
-        width = len(found[head])
-        exact = [words_of[r] for r in rows if len(words_of[r]) == width]
-        for at in rows:
-            cells = _row_cells(words_of[at], exact, width)
-            if cells is not None:
-                found[at] = cells
-    if not _rows_in(found):
-        return {}, set()
-    return found, {head for head, _ in segments}
-
-
-def _fitted_header(cells: list[str], width: int) -> list[str] | None:
-    """A header of more cells than its rows, a cell set with a space: the shortest two
-    neighbours merged until as many."""
-    cells = list(cells)
-    while len(cells) > width >= 2:
-        at = min(range(len(cells) - 1), key=lambda i: len(cells[i]) + len(cells[i + 1]))
-        cells[at : at + 2] = [cells[at] + cells[at + 1]]
-    return cells if len(cells) == width else None
-
-
-def _rows_in(found: dict[int, list[str]]) -> bool:
-    """Whether a spaced table read has a row: a line of cells with a value."""
-    return any(len(c) > 1 and any(map(_is_value, c[1:])) for c in found.values())
-
-
-def _header_words(line: str) -> list[str] | None:
-    """A line's words as a header's cells (a bracketed unit joined to the word before it),
-    or None: fewer than three, a figure among them, or a sentence's punctuation."""
-    if re.search(r"[。！？!?；;，,：:]", fold(line)):
-        return None
-    cells: list[str] = []
-    for word in line.split():
-        if _is_value(word) and not re.search(r"[（(]", word):
-            return None
-        if cells and word[0] in "（(":
-            cells[-1] += word
-        else:
-            cells.append(word)
-    return [_cell(c) for c in cells] if len(cells) >= 3 else None
-
-
-def _completed_header(header: list[str], words: list[str], text: str) -> list[str] | None:
-    """The header with each word of its wrapped line joined to the cell it completes, in
-    order: the first cell whose last character and the word's first make a word ``text``
-    writes. None when a word completes none."""
-    cells = list(header)
-    at = 1
-    for word in words:
-        while at < len(cells) and cells[at][-1:] + word[:1] not in text:
-            at += 1
-        if at == len(cells):
-            return None
-        cells[at] += _cell(word)
-        at += 1
-    return cells
-
-
-def _row_cells(words: list[str], rows: list[list[str]], width: int) -> list[str] | None:
-    """A row's words as ``width`` cells: as they are when as many, else the extra words
-    one cell — the label, else the last — where every column then holds what the table's
-    rows hold there. None when no cell does."""
-    if len(words) == width:
-        return [_cell(words[0]), *words[1:]]
-    if len(words) < width:
-        return None
-    extra = len(words) - width
-    kinds = [{_is_figure(r[k]) for r in rows if len(r) == width and r[k]} for k in range(width)]
-    # with no row of as many words to compare with, the label is the cell set with spaces
-    for at in (0, width - 1, *range(width - 2, 0, -1)) if rows else (0,):
-        cells = [*words[:at], " ".join(words[at : at + extra + 1]), *words[at + extra + 1 :]]
-        if all(
-            len(kind) != 1 or _is_figure(c) in kind for c, kind in zip(cells, kinds, strict=True)
-        ):
-            return [_cell(cells[0]), *cells[1:]]
-    return None
-
-
-def _is_figure(cell: str) -> bool:
-    return bool(_FIGURE_CELL.match(cell)) or cell in NO_VALUE
-
-
-def is_data_row(cells: list[str]) -> bool:
-    """A table line whose cells after the first are mostly quantities (a bare year, 2025,
-    names a column): a row, not a header."""
-    valued = [
-        c
-        for c in cells[1:]
-        if (found := figures_in(c)) and not found[0].date and not _YEAR_CELL.match(c.strip())
-    ]
-    return len(cells) >= 3 and 2 * len(valued) >= len(cells) - 1
-
-
-_YEAR_CELL = re.compile(r"^(?:19|20)\d{2}$")
-
-
-def _caption_row(cells: list[str]) -> str:
-    """The text of a table's first line that is its title, not its header: one text in
-    every cell (a merged cell, as DOCX repeats it) or in one cell alone — else ""."""
-    written = {c for c in cells if c}
-    return next(iter(written)) if len(written) == 1 and len(cells) >= 2 else ""
-
-
 def units(content: str) -> list[Unit]:
     """The excerpt as headings, lists (lead-in plus items) and sentences, in order. Items
     of one list are kept together even when text stands between them: item n joins the
@@ -493,7 +236,7 @@ def units(content: str) -> list[Unit]:
     header: list[str] = []  # the current table's header row (ingestion writes a | b | c)
     lines = _joined_lines(content)
     item_lines = _item_lines(lines)
-    table_cells, spaced_headers = _table_cells(lines)
+    table_cells, spaced_headers = line_cells(lines)
     header_lines: list[list[str]] = []  # the current header as written (one or two lines)
     last_item: dict[int, tuple[str, int]] = {}  # a list unit's id → its last item's marker
     # The latest item line's list and marker, and a nested list's outer list (by id).
@@ -516,7 +259,7 @@ def units(content: str) -> list[Unit]:
             starts = starts or at in spaced_headers
             if cells in header_lines:
                 continue  # the header again, after a page break: no row
-            caption = _caption_row(cells) if starts else ""
+            caption = caption_row(cells) if starts else ""
             if caption:
                 # A title row above the header (a merged cell): the table's caption.
                 heading = caption

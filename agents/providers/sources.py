@@ -1,0 +1,129 @@
+"""The retrieved excerpts as the extractive provider reads them: each a *source* (its
+entity and short name from the title, its units; a split table's rows given the header of
+another excerpt of the same document), and the *reading* of a question over them. Which
+unit answers is ``agents.providers.selection``'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agents.providers.reading import Question, covers, entity_of, fold, short_name
+from agents.providers.structure import Unit, units
+from agents.providers.table_lines import is_data_row
+
+
+@dataclass
+class Source:
+    """One retrieved excerpt as the provider reads it."""
+
+    id: str
+    title: str
+    entity: str
+    name: str  # short entity name
+    content: str
+    units: list[Unit]
+    handles: list[dict[str, Any]]
+    rank: int
+
+
+def read_sources(
+    results: list[dict[str, Any]], also: list[dict[str, Any]] | None = None
+) -> list[Source]:
+    """The excerpts as sources, best first; ``also``: other excerpts retrieved in this run
+    (an earlier search's), read only for a split table's header."""
+    seen: set[str] = set()
+    out = []
+    for rank, r in enumerate(results):
+        if r["id"] in seen:
+            continue
+        seen.add(r["id"])
+        entity = entity_of(r.get("title") or "")
+        out.append(
+            Source(
+                id=r["id"],
+                title=r.get("title") or "",
+                entity=entity,
+                name=short_name(entity),
+                content=r.get("content") or "",
+                units=units(r.get("content") or ""),
+                handles=list(r.get("handles") or []),
+                rank=rank,
+            )
+        )
+    _borrow_headers(out, read_sources(also) if also else [])
+    return out
+
+
+def _borrow_headers(sources: list[Source], others: list[Source]) -> None:
+    """A table split across two chunks: an excerpt that begins with rows and no header (its
+    first table line is data) takes the header of its document's excerpt (among any
+    retrieved, ``others`` too: an earlier search's) that holds a header of as many cells —
+    the table its excerpt ends with first, where the chunk was cut — quoted with that
+    excerpt's citation. No such excerpt, no header: the rows name nothing."""
+    headers = [
+        (s, u)
+        for s in [*sources, *others]
+        for u in s.units
+        if u.kind == "header" and not is_data_row(u.clauses)
+    ]
+    # the header whose table runs to its excerpt's end first
+    headers.sort(key=lambda sh: not _ends_excerpt(*sh))
+    for source in sources:
+        first = next((u for u in source.units if u.kind in ("header", "row")), None)
+        if first is None or first.kind != "header" or not is_data_row(first.clauses):
+            continue
+        owner = next(
+            (
+                (s, h)
+                for s, h in headers
+                if s.id != source.id
+                and s.title == source.title
+                and len(h.clauses) == len(first.clauses)
+            ),
+            None,
+        )
+        if owner is None:
+            continue
+        other, header = owner
+        joined = " | ".join(first.clauses)
+        for unit in source.units:
+            if unit is first or (unit.kind == "row" and unit.heading == joined):
+                unit.kind, unit.header_from = "row", other.id
+                unit.heading, unit.header_text = " | ".join(header.clauses), header.text
+
+
+def _ends_excerpt(source: Source, header: Unit) -> bool:
+    """Whether the table under ``header`` is the last thing its excerpt holds."""
+    after = source.units[source.units.index(header) + 1 :]
+    return all(u.kind == "row" for u in after)
+
+
+def corpus_of(sources: list[Source]) -> str:
+    parts = []
+    for s in sources:
+        parts += [s.title, s.name, s.content, *(h.get("label") or "" for h in s.handles)]
+    return fold("\n".join(parts))
+
+
+def source_names(source: Source, term: str) -> bool:
+    """Whether ``term`` names the document's entity: the title's subject (before its date or
+    bracket), not a word of its headline (海外 in 三季报点评：订单高增，海外交付放量)."""
+    return fold(term) in fold(source.entity) or covers(fold(source.name), fold(term))
+
+
+def entity_terms_of(question: Question, sources: list[Source]) -> list[str]:
+    """The question's terms that name a retrieved document's entity."""
+    return [t for t in question.terms if len(t) >= 2 and any(source_names(s, t) for s in sources)]
+
+
+@dataclass
+class Reading:
+    question: Question
+    entity_terms: list[str]
+    topic: list[str]  # the other terms: what is asked about the entity
+    sources: list[Source]  # relevant excerpts, best first
+    resolved_from: str = ""  # the earlier question an elliptical follow-up was read against
+    phrases: tuple[str, ...] = ()  # what is asked, as written (topic_phrases): the floor
+    of: tuple[str, ...] = ()  # what a follow-up asking only an attribute asks it of
