@@ -251,6 +251,8 @@ def _builtin() -> Vocabulary:
         "主要产品": ["主营"],
         "产品线": ["产品"],
         "募投项目": ["募集资金投资项目", "募集资金"],
+        # What an analyst calls the shareholder count; a periodic report prints 股东总数（户）.
+        "股东户数": ["股东总数"],
         # Period aliases.
         "q1": ["第一季度"],
         "q2": ["第二季度"],

@@ -832,3 +832,12 @@ def test_the_year_before_is_a_statements_comparative_column_not_a_thing_asked():
     )
     assert "12,904.15" in answer("松涛化工上年同期的销售费用是多少？", [statement])[0]
     assert "14,826.37" in answer("松涛化工本期的销售费用是多少？", [statement])[0]
+
+
+def test_the_shareholder_count_an_analyst_asks_is_the_total_a_report_prints():
+    # 股东户数 (the analyst's word) → 股东总数 (the report's), a declared synonym
+    holders = excerpt(
+        REPORT,
+        "报告期末普通股股东总数（户）  23,418    报告期末表决权恢复的优先股股东总数（户）  0",
+    )
+    assert "23,418" in answer("松涛化工的股东户数有多少？", [holders])[0]
