@@ -69,7 +69,7 @@ def line_cells(lines: list[str]) -> tuple[list[list[str] | None], set[int]]:
         if not line:
             i += 1
             continue  # ingestion sets a table's rows a blank line apart
-        if " | " in line:
+        if " | " in line and not _labelled_values(line):
             # (a line that begins with | begins with an empty cell: | 本报告期末 | …)
             cells = [c.strip().strip("|").strip() for c in f" {line}".split(" | ")]
             previous = next((out[j] for j in range(i - 1, -1, -1) if lines[j]), None)
@@ -89,6 +89,18 @@ def line_cells(lines: list[str]) -> tuple[list[list[str] | None], set[int]]:
         headers |= heads
         i = max(table, default=i) + 1
     return out, headers
+
+
+def _labelled_values(line: str) -> bool:
+    """A line of ``label：value`` pairs set apart by | (总股本：3.956 亿股 | 总市值：118.13
+    亿元): each cell names its own figure, as a sentence's clauses do — not a table's row,
+    whose cells a header names."""
+    cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+    return len(cells) >= 2 and all(_LABELLED.match(c) for c in cells)
+
+
+# (a label holds a word, 近 12 个月最高/最低价; not a clock's 10:30)
+_LABELLED = re.compile(r"^(?=[^:：|]*[^\W\d_])[^:：|]{2,}[:：]\s*\S")
 
 
 # A value cell of a PDF table: a figure, or a cell that states none (不适用, —).

@@ -260,3 +260,11 @@ def test_a_pdf_row_whose_label_is_set_against_its_first_figure_is_a_row():
         ["除上述各项之外的其他营业外收入和支出", "-58.12", "-96.42"],
         ["合计", "1,047.13", "2,745.19"],
     ]
+
+
+def test_a_line_of_labelled_values_set_apart_by_bars_is_read_as_clauses_not_a_table_row():
+    # a broker note's header line: each cell names its own figure; there is no table header
+    line = "总股本：3.956 亿股 | 总市值：118.13 亿元 | 近 12 个月最高/最低价：33.42/21.05 元"
+    assert [u.kind for u in units(line)] != ["row"]
+    note = excerpt("松涛化工（603999）2026 年三季报点评", f"**投资评级：买入**\n\n{line}")
+    assert "118.13" in answer("松涛化工的总市值是多少？", [note])[0]
