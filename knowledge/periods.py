@@ -2,7 +2,7 @@
 
 ``periods_in(text)`` reads the periods a text names: a year (``2026``), a report period
 (``FY`` 年度 / 年报 / 全年, ``H1`` 上半年 / 半年度 / 中报, ``H2``, ``Q1``–``Q4`` 第三季度 / 三季报
-/ Q3, ``YTD`` 前三季度 / 年初至报告期末) and ``YOY`` (上年同期 / 同比 / 比上年, a statement's
+/ Q3, ``YTD`` 前三季度 / 年初至报告期末; a statement's months, 1—9 月 → YTD, 7—9 月 → Q3) and ``YOY`` (上年同期 / 同比 / 比上年, a statement's
 上期发生额 column). The extractive reader
 requires the unit that answers to state every period a question names; retrieval ranks a
 document whose title names another period after the others (``other_period``).
@@ -14,7 +14,9 @@ import re
 import unicodedata
 
 _PERIOD = re.compile(
-    r"(?P<ytd>前三季度|年初至报告期末)"
+    # a statement's months (2026 年 1—9 月, 7-9月): the period they make up
+    r"(?P<months>(?<!\d)(?P<first>1[0-2]|[1-9])\s*(?:—|－|-|–|～|~|至)\s*(?P<last>1[0-2]|[1-9])\s*月)"
+    r"|(?P<ytd>前三季度|年初至报告期末)"
     r"|(?:第?(?P<q>[一二三四1-4])\s*季度|(?P<qr>[一三])季报|[Qq](?P<qq>[1-4]))"
     r"|(?P<h1>上半年|半年度|半年报|中报|中期报告|[Hh]1)"
     r"|(?P<h2>下半年|[Hh]2)"
@@ -25,6 +27,17 @@ _PERIOD = re.compile(
     r"|(?P<year>(?:19|20)\d{2})"
 )
 _QUARTER = {"一": "1", "二": "2", "三": "3", "四": "4"}
+# (first month, last month) → the period they make up; a range from January is cumulative.
+_MONTHS = {
+    (1, 3): "Q1",
+    (4, 6): "Q2",
+    (7, 9): "Q3",
+    (10, 12): "Q4",
+    (1, 6): "H1",
+    (7, 12): "H2",
+    (1, 9): "YTD",
+    (1, 12): "FY",
+}
 # The periods a report is issued for.
 PARTS = frozenset({"FY", "H1", "H2", "Q1", "Q2", "Q3", "Q4", "YTD"})
 # What a report of a period states besides its own: an annual report its fourth quarter
@@ -37,7 +50,11 @@ def periods_in(text: str) -> frozenset[str]:
     found = set()
     for match in _PERIOD.finditer(unicodedata.normalize("NFKC", text)):
         kind = match.lastgroup
-        if kind in ("q", "qq", "qr"):
+        if match.group("months"):
+            span = (int(match.group("first")), int(match.group("last")))
+            if span in _MONTHS:
+                found.add(_MONTHS[span])
+        elif kind in ("q", "qq", "qr"):
             quarter = match.group(kind)
             found.add("Q" + _QUARTER.get(quarter, quarter))
         elif kind == "year":

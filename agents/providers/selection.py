@@ -41,7 +41,7 @@ from agents.providers.structure import (
 )
 from agents.providers.table_lines import NO_VALUE
 from knowledge.figures import Figure, figures_in, in_base_unit
-from knowledge.periods import periods_in
+from knowledge.periods import PARTS, other_period, periods_in
 from knowledge.text import search_tokens
 
 
@@ -495,15 +495,19 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
 def best_units(reading: Reading) -> list[Pick]:
     picks = []
     for source in reading.sources:
+        framings = period_headings(source)
         for unit in candidate_units(source, reading):
-            context = f"{unit.heading}\n{without_headline(source.title)}"
+            framing = framings.get(id(unit), "")
+            if of_another_period(reading, framing):
+                continue
+            context = f"{unit.heading}\n{framing}\n{without_headline(source.title)}"
             # a row is read with its table's labels and caption (表 2 前五名客户)
             labels = table_labels(source, unit) if unit.kind == "row" else ""
             if unit.kind == "row" and is_total(unit):
                 context += "\n" + "\n".join(TOTALS)  # the total row states the whole
             if not states_question(reading, unit.text, f"{context}\n{labels}"):
                 continue
-            if not answers_form(reading, unit, f"{labels}\n{source.title}"):
+            if not answers_form(reading, unit, f"{labels}\n{framing}\n{source.title}"):
                 continue
             score = unit_score(unit, reading, source)
             if score > 0:
@@ -511,6 +515,25 @@ def best_units(reading: Reading) -> list[Pick]:
                 picks.append(Pick(source, unit, score))
     picks.sort(key=lambda p: (-p.score, p.source.rank))
     return picks
+
+
+def period_headings(source: Source) -> dict[int, str]:
+    """For each unit (by ``id``), the nearest heading above it that names a report period
+    (合并利润表（节选） 2026 年 1—9 月), or "": the period what follows it states. One pass."""
+    out: dict[int, str] = {}
+    framing = ""
+    for unit in source.units:
+        out[id(unit)] = framing
+        if unit.kind == "heading" and periods_in(unit.text) & PARTS:
+            framing = unit.text
+    return out
+
+
+def of_another_period(reading: Reading, framing: str) -> bool:
+    """Whether ``framing`` (``period_headings``) names a period that does not cover the one
+    asked: a statement captioned 2026 年 1—9 月 in a third-quarter report states the year
+    to date, not the quarter (单季营业成本 is not its 本期发生额), whatever the title says."""
+    return bool(framing) and other_period(reading.question.periods, periods_in(framing) & PARTS)
 
 
 def is_named_report(question: Question, source: Source) -> bool:

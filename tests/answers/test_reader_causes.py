@@ -841,3 +841,18 @@ def test_the_shareholder_count_an_analyst_asks_is_the_total_a_report_prints():
         "报告期末普通股股东总数（户）  23,418    报告期末表决权恢复的优先股股东总数（户）  0",
     )
     assert "23,418" in answer("松涛化工的股东户数有多少？", [holders])[0]
+
+
+def test_a_statement_captioned_with_its_months_answers_their_period_not_the_reports():
+    # in a third-quarter report, the income statement of 1—9 月 states the year to date:
+    # it does not answer the quarter alone (a cited figure of another period)
+    statement = excerpt(
+        "松涛化工股份有限公司 2026 年第三季度报告",
+        "四、季度财务报表\n"
+        "合并利润表（节选）  2026 年 1—9 月\n"
+        "单位：万元\n\n"
+        "项目 | 本期发生额 | 上期发生额\n\n"
+        "营业成本 | 241,371.44 | 212,630.47",
+    )
+    assert not_found(answer("松涛化工三季度单季的营业成本是多少？", [statement]))
+    assert "241,371.44" in answer("松涛化工前三季度的营业成本是多少？", [statement])[0]

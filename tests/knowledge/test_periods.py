@@ -24,6 +24,11 @@ from tests.factories import add_document, lease, make_knowledge, publish
         # an income statement's comparative column is the year before's same period
         ("项目 | 本期发生额 | 上期发生额", {"YOY"}),
         ("上期末余额", set()),
+        # a statement's months: from January cumulative, else the quarter or half they span
+        ("合并利润表（节选）  2026 年 1—9 月", {"2026", "YTD"}),
+        ("7-9月", {"Q3"}),
+        ("2026年1～6月", {"2026", "H1"}),
+        ("2026 年 10 月 28 日", {"2026"}),
         ("比上年末增长", set()),  # the year's end, a balance: no period
         ("第九届董事会第十次会议决议公告", set()),
     ],
