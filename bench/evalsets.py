@@ -12,7 +12,8 @@ note) — and runs ``manage.py evaluate`` once per fixture with its tuned set an
 its held-out set side by side as separate columns (never mixed: the held-out half is
 never used for tuning). Then one table over all fixtures: each fixture's tuned and held-out
 columns, the tuned total and the held-out total — for the first sets (NAME), the second
-ones (NAME_b, written later over the same fixtures) and the third hand's (harbor) apart. Timings are printed, never asserted.
+ones (NAME_b, written later over the same fixtures) and the third hand's (harbor) apart.
+Timings are printed, never asserted.
 
 The held-out half is reported in aggregate only: the lines naming a held-out question (its
 progress line, its failure with the start of its answer) are left out of what is printed

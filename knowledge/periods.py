@@ -2,8 +2,8 @@
 
 ``periods_in(text)`` reads the periods a text names: a year (``2026``), a report period
 (``FY`` 年度 / 年报 / 全年, ``H1`` 上半年 / 半年度 / 中报, ``H2``, ``Q1``–``Q4`` 第三季度 / 三季报
-/ Q3, ``YTD`` 前三季度 / 年初至报告期末; a statement's months, 1—9 月 → YTD, 7—9 月 → Q3) and ``YOY`` (上年同期 / 同比 / 比上年, a statement's
-上期发生额 column). The extractive reader
+/ Q3, ``YTD`` 前三季度 / 年初至报告期末; a statement's months, 1—9 月 → YTD, 7—9 月 → Q3)
+and ``YOY`` (上年同期 / 同比 / 比上年, a statement's 上期发生额 column). The extractive reader
 requires the unit that answers to state every period a question names; retrieval ranks a
 document whose title names another period after the others (``other_period``).
 """

@@ -457,13 +457,15 @@ def _contrasted(phrase: str, text: str) -> bool:
     if at < 0:
         return False  # the rest is stated in pieces: no one word to compare
     while at >= 0:
-        if at == 0 or not _is_han(text[at - 1]):
+        if at == 0 or not is_han(text[at - 1]):
             return False
         at = text.find(rest, at + 1)
     return True
 
 
-def _is_han(character: str) -> bool:
+def is_han(character: str) -> bool:
+    """Whether ``character`` is a Chinese character (the CJK Unified Ideographs block; an
+    empty string is not)."""
     return "\u4e00" <= character <= "\u9fff"
 
 

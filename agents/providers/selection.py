@@ -21,6 +21,7 @@ from agents.providers.reading import (
     enumerates,
     fold,
     is_attribute,
+    is_han,
     leading_unstated,
     stated_characters,
     states,
@@ -545,7 +546,7 @@ def is_named_report(question: Question, source: Source) -> bool:
             if not word.endswith(("报", "报告")):
                 continue
             at = title.find(word)
-            if at >= 0 and not re.match(r"[\u4e00-\u9fff]", title[at + len(word) :]):
+            if at >= 0 and not is_han(title[at + len(word) : at + len(word) + 1]):
                 return True
     return False
 
