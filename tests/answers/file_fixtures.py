@@ -21,6 +21,7 @@ import docx
 from docx.enum.text import WD_BREAK
 
 from tests.answers.cjk_pdf import make_cjk_pdf, wrap
+from tests.answers.docx_tables import docx_table
 from tests.answers.harbor_fixture import write_harbor
 from tests.answers.ledger_fixture import write_ledger
 
@@ -180,10 +181,7 @@ def write_chenghu_docx(path: Path) -> Path:
     )
     document.add_heading("二、分产品经营情况", level=2)
     document.add_paragraph("表 2 营业收入、营业成本及毛利率（按产品）")
-    table = document.add_table(rows=len(MARGIN_TABLE), cols=len(MARGIN_TABLE[0]))
-    for r, row in enumerate(MARGIN_TABLE):
-        for c, text in enumerate(row):
-            table.rows[r].cells[c].text = text
+    docx_table(document, MARGIN_TABLE)
     document.add_paragraph(
         "汽车电子业务受益于新能源车型定点项目量产，收入同比增长 26.8%；消费电子业务受终端需求"
         "疲弱影响，收入同比下降 4.5%。"

@@ -25,6 +25,7 @@ import docx
 from docx.enum.text import WD_BREAK
 
 from tests.answers.cjk_pdf import make_cjk_pdf, wrap
+from tests.answers.docx_tables import docx_table
 
 BOCHUAN_TITLE = "泊川智能装备股份有限公司 2026 年第三季度报告"
 BOCHUAN_HEADER = "泊川智能装备股份有限公司                                2026 年第三季度报告"
@@ -210,13 +211,6 @@ TINGZHOU_SEGMENTS = [
 ]
 
 
-def _table(document, rows) -> None:
-    table = document.add_table(rows=len(rows), cols=len(rows[0]))
-    for r, row in enumerate(rows):
-        for c, text in enumerate(row):
-            table.rows[r].cells[c].text = text
-
-
 def write_tingzhou_docx(path: Path) -> Path:
     document = docx.Document()
     title = "汀州食品股份有限公司 2026 年半年度报告摘要"
@@ -240,7 +234,7 @@ def write_tingzhou_docx(path: Path) -> Path:
     )
     document.add_paragraph("（二）主要会计数据和财务指标")
     document.add_paragraph("公司是否需追溯调整或重述以前年度会计数据：□是 √否")
-    _table(document, TINGZHOU_MAIN)
+    docx_table(document, TINGZHOU_MAIN)
     document.add_paragraph(
         "（三）股东情况：报告期末普通股股东总数 31,652 户。控股股东汀州实业集团有限公司持有"
         "公司 132,000,000 股，占总股本的 41.25%；实际控制人林秀川先生直接持有公司 4.80% 的股份。"
@@ -256,7 +250,7 @@ def write_tingzhou_docx(path: Path) -> Path:
     )
     document.add_paragraph("（二）主营业务分析")
     document.add_paragraph("占公司营业收入或营业利润 10% 以上的产品情况（单位：万元）")
-    _table(document, TINGZHOU_SEGMENTS)
+    docx_table(document, TINGZHOU_SEGMENTS)
     document.add_paragraph(
         "预制菜肴收入同比增长 27.4%，主要系餐饮渠道大客户定制产品放量；速冻面点毛利率同比下降"
         " 1.11 个百分点，主要系面粉、猪肉等原材料采购成本上升。报告期内销售费用 2.63 亿元，"

@@ -30,6 +30,7 @@ import docx
 from docx.enum.text import WD_BREAK
 
 from tests.answers.cjk_pdf import make_cjk_pdf, wrap
+from tests.answers.docx_tables import docx_table
 
 BANK_TITLE = "澜州银行股份有限公司 2026 年半年度报告摘要"
 BANK_HEADER = "澜州银行股份有限公司                                2026 年半年度报告摘要"
@@ -234,13 +235,6 @@ FUND_TOP_STOCKS = [
 ]
 
 
-def _table(document, rows) -> None:
-    table = document.add_table(rows=len(rows), cols=len(rows[0]))
-    for r, row in enumerate(rows):
-        for c, text in enumerate(row):
-            table.rows[r].cells[c].text = text
-
-
 def write_fund_docx(path: Path) -> Path:
     document = docx.Document()
     document.core_properties.title = FUND_TITLE
@@ -255,10 +249,10 @@ def write_fund_docx(path: Path) -> Path:
         " 7 月 1 日起至 9 月 30 日止。"
     )
     document.add_heading("§2 基金产品概况", level=2)
-    _table(document, FUND_FACTS)
+    docx_table(document, FUND_FACTS)
     document.add_heading("§3 主要财务指标和基金净值表现", level=2)
     document.add_paragraph("3.1 主要财务指标（单位：人民币元）")
-    _table(document, FUND_INDICATORS)
+    docx_table(document, FUND_INDICATORS)
     document.add_paragraph(
         "注：本期已实现收益指基金本期利息收入、投资收益、其他收入（不含公允价值变动收益）扣除相关"
         "费用后的余额，本期利润为本期已实现收益加上本期公允价值变动收益。"
@@ -266,9 +260,9 @@ def write_fund_docx(path: Path) -> Path:
     document.add_paragraph("3.2 基金净值表现")
     document.add_paragraph("3.2.1 本报告期基金份额净值增长率及其与同期业绩比较基准收益率的比较")
     document.add_paragraph("青屿价值精选混合 A")
-    _table(document, FUND_PERFORMANCE_A)
+    docx_table(document, FUND_PERFORMANCE_A)
     document.add_paragraph("青屿价值精选混合 C")
-    _table(document, FUND_PERFORMANCE_C)
+    docx_table(document, FUND_PERFORMANCE_C)
     document.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
     document.add_heading("§4 管理人报告", level=2)
     document.add_paragraph("4.1 报告期内基金的投资策略和运作分析")
@@ -289,9 +283,9 @@ def write_fund_docx(path: Path) -> Path:
     )
     document.add_heading("§5 投资组合报告", level=2)
     document.add_paragraph("5.1 报告期末基金资产组合情况")
-    _table(document, FUND_ALLOCATION)
+    docx_table(document, FUND_ALLOCATION)
     document.add_paragraph("5.2 报告期末按公允价值占基金资产净值比例大小排序的前十名股票投资明细")
-    _table(document, FUND_TOP_STOCKS)
+    docx_table(document, FUND_TOP_STOCKS)
     document.add_paragraph(
         "注：本基金本报告期末未持有资产支持证券、贵金属和股指期货，报告期内基金投资的前十名证券"
         "的发行主体均未被监管部门立案调查。"
