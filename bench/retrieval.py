@@ -66,7 +66,10 @@ sys.path[0] = str(ROOT)
 
 from bench import publication as pub  # noqa: E402
 
-pub.BENCH_DB = "sparktide_bench_retrieval" + os.environ.get("BENCH_DB_SUFFIX", "")
+# BENCH_DB names the database outright (parallel benches on one server).
+pub.BENCH_DB = os.environ.get("BENCH_DB") or "sparktide_bench_retrieval" + os.environ.get(
+    "BENCH_DB_SUFFIX", ""
+)
 CHUNKS_PER_DOCUMENT = 100
 TOP_K = 8
 
@@ -145,6 +148,7 @@ def ingest_floor(bench_url: str, tenant, version, label: str) -> float:
         "text",
         "digest",
         "search_text",
+        "search_marks",
     ]
     rows = [
         (documents[r[0]], scratch.pk, *r[1:])

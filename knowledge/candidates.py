@@ -20,7 +20,14 @@ from django.db.models import BooleanField, Case, ExpressionWrapper, F, Q, QueryS
 
 from knowledge.models import Chunk, Document, KnowledgeVersion, readable_documents
 from knowledge.ranking import Bm25, Lru
-from knowledge.token_queries import Condition, condition_q, contains_any, tsquery, tsquery_literal
+from knowledge.text import marked
+from knowledge.token_queries import (
+    Condition,
+    condition_q,
+    contains_any,
+    tsquery_literal,
+    tsquery_sql,
+)
 
 # The most tokens the second stage's condition names (it repeats tokens) before it
 # falls back to "one of the rarest".
@@ -90,7 +97,9 @@ def top_chunks(documents: Readable, versions: Sequence[int], scorer: Bm25, top_k
     frequencies summing to at most ``FIRST_STAGE_BUDGET``) and scores them: the k-th
     score θ is a floor the final k-th can only raise. A chunk holding none of a set R
     scores strictly below ``outside(R)``; when ``outside(R1) ≤ θ`` the answer is final.
-    Else stage 2 reads the chunks holding none of R1 but one of R2, the rarest tokens
+    Else stage 2 reads the chunks holding none of R1 whose other tokens' bounds can
+    still reach θ (``narrowest``: a token held once adds at most its single bound, one
+    held more often carries its mark), or failing that one of R2, the rarest tokens
     needed for ``outside(R2) ≤ θ`` (every token when θ is 0), and the answer is final.
     At most two statements, each driven by the GIN index on PostgreSQL."""
     if not scorer.weights:
@@ -102,7 +111,8 @@ def top_chunks(documents: Readable, versions: Sequence[int], scorer: Bm25, top_k
     floor = -best[-1][0] if len(best) == top_k else 0.0
     if len(first) < len(order) and scorer.outside(first) > floor:
         rest = order[len(first) :]
-        condition = narrowest(rest, [scorer.bound(t) for t in rest], floor)
+        bounds = [scorer.bound(t) for t in rest]
+        condition = narrowest(rest, bounds, floor, [scorer.single_bound(t) for t in rest])
         if condition is None or condition is True:  # no floor, or too many ways to it
             second = list(first)
             while len(second) < len(order) and scorer.outside(second) > floor:
@@ -114,15 +124,29 @@ def top_chunks(documents: Readable, versions: Sequence[int], scorer: Bm25, top_k
     return Ranked([(pk, -negative) for negative, _, _, pk in best], refused)
 
 
-def reaching(tokens: list[str], bounds: list[float], floor: float) -> Condition | bool | None:
+def reaching(
+    tokens: list[str], bounds: list[float], floor: float, singles: list[float] | None = None
+) -> Condition | bool | None:
     """Which of ``tokens`` (bounds descending) a chunk must hold for their bounds to sum
-    to ``floor``: (t₁ & reaching(rest, floor − b₁)) | reaching(rest, floor). False when
-    none can; None when the floor is 0 or it would name more than
-    ``MAX_CONDITION_TOKENS`` tokens. A chunk outside it scores below the floor."""
+    to ``floor``: (t₁ & reaching(rest, floor − b₁)) | reaching(rest, floor). With
+    ``singles`` (each token's bound in a chunk holding it once, ≤ its bound), a chunk
+    holding t₁ once reaches only with the single bound, and one holding it more often
+    carries its mark (``marked``): (mark(t₁) & reaching(rest, floor − b₁)) | (t₁ &
+    reaching(rest, floor − s₁)) | reaching(rest, floor). False when none can; None when
+    the floor is 0 or it would name more than ``MAX_CONDITION_TOKENS`` tokens and marks.
+    A chunk outside it scores below the floor."""
     if floor <= 0:
         return None
+    singles = singles or bounds
     suffix = list(itertools.accumulate(reversed(bounds)))[::-1] + [0.0]
     size = 0
+
+    def holding(condition: Condition, then: Condition | bool) -> Condition:
+        nonlocal size
+        size += 1
+        if size > MAX_CONDITION_TOKENS:
+            raise OverflowError
+        return condition if then is True else ("&", [condition, then])
 
     def build(i: int, need: float) -> Condition | bool:
         nonlocal size
@@ -133,10 +157,16 @@ def reaching(tokens: list[str], bounds: list[float], floor: float) -> Condition 
         taken = build(i + 1, need - bounds[i])
         left: Condition | bool = False
         if taken is not False:
-            size += 1
-            if size > MAX_CONDITION_TOKENS:
-                raise OverflowError
-            left = tokens[i] if taken is True else ("&", [tokens[i], taken])
+            before = size
+            once = build(i + 1, need - singles[i]) if singles[i] < bounds[i] else taken
+            # A mark implies its token: when holding it once asks no more, one branch.
+            if once == taken:
+                size = before  # ``once`` built and dropped: it names nothing
+                left = holding(tokens[i], taken)
+            elif once is False:
+                left = holding(marked(tokens[i]), taken)
+            else:
+                left = ("|", [holding(marked(tokens[i]), taken), holding(tokens[i], once)])
         right = build(i + 1, need)
         if left is False or right is True:
             return right
@@ -151,22 +181,30 @@ def reaching(tokens: list[str], bounds: list[float], floor: float) -> Condition 
         return None
 
 
-def narrowest(tokens: list[str], bounds: list[float], floor: float) -> Condition | bool | None:
+def narrowest(
+    tokens: list[str], bounds: list[float], floor: float, singles: list[float] | None = None
+) -> Condition | bool | None:
     """``reaching`` over as many of ``tokens`` as ``MAX_CONDITION_TOKENS`` allows: those
-    of the largest bounds, the others taken as held by every chunk (their bounds come
-    off the floor) — a wider condition, never a narrower one. None when the floor is 0
-    or even the largest bound alone would name too many tokens."""
+    of the largest bounds, the others taken as held (marked) by every chunk (their bounds
+    come off the floor) — a wider condition, never a narrower one. Over each number of
+    tokens, with their single bounds (``singles``) first, then without them (fewer
+    branches). None when the floor is 0 or even the largest bound alone would name too
+    many tokens."""
     if floor <= 0:
         return None
-    ranked = sorted(zip(bounds, tokens, strict=True), key=lambda pair: -pair[0])
+    ranked = sorted(zip(bounds, tokens, singles or bounds, strict=True), key=lambda item: -item[0])
     free = 0.0
     for m in range(len(ranked), 0, -1):
         need = floor - free
         if need <= 0:
             return None
-        condition = reaching([t for _, t in ranked[:m]], [b for b, _ in ranked[:m]], need)
-        if condition is not None:
-            return condition
+        kept = ranked[:m]
+        names, highs = [t for _, t, _ in kept], [b for b, _, _ in kept]
+        # With the single bounds (narrower, and longer), else without them (today's).
+        for lows in ([s for _, _, s in kept], None):
+            condition = reaching(names, highs, need, lows)
+            if condition is not None:
+                return condition
         free += ranked[m - 1][0]
     return None
 
@@ -269,10 +307,11 @@ def _fenced_sql(
     planner misjudges how many documents the ACL keeps (a handful, it thinks): it
     filtered every chunk of the version by its vector, or probed the ACL once per
     candidate."""
-    query = tsquery(holding)
+    query, query_params = tsquery_sql(holding)
     if without:
-        query = f"({query}) & !({' | '.join(tsquery_literal(t) for t in without)})"
-    params: list[Any] = [list(versions), query]
+        query = f"({query} && !!to_tsquery('simple'::regconfig, %s))"
+        query_params.append(" | ".join(tsquery_literal(t) for t in without))
+    params: list[Any] = [list(versions), *query_params]
     # Documents left out: a hashed NOT IN (each row looked up once, however many ids).
     leaving = ""
     if left_out:
@@ -282,7 +321,7 @@ def _fenced_sql(
         "(SELECT id, search_text, search_vector, document_id, ordinal"  # noqa: S608 -- fixed clauses; ids are parameters
         " FROM knowledge_chunk"
         " WHERE version_id = ANY(%s::bigint[])"
-        " AND search_vector @@ to_tsquery('simple'::regconfig, %s)"
+        f" AND search_vector @@ {query}"
         f"{leaving} OFFSET 0) c"
     )
     return sql, params
