@@ -8,6 +8,7 @@ only those whose tokens' bounds can still reach the first stage's k-th score
 from __future__ import annotations
 
 import functools
+import heapq
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -20,20 +21,15 @@ from django.db.models import BooleanField, Case, ExpressionWrapper, F, Q, QueryS
 
 from knowledge.models import Chunk, Document, KnowledgeVersion, readable_documents
 from knowledge.ranking import Bm25, Lru
-from knowledge.text import marked
-from knowledge.token_queries import (
-    Condition,
-    condition_q,
-    contains_any,
-    tsquery_literal,
-    tsquery_sql,
-)
+from knowledge.token_queries import Condition, condition_q, contains_any, tsquery, tsquery_literal
 
 # The most tokens the second stage's condition names (it repeats tokens) before it
 # falls back to "one of the rarest".
 MAX_CONDITION_TOKENS = 128
-# A candidate: (chunk id, search_text, document id, ordinal).
-Row = tuple[int, str, int, int]
+# A candidate: (chunk id, search_text, search_marks, document id, ordinal).
+Row = tuple[int, str, str, int, int]
+# A scored candidate, best first when sorted: (−score, document id, ordinal, chunk id).
+Scored = tuple[float, int, int, int]
 
 
 class Readable:
@@ -97,9 +93,7 @@ def top_chunks(documents: Readable, versions: Sequence[int], scorer: Bm25, top_k
     frequencies summing to at most ``FIRST_STAGE_BUDGET``) and scores them: the k-th
     score θ is a floor the final k-th can only raise. A chunk holding none of a set R
     scores strictly below ``outside(R)``; when ``outside(R1) ≤ θ`` the answer is final.
-    Else stage 2 reads the chunks holding none of R1 whose other tokens' bounds can
-    still reach θ (``narrowest``: a token held once adds at most its single bound, one
-    held more often carries its mark), or failing that one of R2, the rarest tokens
+    Else stage 2 reads the chunks holding none of R1 but one of R2, the rarest tokens
     needed for ``outside(R2) ≤ θ`` (every token when θ is 0), and the answer is final.
     At most two statements, each driven by the GIN index on PostgreSQL."""
     if not scorer.weights:
@@ -107,12 +101,11 @@ def top_chunks(documents: Readable, versions: Sequence[int], scorer: Bm25, top_k
     order = scorer.order
     first = scorer.first_stage(top_k)
     rows, refused = first_rows(documents, versions, first, order[0])
-    best = _scored(rows, scorer)[:top_k]
+    best = _scored(rows, scorer, top_k, [])
     floor = -best[-1][0] if len(best) == top_k else 0.0
     if len(first) < len(order) and scorer.outside(first) > floor:
         rest = order[len(first) :]
-        bounds = [scorer.bound(t) for t in rest]
-        condition = narrowest(rest, bounds, floor, [scorer.single_bound(t) for t in rest])
+        condition = narrowest(rest, [scorer.bound(t) for t in rest], floor)
         if condition is None or condition is True:  # no floor, or too many ways to it
             second = list(first)
             while len(second) < len(order) and scorer.outside(second) > floor:
@@ -120,33 +113,19 @@ def top_chunks(documents: Readable, versions: Sequence[int], scorer: Bm25, top_k
             condition = ("|", second[len(first) :])
         if condition is not False:
             rows = candidate_rows(documents, versions, condition, first)
-            best = sorted(best + _scored(rows, scorer))[:top_k]
+            best = _scored(rows, scorer, top_k, best)
     return Ranked([(pk, -negative) for negative, _, _, pk in best], refused)
 
 
-def reaching(
-    tokens: list[str], bounds: list[float], floor: float, singles: list[float] | None = None
-) -> Condition | bool | None:
+def reaching(tokens: list[str], bounds: list[float], floor: float) -> Condition | bool | None:
     """Which of ``tokens`` (bounds descending) a chunk must hold for their bounds to sum
-    to ``floor``: (t₁ & reaching(rest, floor − b₁)) | reaching(rest, floor). With
-    ``singles`` (each token's bound in a chunk holding it once, ≤ its bound), a chunk
-    holding t₁ once reaches only with the single bound, and one holding it more often
-    carries its mark (``marked``): (mark(t₁) & reaching(rest, floor − b₁)) | (t₁ &
-    reaching(rest, floor − s₁)) | reaching(rest, floor). False when none can; None when
-    the floor is 0 or it would name more than ``MAX_CONDITION_TOKENS`` tokens and marks.
-    A chunk outside it scores below the floor."""
+    to ``floor``: (t₁ & reaching(rest, floor − b₁)) | reaching(rest, floor). False when
+    none can; None when the floor is 0 or it would name more than
+    ``MAX_CONDITION_TOKENS`` tokens. A chunk outside it scores below the floor."""
     if floor <= 0:
         return None
-    singles = singles or bounds
     suffix = list(itertools.accumulate(reversed(bounds)))[::-1] + [0.0]
     size = 0
-
-    def holding(condition: Condition, then: Condition | bool) -> Condition:
-        nonlocal size
-        size += 1
-        if size > MAX_CONDITION_TOKENS:
-            raise OverflowError
-        return condition if then is True else ("&", [condition, then])
 
     def build(i: int, need: float) -> Condition | bool:
         nonlocal size
@@ -157,16 +136,10 @@ def reaching(
         taken = build(i + 1, need - bounds[i])
         left: Condition | bool = False
         if taken is not False:
-            before = size
-            once = build(i + 1, need - singles[i]) if singles[i] < bounds[i] else taken
-            # A mark implies its token: when holding it once asks no more, one branch.
-            if once == taken:
-                size = before  # ``once`` built and dropped: it names nothing
-                left = holding(tokens[i], taken)
-            elif once is False:
-                left = holding(marked(tokens[i]), taken)
-            else:
-                left = ("|", [holding(marked(tokens[i]), taken), holding(tokens[i], once)])
+            size += 1
+            if size > MAX_CONDITION_TOKENS:
+                raise OverflowError
+            left = tokens[i] if taken is True else ("&", [tokens[i], taken])
         right = build(i + 1, need)
         if left is False or right is True:
             return right
@@ -181,42 +154,46 @@ def reaching(
         return None
 
 
-def narrowest(
-    tokens: list[str], bounds: list[float], floor: float, singles: list[float] | None = None
-) -> Condition | bool | None:
+def narrowest(tokens: list[str], bounds: list[float], floor: float) -> Condition | bool | None:
     """``reaching`` over as many of ``tokens`` as ``MAX_CONDITION_TOKENS`` allows: those
-    of the largest bounds, the others taken as held (marked) by every chunk (their bounds
-    come off the floor) — a wider condition, never a narrower one. Over each number of
-    tokens, with their single bounds (``singles``) first, then without them (fewer
-    branches). None when the floor is 0 or even the largest bound alone would name too
-    many tokens."""
+    of the largest bounds, the others taken as held by every chunk (their bounds come
+    off the floor) — a wider condition, never a narrower one. None when the floor is 0
+    or even the largest bound alone would name too many tokens."""
     if floor <= 0:
         return None
-    ranked = sorted(zip(bounds, tokens, singles or bounds, strict=True), key=lambda item: -item[0])
+    ranked = sorted(zip(bounds, tokens, strict=True), key=lambda pair: -pair[0])
     free = 0.0
     for m in range(len(ranked), 0, -1):
         need = floor - free
         if need <= 0:
             return None
-        kept = ranked[:m]
-        names, highs = [t for _, t, _ in kept], [b for b, _, _ in kept]
-        # With the single bounds (narrower, and longer), else without them (today's).
-        for lows in ([s for _, _, s in kept], None):
-            condition = reaching(names, highs, need, lows)
-            if condition is not None:
-                return condition
+        condition = reaching([t for _, t in ranked[:m]], [b for b, _ in ranked[:m]], need)
+        if condition is not None:
+            return condition
         free += ranked[m - 1][0]
     return None
 
 
-def _scored(rows: Iterable[Row], scorer: Bm25) -> list[tuple[float, int, int, int]]:
-    scored = []
-    for pk, search_text, document_id, ordinal in rows:
+def _scored(rows: Iterable[Row], scorer: Bm25, top_k: int, best: list[Scored]) -> list[Scored]:
+    """The ``top_k`` best of ``best`` and ``rows``, best first. A row whose ceiling (what
+    its tokens and marks allow: ``Bm25.reaches``) is below the k-th score found so far
+    cannot enter: it is not scored. The order is the exhaustive ranking's: score, then document and
+    ordinal."""
+    # The k best so far, worst on top: (score, −document id, −ordinal, −chunk id).
+    kept = [(-negative, -document_id, -ordinal, -pk) for negative, document_id, ordinal, pk in best]
+    heapq.heapify(kept)
+    for pk, search_text, marks, document_id, ordinal in rows:
+        if len(kept) == top_k and not scorer.reaches(search_text, marks, kept[0][0]):
+            continue
         score = scorer.score(search_text)
-        if score > 0:
-            scored.append((-score, document_id, ordinal, pk))
-    scored.sort()
-    return scored
+        if score <= 0:
+            continue
+        entry = (score, -document_id, -ordinal, -pk)
+        if len(kept) < top_k:
+            heapq.heappush(kept, entry)
+        elif entry > kept[0]:
+            heapq.heapreplace(kept, entry)
+    return sorted((-score, -document_id, -ordinal, -pk) for score, document_id, ordinal, pk in kept)
 
 
 def candidate_rows(
@@ -225,19 +202,21 @@ def candidate_rows(
     holding: Condition | list[str],
     without: list[str],
 ) -> list[Row]:
-    """(pk, search_text, document_id, ordinal) of the chunks of ``versions`` that meet
+    """(pk, search_text, search_marks, document_id, ordinal) of the chunks of ``versions`` that meet
     ``holding`` (a list: one of its tokens) and hold none of ``without``, of the
     readable documents ``documents``. One statement; the document ACL is part of it."""
     if connection.vendor != "postgresql":
         chunks = _matching(versions, holding, without, documents.left_out).filter(
             document__in=documents.documents
         )
-        return list(chunks.values_list("pk", "search_text", "document_id", "ordinal"))
+        return list(
+            chunks.values_list("pk", "search_text", "search_marks", "document_id", "ordinal")
+        )
     judged, params = _judged_sql(documents, versions, holding, without)
-    sql = f"SELECT j.id, j.search_text, j.document_id, j.ordinal FROM {judged} WHERE j.readable"  # noqa: S608 -- the ACL
+    sql = f"SELECT j.id, j.search_text, j.search_marks, j.document_id, j.ordinal FROM {judged} WHERE j.readable"  # noqa: S608 -- the ACL
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return [(pk, text, document_id, ordinal) for pk, text, document_id, ordinal in cursor]
+        return list(cursor.fetchall())
 
 
 def first_rows(
@@ -255,12 +234,13 @@ def first_rows(
             rare=ExpressionWrapper(Q(search_text__contains=rarest), output_field=BooleanField()),
         )
         text = Case(When(readable=True, then=F("search_text")), default=None)
-        found = chunks.values_list("pk", text, "document_id", "ordinal", "readable", "rare")
+        marks = Case(When(readable=True, then=F("search_marks")), default=None)
+        found = chunks.values_list("pk", text, marks, "document_id", "ordinal", "readable", "rare")
     else:
         judged, params = _judged_sql(documents, versions, tokens, [])
         sql = (
             "SELECT j.id, CASE WHEN j.readable THEN j.search_text END,"  # noqa: S608 -- the ACL
-            " j.document_id, j.ordinal, j.readable,"
+            " CASE WHEN j.readable THEN j.search_marks END, j.document_id, j.ordinal, j.readable,"
             " j.search_vector @@ to_tsquery('simple'::regconfig, %s)"
             f" FROM {judged}"
         )
@@ -268,7 +248,9 @@ def first_rows(
             cursor.execute(sql, [tsquery_literal(rarest), *params])
             found = cursor.fetchall()
     rows = [
-        (pk, text, document_id, ordinal) for pk, text, document_id, ordinal, ok, _ in found if ok
+        (pk, text, marks, document_id, ordinal)
+        for pk, text, marks, document_id, ordinal, ok, _ in found
+        if ok
     ]
     refused = sum(1 for *_, ok, rare in found if not ok and rare)
     return rows, refused
@@ -307,21 +289,20 @@ def _fenced_sql(
     planner misjudges how many documents the ACL keeps (a handful, it thinks): it
     filtered every chunk of the version by its vector, or probed the ACL once per
     candidate."""
-    query, query_params = tsquery_sql(holding)
+    query = tsquery(holding)
     if without:
-        query = f"({query} && !!to_tsquery('simple'::regconfig, %s))"
-        query_params.append(" | ".join(tsquery_literal(t) for t in without))
-    params: list[Any] = [list(versions), *query_params]
+        query = f"({query}) & !({' | '.join(tsquery_literal(t) for t in without)})"
+    params: list[Any] = [list(versions), query]
     # Documents left out: a hashed NOT IN (each row looked up once, however many ids).
     leaving = ""
     if left_out:
         leaving = " AND document_id NOT IN (SELECT unnest(%s::bigint[]))"
         params.append(left_out)
     sql = (
-        "(SELECT id, search_text, search_vector, document_id, ordinal"  # noqa: S608 -- fixed clauses; ids are parameters
+        "(SELECT id, search_text, search_marks, search_vector, document_id, ordinal"  # noqa: S608 -- fixed clauses; ids are parameters
         " FROM knowledge_chunk"
         " WHERE version_id = ANY(%s::bigint[])"
-        f" AND search_vector @@ {query}"
+        " AND search_vector @@ to_tsquery('simple'::regconfig, %s)"
         f"{leaving} OFFSET 0) c"
     )
     return sql, params
@@ -345,7 +326,7 @@ def _judged_sql(
     fenced, params = _fenced_sql(versions, holding, without, documents.left_out)
     acl_sql, acl_params = documents.sql()
     sql = (
-        "(SELECT c.id, c.search_text, c.search_vector, c.document_id, c.ordinal,"  # noqa: S608 -- the ACL
+        "(SELECT c.id, c.search_text, c.search_marks, c.search_vector, c.document_id, c.ordinal,"  # noqa: S608 -- the ACL
         f" c.document_id IN ({acl_sql}) AS readable FROM {fenced} OFFSET 0) j"
     )
     return sql, [*acl_params, *params]

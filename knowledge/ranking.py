@@ -24,6 +24,7 @@ measured slower than Python's: docs/retrieval.md.)
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import threading
@@ -44,7 +45,7 @@ from knowledge.models import (
     VersionTerm,
     count_version,
 )
-from knowledge.text import MAX_TOKEN_CHARS, search_tokens
+from knowledge.text import MAX_TOKEN_CHARS, marked, search_tokens
 from knowledge.token_queries import chunk_texts
 from knowledge.vocabulary import Vocabulary, entity_aliases
 
@@ -525,6 +526,7 @@ class Bm25:
         self.frequencies = statistics.frequencies
         self.impacts = statistics.impacts
         self.singles = statistics.singles
+        self._ceilings: list[tuple[str, str, float, float, float]] | None = None
         # Said once in a chunk: repeating a name does not make a page answer more (a bound
         # stays a bound: the count only falls).
         self.names = [name for name in names if name and not self.weights.keys().isdisjoint(name)]
@@ -533,6 +535,32 @@ class Bm25:
         """More than ``token`` adds to any chunk's score (a term adds less than
         idf·(k1+1)·its impact)."""
         return self.weights[token] * (K1 + 1) * self.impacts.get(token, 1.0)
+
+    def reaches(self, search_text: str, marks: str, floor: float) -> bool:
+        """Whether the chunk of ``search_text`` and ``search_marks`` ``marks`` may score
+        ``floor`` or more, read without splitting it: each query token it may hold (a
+        substring: a superset) adds its bound when its mark is there (held twice or more;
+        a substring too), its single bound when not (held once) — its *ceiling*. Largest
+        bounds first, stopping as soon as the answer is known: a few substring tests, not
+        a count of every token (``score``)."""
+        if self._ceilings is None:
+            ranked = sorted(self.weights, key=lambda t: -self.bound(t))
+            # What the tokens after each one can add at most.
+            after = list(itertools.accumulate((self.bound(t) for t in ranked[:0:-1]), initial=0.0))
+            after = after if ranked else []
+            self._ceilings = [
+                (token, marked(token), self.bound(token), self.single_bound(token), rest)
+                for token, rest in zip(ranked, after[::-1], strict=True)
+            ]
+        total = 0.0
+        for token, mark, bound, single, rest in self._ceilings:
+            if token in search_text:
+                total += bound if mark in marks else single
+                if total >= floor:
+                    return True
+            if total + rest < floor:
+                return False
+        return total >= floor
 
     def single_bound(self, token: str) -> float:
         """More than ``token`` adds to a chunk holding it once (one without its mark);

@@ -12,7 +12,6 @@ from django.db import connection
 from django.db.models import Q
 
 from knowledge.models import Chunk
-from knowledge.text import MARK
 
 # A condition on the tokens a chunk holds: a token, ("&", [conditions]), ("|", [...]).
 Condition = str | tuple[str, list[Any]]
@@ -35,32 +34,6 @@ def chunk_texts(versions: Sequence[int], tokens: list[str]) -> Iterable[str]:
         return [row[0] for row in cursor.fetchall()]
 
 
-def tsquery_sql(condition: Condition | list[str]) -> tuple[str, list[str]]:
-    """The tsquery of ``condition`` as SQL, and its parameters. A token goes through
-    ``to_tsquery('simple', …)``, as the stored vector's tokens went through
-    ``to_tsvector``; a mark (``knowledge.text.MARK`` + token) is a lexeme as stored
-    (``array_to_tsvector``, migration 0016), cast as is. A condition without marks is
-    one ``to_tsquery``."""
-    if isinstance(condition, list):
-        condition = ("|", condition)
-    if not _has_mark(condition):
-        return "to_tsquery('simple'::regconfig, %s)", [tsquery(condition)]
-    if isinstance(condition, str):
-        return "%s::tsquery", [tsquery_literal(condition)]
-    operator, parts = condition
-    rendered = [tsquery_sql(part) for part in parts]
-    joiner = " && " if operator == "&" else " || "
-    return "(" + joiner.join(sql for sql, _ in rendered) + ")", [
-        param for _, params in rendered for param in params
-    ]
-
-
-def _has_mark(condition: Condition) -> bool:
-    if isinstance(condition, str):
-        return condition.startswith(MARK)
-    return any(_has_mark(part) for part in condition[1])
-
-
 def tsquery(condition: Condition | list[str]) -> str:
     if isinstance(condition, list):
         condition = ("|", condition)
@@ -75,8 +48,6 @@ def condition_q(condition: Condition | list[str]) -> Q:
     if isinstance(condition, list):
         return contains_any(condition)
     if isinstance(condition, str):
-        if condition.startswith(MARK):  # a mark: the token held twice or more
-            return Q(search_marks__contains=condition)
         return Q(search_text__contains=condition)
     operator, parts = condition
     combined = condition_q(parts[0])

@@ -1,37 +1,32 @@
 """Each chunk's marks (``Chunk.search_marks``: the tokens it holds more than once,
-``knowledge.text.search_marks``), filled by 0015 and indexed with the tokens by 0016;
-each term's single impact (``VersionTerm.single``: its most in a chunk holding it once),
-stored at publish from now on and by ``manage.py index_knowledge`` for the versions
-published before.
+``knowledge.text.search_marks``), filled by 0015; each term's single impact
+(``VersionTerm.single``: its most in a chunk holding it once), stored at publish from now
+on and by ``manage.py index_knowledge`` for the versions published before. Together
+they bound a candidate's score without counting its tokens (``ranking.Bm25.ceiling``).
 
-PostgreSQL: the stored vector (and with it the GIN index) is dropped now, so the
-backfill (0015) neither recomputes a vector nor maintains the index for every row it
-rewrites; 0016 adds it back with the marks. From here to 0016 the chunks are not
-searchable on PostgreSQL: run 0014–0016 together (``manage.py migrate knowledge``), with
-ingest stopped.
+PostgreSQL: the chunks' GIN index is dropped now, so the backfill (0015) does not
+maintain it for every row it rewrites; 0016 builds it again. From here to 0016 the
+chunks are not indexed (searches stay correct but read every chunk of their versions):
+run 0014–0016 together (``manage.py migrate knowledge``), with ingest stopped.
 """
 
 from django.db import migrations, models
 
 INDEX = "knowledge_chunk_search_vector_gin"
-BACKWARD = (
-    "ALTER TABLE knowledge_chunk ADD COLUMN IF NOT EXISTS search_vector tsvector"
-    " GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, COALESCE(search_text, '')))"
-    " STORED",
+CREATE = (
     f"CREATE INDEX IF NOT EXISTS {INDEX} ON knowledge_chunk"
-    " USING gin (version_id, search_vector) WITH (fastupdate = off)",
+    " USING gin (version_id, search_vector) WITH (fastupdate = off)"
 )
 
 
-def drop_vector(apps, schema_editor):
+def drop_index(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("ALTER TABLE knowledge_chunk DROP COLUMN IF EXISTS search_vector")
+        schema_editor.execute(f"DROP INDEX IF EXISTS {INDEX}")
 
 
-def restore_vector(apps, schema_editor):
+def create_index(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        for sql in BACKWARD:
-            schema_editor.execute(sql)
+        schema_editor.execute(CREATE)
 
 
 class Migration(migrations.Migration):
@@ -53,5 +48,5 @@ class Migration(migrations.Migration):
             name="single",
             field=models.FloatField(blank=True, null=True, verbose_name="单次出现最大权重"),
         ),
-        migrations.RunPython(drop_vector, restore_vector),
+        migrations.RunPython(drop_index, create_index),
     ]

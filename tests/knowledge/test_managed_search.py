@@ -226,15 +226,13 @@ def test_the_search_index_keeps_no_pending_list(reports):
 
 @pytest.mark.postgres(reason="the stored vector is PostgreSQL's")
 def test_the_stored_vector_is_the_searched_expression(reports):
-    """The parsed tokens, as searched by ``to_tsquery``, and each mark as written."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*) FROM knowledge_chunk WHERE search_vector IS DISTINCT FROM"
             " to_tsvector('simple', COALESCE(search_text, ''))"
-            " || array_to_tsvector(string_to_array(search_marks, ' '))"
         )
         assert cursor.fetchone() == (0,)
-        cursor.execute("SELECT count(*) FROM knowledge_chunk WHERE search_marks <> ''")
+        cursor.execute("SELECT count(*) FROM knowledge_chunk")
         assert cursor.fetchone()[0] > 0
 
 

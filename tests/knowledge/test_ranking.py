@@ -327,43 +327,64 @@ def test_ingest_marks_the_tokens_a_chunk_holds_more_than_once(tenant):
     assert chunk.search_marks == search_marks(chunk.search_text.split())
 
 
-def test_the_second_stage_reads_a_token_held_once_only_where_once_can_reach_the_floor(
-    tenant, alice, monkeypatch
-):
-    """分红 is held once by long pages, twice by one short page. Once, it cannot reach the
-    floor the first stage (回购) sets; twice it can: the second stage asks for its mark and
-    reads that page alone — and the answer is the exhaustive one."""
+def test_a_candidate_that_cannot_reach_the_kth_score_is_not_scored(tenant, alice, monkeypatch):
+    """分红 is held once by long pages, twice by one short page. The first stage (回购)
+    finds the long pages; the second reads every chunk holding 分红 but scores only those
+    whose ceiling (分红 twice: its mark) can reach the best so far (``Bm25.reaches``) —
+    and the answer is the exhaustive one."""
     monkeypatch.setattr(ranking, "FIRST_STAGE_BUDGET", 0)
     monkeypatch.setattr("knowledge.retrieval.BUILTIN", ranking.Vocabulary())
-    read = []
-    reading = candidates.candidate_rows
+    scored = []
+    scoring = ranking.Bm25.score
 
-    def recorded(documents, versions, holding, without):
-        rows = reading(documents, versions, holding, without)
-        read.append((holding, sorted(text for _, text, _, _ in rows)))
-        return rows
+    def recorded(self, search_text):
+        scored.append(search_text)
+        return scoring(self, search_text)
 
-    monkeypatch.setattr(candidates, "candidate_rows", recorded)
+    monkeypatch.setattr(ranking.Bm25, "score", recorded)
     version = make_knowledge(tenant)
     filler = "公司经营稳健，业务持续发展，" * 6
     for n in range(8):
         add_document(version, [f"第{n}份材料：营收数据。"], key=f"doc-{n}")
     for n in range(4):
         add_document(version, ["回购进展。" + filler], key=f"buyback-{n}")
-    add_document(version, ["分红分红。"], key="dividend")
     for n in range(4):
         add_document(version, ["分红实施。" + filler], key=f"dividend-{n}")
+    add_document(version, ["分红分红。"], key="dividend")
     publish(version)
 
     items = search_managed([version], query="回购分红", top_k=1, owner=alice)
 
     assert [item.document.key for item in items] == ["dividend"]
     assert [item.chunk.pk for item in items] == _exhaustive(version, "回购分红", 1)
-    [(condition, texts)] = read
-    assert condition == "~分红"
-    assert texts == list(
-        Chunk.objects.filter(document__key="dividend").values_list("search_text", flat=True)
-    )
+    texts = dict(Chunk.objects.values_list("document__key", "search_text"))
+    # The 回购 pages set the bar; the 分红 pages holding it once cannot reach it (no
+    # mark: its single bound), the short page holding it twice can.
+    assert texts["dividend"] in scored
+    assert texts["dividend-0"] not in scored
+
+
+def test_a_chunk_always_reaches_its_own_score(shared, tenant):
+    """Over the shared cases' chunks and questions cut from them: what ``reaches`` reads
+    from a chunk's text and marks never rules out the chunk's own score (its ceiling is a
+    bound), and rules out a little more."""
+    rng = random.Random(7)
+    chunks = list(Chunk.objects.values_list("search_text", "search_marks"))
+    indexes = ranking.stored_indexes([shared])
+    checked = 0
+    pages = [page for document in CASES["documents"] for page in document["pages"]]
+    for query in _queries_of(pages, rng, 60):
+        plan = ranking.SearchPlan.of(query, ranking.Vocabulary())
+        statistics = ranking.version_statistics(indexes, list(plan.weights))
+        scorer = ranking.Bm25(statistics, plan.weights, plan.names)
+        for text, marks in chunks:
+            score = scorer.score(text)
+            assert scorer.reaches(text, marks, score), (query, text)
+            if scorer.weights:  # nothing reaches more than every bound together
+                ceiling = sum(scorer.bound(t) for t in scorer.weights)
+                assert not scorer.reaches(text, marks, ceiling * 1.01)
+            checked += score > 0
+    assert checked > 100
 
 
 def test_the_marks_backfill_writes_what_ingest_writes(tenant, alice):
@@ -573,42 +594,6 @@ def test_the_second_stage_condition_keeps_every_set_of_tokens_that_can_reach_the
     assert candidates.reaching(tokens, [1.0] * 6, 6.5) is False
 
 
-def _states(tokens):
-    """Every way a chunk can hold ``tokens``: each not (0), once (1) or more often (2),
-    with the names it holds (a token held more often also holds its mark)."""
-    import itertools
-
-    for states in itertools.product((0, 1, 2), repeat=len(tokens)):
-        names = {t for t, n in zip(tokens, states, strict=True) if n}
-        names |= {"~" + t for t, n in zip(tokens, states, strict=True) if n == 2}
-        yield states, names
-
-
-def test_the_condition_asks_for_a_mark_where_one_occurrence_cannot_reach_the_floor():
-    """Brute force over every way of holding the tokens once or more: a chunk whose
-    bounds (the single bound for a token held once) reach the floor meets the condition,
-    and one that meets it reaches the floor."""
-    tokens = ["a", "b", "c", "d", "e"]
-    bounds = [5.25, 4.35, 4.35, 4.32, 1.0]
-    singles = [2.5, 4.35, 2.0, 1.5, 0.4]
-    marked = 0
-    for floor in (0.5, 2.2, 4.3, 5.0, 8.0, 10.5, 13.0, 15.0, 19.27):
-        condition = candidates.reaching(tokens, bounds, floor, singles)
-        for states, names in _states(tokens):
-            reaches = (
-                sum(
-                    (0.0, single, bound)[n]
-                    for n, single, bound in zip(states, singles, bounds, strict=True)
-                )
-                >= floor
-            )
-            meets = condition is not False and _meets(condition, names)
-            assert meets == reaches, (floor, names, condition)
-        marked += "~" in str(condition)
-    assert marked > 0
-    assert candidates.reaching(tokens, bounds, 19.28, singles) is False
-
-
 def test_a_condition_too_large_is_narrowed_on_the_largest_bounds_and_misses_nothing(monkeypatch):
     """With room for few token mentions, ``narrowest`` keeps the largest bounds and takes
     the others as held: every set of tokens that can reach the floor still meets it,
@@ -633,18 +618,6 @@ def test_a_condition_too_large_is_narrowed_on_the_largest_bounds_and_misses_noth
     assert narrowed > 0
     assert candidates.narrowest(tokens, bounds, 0.0) is None
     assert candidates.narrowest(tokens, bounds, 19.0) is False
-    # With single bounds too: every way of holding them that can reach still meets it.
-    singles = [2.0, 4.5, 1.0, 3.0, 0.5, 0.5, 0.1]
-    for floor in (4.4, 9.0, 12.0, 15.0, 18.0):
-        condition = candidates.narrowest(tokens, bounds, floor, singles)
-        assert condition is not None, floor
-        for states, names in _states(tokens):
-            summed = sum(
-                (0.0, single, bound)[n]
-                for n, single, bound in zip(states, singles, bounds, strict=True)
-            )
-            if summed >= floor:
-                assert condition is not False and _meets(condition, names), (floor, names)
 
 
 BOILERPLATE = "本公司董事会、监事会及董事、监事、高级管理人员保证报告内容的真实、准确、完整。"
