@@ -175,10 +175,10 @@ def narrowest(tokens: list[str], bounds: list[float], floor: float) -> Condition
 
 
 def _scored(rows: Iterable[Row], scorer: Bm25, top_k: int, best: list[Scored]) -> list[Scored]:
-    """The ``top_k`` best of ``best`` and ``rows``, best first. A row whose ceiling (what
-    its tokens and marks allow: ``Bm25.reaches``) is below the k-th score found so far
-    cannot enter: it is not scored. The order is the exhaustive ranking's: score, then document and
-    ordinal."""
+    """The ``top_k`` best of ``best`` and ``rows``, best first, in the exhaustive
+    ranking's order (score, then document and ordinal). A row whose ceiling (what its
+    tokens and marks allow: ``Bm25.reaches``) is below the k-th score found so far cannot
+    enter, not even by a tie: it is not scored."""
     # The k best so far, worst on top: (score, −document id, −ordinal, −chunk id).
     kept = [(-negative, -document_id, -ordinal, -pk) for negative, document_id, ordinal, pk in best]
     heapq.heapify(kept)
@@ -202,9 +202,9 @@ def candidate_rows(
     holding: Condition | list[str],
     without: list[str],
 ) -> list[Row]:
-    """(pk, search_text, search_marks, document_id, ordinal) of the chunks of ``versions`` that meet
-    ``holding`` (a list: one of its tokens) and hold none of ``without``, of the
-    readable documents ``documents``. One statement; the document ACL is part of it."""
+    """``Row``s of the chunks of ``versions`` that meet ``holding`` (a list: one of its
+    tokens) and hold none of ``without``, of the readable documents ``documents``. One
+    statement; the document ACL is part of it."""
     if connection.vendor != "postgresql":
         chunks = _matching(versions, holding, without, documents.left_out).filter(
             document__in=documents.documents

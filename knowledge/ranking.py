@@ -17,7 +17,9 @@ PostgreSQL and SQLite alike: the same corpus and query give the same top k on bo
 database chooses candidates (the GIN index on PostgreSQL, a substring filter on SQLite)
 in at most two stages (``knowledge.candidates.top_chunks``): the chunks holding one of the rarest tokens,
 whose k-th score is a floor; then only the chunks whose tokens' bounds (idf·(k1+1)·
-impact, the impact stored at publish) can still reach it. Exactly the exhaustive
+impact, the impact stored at publish) can still reach it. Of the chunks read, only those
+whose ceiling (their tokens' bounds, a token held once by its single impact:
+``Bm25.reaches``) reaches the k-th score so far are scored. Exactly the exhaustive
 ranking. (Scoring in the statement instead, tf from the stored vector's positions, was
 measured slower than Python's: docs/retrieval.md.)
 """
