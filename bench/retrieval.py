@@ -66,7 +66,10 @@ sys.path[0] = str(ROOT)
 
 from bench import publication as pub  # noqa: E402
 
-pub.BENCH_DB = "sparktide_bench_retrieval" + os.environ.get("BENCH_DB_SUFFIX", "")
+# BENCH_DB names the database outright (parallel benches on one server).
+pub.BENCH_DB = os.environ.get("BENCH_DB") or "sparktide_bench_retrieval" + os.environ.get(
+    "BENCH_DB_SUFFIX", ""
+)
 CHUNKS_PER_DOCUMENT = 100
 TOP_K = 8
 
@@ -145,6 +148,7 @@ def ingest_floor(bench_url: str, tenant, version, label: str) -> float:
         "text",
         "digest",
         "search_text",
+        "search_marks",
     ]
     rows = [
         (documents[r[0]], scratch.pk, *r[1:])
@@ -210,20 +214,21 @@ def index_sizes() -> dict[str, int]:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT sum(octet_length(text)), sum(pg_column_size(search_text)),"
-            " sum(pg_column_size(search_vector)),"
+            " sum(pg_column_size(search_marks)), sum(pg_column_size(search_vector)),"
             " pg_relation_size('knowledge_chunk_search_vector_gin'),"
             " pg_total_relation_size('knowledge_versionterm'),"
             " pg_total_relation_size('knowledge_versionindex') FROM knowledge_chunk"
         )
-        text, search_text, vector, gin, terms, index = cursor.fetchone()
+        text, search_text, marks, vector, gin, terms, index = cursor.fetchone()
     return {
         "chunk text": text,
         "search_text column (tokens)": search_text,
+        "search_marks column (tokens held twice)": marks,
         "search_vector column (stored tsvector)": vector,
         "GIN index on (version, search_vector)": gin,
         "VersionTerm (frequencies, impacts) + indexes": terms,
         "VersionIndex": index,
-        "total": search_text + vector + gin + terms + index,
+        "total": search_text + marks + vector + gin + terms + index,
     }
 
 

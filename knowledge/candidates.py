@@ -8,6 +8,7 @@ only those whose tokens' bounds can still reach the first stage's k-th score
 from __future__ import annotations
 
 import functools
+import heapq
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -25,8 +26,10 @@ from knowledge.token_queries import Condition, condition_q, contains_any, tsquer
 # The most tokens the second stage's condition names (it repeats tokens) before it
 # falls back to "one of the rarest".
 MAX_CONDITION_TOKENS = 128
-# A candidate: (chunk id, search_text, document id, ordinal).
-Row = tuple[int, str, int, int]
+# A candidate: (chunk id, search_text, search_marks, document id, ordinal).
+Row = tuple[int, str, str, int, int]
+# A scored candidate, best first when sorted: (−score, document id, ordinal, chunk id).
+Scored = tuple[float, int, int, int]
 
 
 class Readable:
@@ -98,7 +101,7 @@ def top_chunks(documents: Readable, versions: Sequence[int], scorer: Bm25, top_k
     order = scorer.order
     first = scorer.first_stage(top_k)
     rows, refused = first_rows(documents, versions, first, order[0])
-    best = _scored(rows, scorer)[:top_k]
+    best = _scored(rows, scorer, top_k, [])
     floor = -best[-1][0] if len(best) == top_k else 0.0
     if len(first) < len(order) and scorer.outside(first) > floor:
         rest = order[len(first) :]
@@ -110,7 +113,7 @@ def top_chunks(documents: Readable, versions: Sequence[int], scorer: Bm25, top_k
             condition = ("|", second[len(first) :])
         if condition is not False:
             rows = candidate_rows(documents, versions, condition, first)
-            best = sorted(best + _scored(rows, scorer))[:top_k]
+            best = _scored(rows, scorer, top_k, best)
     return Ranked([(pk, -negative) for negative, _, _, pk in best], refused)
 
 
@@ -171,14 +174,26 @@ def narrowest(tokens: list[str], bounds: list[float], floor: float) -> Condition
     return None
 
 
-def _scored(rows: Iterable[Row], scorer: Bm25) -> list[tuple[float, int, int, int]]:
-    scored = []
-    for pk, search_text, document_id, ordinal in rows:
+def _scored(rows: Iterable[Row], scorer: Bm25, top_k: int, best: list[Scored]) -> list[Scored]:
+    """The ``top_k`` best of ``best`` and ``rows``, best first, in the exhaustive
+    ranking's order (score, then document and ordinal). A row whose ceiling (what its
+    tokens and marks allow: ``Bm25.reaches``) is below the k-th score found so far cannot
+    enter, not even by a tie: it is not scored."""
+    # The k best so far, worst on top: (score, −document id, −ordinal, −chunk id).
+    kept = [(-negative, -document_id, -ordinal, -pk) for negative, document_id, ordinal, pk in best]
+    heapq.heapify(kept)
+    for pk, search_text, marks, document_id, ordinal in rows:
+        if len(kept) == top_k and not scorer.reaches(search_text, marks, kept[0][0]):
+            continue
         score = scorer.score(search_text)
-        if score > 0:
-            scored.append((-score, document_id, ordinal, pk))
-    scored.sort()
-    return scored
+        if score <= 0:
+            continue
+        entry = (score, -document_id, -ordinal, -pk)
+        if len(kept) < top_k:
+            heapq.heappush(kept, entry)
+        elif entry > kept[0]:
+            heapq.heapreplace(kept, entry)
+    return sorted((-score, -document_id, -ordinal, -pk) for score, document_id, ordinal, pk in kept)
 
 
 def candidate_rows(
@@ -187,19 +202,21 @@ def candidate_rows(
     holding: Condition | list[str],
     without: list[str],
 ) -> list[Row]:
-    """(pk, search_text, document_id, ordinal) of the chunks of ``versions`` that meet
-    ``holding`` (a list: one of its tokens) and hold none of ``without``, of the
-    readable documents ``documents``. One statement; the document ACL is part of it."""
+    """``Row``s of the chunks of ``versions`` that meet ``holding`` (a list: one of its
+    tokens) and hold none of ``without``, of the readable documents ``documents``. One
+    statement; the document ACL is part of it."""
     if connection.vendor != "postgresql":
         chunks = _matching(versions, holding, without, documents.left_out).filter(
             document__in=documents.documents
         )
-        return list(chunks.values_list("pk", "search_text", "document_id", "ordinal"))
+        return list(
+            chunks.values_list("pk", "search_text", "search_marks", "document_id", "ordinal")
+        )
     judged, params = _judged_sql(documents, versions, holding, without)
-    sql = f"SELECT j.id, j.search_text, j.document_id, j.ordinal FROM {judged} WHERE j.readable"  # noqa: S608 -- the ACL
+    sql = f"SELECT j.id, j.search_text, j.search_marks, j.document_id, j.ordinal FROM {judged} WHERE j.readable"  # noqa: S608 -- the ACL
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return [(pk, text, document_id, ordinal) for pk, text, document_id, ordinal in cursor]
+        return list(cursor.fetchall())
 
 
 def first_rows(
@@ -217,12 +234,13 @@ def first_rows(
             rare=ExpressionWrapper(Q(search_text__contains=rarest), output_field=BooleanField()),
         )
         text = Case(When(readable=True, then=F("search_text")), default=None)
-        found = chunks.values_list("pk", text, "document_id", "ordinal", "readable", "rare")
+        marks = Case(When(readable=True, then=F("search_marks")), default=None)
+        found = chunks.values_list("pk", text, marks, "document_id", "ordinal", "readable", "rare")
     else:
         judged, params = _judged_sql(documents, versions, tokens, [])
         sql = (
             "SELECT j.id, CASE WHEN j.readable THEN j.search_text END,"  # noqa: S608 -- the ACL
-            " j.document_id, j.ordinal, j.readable,"
+            " CASE WHEN j.readable THEN j.search_marks END, j.document_id, j.ordinal, j.readable,"
             " j.search_vector @@ to_tsquery('simple'::regconfig, %s)"
             f" FROM {judged}"
         )
@@ -230,7 +248,9 @@ def first_rows(
             cursor.execute(sql, [tsquery_literal(rarest), *params])
             found = cursor.fetchall()
     rows = [
-        (pk, text, document_id, ordinal) for pk, text, document_id, ordinal, ok, _ in found if ok
+        (pk, text, marks, document_id, ordinal)
+        for pk, text, marks, document_id, ordinal, ok, _ in found
+        if ok
     ]
     refused = sum(1 for *_, ok, rare in found if not ok and rare)
     return rows, refused
@@ -279,7 +299,7 @@ def _fenced_sql(
         leaving = " AND document_id NOT IN (SELECT unnest(%s::bigint[]))"
         params.append(left_out)
     sql = (
-        "(SELECT id, search_text, search_vector, document_id, ordinal"  # noqa: S608 -- fixed clauses; ids are parameters
+        "(SELECT id, search_text, search_marks, search_vector, document_id, ordinal"  # noqa: S608 -- fixed clauses; ids are parameters
         " FROM knowledge_chunk"
         " WHERE version_id = ANY(%s::bigint[])"
         " AND search_vector @@ to_tsquery('simple'::regconfig, %s)"
@@ -306,7 +326,7 @@ def _judged_sql(
     fenced, params = _fenced_sql(versions, holding, without, documents.left_out)
     acl_sql, acl_params = documents.sql()
     sql = (
-        "(SELECT c.id, c.search_text, c.search_vector, c.document_id, c.ordinal,"  # noqa: S608 -- the ACL
+        "(SELECT c.id, c.search_text, c.search_marks, c.search_vector, c.document_id, c.ordinal,"  # noqa: S608 -- the ACL
         f" c.document_id IN ({acl_sql}) AS readable FROM {fenced} OFFSET 0) j"
     )
     return sql, [*acl_params, *params]

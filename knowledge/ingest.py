@@ -11,6 +11,7 @@ from knowledge.models import Chunk, Document, Fact, KnowledgeVersion
 from knowledge.text import (
     MAX_CHUNK_UTF16,
     PAGE_SEPARATOR,
+    search_marks,
     search_tokens,
     snippet_digest,
     utf16_len,
@@ -148,6 +149,7 @@ def ingest_document(
     for ordinal, span in enumerate(spans):
         chunk_text = text[span.start : span.end]
         start16 = utf16_len(text[: span.start])
+        tokens = search_tokens(chunk_text + " " + title)
         chunks.append(
             Chunk(
                 document=document,
@@ -158,7 +160,8 @@ def ingest_document(
                 end=start16 + utf16_len(chunk_text),
                 text=chunk_text,
                 digest=snippet_digest(chunk_text),
-                search_text=" ".join(search_tokens(chunk_text + " " + title)),
+                search_text=" ".join(tokens),
+                search_marks=search_marks(tokens),
             )
         )
     anchors = [_anchor(index, fact, chunks, len(pages)) for index, fact in enumerate(facts)]

@@ -17,13 +17,16 @@ PostgreSQL and SQLite alike: the same corpus and query give the same top k on bo
 database chooses candidates (the GIN index on PostgreSQL, a substring filter on SQLite)
 in at most two stages (``knowledge.candidates.top_chunks``): the chunks holding one of the rarest tokens,
 whose k-th score is a floor; then only the chunks whose tokens' bounds (idf·(k1+1)·
-impact, the impact stored at publish) can still reach it. Exactly the exhaustive
+impact, the impact stored at publish) can still reach it. Of the chunks read, only those
+whose ceiling (their tokens' bounds, a token held once by its single impact:
+``Bm25.reaches``) reaches the k-th score so far are scored. Exactly the exhaustive
 ranking. (Scoring in the statement instead, tf from the stored vector's positions, was
 measured slower than Python's: docs/retrieval.md.)
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import threading
@@ -31,6 +34,9 @@ from collections import Counter, OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+
+from django.db import connection
+from django.db.models import Q
 
 from knowledge.models import (
     Chunk,
@@ -41,7 +47,7 @@ from knowledge.models import (
     VersionTerm,
     count_version,
 )
-from knowledge.text import MAX_TOKEN_CHARS, search_tokens
+from knowledge.text import MAX_TOKEN_CHARS, marked, search_tokens
 from knowledge.token_queries import chunk_texts
 from knowledge.vocabulary import Vocabulary, entity_aliases
 
@@ -137,6 +143,9 @@ class Statistics:
     frequencies: dict[str, int]  # the query's tokens only
     # The most of its (k1+1)·idf a query token can add to one chunk, ≤ 1 (1: unknown).
     impacts: dict[str, float] = field(default_factory=dict)
+    # The same in a chunk holding it once (a token known in every version holding it);
+    # the rest of its chunks carry its mark (``knowledge.text.search_marks``).
+    singles: dict[str, float] = field(default_factory=dict)
     # The searched versions' keys when every one has stored statistics (what may be
     # cached of them); () otherwise.
     keys: tuple[VersionKey, ...] = ()
@@ -192,7 +201,7 @@ class Lru[K: Hashable, V]:
 # counted on the fly (no stored statistics yet), a term stored without its impact
 # (``index_knowledge`` may store it later).
 INDEX_CACHE: Lru[VersionKey, StoredIndex] = Lru(64)
-TERM_CACHE: Lru[tuple[VersionKey, str], tuple[int, float] | tuple[()]] = Lru(32_768)
+TERM_CACHE: Lru[tuple[VersionKey, str], tuple[int, float, float] | tuple[()]] = Lru(32_768)
 CLAUSE_CACHE: Lru[tuple[tuple[VersionKey, ...], tuple[str, ...], int], int] = Lru(10_000)
 
 
@@ -248,19 +257,28 @@ def version_statistics(indexes: dict[int, StoredIndex], tokens: list[str]) -> St
     tf / (tf + k1·(1 − b + b·len/avglen_v)) with the version's own average — scaled by
     max(1, avglen / avglen_v): with the searched versions' average avglen a chunk's term
     can weigh at most that much more. Unknown (a version counted on the fly, a term
-    stored before impacts were) is 1, the bound of BM25 itself."""
+    stored before impacts were) is 1, the bound of BM25 itself. Its single impact
+    (``VersionTerm.single``: the most in a chunk holding it once) is scaled alike, and
+    known only when every version holding the token stored it."""
     chunks = sum(index.chunk_count for index in indexes.values())
     length = sum(index.token_count for index in indexes.values())
     average = length / chunks if chunks else 1.0
     frequencies: Counter[str] = Counter()
     impacts: dict[str, float] = {}
+    singles: dict[str, float] = {}
+    unknown: set[str] = set()  # tokens some version holds without a stored single impact
 
-    def widen(token: str, impact: float | None, index: StoredIndex) -> None:
+    def widen(token: str, impact: float | None, single: float | None, index: StoredIndex) -> None:
         if impact is None or not index.token_count:
             impact = 1.0
+            unknown.add(token)
         else:
-            own_average = index.token_count / index.chunk_count
-            impact = min(1.0, impact * max(1.0, average / own_average) * (1 + 1e-9))
+            scale = max(1.0, average * index.chunk_count / index.token_count) * (1 + 1e-9)
+            impact = min(1.0, impact * scale)
+            if single is None:
+                unknown.add(token)
+            else:
+                singles[token] = max(singles.get(token, 0.0), min(1.0, single * scale))
         impacts[token] = max(impacts.get(token, 0.0), impact)
 
     asked: dict[int, set[str]] = {}  # the terms of each version this process has not read
@@ -273,18 +291,18 @@ def version_statistics(indexes: dict[int, StoredIndex], tokens: list[str]) -> St
                 asked.setdefault(pk, set()).add(token)
             elif cached:
                 frequencies[token] += cached[0]
-                widen(token, cached[1], index)
+                widen(token, cached[1], cached[2], index)
     if asked:
-        for version_id, token, n, impact in VersionTerm.objects.filter(
+        for version_id, token, n, impact, single in VersionTerm.objects.filter(
             version_id__in=list(asked), token__in=sorted(set().union(*asked.values()))
-        ).values_list("version_id", "token", "chunks", "impact"):
+        ).values_list("version_id", "token", "chunks", "impact", "single"):
             if token not in asked[version_id]:  # read from the cache already
                 continue
             asked[version_id].discard(token)
             frequencies[token] += n
-            widen(token, impact, indexes[version_id])
-            if impact is not None:
-                TERM_CACHE.put((_key(indexes[version_id]), token), (n, impact))
+            widen(token, impact, single, indexes[version_id])
+            if impact is not None and single is not None:
+                TERM_CACHE.put((_key(indexes[version_id]), token), (n, impact, single))
         # A token the version's stored terms lack: no chunk of it holds the token, ever.
         for version_id, absent in asked.items():
             for token in absent:
@@ -294,11 +312,12 @@ def version_statistics(indexes: dict[int, StoredIndex], tokens: list[str]) -> St
             for token in tokens:
                 if n := index.counted.get(token, 0):
                     frequencies[token] += n
-                    widen(token, None, index)
+                    widen(token, None, None, index)
     keys = tuple(sorted(index.key for index in indexes.values() if index.key is not None))
     if len(keys) < len(indexes):
         keys = ()
-    return Statistics(chunks, average, dict(frequencies), impacts, keys)
+    singles = {t: single for t, single in singles.items() if t not in unknown}
+    return Statistics(chunks, average, dict(frequencies), impacts, singles, keys)
 
 
 def _key(index: StoredIndex) -> VersionKey:
@@ -306,45 +325,79 @@ def _key(index: StoredIndex) -> VersionKey:
     return index.key
 
 
-def term_impacts(version: KnowledgeVersion, counts: VersionCounts) -> dict[str, float]:
-    """Each token's most in one chunk of ``version``: max tf / (tf + k1·(1 − b + b·len/
-    avglen)), avglen the version's (``counts``: ``count_version``). Read when the version
-    is published and stored with its frequencies; the bound the staged search closes on."""
+@dataclass(slots=True)
+class Impact:
+    """A token's most weight in one chunk of a version, tf / (tf + k1·(1 − b + b·len/
+    avglen)): over all its chunks (``most``) and over those holding it once (``single``,
+    0 when none does)."""
+
+    most: float = 0.0
+    single: float = 0.0
+
+
+def term_impacts(version: KnowledgeVersion, counts: VersionCounts) -> dict[str, Impact]:
+    """Each token's ``Impact`` in ``version``, avglen the version's (``counts``:
+    ``count_version``). Read when the version is published and stored with its
+    frequencies; the bounds the staged search closes on."""
     if not counts.chunk_count:
         return {}
     average = counts.token_count / counts.chunk_count or 1.0
-    impacts: dict[str, float] = {}
+    impacts: dict[str, Impact] = {}
     rows = Chunk.objects.filter(document__version=version).values_list("search_text", flat=True)
     for search_text in rows.iterator(chunk_size=2000):
         tokens = search_text.split()
         norm = K1 * (1 - B + B * len(tokens) / average)
         for token, n in Counter(tokens).items():
-            impact = n / (n + norm)
-            if impact > impacts.get(token, 0.0) and len(token) <= MAX_TOKEN_CHARS:
-                impacts[token] = impact
+            if len(token) > MAX_TOKEN_CHARS:
+                continue
+            weight = n / (n + norm)
+            impact = impacts.get(token) or impacts.setdefault(token, Impact())
+            impact.most = max(impact.most, weight)
+            if n == 1:
+                impact.single = max(impact.single, weight)
     return impacts
 
 
 def store_missing_impacts(version: KnowledgeVersion, batch: int = 5000) -> int:
     """Store the impacts of ``version``'s terms stored without one (published before
-    migration 0009); how many. With the version's stored averages, as publishing would
-    have; nothing to do the second time. Until then a search bounds those terms by 1."""
-    missing = VersionTerm.objects.filter(version=version, impact__isnull=True)
+    migration 0009) or without their single impact (before 0014); how many. With the
+    version's stored averages, as publishing would have; nothing to do the second time.
+    Until then a search bounds those terms by 1, or by their impact alone."""
+    missing = VersionTerm.objects.filter(version=version).filter(
+        Q(impact__isnull=True) | Q(single__isnull=True)
+    )
     index = VersionIndex.objects.filter(version=version).first()
     if index is None or not missing.exists():
         return 0
     counts = VersionCounts(index.chunk_count, index.token_count, Counter(), [])
     impacts = term_impacts(version, counts)
-    stored = 0
-    terms = list(missing.only("pk", "token"))
+    terms = list(missing.values_list("pk", "token"))
     for first in range(0, len(terms), batch):
-        rows = terms[first : first + batch]
-        for term in rows:
-            # A token of the statistics the chunks no longer hold cannot be: 1, the bound.
-            term.impact = impacts.get(term.token, 1.0)
-        VersionTerm.objects.bulk_update(rows, ["impact"])
-        stored += len(rows)
-    return stored
+        # A token of the statistics the chunks no longer hold cannot be: 1, the bound.
+        rows = [
+            (pk, impacts.get(token, Impact(1.0, 1.0))) for pk, token in terms[first : first + batch]
+        ]
+        _store_impacts(rows)
+    return len(terms)
+
+
+def _store_impacts(rows: list[tuple[int, Impact]]) -> None:
+    """Write ``VersionTerm`` impacts by pk: on PostgreSQL one UPDATE from arrays (the
+    ORM's ``bulk_update`` is a CASE of every row for every row: hours at a million
+    terms)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE knowledge_versionterm t SET impact = u.most, single = u.single"
+                " FROM unnest(%s::bigint[], %s::float8[], %s::float8[]) AS u(id, most, single)"
+                " WHERE t.id = u.id",
+                [[pk for pk, _ in rows], [i.most for _, i in rows], [i.single for _, i in rows]],
+            )
+        return
+    VersionTerm.objects.bulk_update(
+        [VersionTerm(pk=pk, impact=i.most, single=i.single) for pk, i in rows],
+        ["impact", "single"],
+    )
 
 
 def idf(chunks: int, frequency: int) -> float:
@@ -474,6 +527,8 @@ class Bm25:
         self.order = sorted(self.weights, key=lambda t: (statistics.frequencies[t], t))
         self.frequencies = statistics.frequencies
         self.impacts = statistics.impacts
+        self.singles = statistics.singles
+        self._ceilings: list[tuple[str, str, float, float, float]] | None = None
         # Said once in a chunk: repeating a name does not make a page answer more (a bound
         # stays a bound: the count only falls).
         self.names = [name for name in names if name and not self.weights.keys().isdisjoint(name)]
@@ -482,6 +537,38 @@ class Bm25:
         """More than ``token`` adds to any chunk's score (a term adds less than
         idf·(k1+1)·its impact)."""
         return self.weights[token] * (K1 + 1) * self.impacts.get(token, 1.0)
+
+    def reaches(self, search_text: str, marks: str, floor: float) -> bool:
+        """Whether the chunk of ``search_text`` and ``search_marks`` ``marks`` may score
+        ``floor`` or more, read without splitting it: each query token it may hold (a
+        substring: a superset) adds its bound when its mark is there (held twice or more;
+        a substring too), its single bound when not (held once) — its *ceiling*. Largest
+        bounds first, stopping as soon as the answer is known: a few substring tests, not
+        a count of every token (``score``)."""
+        if self._ceilings is None:
+            ranked = sorted(self.weights, key=lambda t: -self.bound(t))
+            # What the tokens after each one can add at most.
+            after = list(itertools.accumulate((self.bound(t) for t in ranked[:0:-1]), initial=0.0))
+            after = after if ranked else []
+            self._ceilings = [
+                (token, marked(token), self.bound(token), self.single_bound(token), rest)
+                for token, rest in zip(ranked, after[::-1], strict=True)
+            ]
+        total = 0.0
+        for token, mark, bound, single, rest in self._ceilings:
+            if token in search_text:
+                total += bound if mark in marks else single
+                if total >= floor:
+                    return True
+            if total + rest < floor:
+                return False
+        return total >= floor
+
+    def single_bound(self, token: str) -> float:
+        """More than ``token`` adds to a chunk holding it once (one without its mark);
+        ``bound`` when that is not known."""
+        single = self.singles.get(token)
+        return self.bound(token) if single is None else self.weights[token] * (K1 + 1) * single
 
     def score(self, search_text: str) -> float:
         """BM25 of one chunk. Its query tokens are counted in C (``Counter`` of every

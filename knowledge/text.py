@@ -4,6 +4,7 @@ snippet normalization and digests, and the search tokenizer."""
 import hashlib
 import re
 import unicodedata
+from collections import Counter
 
 MAX_CHUNK_UTF16 = 16_384
 # The longest search token counted and searched: an ASCII "word" longer than this
@@ -11,6 +12,9 @@ MAX_CHUNK_UTF16 = 16_384
 # in a bounded column.
 MAX_TOKEN_CHARS = 64
 PAGE_SEPARATOR = "\n\n"
+# What marks a token a chunk holds more than once (``search_marks``): no search token
+# holds it (they are CJK runs and [0-9a-z.] words), so a mark is never a token.
+MARK = "~"
 
 
 def utf16_len(text: str) -> int:
@@ -54,3 +58,21 @@ def search_tokens(text: str) -> list[str]:
             tokens.extend(run[i : i + 2] for i in range(len(run) - 1))
     tokens.extend(_WORD.findall(_CJK.sub(" ", text)))
     return tokens
+
+
+def search_marks(tokens: list[str]) -> str:
+    """The marks of the tokens ``tokens`` holds more than once (each token prefixed with
+    ``MARK``), space-separated, in order of first occurrence: stored beside a chunk's
+    ``search_text`` and indexed with it, so a search can ask for the chunks holding a
+    token at least twice (``knowledge.candidates``). Tokens over ``MAX_TOKEN_CHARS``
+    are never searched, so never marked."""
+    return " ".join(
+        marked(token)
+        for token, n in Counter(tokens).items()
+        if n >= 2 and len(token) <= MAX_TOKEN_CHARS
+    )
+
+
+def marked(token: str) -> str:
+    """The mark of ``token``: what a chunk holding it at least twice also holds."""
+    return MARK + token

@@ -149,6 +149,16 @@ class Chunk(FrozenContentModel):
         help_text=_("以空格连接的检索词（中日韩文字二元组、ASCII 单词）"),
         verbose_name=pgettext_lazy("field", "检索文本"),
     )
+    # The tokens ``search_text`` holds more than once, marked (``knowledge.text.
+    # search_marks``), written with it by ingest. On PostgreSQL they are lexemes of the
+    # stored vector beside the tokens (migration 0016): a search can ask for the chunks
+    # holding a token at least twice, where one occurrence cannot weigh enough.
+    search_marks = models.TextField(
+        blank=True,
+        default="",
+        help_text=_("片段中出现两次及以上的检索词（带标记）"),
+        verbose_name=pgettext_lazy("field", "重复检索词"),
+    )
     # The document's version, copied at insert (``take_document_version``) so that on
     # PostgreSQL "these versions' chunks holding these tokens" is one scan of one GIN
     # index on (version, search_vector) (migration 0011), not a walk of the versions'

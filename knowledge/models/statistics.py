@@ -82,6 +82,11 @@ class VersionTerm(models.Model):
     impact = models.FloatField(
         null=True, blank=True, verbose_name=pgettext_lazy("field", "单片段最大权重")
     )
+    # The same maximum over the chunks holding the token exactly once (0: none does);
+    # null (stored before it existed, migration 0014): unknown, ``impact`` bounds them.
+    single = models.FloatField(
+        null=True, blank=True, verbose_name=pgettext_lazy("field", "单次出现最大权重")
+    )
 
     class Meta:
         verbose_name = pgettext_lazy("model", "版本检索词频")
@@ -107,7 +112,9 @@ def build_version_index(version: KnowledgeVersion) -> bool:
     impacts = term_impacts(version, counts)
     VersionTerm.objects.bulk_create(
         (
-            VersionTerm(version=version, token=t, chunks=n, impact=impacts.get(t))
+            VersionTerm(version=version, token=t, chunks=n, impact=i.most, single=i.single)
+            if (i := impacts.get(t))
+            else VersionTerm(version=version, token=t, chunks=n)
             for t, n in counts.frequencies.items()
         ),
         batch_size=5000,

@@ -4,12 +4,14 @@ The staged candidates must give exactly the exhaustive answer; rare words outwei
 common ones; the shared cases (cases/ranking.json) give the same top k on PostgreSQL
 and SQLite; bad queries give a clean empty result."""
 
+import importlib
 import json
 import math
 import random
 from collections import Counter
 from io import StringIO
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.core.management import call_command
@@ -18,7 +20,7 @@ from django.db import connection
 from knowledge import candidates, ranking
 from knowledge.models import Chunk, KnowledgeVersion, VersionIndex, VersionTerm
 from knowledge.retrieval import search_managed
-from knowledge.text import search_tokens
+from knowledge.text import search_marks, search_tokens
 from tests.factories import add_document, make_knowledge, publish
 
 pytestmark = pytest.mark.django_db
@@ -304,6 +306,104 @@ def test_publishing_stores_each_terms_most_weight_in_one_chunk(tenant):
     )
     assert VersionTerm.objects.get(version=version, token="营收").impact == pytest.approx(expected)
     assert 0 < VersionTerm.objects.get(version=version, token="回购").impact < expected
+    # Its most in a chunk holding it once: the second page's; 营营 is never held once.
+    once = [tokens for tokens in rows if tokens.count("营收") == 1]
+    single = max(
+        1 / (1 + ranking.K1 * (1 - ranking.B + ranking.B * len(tokens) / average))
+        for tokens in once
+    )
+    assert len(once) == 1
+    term = VersionTerm.objects.get(version=version, token="营收")
+    assert term.single == pytest.approx(single) and term.single < term.impact
+    assert VersionTerm.objects.get(version=version, token="收营").single == 0.0
+
+
+def test_ingest_marks_the_tokens_a_chunk_holds_more_than_once(tenant):
+    version = make_knowledge(tenant)
+    add_document(version, ["营收营收增长，增长。"], title="年报")
+    chunk = Chunk.objects.get(document__version=version)
+    assert chunk.search_text.split().count("营收") == 2
+    assert chunk.search_marks.split() == ["~营收", "~增长"]
+    assert chunk.search_marks == search_marks(chunk.search_text.split())
+
+
+def test_a_candidate_that_cannot_reach_the_kth_score_is_not_scored(tenant, alice, monkeypatch):
+    """分红 is held once by long pages, twice by one short page. The first stage (回购)
+    finds the long pages; the second reads every chunk holding 分红 but scores only those
+    whose ceiling (分红 twice: its mark) can reach the best so far (``Bm25.reaches``) —
+    and the answer is the exhaustive one."""
+    monkeypatch.setattr(ranking, "FIRST_STAGE_BUDGET", 0)
+    monkeypatch.setattr("knowledge.retrieval.BUILTIN", ranking.Vocabulary())
+    scored = []
+    scoring = ranking.Bm25.score
+
+    def recorded(self, search_text):
+        scored.append(search_text)
+        return scoring(self, search_text)
+
+    monkeypatch.setattr(ranking.Bm25, "score", recorded)
+    version = make_knowledge(tenant)
+    filler = "公司经营稳健，业务持续发展，" * 6
+    for n in range(8):
+        add_document(version, [f"第{n}份材料：营收数据。"], key=f"doc-{n}")
+    for n in range(4):
+        add_document(version, ["回购进展。" + filler], key=f"buyback-{n}")
+    for n in range(4):
+        add_document(version, ["分红实施。" + filler], key=f"dividend-{n}")
+    add_document(version, ["分红分红。"], key="dividend")
+    publish(version)
+
+    items = search_managed([version], query="回购分红", top_k=1, owner=alice)
+
+    assert [item.document.key for item in items] == ["dividend"]
+    assert [item.chunk.pk for item in items] == _exhaustive(version, "回购分红", 1)
+    texts = dict(Chunk.objects.values_list("document__key", "search_text"))
+    # The 回购 pages set the bar; the 分红 pages holding it once cannot reach it (no
+    # mark: its single bound), the short page holding it twice can.
+    assert texts["dividend"] in scored
+    assert texts["dividend-0"] not in scored
+
+
+def test_a_chunk_always_reaches_its_own_score(shared, tenant):
+    """Over the shared cases' chunks and questions cut from them: what ``reaches`` reads
+    from a chunk's text and marks never rules out the chunk's own score (its ceiling is a
+    bound), and rules out a little more."""
+    rng = random.Random(7)
+    chunks = list(Chunk.objects.values_list("search_text", "search_marks"))
+    indexes = ranking.stored_indexes([shared])
+    checked = 0
+    pages = [page for document in CASES["documents"] for page in document["pages"]]
+    for query in _queries_of(pages, rng, 60):
+        plan = ranking.SearchPlan.of(query, ranking.Vocabulary())
+        statistics = ranking.version_statistics(indexes, list(plan.weights))
+        scorer = ranking.Bm25(statistics, plan.weights, plan.names)
+        for text, marks in chunks:
+            score = scorer.score(text)
+            assert scorer.reaches(text, marks, score), (query, text)
+            if scorer.weights:  # nothing reaches more than every bound together
+                ceiling = sum(scorer.bound(t) for t in scorer.weights)
+                assert not scorer.reaches(text, marks, ceiling * 1.01)
+            checked += score > 0
+    assert checked > 100
+
+
+def test_the_marks_backfill_writes_what_ingest_writes(tenant, alice):
+    """Migration 0015 fills the marks of chunks stored before them, from their tokens:
+    the same marks ingest writes, and searches find the chunks by them again."""
+    backfill = importlib.import_module("knowledge.migrations.0015_search_marks_backfill")
+    version = make_knowledge(tenant)
+    add_document(version, ["分红分红。", "分红实施，回购进展。", "回购回购方案。"])
+    publish(version)
+    written = dict(Chunk.objects.values_list("pk", "search_marks"))
+    with connection.cursor() as cursor:  # as stored before 0014 (the ORM refuses it)
+        cursor.execute("UPDATE knowledge_chunk SET search_marks = ''")
+
+    backfill.backfill(None, SimpleNamespace(connection=connection))
+
+    assert dict(Chunk.objects.values_list("pk", "search_marks")) == written
+    assert "~分红" in written.values()
+    items = search_managed([version], query="分红回购", top_k=3, owner=alice)
+    assert [item.chunk.pk for item in items] == _exhaustive(version, "分红回购", 3)
 
 
 def test_a_search_that_the_rare_words_decide_reads_its_candidates_in_one_statement(
@@ -419,18 +519,25 @@ def test_index_knowledge_gives_terms_stored_before_impacts_their_bound(tenant, a
     version = make_knowledge(tenant)
     add_document(version, ["营收营收营收。", "营收下降，毛利下降，回购。"])
     publish(version)
-    stored = dict(VersionTerm.objects.filter(version=version).values_list("token", "impact"))
+    terms = VersionTerm.objects.filter(version=version)
+    stored = {
+        token: (impact, single)
+        for token, impact, single in terms.values_list("token", "impact", "single")
+    }
     before = [
         item.chunk.pk for item in search_managed([version], query="营收回购", top_k=2, owner=alice)
     ]
-    VersionTerm.objects.filter(version=version).update(impact=None)
+    terms.update(impact=None, single=None)
 
     out = StringIO()
     call_command("index_knowledge", stdout=out)
 
-    restored = dict(VersionTerm.objects.filter(version=version).values_list("token", "impact"))
-    assert restored == pytest.approx(stored)
-    assert None not in restored.values()
+    restored = {
+        token: (impact, single)
+        for token, impact, single in terms.values_list("token", "impact", "single")
+    }
+    assert {t: pytest.approx(pair) for t, pair in restored.items()} == stored
+    assert all(None not in pair for pair in restored.values())
     assert f"[1/1] impacts of {tenant.key}/{version.label}: {len(stored)} term(s)" in out.getvalue()
     assert [
         item.chunk.pk for item in search_managed([version], query="营收回购", top_k=2, owner=alice)
@@ -438,6 +545,26 @@ def test_index_knowledge_gives_terms_stored_before_impacts_their_bound(tenant, a
     again = StringIO()
     call_command("index_knowledge", stdout=again)
     assert "0 version(s) given term impacts" in again.getvalue()
+
+
+def test_a_term_stored_before_its_single_impact_is_bounded_by_its_impact(tenant):
+    """A term stored before migration 0014 has no single impact: a chunk holding it once
+    is bounded by its impact (no mark asked), until ``index_knowledge`` stores it."""
+    version = make_knowledge(tenant)
+    add_document(version, ["营收营收增长。", "营收下降，毛利下降，回购。"])
+    publish(version)
+    VersionTerm.objects.filter(version=version, token="营收").update(single=None)
+    indexes = ranking.stored_indexes([version])
+    statistics = ranking.version_statistics(indexes, ["营收", "回购"])
+    assert "营收" not in statistics.singles and "回购" in statistics.singles
+    scorer = ranking.Bm25(statistics, {"营收": 1.0, "回购": 1.0})
+    assert scorer.single_bound("营收") == scorer.bound("营收")
+
+    assert ranking.store_missing_impacts(version) == 1
+
+    ranking.forget_statistics()
+    statistics = ranking.version_statistics(ranking.stored_indexes([version]), ["营收"])
+    assert 0 < statistics.singles["营收"] < statistics.impacts["营收"]
 
 
 def _meets(condition, held):

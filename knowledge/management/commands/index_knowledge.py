@@ -4,6 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.db.models import Q
 
 from knowledge.models import (
     Knowledge,
@@ -19,7 +20,7 @@ class Command(BaseCommand):
     help = (
         "Store the search statistics of every PUBLISHED managed version that has none "
         "(publishing computes them; a version published by a bulk update did not), and the "
-        "term impacts of versions published before they were stored (migration 0009). "
+        "term impacts of versions published before they were stored (migrations 0009, 0014). "
         "Idempotent: a second run stores nothing."
     )
 
@@ -39,7 +40,9 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(f"{built} version(s) indexed"))
 
         unbounded = published.filter(
-            pk__in=VersionTerm.objects.filter(impact__isnull=True).values("version_id")
+            pk__in=VersionTerm.objects.filter(
+                Q(impact__isnull=True) | Q(single__isnull=True)
+            ).values("version_id")
         )
         total = unbounded.count()
         for position, version in enumerate(unbounded, 1):
