@@ -63,9 +63,9 @@ def search_tokens(text: str) -> list[str]:
 def search_marks(tokens: list[str]) -> str:
     """The marks of the tokens ``tokens`` holds more than once (each token prefixed with
     ``MARK``), space-separated, in order of first occurrence: stored beside a chunk's
-    ``search_text`` and indexed with it, so a search can ask for the chunks holding a
-    token at least twice (``knowledge.candidates``). Tokens over ``MAX_TOKEN_CHARS``
-    are never searched, so never marked."""
+    ``search_text`` and read with each candidate, so a search can bound its score
+    before counting its tokens (``ranking.Bm25.ceiling``). Tokens over
+    ``MAX_TOKEN_CHARS`` are never searched, so never marked."""
     return " ".join(
         marked(token)
         for token, n in Counter(tokens).items()

@@ -150,9 +150,9 @@ class Chunk(FrozenContentModel):
         verbose_name=pgettext_lazy("field", "检索文本"),
     )
     # The tokens ``search_text`` holds more than once, marked (``knowledge.text.
-    # search_marks``), written with it by ingest. On PostgreSQL they are lexemes of the
-    # stored vector beside the tokens (migration 0016): a search can ask for the chunks
-    # holding a token at least twice, where one occurrence cannot weigh enough.
+    # search_marks``), written with it by ingest. Read with each candidate, they bound
+    # its score before it is counted (``ranking.Bm25.ceiling``): a token without its
+    # mark weighs at most its single impact (``VersionTerm.single``).
     search_marks = models.TextField(
         blank=True,
         default="",
