@@ -191,6 +191,12 @@ ENUMERATES = re.compile(
     r"|前[\d一二三四五六七八九十]+[名大]|(?<!哪)几[项类种]"
 )
 SHARE_WORDS = ("比例", "比重", "占比")
+# The year-ago period named as a period (那去年同期呢？, 上年同期的销售费用): its own figure is
+# asked, not a change on it — unless the question also asks a change (CHANGE).
+PRIOR_PERIOD = re.compile(r"(?:上年|去年)同期|上期")
+CHANGE = re.compile(
+    r"同比|环比|增长|增加|下降|减少|增减|变化|变动|增速|幅度|提高|降低|涨|跌|(?:比|较)(?:上年|去年)"
+)
 # Asks which ones (a list of things), not how much of each.
 WHICH = re.compile(
     r"哪些|哪几|都有什么|都是什么|(?:包括|包含|涵盖)(?:了)?什么"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from agents.providers.grammar import (
     ASKS_FIGURE,
     ASKS_SHARE,
+    CHANGE,
     COMPARED_WITH,
     COMPARES,
     COUNT,
@@ -34,6 +35,7 @@ from agents.providers.grammar import (
     PREDICATE_AFTER,
     PREDICATE_BEFORE,
     PREDICATE_ONLY,
+    PRIOR_PERIOD,
     QUANTITATIVE,
     QUESTION_WORDS_LONGEST,
     SHARE_WORDS,
@@ -181,6 +183,7 @@ class Question:
     which: bool = False  # asks which ones (哪些, 哪几): a list of things
     asks_figure: bool = False  # asks for a number (多少, 多大, 几个)
     asks_share: bool = False  # asks for a share (占, 比例, 比重)
+    prior: bool = False  # asks the year-ago period's own figure (去年同期呢), not a change
     each: bool = False  # asks for every one (各产品, 分别): a whole column or enumeration
     extreme: int = 0  # a superlative: 1 the highest (最高), -1 the lowest (最低)
     compares: bool = False  # compares two things (哪个高, 比…高多少, 相差)
@@ -290,6 +293,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         which=bool(WHICH.search(stripped)),
         asks_figure=bool(ASKS_FIGURE.search(stripped)),
         asks_share=bool(ASKS_SHARE.search(stripped)),
+        prior=bool(PRIOR_PERIOD.search(stripped)) and not CHANGE.search(stripped),
         each=bool(EACH.search(stripped)),
         extreme=_extreme(stripped),
         compares=bool(COMPARES.search(stripped)),

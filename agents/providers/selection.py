@@ -429,14 +429,35 @@ _SEGMENT_SUBJECT = re.compile(
 )
 
 
+# A clause that names a part of its own and a share of no whole (海外收入占比 62.0%): a
+# segment's share would name the segment's total it is taken of, so the part is the
+# company's, not the segment's.
+_OWN_SHARE = re.compile(
+    r"^(?:其中|而|另外|此外)?(?P<part>[^，,。；;\d\s]{2,12}?)(?:占比|比重|比例)"
+    r"(?:为|达到?|约为?|是)?\s*\d"
+)
+
+
 def _of_a_segment(reading: Reading, text: str) -> bool:
     """The sentence speaks of a segment (创新药板块, 光伏逆变器业务) the question does not
-    name: it answers for that part, not for the whole company asked about."""
-    match = _SEGMENT_SUBJECT.match(fold(text))
+    name: it answers for that part, not for the whole company asked about. The segment is
+    the subject of the clauses after its own (仿制药板块受集采影响，收入…，但毛利率…: the
+    elliptical subject carries on) — but once its clause has stated its figure
+    (光伏逆变器业务毛利率为 28.6%), a later clause naming a part of its own and a share of no
+    whole (，海外收入占比 62.0%) is the company's, and answers what it states."""
+    folded = fold(text)
+    match = _SEGMENT_SUBJECT.match(folded)
     if match is None:
         return False
     asked = "\n".join(fold(p) for p in (*reading.phrases, *reading.of))
-    return coverage(match.group("segment"), asked) < 0.6
+    if coverage(match.group("segment"), asked) >= 0.6:
+        return False
+    first, *later = re.split(r"[，,]", folded)
+    if not quantities_in(first):
+        return True  # the segment is the topic of every clause after it
+    own = [c.strip() for c in later if _OWN_SHARE.match(c.strip())]
+    phrases = (*reading.phrases, *reading.of)
+    return not any(all(states(p, clause) for p in phrases) for clause in own)
 
 
 def _amount_asked(reading: Reading) -> bool:
@@ -453,6 +474,24 @@ def _amount_asked(reading: Reading) -> bool:
     )
 
 
+# A column of a change (本报告期比上年同期增减变动幅度(%), 同比增减): no period's own figure.
+_CHANGE_COLUMN = re.compile(r"增减|变动|幅度|增长率|同比|比上年")
+
+
+def _only_a_change(reading: Reading, unit: Unit) -> bool:
+    """The unit gives a change on the year-ago period, not that period's figure: a
+    sentence or clause whose figures are all percents, or a row whose cell asked sits in a
+    column of changes (…比上年同期增减变动幅度(%))."""
+    if unit.kind in ("sentence", "clause"):
+        figures = quantities_in(without_markers(unit.text))
+        return bool(figures) and all(f.unit.startswith(("%", "％", "个百分点")) for f in figures)
+    if unit.kind == "row":
+        column = row_cell(unit, (*reading.phrases, *reading.of, *reading.question.times))
+        header = unit.heading.split(" | ")
+        return 0 < column < len(header) and bool(_CHANGE_COLUMN.search(header[column]))
+    return False
+
+
 def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
     """The unit has the form of an answer: a number when the question asks for one (多少),
     several things when it asks which ones (哪些)."""
@@ -461,6 +500,8 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
         return False
     if question.ordinal and unit.kind != "list" and question.ordinal_text not in fold(unit.text):
         return False  # 第一大客户 is an item of a list, or written as such (第一大重仓股)
+    if question.prior and _only_a_change(reading, unit):
+        return False  # 去年同期 asks that period's figure: 同比增长 15.64% is a change on it
     if question.asks_figure and unit.kind != "list" and _amount_asked(reading):
         figures = quantities_in(without_markers(unit.text))
         if figures and all(f.unit.startswith(("%", "％", "个百分点")) for f in figures):

@@ -856,3 +856,33 @@ def test_a_statement_captioned_with_its_months_answers_their_period_not_the_repo
     )
     assert not_found(answer("松涛化工三季度单季的营业成本是多少？", [statement]))
     assert "241,371.44" in answer("松涛化工前三季度的营业成本是多少？", [statement])[0]
+
+
+def test_a_clause_naming_a_share_of_its_own_part_after_a_segment_s_figure_is_the_company_s():
+    # 涂料业务毛利率为 21.5% is the segment's; 出口收入占比 35.0% names a part of its own and a
+    # share of no whole: the company's. A clause left without a subject stays the segment's.
+    first = answer("松涛化工出口收入占比是多少？", [ACCOUNTS])[0]
+    assert "35.0%" in first and f"[[cite:{ACCOUNTS['id']}]]" in first, first
+    assert not_found(answer("松涛化工毛利率多少", [ACCOUNTS]))
+    notes = excerpt(
+        SPENDING["title"],
+        "第三节 经营情况\n仿制药板块受集采续约影响，收入同比下降 3.1%，海外收入占比 12.0%。",
+    )
+    assert not_found(answer("北岭制药海外收入占比是多少", [notes]))
+
+
+def test_the_year_ago_period_named_asks_its_own_figure_not_the_change_on_it():
+    causes = excerpt(
+        REPORT, "（三）变动原因\n1. 营业收入年初至报告期末同比增长 6.10%，主要系销量增加所致；"
+    )
+    statement = excerpt(
+        REPORT,
+        "合并利润表（节选） 2026 年 1—9 月\n\n项目 | 本期发生额 | 上期发生额\n\n"
+        "营业收入 | 752,318.40 | 709,102.55\n\n营业成本 | 581,204.16 | 553,977.02",
+    )
+    history = [{"question": "松涛化工年初至报告期末营业收入是多少？", "answer": ""}]
+    first = answer("那去年同期呢？", [causes, statement], history=history)[0]
+    assert "709,102.55" in first and f"[[cite:{statement['id']}]]" in first, first
+    # a change asked of the year before is still the growth
+    first = answer("松涛化工营业收入比上年同期增长多少？", [causes, statement])[0]
+    assert "6.10%" in first, first
