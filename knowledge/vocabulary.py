@@ -253,6 +253,10 @@ def _builtin() -> Vocabulary:
         "募投项目": ["募集资金投资项目", "募集资金"],
         # What an analyst calls the shareholder count; a periodic report prints 股东总数（户）.
         "股东户数": ["股东总数"],
+        # A holder's share of the company's shares: a holders' table prints 持股比例, a
+        # sentence 占总股本的 N%.
+        "持股比例": ["占总股本"],
+        "占总股本": ["持股比例"],
         # Period aliases.
         "q1": ["第一季度"],
         "q2": ["第二季度"],

@@ -366,8 +366,12 @@ class ExtractiveProvider:
         self._direct_pick = pick
         self._cited["direct"] = [pick.source.id]
         # The cell asked: by the topic and the period a column names (年初至报告期末呢？,
-        # 本报告期 of a two-line header).
+        # 本报告期 of a two-line header), and the unit asked other than money (多少股: the
+        # column of 持股数量 when the question names only the row, 泊川控股).
+        measure = reading.question.unit
         asked = (*reading.phrases, *reading.question.times)
+        if measure and not measure.endswith("元"):
+            asked = (*asked, measure)
         quoted = quote_unit(pick.unit, asked)
         if reading.question.extreme and pick.unit.kind in ("sentence", "clause"):
             # The most of several a sentence enumerates (哪个业务收入最高): the whole

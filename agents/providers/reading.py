@@ -449,7 +449,26 @@ def states(phrase: str, text: str) -> bool:
         return False
     if not mask[0] and all(mask[1:]) and _contrasted(phrase, text):
         return False
-    return mask[-1]
+    return mask[-1] and not _swapped(phrase, text)
+
+
+def _swapped(phrase: str, text: str) -> bool:
+    """Whether ``text`` writes two pieces of ``phrase`` only in the other order, side by
+    side (发行对象 over 向特定对象发行: 对象发行 is another word, the issue to the objects)
+    and never in the phrase's order within a sentence."""
+    pieces = []
+    i = 0
+    while i < len(phrase):
+        j = next((j for j in range(len(phrase), i + 1, -1) if phrase[i:j] in text), 0)
+        if j:
+            pieces.append(phrase[i:j])
+        i = j or i + 1
+    for first, second in zip(pieces, pieces[1:], strict=False):
+        swapped = re.escape(second) + r"[^\s，。；、,;|]{0,2}" + re.escape(first)
+        in_order = re.escape(first) + r"[^。；;！？!?\n]*" + re.escape(second)
+        if re.search(swapped, text) and not re.search(in_order, text):
+            return True
+    return False
 
 
 def _contrasted(phrase: str, text: str) -> bool:

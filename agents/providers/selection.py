@@ -23,8 +23,10 @@ from agents.providers.reading import (
     is_attribute,
     is_han,
     leading_unstated,
+    short_name,
     stated_characters,
     states,
+    unit_of,
     without_headline,
     without_share_wholes,
 )
@@ -69,7 +71,7 @@ def states_question(reading: Reading, text: str, context: str) -> bool:
     # the part a share is asked of (海外收入占比) is stated as the part, not as the whole
     # another share is taken of (研发费用…占营业收入的 8.13% has no 海外收入)
     asked = fold(reading.question.text)
-    parts = [m.group(1) for m in map(_SHARE_OF_PART.match, phrases) if m]
+    parts = [part for part in map(_share_part, phrases) if part]
     parts = [part for part in parts if f"占{part}" not in asked]  # 占营收比例: the whole
     if parts and not all(states(part, without_share_wholes(said)) for part in parts):
         return False
@@ -77,6 +79,20 @@ def states_question(reading: Reading, text: str, context: str) -> bool:
 
 
 _SHARE_OF_PART = re.compile(r"^(.{2,}?)(?:的)?(?:占比|比例|比重)$")
+
+
+def _share_part(phrase: str) -> str:
+    """The part a share phrase is asked of (海外收入占比 → 海外收入), or "": a share word
+    inside a word of the vocabulary is that word's (汀州实业持股比例 → 汀州实业, the holder
+    whose 持股比例 is asked)."""
+    word = max((k for k in LEXICON if phrase.endswith(k) and len(k) > 2), key=len, default="")
+    if word and _SHARE_OF_PART.match(word):
+        rest = phrase[: -len(word)].removesuffix("的")
+        return rest if len(rest) >= 2 else ""
+    match = _SHARE_OF_PART.match(phrase)
+    return match.group(1) if match else ""
+
+
 _GENERIC_TAIL = re.compile(r"(?:基金|公司|集团)$")
 
 
@@ -237,13 +253,18 @@ def quantities_in(text: str) -> list[Figure]:
     return [f for f in figures_in(text) if not f.date]
 
 
+_SPACES = re.compile(r"\s+")
+
+
 def candidate_units(source: Source, reading: Reading) -> list[Unit]:
     """A list is one answer to "which ones"; otherwise each item stands on its own."""
     out = []
-    title = fold(source.title).strip()
+    title = _SPACES.sub("", fold(source.title))
     for unit in source.units:
-        if fold(unit.text).strip() == title:
-            continue  # the document's title line names the document, it answers nothing
+        if _SPACES.sub("", fold(unit.text)) == title:
+            # the document's title line names the document, it answers nothing — nor
+            # does a page's running header, the title set apart by a layout's spaces
+            continue
         if unit.kind == "list" and not reading.question.enumerates:
             lines = unit.text.split("\n")
             items = unit.clauses or lines[1:]
@@ -309,6 +330,15 @@ def is_total(row: Unit) -> bool:
 def table_rows(source: Source, row: Unit) -> list[Unit]:
     """The rows of the table ``row`` belongs to (the rows under the same header)."""
     return [u for u in source.units if u.kind == "row" and u.heading == row.heading]
+
+
+def ranked_row(source: Source, row: Unit, ordinal: int) -> bool:
+    """Whether ``row`` is the ``ordinal``-th row of a ranked table — one whose caption
+    counts its rows as a top N (前 10 名股东持股情况): 第一大股东 is its first row."""
+    headers = [u for u in source.units if u.kind == "header"]
+    caption = next((u.heading for u in headers if " | ".join(u.clauses) == row.heading), "")
+    rows = [r for r in table_rows(source, row) if not is_total(r)]
+    return "前N" in counted(fold(caption)) and 0 < ordinal <= len(rows) and rows[ordinal - 1] is row
 
 
 def table_labels(source: Source, row: Unit) -> str:
@@ -380,15 +410,30 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
     # rows (their labels, the caption: 前五名客户).
     cells = [fold(c) for c in row.heading.split(" | ")[1 : len(row.clauses)]]
     periods = reading.question.periods
+    # (a top N the caption counts its rows by names the rows, not a column: 第二大股东持股
+    # 比例 asks the column of 持股比例 of a row of 前 10 名股东)
+    ranked = counted(fold(labels))
+    asked = [q for q in (_beyond_rank(p, ranked) for p in reading.phrases) if q]
     # what any header cell states of each phrase, read once (a table may be 500 wide)
-    touched = {p: _touched(p, cells) for p in reading.phrases}
+    touched = {p: _touched(p, cells) for p in asked}
     return any(
-        all(_one_cell_states(p, label, c, touched[p]) for p in reading.phrases)
+        all(_one_cell_states(p, label, c, touched[p]) for p in asked)
         # and the periods asked, by that column with the table's caption and title (前三季度
         # 同比: no column of 本报告期比上年同期增减 / 年初至报告期末 states both)
         and periods <= periods_in(f"{label}\n{labels}\n{c}")
         for c in cells
     )
+
+
+def _beyond_rank(phrase: str, caption: str) -> str:
+    """What ``phrase`` asks beyond the ranked rows a caption counts (前N股东持股比例 over
+    前 10 名股东持股情况 → 持股比例; "" when nothing is left); a phrase naming no top N whole."""
+    asked = counted(phrase)
+    if not asked.startswith("前N"):
+        return phrase
+    stated = next(k for k in range(len(asked), -1, -1) if asked[:k] in caption)
+    rest = asked[stated:]
+    return rest if len(rest) >= 2 else ""
 
 
 def _touched(phrase: str, cells: list[str]) -> list[bool]:
@@ -402,7 +447,9 @@ def _touched(phrase: str, cells: list[str]) -> list[bool]:
 def _modifies(phrase: str, label: str) -> bool:
     """Whether a row ``label`` writes ``phrase`` as the modifier of a head of its own — three
     characters or more after it, a unit in brackets aside (员工 in 员工持股计划, 营业收入 in
-    营业收入增长率): the row is that other thing's."""
+    营业收入增长率): the row is that other thing's. An organization's legal form and generic
+    tail are no head of their own: 泊川控股 names 泊川控股集团有限公司, the holder."""
+    label = _GENERIC_TAIL.sub("", short_name(label))
     at = label.find(phrase)
     if at < 0:
         return False
@@ -474,6 +521,8 @@ def _amount_asked(reading: Reading) -> bool:
     )
 
 
+# A label's unit in brackets right before its figure (股东总数（户）  23,418).
+_LABELLED_UNIT = re.compile(r"[（(](?P<unit>[^（）()\d\s]{1,4})[）)]\s*(?=[-+]?\d)")
 # A column of a change (本报告期比上年同期增减变动幅度(%), 同比增减): no period's own figure.
 _CHANGE_COLUMN = re.compile(r"增减|变动|幅度|增长率|同比|比上年")
 
@@ -498,7 +547,11 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
     question = reading.question
     if unit.kind in ("sentence", "clause") and _of_a_segment(reading, unit.text):
         return False
-    if question.ordinal and unit.kind != "list" and question.ordinal_text not in fold(unit.text):
+    if (
+        question.ordinal
+        and unit.kind not in ("list", "row")
+        and question.ordinal_text not in fold(unit.text)
+    ):
         return False  # 第一大客户 is an item of a list, or written as such (第一大重仓股)
     if question.prior and _only_a_change(reading, unit):
         return False  # 去年同期 asks that period's figure: 同比增长 15.64% is a change on it
@@ -509,6 +562,8 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
     if question.unit and unit.kind in ("sentence", "clause"):
         # the unit asked (多少股) is the answer's: 58,000.00 万元 does not answer it
         units = {in_base_unit(f.value, f.unit)[1] for f in quantities_in(unit.text)}
+        # (a label's bracketed unit is its figure's: 股东总数（户）  23,418)
+        units |= {unit_of(m["unit"]) for m in _LABELLED_UNIT.finditer(fold(unit.text))}
         if question.unit not in units:
             return False
     if unit.kind == "row" and question.asks_figure:
@@ -542,6 +597,9 @@ def best_units(reading: Reading) -> list[Pick]:
             framing = framings.get(id(unit), "")
             if of_another_period(reading, framing):
                 continue
+            ordinal = reading.question.ordinal
+            if unit.kind == "row" and ordinal and not ranked_row(source, unit, ordinal):
+                continue  # 第一大股东: the first row of a ranked table only
             context = f"{unit.heading}\n{framing}\n{without_headline(source.title)}"
             # a row is read with its table's labels and caption (表 2 前五名客户)
             labels = table_labels(source, unit) if unit.kind == "row" else ""

@@ -408,11 +408,15 @@ def _list_for(
 
 def row_cell(row: Unit, phrases: list[str] | tuple[str, ...]) -> int:
     """The column of a table ``row`` (its header in ``row.heading``) the phrases ask for:
-    the header cell stating most of them, never the row label; -1 when none does."""
+    the header cell stating most of them, never the row label; -1 when none does. Of
+    two cells stating as much, one holding a figure (持股数量 142,416,000, not 股东性质
+    境内非国有法人 for 多少股)."""
     header = row.heading.split(" | ")
     best, best_score = -1, 0.0
     for index, cell in enumerate(header[1 : len(row.clauses)], start=1):
         score = sum(coverage(p, fold(cell)) for p in phrases)
+        if score and re.search(r"\d", row.clauses[index]):
+            score += 0.001
         if score > best_score:
             best, best_score = index, score
     return best

@@ -886,3 +886,81 @@ def test_the_year_ago_period_named_asks_its_own_figure_not_the_change_on_it():
     # a change asked of the year before is still the growth
     first = answer("松涛化工营业收入比上年同期增长多少？", [causes, statement])[0]
     assert "6.10%" in first, first
+
+
+HOLDERS = excerpt(
+    REPORT,
+    "前 10 名股东持股情况\n\n"
+    "股东名称 | 股东性质 | 持股数量 | 持股比例(%)\n\n"
+    "松涛控股集团有限公司 | 境内非国有法人 | 98,400,000 | 30.75\n\n"
+    "青岚稳健混合型证券投资基金 | 其他 | 4,120,000 | 1.29\n\n"
+    "松涛化工 2025 年员工持股计划 | 其他 | 2,560,000 | 0.80",
+)
+
+
+def test_a_holder_s_short_name_names_the_row_of_its_full_name():
+    # 集团有限公司 and 混合型证券投资基金 are a legal form and a generic tail, no head of
+    # their own; the unit asked (多少股) picks the column of figures that writes it
+    first = answer("松涛控股持有多少股？", [HOLDERS])[0]
+    assert first.startswith("**回答**（松涛化工）：松涛控股集团有限公司（持股数量）：98,400,000"), (
+        first
+    )
+    first = answer("青岚稳健持股比例是多少？", [HOLDERS])[0]
+    assert "1.29" in first and f"[[cite:{HOLDERS['id']}]]" in first, first
+    # 员工持股计划 is still a thing of its own, not the 员工 asked
+    assert not_found(answer("松涛化工有多少员工？", [HOLDERS]))
+
+
+def test_a_page_s_running_header_is_no_answer():
+    plan = excerpt(
+        "松涛化工股份有限公司 2026 年度向特定对象发行 A 股股票预案",
+        "松涛化工股份有限公司            2026 年度向特定对象发行 A 股股票预案\n"
+        "二、发行对象及认购方式\n"
+        "本次发行的发行对象为不超过 35 名符合中国证监会规定条件的特定投资者。",
+    )
+    first = answer("松涛化工定增的发行对象是谁？", [plan])[0]
+    assert "不超过 35 名" in first, first
+
+
+def test_pieces_written_only_in_the_other_order_name_another_thing():
+    # 向特定对象发行 writes 对象 and 发行, but 对象发行 is not the 发行对象
+    plan = excerpt(
+        "松涛化工股份有限公司 2026 年度向特定对象发行 A 股股票预案",
+        "公司声明\n本预案所述事项并不代表审批机关对于本次向特定对象发行股票相关事项的实质性判断。",
+    )
+    assert not_found(answer("松涛化工定增的发行对象是谁？", [plan]))
+
+
+def test_a_label_s_bracketed_unit_is_its_figure_s():
+    counts = excerpt(REPORT, "二、股东信息\n报告期末普通股股东总数（户）  18,206    单位：股")
+    for question in ("松涛化工股东总数有多少户？", "松涛化工有多少户股东？"):
+        first = answer(question, [counts])[0]
+        assert "18,206" in first and f"[[cite:{counts['id']}]]" in first, (question, first)
+
+
+def test_an_ordinal_picks_a_row_of_a_table_its_caption_ranks():
+    first = answer("松涛化工第一大股东是谁？", [HOLDERS])[0]
+    assert "松涛控股集团有限公司" in first and f"[[cite:{HOLDERS['id']}]]" in first, first
+    first = answer("松涛化工第二大股东持股比例是多少？", [HOLDERS])[0]
+    assert first.startswith(
+        "**回答**（松涛化工）：青岚稳健混合型证券投资基金（持股比例(%)）：1.29"
+    ), first
+    # beyond the rows, or over a table no caption ranks: nothing to pick
+    assert not_found(answer("松涛化工第四大股东是谁？", [HOLDERS]))
+    unranked = excerpt(REPORT, HOLDERS["content"].replace("前 10 名股东持股情况", "股东情况"))
+    assert not_found(answer("松涛化工第一大股东是谁？", [unranked]))
+
+
+def test_a_holder_s_share_is_asked_as_its_share_of_the_total_shares():
+    # 持股比例 and 占总股本 name one share (the vocabulary), asked either way; the holder
+    # is the part whose share is asked, not a piece of 持股
+    first = answer("松涛控股占总股本的百分之几？", [HOLDERS])[0]
+    assert first.startswith("**回答**（松涛化工）：松涛控股集团有限公司（持股比例(%)）：30.75"), (
+        first
+    )
+    holders = excerpt(
+        REPORT,
+        "（三）股东情况：控股股东松涛实业集团有限公司持有公司 132,000,000 股，占总股本的 41.25%。",
+    )
+    first = answer("松涛实业持股比例是多少？", [holders])[0]
+    assert "41.25%" in first and f"[[cite:{holders['id']}]]" in first, first
