@@ -22,6 +22,7 @@ from docx.enum.text import WD_BREAK
 
 from tests.answers.cjk_pdf import make_cjk_pdf, wrap
 from tests.answers.harbor_fixture import write_harbor
+from tests.answers.ledger_fixture import write_ledger
 
 # --------------------------------------------------------------------------- coldchain
 
@@ -298,7 +299,12 @@ def write_chenghu(directory: Path) -> Path:
     return manifest
 
 
-WRITERS = {"coldchain": write_coldchain, "chenghu": write_chenghu, "harbor": write_harbor}
+WRITERS = {
+    "coldchain": write_coldchain,
+    "chenghu": write_chenghu,
+    "harbor": write_harbor,
+    "ledger": write_ledger,
+}
 
 # The fixture of each evaluation set of tests/answers/sets/ (NAME.yaml and NAME_heldout.yaml):
 # a manifest, or ``file:`` one written here; the app asked in and the user who asks.
@@ -316,6 +322,8 @@ SET_FIXTURES: dict[str, tuple[str, str, str]] = {
     # A fifth fixture and its set, both written by another hand before any reader change
     # (tests/answers/harbor_fixture.py).
     "harbor": ("file:harbor", "harbor-desk", "hb-analyst"),
+    # A sixth, likewise (tests/answers/ledger_fixture.py).
+    "ledger": ("file:ledger", "ledger-desk", "ld-analyst"),
 }
 
 

@@ -19,6 +19,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = ROOT / "tests" / "answers" / "sets"
+# The ledger fixture's documents and their pages (tests/answers/ledger_fixture.py).
+LEDGER_PAGES = {
+    "lanzhou-bank-2026h1": 4,
+    "qingyu-value-fund-2026q3": 2,
+    "chixia-board-2026-09": 1,
+    "lanfeng-citybanks-2026-09": 1,
+}
 
 
 def apply(name: str, tmp_path: Path) -> None:
@@ -55,6 +62,27 @@ def test_the_docx_and_markdown_tables_are_ingested_as_rows(tmp_path):
     assert "研发费用 | 21,730 | 25.9% | 60,470" in rows
     fund = Document.objects.get(key="chenghu-growth-fund-2026q3")
     assert "1. 澄湖电子，占基金资产净值 9.6%；2. 岭峰生物" in fund.chunks.first().text
+
+
+def test_the_ledger_files_are_ingested_with_their_pages_and_rows(tmp_path):
+    apply("ledger", tmp_path)
+    documents = {d.key: d for d in Document.objects.filter(key__in=LEDGER_PAGES)}
+    assert {key: d.page_count for key, d in documents.items()} == LEDGER_PAGES
+
+    def rows(key: str) -> list[str]:
+        return "\n".join(c.text for c in documents[key].chunks.order_by("pk")).split("\n")
+
+    # A typeset table's row: its cells on one line, as the PDF's text layer writes them.
+    bank = rows("lanzhou-bank-2026h1")
+    assert "核心一级资本充足率 9.42 9.18 9.61 9.35" in bank
+    assert "澜港集团有限公司 国有法人 7.65 449,055,000 质押 200,000,000" in bank
+    fund = "\n".join(rows("qingyu-value-fund-2026q3"))
+    assert "基金托管人 | 澜州银行股份有限公司" in fund
+    assert "8 | 688206 | 星岚科技 | 1,046,500 | 118,254,500.00 | 3.05" in fund
+    board = "\n".join(rows("chixia-board-2026-09"))
+    assert "表决结果：同意 8 票，反对 0 票，弃权 1 票。" in board
+    note = "\n".join(rows("lanfeng-citybanks-2026-09"))
+    assert "云岭农商行 | 603486 | 中性 | 4.60 | 4.38 | 0.61 | 7.18 | 0.52" in note
 
 
 def test_every_document_and_page_a_set_names_exists_in_its_fixture(tmp_path):
