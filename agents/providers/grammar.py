@@ -12,12 +12,16 @@ from knowledge.periods import PERIOD_WORDS
 # Question words and particles: they carry no subject.
 QUESTION_WORDS = (
     "是多少",
+    # a date asked (什么时候成立)
+    "什么时候",
+    "何时",
     # a percent asked (占总股本的百分之几)
     "百分之几",
     "百分之多少",
     "有多少",
     "能拿到多少",
     "是谁",
+    "谁",
     "在哪里",
     "在哪",
     "哪里",
@@ -104,14 +108,14 @@ FOLLOW_UP_LEAD = ("那么", "那", "还有", "另外", "再看", "再问", "同�
 TIME = re.compile(
     r"(?:(?:19|20)\d{2}\s*年?(?:度)?)"
     rf"|{PERIOD_WORDS}"
-    r"|(?:单季度?|累计|去年|今年|本年度?|当年|报告期末|本报告期|报告期内|期末|本期(?!末)"
+    r"|(?:单季度?|累计|去年|今年|本年度?|当年|报告期末|本报告期|报告期内|本期末|期末|本期(?!末)"
     # the present and the quarter a question is asked in (现在, 这个季度): the report's own
     r"|现在|目前|当前|眼下|如今|这一?个?季度?|本季度?|当季度?)"
 )
 # A count or an interrogative with its measure word (两只, 几家, 哪几类, 哪些): grammar of
 # the question, not what it asks about.
 MEASURE = re.compile(
-    r"哪[些几]?(?:类别|种类|类型)"
+    r"哪[些几]?(?:类别|种类|类型)|哪(?:些|几位|几个)人"
     r"|(?:(?<!前)[两二三四五六七八九十几]|哪[几一]?|多少)(?:部分|方面|[只家个条台项类种位名块些户])|哪"
     # a comparative question: 谁更大, 哪个更高
     r"|(?:谁|哪个|哪家|哪只)更?[高大低小多少快慢好]|更[高大低小多快慢好]"
@@ -167,7 +171,7 @@ PREDICATE_ONLY = MENTIONING | frozenset(
         "手中",
     ]
 )
-PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有)(?=..)")
+PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有|担任|出任|当)(?=..)")
 # By how much a thing beat another (跑赢基准多少): what it is compared with is asked, the
 # verb is not — when a figure is asked (跑赢基准了吗 asks a judgement no excerpt writes).
 OUTPERFORMED = re.compile(r"^(?:跑赢|跑输|超越|超过|落后于?)(?=..)")

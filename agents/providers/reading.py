@@ -447,9 +447,14 @@ def states(phrase: str, text: str) -> bool:
     mask = _mask(phrase, text)
     if sum(mask) / len(phrase) < 0.6:
         return False
-    if not mask[0] and all(mask[1:]) and _contrasted(phrase, text):
+    if not mask[0] and all(mask[1:]) and contrasted(phrase, text):
         return False
+    if any(c in _NUMERALS and not m for c, m in zip(phrase, mask, strict=True)):
+        return False  # a number is exact: 过去一年 does not state 过去五年
     return mask[-1] and not _swapped(phrase, text)
+
+
+_NUMERALS = frozenset("0123456789一二两三四五六七八九十百千")
 
 
 def _swapped(phrase: str, text: str) -> bool:
@@ -471,7 +476,7 @@ def _swapped(phrase: str, text: str) -> bool:
     return False
 
 
-def _contrasted(phrase: str, text: str) -> bool:
+def contrasted(phrase: str, text: str) -> bool:
     """Whether ``text`` writes all of ``phrase`` but its first character only after another
     Chinese character: the word it writes has another modifier of one character, which
     names another thing (毛利率 is not 净利率, 净资产 not 总资产) — the head rule's mirror."""

@@ -243,9 +243,18 @@ def names_figure(term: str, text: str) -> bool:
 
 
 def defines(term: str, text: str) -> bool:
-    """Whether ``text`` says what ``term`` is: the term followed by 为 / 是 / a colon."""
+    """Whether ``text`` says what ``term`` is, or who: the term followed by 为 / 是 / a
+    colon, or closing what someone is made (选举韩知远先生为公司第五届董事会董事长) — not a
+    word of an adverbial (经董事长提名，…)."""
     words = {fold(term), *LEXICON.get(fold(term), ())}
-    return any(re.search(re.escape(w) + r"\s*(?:为|是|：|:)", text) for w in words if w)
+    return any(
+        re.search(re.escape(w) + r"\s*(?:为|是|：|:)", text)
+        or re.search(
+            r"(?:为|担任|出任)[^，。；,;]{0,12}?" + re.escape(w) + r"(?:[，。；,;]|$)", text
+        )
+        for w in words
+        if w
+    )
 
 
 def quantities_in(text: str) -> list[Figure]:

@@ -964,3 +964,109 @@ def test_a_holder_s_share_is_asked_as_its_share_of_the_total_shares():
     )
     first = answer("松涛实业持股比例是多少？", [holders])[0]
     assert "41.25%" in first and f"[[cite:{holders['id']}]]" in first, first
+
+
+BOARD = (
+    "证券代码：300999          证券简称：松涛化工          公告编号：2026-072\n\n"
+    "松涛化工股份有限公司\n第五届董事会第一次会议决议公告\n\n"
+    "二、董事会会议审议情况\n\n"
+    "（一）审议通过《关于选举公司第五届董事会董事长的议案》\n\n"
+    "同意选举沈怀远先生为公司第五届董事会董事长，任期三年。\n\n"
+    "（二）审议通过《关于聘任公司总经理的议案》\n\n"
+    "经董事长提名，同意聘任陆明澈先生为公司总经理，任期与第五届董事会任期一致。\n\n"
+    "（三）审议通过《关于使用闲置募集资金进行现金管理的议案》\n\n"
+    "独立董事钟若兰女士对本议案投弃权票。"
+)
+
+
+def test_a_document_titled_by_a_key_is_about_the_issuer_its_text_names():
+    # a board resolution ingested from a .txt file: its title is its key
+    board = excerpt("songtao-board-2026-09", BOARD)
+    first = answer("松涛化工的董事长是谁？", [board])[0]
+    # the motion's title (（一）审议通过《…》) heads its section, it answers nothing; the
+    # sentence that makes someone 董事长 answers who, not the one whose adverbial names him
+    assert first.startswith("**回答**（松涛化工）：同意选举沈怀远先生为公司第五届董事会董事长"), (
+        first
+    )
+    first = answer("松涛化工聘了谁当总经理？", [board])[0]
+    assert "陆明澈先生为公司总经理" in first, first
+    first = answer("松涛化工哪位独立董事投了弃权票？", [board])[0]
+    assert "钟若兰" in first, first
+    assert not_found(answer("松涛化工的监事会主席是谁？", [board]))
+
+
+def test_a_pdf_header_of_periods_and_a_wrapped_last_cell_is_read_as_a_header():
+    # 2026 年 1—6 月 names a column (a period), it is no figure; the wrapped 期增减(%)
+    # completes the last cell; a row whose last cell holds words (下降 0.03 个百分点) keeps
+    # its figures in their columns
+    summary = excerpt(
+        "松涛银行股份有限公司 2026 年半年度报告摘要",
+        "（一）主要会计数据和财务指标\n单位：人民币百万元\n"
+        "项目 2026 年 1—6 月 2025 年 1—6 月 本期比上年同\n 期增减(%)\n"
+        "营业收入 8,426.37 8,105.92 3.95\n"
+        "手续费及佣金净收入 1,027.66 1,112.35 -7.61\n"
+        "（二）资产质量\n项目 本期末 上年末 比上年末增减\n"
+        "不良贷款余额 4,018.84 3,776.10 增加 242.74\n"
+        "不良贷款率 1.04 1.07 下降 0.03 个百分点\n"
+        "拨备覆盖率 312.56 298.41 上升 14.15 个百分点",
+    )
+    first = answer("松涛银行中报营业收入是多少？", [summary])[0]
+    assert "营业收入（2026年1—6月）：8,426.37" in first, first
+    first = answer("松涛银行不良贷款率本期末是多少？", [summary])[0]
+    assert "不良贷款率（本期末）：1.04" in first, first
+
+
+def test_when_and_which_people_are_question_words():
+    fund = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "§2 基金产品概况\n\n基金简称 | 松涛价值精选混合\n\n基金合同生效日 | 2021 年 3 月 18 日",
+    )
+    # 什么时候 asks a date; a fund is founded (成立) when its contract takes effect
+    first = answer("松涛价值精选混合是什么时候成立的？", [fund])[0]
+    assert "2021 年 3 月 18 日" in first, first
+    committee = excerpt(
+        "songtao-board-2026-09",
+        BOARD.replace(
+            "独立董事钟若兰女士对本议案投弃权票。",
+            "同意选举审计委员会委员：钟若兰女士（召集人）、宋清和先生、陆明澈先生。",
+        ),
+    )
+    first = answer("松涛化工审计委员会由哪些人组成？", [committee])[0]
+    assert "钟若兰女士（召集人）、宋清和先生、陆明澈先生" in first, first
+
+
+def test_a_table_numbered_by_its_first_column_names_its_rows_by_the_column_of_names():
+    holdings = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "5.2 报告期末按公允价值占基金资产净值比例大小排序的前十名股票投资明细\n\n"
+        "序号 | 股票代码 | 股票名称 | 数量（股） | 公允价值（元） | 占基金资产净值比例（%）\n\n"
+        "1 | 688512 | 云溪半导体 | 3,120,000 | 284,544,000.00 | 7.34\n\n"
+        "2 | 600847 | 闽澜电力 | 18,640,000 | 198,516,000.00 | 5.12",
+    )
+    first = answer("松涛价值精选混合持有闽澜电力的公允价值是多少？", [holdings])[0]
+    assert "闽澜电力（公允价值（元））：198,516,000.00" in first, first
+    first = answer("松涛价值精选混合持有闽澜电力多少股？", [holdings])[0]
+    assert "闽澜电力（数量（股））：18,640,000" in first, first  # not 股票代码
+
+
+def test_a_name_one_character_apart_does_not_name_the_document_s_entity():
+    # a note about 城商行 covers 云岭农商行 in a section of its own: 农商行 is another word,
+    # so the question names no document's entity and is read from the section that names it
+    note = excerpt(
+        "城商行 2026 年中报综述：息差降幅收窄",
+        "## 云岭农商行：息差低位\n\n上半年营收同比下降 2.47%；净息差 1.52%，同比下降 0.21 个百分点。",
+    )
+    first = answer("云岭农商行上半年净息差是多少？", [note])[0]
+    assert "净息差 1.52%" in first and f"[[cite:{note['id']}]]" in first, first
+
+
+def test_a_number_in_a_phrase_is_stated_only_as_written():
+    # 过去一年 states 过去…年 of 过去五年, not its five: a row the table does not have
+    returns = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "阶段 | 份额净值增长率 | 业绩比较基准收益率\n\n"
+        "过去一年 | 14.26% | 10.47%\n\n过去三年 | -8.43% | -11.62%",
+    )
+    assert not_found(answer("松涛价值精选混合过去五年净值增长率是多少？", [returns]))
+    first = answer("松涛价值精选混合过去三年净值增长率是多少？", [returns])[0]
+    assert "-8.43%" in first, first
