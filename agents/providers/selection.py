@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from agents.providers.grammar import PRIOR_PERIOD
 from agents.providers.reading import (
     LEXICON,
     Question,
@@ -39,6 +40,7 @@ from agents.providers.structure import (
     Unit,
     is_item,
     is_section_heading,
+    marker,
     row_cell,
     without_markers,
 )
@@ -132,6 +134,7 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     context = fold(unit.heading)
     if unit.kind == "row":
         text += "\n" + fold(unit.clauses[0])  # its label, wrapped over two lines or not
+        context += "\n" + fold(table_caption(source, unit))  # what its rows are (前十名股票)
         # Rows the question names together answer together: each states the others' labels.
         named = named_rows(reading, source, unit)
         if unit in named:
@@ -341,11 +344,16 @@ def table_rows(source: Source, row: Unit) -> list[Unit]:
     return [u for u in source.units if u.kind == "row" and u.heading == row.heading]
 
 
+def table_caption(source: Source, row: Unit) -> str:
+    """The caption (or heading) written before ``row``'s table (前 10 名股东持股情况)."""
+    headers = [u for u in source.units if u.kind == "header"]
+    return next((u.heading for u in headers if " | ".join(u.clauses) == row.heading), "")
+
+
 def ranked_row(source: Source, row: Unit, ordinal: int) -> bool:
     """Whether ``row`` is the ``ordinal``-th row of a ranked table — one whose caption
     counts its rows as a top N (前 10 名股东持股情况): 第一大股东 is its first row."""
-    headers = [u for u in source.units if u.kind == "header"]
-    caption = next((u.heading for u in headers if " | ".join(u.clauses) == row.heading), "")
+    caption = table_caption(source, row)
     rows = [r for r in table_rows(source, row) if not is_total(r)]
     return "前N" in counted(fold(caption)) and 0 < ordinal <= len(rows) and rows[ordinal - 1] is row
 
@@ -353,9 +361,7 @@ def ranked_row(source: Source, row: Unit, ordinal: int) -> bool:
 def table_labels(source: Source, row: Unit) -> str:
     """The row labels of ``row``'s table and the caption (表 2 前五名客户) or heading written
     before it: what its rows are of."""
-    headers = [u for u in source.units if u.kind == "header"]
-    caption = next((u.heading for u in headers if " | ".join(u.clauses) == row.heading), "")
-    return f"{row_labels(source, row)}\n{caption}"
+    return f"{row_labels(source, row)}\n{table_caption(source, row)}"
 
 
 def row_labels(source: Source, row: Unit) -> str:
@@ -440,6 +446,8 @@ def _beyond_rank(phrase: str, caption: str) -> str:
     asked = counted(phrase)
     if not asked.startswith("前N"):
         return phrase
+    if states(asked, caption):
+        return ""  # 前N重仓股 over 前十名股票投资明细: the vocabulary's 前五名股票
     stated = next(k for k in range(len(asked), -1, -1) if asked[:k] in caption)
     rest = asked[stated:]
     return rest if len(rest) >= 2 else ""
@@ -536,13 +544,19 @@ _LABELLED_UNIT = re.compile(r"[（(](?P<unit>[^（）()\d\s]{1,4})[）)]\s*(?=[-
 _CHANGE_COLUMN = re.compile(r"增减|变动|幅度|增长率|同比|比上年")
 
 
+# A change on the year-ago period (较上年同期增长, 比去年同期下降): no figure of that period.
+_CHANGE_ON_PRIOR = re.compile(
+    r"(?:上年|去年)同期(?:相比)?的?(?:增长|下降|增加|减少|提升|提高|降低|上升|增减|下滑|变动)"
+)
+
+
 def _only_a_change(reading: Reading, unit: Unit) -> bool:
-    """The unit gives a change on the year-ago period, not that period's figure: a
-    sentence or clause whose figures are all percents, or a row whose cell asked sits in a
-    column of changes (…比上年同期增减变动幅度(%))."""
+    """The unit gives no figure of the year-ago period, only changes on it: a sentence or
+    clause that names that period only in a change (同比增长 15.64%, 较上年同期增长 8.7%), or
+    a row whose cell asked sits in a column of changes (…比上年同期增减变动幅度(%))."""
     if unit.kind in ("sentence", "clause"):
-        figures = quantities_in(without_markers(unit.text))
-        return bool(figures) and all(f.unit.startswith(("%", "％", "个百分点")) for f in figures)
+        # (同比提升 1.28 个百分点, 较上年同期增长 8.7% are changes; 上年同期为 30.33% a figure)
+        return not PRIOR_PERIOD.search(_CHANGE_ON_PRIOR.sub("", fold(unit.text)))
     if unit.kind == "row":
         column = row_cell(unit, (*reading.phrases, *reading.of, *reading.question.times))
         header = unit.heading.split(" | ")
@@ -560,8 +574,11 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
         question.ordinal
         and unit.kind not in ("list", "row")
         and question.ordinal_text not in fold(unit.text)
+        and (marker(unit.heading) or ("", 0))[1] != question.ordinal
     ):
-        return False  # 第一大客户 is an item of a list, or written as such (第一大重仓股)
+        # 第一大客户 is an item of a list, or written as such (第一大重仓股); 第七项议案 the
+        # section numbered （七）
+        return False
     if question.prior and _only_a_change(reading, unit):
         return False  # 去年同期 asks that period's figure: 同比增长 15.64% is a change on it
     if question.asks_figure and unit.kind != "list" and _amount_asked(reading):

@@ -1070,3 +1070,33 @@ def test_a_number_in_a_phrase_is_stated_only_as_written():
     assert not_found(answer("松涛价值精选混合过去五年净值增长率是多少？", [returns]))
     first = answer("松涛价值精选混合过去三年净值增长率是多少？", [returns])[0]
     assert "-8.43%" in first, first
+
+
+def test_an_ordinal_picks_the_section_numbered_so_and_the_ranked_row_of_a_caption():
+    board = excerpt(
+        "songtao-board-2026-09", BOARD + "\n\n表决结果：同意 8 票，反对 0 票，弃权 1 票。"
+    )
+    first = answer("松涛化工第三项议案的表决结果是什么？", [board])[0]
+    assert "同意 8 票，反对 0 票，弃权 1 票" in first, first
+    assert not_found(answer("松涛化工第九项议案的表决结果是什么？", [board]))
+    holdings = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "5.2 报告期末按公允价值占基金资产净值比例大小排序的前十名股票投资明细\n\n"
+        "序号 | 股票代码 | 股票名称 | 公允价值（元）\n\n"
+        "1 | 688512 | 云溪半导体 | 284,544,000.00\n\n2 | 600847 | 闽澜电力 | 198,516,000.00",
+    )
+    # 重仓股 is what the vocabulary prints as 前五名股票: the caption states it
+    first = answer("松涛价值精选混合第一大重仓股是哪只？", [holdings])[0]
+    assert "云溪半导体" in first and "闽澜电力" not in first, first
+
+
+def test_the_year_ago_figure_is_not_a_rate_and_its_change():
+    # 毛利率 31.61%，同比提升 1.28 个百分点 gives no 上年同期 margin: not found, not a guess
+    note = excerpt(
+        "松涛化工(603999)2026 年三季报点评：订单高增",
+        "**盈利能力持续改善。** 前三季度公司综合毛利率为 31.61%，同比提升 1.28 个百分点。",
+    )
+    assert not_found(answer("松涛化工上年同期的毛利率是多少？", [note]))
+    stated = excerpt(REPORT, "报告期内公司综合毛利率为 31.61%，上年同期为 30.33%。")
+    first = answer("松涛化工上年同期的毛利率是多少？", [stated])[0]
+    assert "30.33%" in first, first
