@@ -147,6 +147,12 @@ def _mask(term: str, text: str) -> list[bool]:
                 break
         else:
             i += 1
+    # A letter or digit standing alone (a share class: C份额 over 青屿价值精选混合 C) is a
+    # piece of its own.
+    for at, char in enumerate(term):
+        if not covered[at] and char.isascii() and char.isalnum():
+            if re.search(rf"(?<![A-Za-z0-9]){re.escape(char)}(?![A-Za-z0-9])", text):
+                covered[at] = True
     # A head written short (里程碑款 for 里程碑付款, 研发费 for 研发费用's 研发费): the last
     # character, alone uncovered, ends a word the text writes right after the covered piece
     # before it (one or two characters between).
@@ -196,11 +202,14 @@ class Question:
     unit: str = ""  # the base unit of the figure asked (多少股 → 股, 多少万元 → 元)
 
 
-def _runs(question: str) -> tuple[list[str], list[str]]:
+def _runs(question: str, corpus: str = "") -> tuple[list[str], list[str]]:
     # 第一大重仓股 is an item of the 前N list; 第二个风险 of the list of 风险
     text = _ORDINAL_PICK.sub(
         lambda m: f"前{m.group('n')}{m.group('kind')}" if m.group("kind") in "大名位" else "|",
         fold(question),
+    )
+    text = _NAMED_AND.sub(
+        lambda m: m.group(0) if m.group(0) not in corpus else m.group(0).replace("及", _AND), text
     )
     times = [m.group(0).strip() for m in TIME.finditer(text)]
     text = TIME.sub("|", text)
@@ -221,7 +230,13 @@ def _runs(question: str) -> tuple[list[str], list[str]]:
             current.append(char)
     if current:
         runs.append("".join(current))
-    return runs, times
+    return [run.replace(_AND, "及") for run in runs], times
+
+
+# 及 inside a name the excerpts write whole (手续费及佣金净收入, 现金及现金等价物) is part of
+# the name, not a conjunction of two things asked.
+_NAMED_AND = re.compile(r"[^\W\d_]{2}及[^\W\d_]{2}")
+_AND = "\ue000"
 
 
 def _segment(run: str, corpus: str, names: tuple[str, ...] = ()) -> list[tuple[str, bool]]:
@@ -268,7 +283,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     names = tuple(sorted({fold(n) for n in names if len(n) >= 2}, key=len, reverse=True))
     stripped = fold(question).strip()
     follow_up = stripped.startswith(FOLLOW_UP_LEAD) or stripped.rstrip("？?。 ").endswith("呢")
-    runs, times = _runs(question)
+    runs, times = _runs(question, fold(corpus))
     judged = _judged_runs(stripped)
     terms, unknown = [], []
     for run in runs:
@@ -449,12 +464,16 @@ def states(phrase: str, text: str) -> bool:
         return False
     if not mask[0] and all(mask[1:]) and contrasted(phrase, text):
         return False
-    if any(c in _NUMERALS and not m for c, m in zip(phrase, mask, strict=True)):
-        return False  # a number is exact: 过去一年 does not state 过去五年
+    if any(exact_character(c) and not m for c, m in zip(phrase, mask, strict=True)):
+        return False  # a number or a letter is exact: 过去一年 is not 过去五年, A份额 not C份额
     return mask[-1] and not _swapped(phrase, text)
 
 
 _NUMERALS = frozenset("0123456789一二两三四五六七八九十百千")
+
+
+def exact_character(character: str) -> bool:
+    return character in _NUMERALS or (character.isascii() and character.isalnum())
 
 
 def _swapped(phrase: str, text: str) -> bool:

@@ -20,6 +20,7 @@ from agents.providers.reading import (
     coverage,
     covers,
     enumerates,
+    exact_character,
     fold,
     is_attribute,
     is_han,
@@ -345,9 +346,11 @@ def table_rows(source: Source, row: Unit) -> list[Unit]:
 
 
 def table_caption(source: Source, row: Unit) -> str:
-    """The caption (or heading) written before ``row``'s table (前 10 名股东持股情况)."""
+    """The caption (or heading) written before ``row``'s table (前 10 名股东持股情况) — a
+    borrowed header's, from its own excerpt."""
     headers = [u for u in source.units if u.kind == "header"]
-    return next((u.heading for u in headers if " | ".join(u.clauses) == row.heading), "")
+    own = next((u.heading for u in headers if " | ".join(u.clauses) == row.heading), "")
+    return row.caption or own
 
 
 def ranked_row(source: Source, row: Unit, ordinal: int) -> bool:
@@ -480,7 +483,12 @@ def _one_cell_states(phrase: str, label: str, cell: str, touched: list[bool]) ->
     if not any(touched):
         return True
     here = stated_characters(phrase, f"{label}\n{cell}")
-    return states(phrase, f"{label}\n{cell}") and all(
+    # (a letter or a number no header cell writes names the rows — the caption's
+    # 青屿价值精选混合 A — which the floor has checked: A过去一年净值增长率)
+    asked = "".join(
+        c for c, t in zip(counted(phrase), touched, strict=True) if t or not exact_character(c)
+    )
+    return states(asked, f"{label}\n{cell}") and all(
         h or not t for h, t in zip(here, touched, strict=True)
     )
 

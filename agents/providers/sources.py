@@ -126,6 +126,7 @@ def _borrow_headers(sources: list[Source], others: list[Source]) -> None:
             if unit is first or (unit.kind == "row" and unit.heading == joined):
                 unit.kind, unit.header_from = "row", other.id
                 unit.heading, unit.header_text = " | ".join(header.clauses), header.text
+                unit.caption = header.heading
                 unit.clauses = label_first(unit.clauses, named_at)
 
 

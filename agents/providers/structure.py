@@ -60,6 +60,8 @@ class Unit:
     header_from: str = ""
     # A row's header as written when it is not ``heading`` (a two-line header).
     header_text: str = ""
+    # A borrowed header's caption (青屿价值精选混合 A): what the rows of its table are.
+    caption: str = ""
 
 
 def is_item(line: str) -> bool:

@@ -1100,3 +1100,48 @@ def test_the_year_ago_figure_is_not_a_rate_and_its_change():
     stated = excerpt(REPORT, "报告期内公司综合毛利率为 31.61%，上年同期为 30.33%。")
     first = answer("松涛化工上年同期的毛利率是多少？", [stated])[0]
     assert "30.33%" in first, first
+
+
+def test_a_row_named_like_a_document_s_entity_is_not_carried_into_a_follow_up():
+    board = excerpt("songtao-board-2026-09", BOARD)
+    holdings = excerpt(
+        "青岚价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "前十名股票投资明细\n\n序号 | 股票名称 | 公允价值（元）\n\n1 | 松涛化工 | 251,052,500.00",
+    )
+    history = [{"question": "松涛化工第三项议案的表决结果是什么？", "answer": ""}]
+    first = answer("谁投了弃权票？", [board, holdings], history=history)[0]
+    assert "钟若兰" in first and f"[[cite:{board['id']}]]" in first, first
+
+
+def test_a_name_joined_by_ji_that_the_excerpts_write_whole_is_one_thing_asked():
+    summary = excerpt(
+        "松涛银行股份有限公司 2026 年半年度报告摘要",
+        "项目 | 本期 | 上年同期 | 本期比上年同期增减(%)\n\n利息净收入 | 6,318.54 | 6,247.80 | 1.13\n\n"
+        "手续费及佣金净收入 | 1,027.66 | 1,112.35 | -7.61",
+    )
+    first = answer("松涛银行手续费及佣金净收入同比变动多少？", [summary])[0]
+    assert "-7.61" in first and "1.13" not in first, first
+
+
+def test_a_share_class_letter_is_exact_and_names_its_column():
+    classes = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "3.1 主要财务指标\n\n主要财务指标 | 报告期 |\n\n | 松涛价值精选混合 A | 松涛价值精选混合 C\n\n"
+        "4.期末基金资产净值 | 3,512,846,230.17 | 362,917,448.63\n\n5.期末基金份额净值 | 1.3846 | 1.3612",
+    )
+    first = answer("松涛价值精选C份额期末净值是多少？", [classes])[0]
+    assert "5.期末基金份额净值（松涛价值精选混合 C）：1.3612" in first, first
+    assert not_found(answer("松涛价值精选D份额期末净值是多少？", [classes]))
+
+
+def test_a_split_table_s_rows_are_read_with_their_header_s_caption():
+    title = "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告"
+    header = excerpt(
+        title,
+        "3.2 基金净值表现\n\n松涛价值精选混合 A\n\n阶段 | 份额净值增长率① | 业绩比较基准收益率③",
+    )
+    rows = excerpt(title, "过去一年 | 14.26% | 10.47%\n\n过去三年 | -8.43% | -11.62%")
+    # the class letter is the caption's (松涛价值精选混合 A), in the excerpt of the header
+    first = answer("松涛价值精选混合A过去一年净值增长率是多少？", [header, rows])[0]
+    assert "14.26%" in first and f"[[cite:{rows['id']}]]" in first, first
+    assert not_found(answer("松涛价值精选混合C过去一年净值增长率是多少？", [header, rows]))
