@@ -150,9 +150,9 @@ def _mask(term: str, text: str) -> list[bool]:
     # A letter or digit standing alone (a share class: C份额 over 青屿价值精选混合 C) is a
     # piece of its own.
     for at, char in enumerate(term):
-        if not covered[at] and char.isascii() and char.isalnum():
-            if re.search(rf"(?<![A-Za-z0-9]){re.escape(char)}(?![A-Za-z0-9])", text):
-                covered[at] = True
+        alone = rf"(?<![A-Za-z0-9]){re.escape(char)}(?![A-Za-z0-9])"
+        if not covered[at] and char.isascii() and char.isalnum() and re.search(alone, text):
+            covered[at] = True
     # A head written short (里程碑款 for 里程碑付款, 研发费 for 研发费用's 研发费): the last
     # character, alone uncovered, ends a word the text writes right after the covered piece
     # before it (one or two characters between).
