@@ -200,6 +200,13 @@ class ExtractiveProvider:
                     years=earlier_question.years,
                     periods=earlier_question.periods | question.periods,
                 )
+            if earlier_question.ordinal and not question.ordinal and not names_own_entity:
+                # 占净值比例多少？ after 第一大重仓股是哪只？ asks it of that ranked row.
+                question = replace(
+                    question,
+                    ordinal=earlier_question.ordinal,
+                    ordinal_text=earlier_question.ordinal_text,
+                )
         # (a verb of mentioning — 提示了哪些风险 — asks nothing to rank by)
         topic = [t for t in question.terms if t not in entity_terms and t not in MENTIONING]
         reading = Reading(question, entity_terms, topic, [], earlier if entity_terms else "")
@@ -214,7 +221,7 @@ class ExtractiveProvider:
             # 同比增长多少？ after 归母净利润是多少？ asks the growth of 归母净利润.
             earlier_question = read_question(earlier, corpus)
             reading.of = tuple(t for t in earlier_question.terms if t not in entity_terms)
-        if earlier and not names_own_entity:
+        if earlier and not names_own_entity and not question.ordinal:
             # 出租率呢？ after 华南呢？ asks it of the row the conversation is on.
             history = [str(t.get("question") or "") for t in getattr(state, "history", None) or []]
             carried = carried_rows(sources, state.task, [earlier, *reversed(history)])

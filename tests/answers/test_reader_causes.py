@@ -1145,3 +1145,15 @@ def test_a_split_table_s_rows_are_read_with_their_header_s_caption():
     first = answer("松涛价值精选混合A过去一年净值增长率是多少？", [header, rows])[0]
     assert "14.26%" in first and f"[[cite:{rows['id']}]]" in first, first
     assert not_found(answer("松涛价值精选混合C过去一年净值增长率是多少？", [header, rows]))
+
+
+def test_a_follow_up_asks_of_the_ranked_row_the_earlier_ordinal_picked():
+    holdings = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "5.2 报告期末按公允价值占基金资产净值比例大小排序的前十名股票投资明细\n\n"
+        "序号 | 股票名称 | 公允价值（元） | 占基金资产净值比例（%）\n\n"
+        "1 | 云溪半导体 | 284,544,000.00 | 7.34\n\n2 | 闽澜电力 | 198,516,000.00 | 5.12",
+    )
+    history = [{"question": "松涛价值精选混合第一大重仓股是哪只？", "answer": ""}]
+    first = answer("占净值比例多少？", [holdings], history=history)[0]
+    assert "云溪半导体（占基金资产净值比例（%））：7.34" in first, first
