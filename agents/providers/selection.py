@@ -572,25 +572,6 @@ def _only_a_change(reading: Reading, unit: Unit) -> bool:
     return False
 
 
-def _counts_it(reading: Reading, unit: Unit) -> bool:
-    """A count asked (几位, 多少个) is answered by a figure the thing counted names — most of
-    it, its head included, written right before the figure (研发人员 8,412 人; 应出席董事 9 人
-    for 董事会应出席董事, not for 独立董事) — or counted right after it (3 个项目)."""
-    text = fold(unit.text)
-    for phrase in map(fold, (*reading.phrases, *reading.of)):
-        least = max(2, -(-len(phrase) * 3 // 5))  # 60 % of it
-        heads = [phrase[i:] for i in range(len(phrase) - least + 1)]
-        # (the count written as the thing's 数量: 经销商数量 2,147 家)
-        if any(
-            re.search(re.escape(h) + r"(?:数量|总数|人数|户数|家数|数)?" + _NAMED, text)
-            for h in heads
-        ):
-            return True
-        if re.search(r"\d\s*[个位名家只项条人台户]" + re.escape(phrase), text):
-            return True
-    return False
-
-
 def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
     """The unit has the form of an answer: a number when the question asks for one (多少),
     several things when it asks which ones (哪些)."""
@@ -634,9 +615,6 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
         and question.unit not in f"{unit.heading}\n{unit.text}\n{labels}"
     ):
         return False
-    counting = question.counts and not (question.which or question.enumerates)
-    if counting and unit.kind in ("sentence", "clause") and not _counts_it(reading, unit):
-        return False  # 独立董事有几位 over 出席董事 9 人，其中独立董事… : 9 counts 董事
     listed = unit.kind == "list" and (question.counts or question.enumerates)
     if question.asks_figure and not quantities_in(without_markers(unit.text)) and not listed:
         return False  # (a list answers "how many items" by its items)
