@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_PERIOD = re.compile(
+# The words of a period, as one pattern (the extractive reader cuts them out of a
+# question's topic with the relative times it reads besides: agents/providers/grammar.py).
+PERIOD_WORDS = (
     # a statement's months (2026 年 1—9 月, 7-9月): the period they make up
     r"(?P<months>(?<!\d)(?P<first>1[0-2]|[1-9])\s*(?:—|－|-|–|～|~|至)\s*(?P<last>1[0-2]|[1-9])\s*月)"
     r"|(?P<ytd>前三季度|年初至报告期末)"
@@ -21,11 +23,12 @@ _PERIOD = re.compile(
     r"|(?P<h1>上半年|半年度|半年报|中报|中期报告|[Hh]1)"
     r"|(?P<h2>下半年|[Hh]2)"
     # (a statement's comparative column, 上期发生额 / 上期金额, is the year before's same period)
-    r"|(?P<yoy>上年同期|去年同期|同比|(?:比|较)(?:上年|去年)(?!末)|上期(?=发生额|金额))"
+    r"|(?P<yoy>上年同期|去年同期|同比|(?:比|较)(?:上年|去年)(?:同期)?(?!末)|上期(?=发生额|金额))"
     # 年度 after a year or alone; 半年度 is H1 (matched first, at its own start).
     r"|(?P<fy>年度报告|年报|全年|年度)"
     r"|(?P<year>(?:19|20)\d{2})"
 )
+_PERIOD = re.compile(PERIOD_WORDS)
 _QUARTER = {"一": "1", "二": "2", "三": "3", "四": "4"}
 # (first month, last month) → the period they make up; a range from January is cumulative.
 _MONTHS = {

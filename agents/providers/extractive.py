@@ -200,6 +200,13 @@ class ExtractiveProvider:
                     years=earlier_question.years,
                     periods=earlier_question.periods | question.periods,
                 )
+            if earlier_question.ordinal and not question.ordinal and not names_own_entity:
+                # 占净值比例多少？ after 第一大重仓股是哪只？ asks it of that ranked row.
+                question = replace(
+                    question,
+                    ordinal=earlier_question.ordinal,
+                    ordinal_text=earlier_question.ordinal_text,
+                )
         # (a verb of mentioning — 提示了哪些风险 — asks nothing to rank by)
         topic = [t for t in question.terms if t not in entity_terms and t not in MENTIONING]
         reading = Reading(question, entity_terms, topic, [], earlier if entity_terms else "")
@@ -214,10 +221,13 @@ class ExtractiveProvider:
             # 同比增长多少？ after 归母净利润是多少？ asks the growth of 归母净利润.
             earlier_question = read_question(earlier, corpus)
             reading.of = tuple(t for t in earlier_question.terms if t not in entity_terms)
-        if earlier and not names_own_entity:
+        if earlier and not names_own_entity and not question.ordinal:
             # 出租率呢？ after 华南呢？ asks it of the row the conversation is on.
             history = [str(t.get("question") or "") for t in getattr(state, "history", None) or []]
             carried = carried_rows(sources, state.task, [earlier, *reversed(history)])
+            # (a row named like a document's entity is that entity, not a row asked of:
+            # 赤霞新材 in a fund's holdings after 赤霞新材第七项议案…)
+            carried = [c for c in carried if not any(source_names(s, c) for s in sources)]
             reading.phrases = (*carried, *reading.phrases)
             reading.topic = [*carried, *reading.topic]
         missing = {fold(name) for _, name in coordinated_missing(reading)}
@@ -366,8 +376,12 @@ class ExtractiveProvider:
         self._direct_pick = pick
         self._cited["direct"] = [pick.source.id]
         # The cell asked: by the topic and the period a column names (年初至报告期末呢？,
-        # 本报告期 of a two-line header).
+        # 本报告期 of a two-line header), and the unit asked other than money (多少股: the
+        # column of 持股数量 when the question names only the row, 泊川控股).
+        measure = reading.question.unit
         asked = (*reading.phrases, *reading.question.times)
+        if measure and not measure.endswith("元"):
+            asked = (*asked, measure)
         quoted = quote_unit(pick.unit, asked)
         if reading.question.extreme and pick.unit.kind in ("sentence", "clause"):
             # The most of several a sentence enumerates (哪个业务收入最高): the whole

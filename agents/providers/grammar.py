@@ -7,12 +7,21 @@ each. ``agents.providers.reading`` cuts these out of a question before it reads 
 
 import re
 
+from knowledge.periods import PERIOD_WORDS
+
 # Question words and particles: they carry no subject.
 QUESTION_WORDS = (
     "是多少",
+    # a date asked (什么时候成立)
+    "什么时候",
+    "何时",
+    # a percent asked (占总股本的百分之几)
+    "百分之几",
+    "百分之多少",
     "有多少",
     "能拿到多少",
     "是谁",
+    "谁",
     "在哪里",
     "在哪",
     "哪里",
@@ -93,22 +102,21 @@ QUESTION_WORDS_LONGEST = tuple(sorted(QUESTION_WORDS, key=len, reverse=True))
 PARTICLES = set("的了吗呢吧呀么和与及或、，,。？?！!：:；;（）()「」“”\"' \t\n")
 # Leading words of an elliptical follow-up.
 FOLLOW_UP_LEAD = ("那么", "那", "还有", "另外", "再看", "再问", "同期")
-# Time qualifiers: they rank sentences; a year must also be found.
+# Time qualifiers: they rank sentences; a year must also be found. The periods are
+# knowledge/periods.py's words (one home: 三季度, 上半年, 年初至报告期末, 上年同期, 1—9 月…),
+# after a year with its 年 / 年度; besides them, the relative times a question is asked in.
 TIME = re.compile(
     r"(?:(?:19|20)\d{2}\s*年?(?:度)?)"
-    # a change on the year before (营收比上年增长多少): the year-on-year period, not a
-    # thing compared with (较上年末 is the balance at the year's end)
-    r"|(?:比|较)(?:上年|去年)(?:同期)?(?!末)"
-    r"|(?:前三季度|第?[一二三四1-4]\s*季度|[Qq][1-4]|单季度?|累计|同比|(?:上年|去年)同期|去年|今年|本年度?|当年|[一三]季报|年报|上半年|下半年|半年报|半年度|全年"
-    r"|年初至报告期末|报告期末|本报告期|报告期内|期末|本期(?!末)"
+    rf"|{PERIOD_WORDS}"
+    r"|(?:单季度?|累计|去年|今年|本年度?|当年|报告期末|本报告期|报告期内|本期末|期末|本期(?!末)"
     # the present and the quarter a question is asked in (现在, 这个季度): the report's own
     r"|现在|目前|当前|眼下|如今|这一?个?季度?|本季度?|当季度?)"
 )
 # A count or an interrogative with its measure word (两只, 几家, 哪几类, 哪些): grammar of
 # the question, not what it asks about.
 MEASURE = re.compile(
-    r"哪[些几]?(?:类别|种类|类型)"
-    r"|(?:(?<!前)[两二三四五六七八九十几]|哪[几一]?|多少)(?:部分|方面|[只家个条台项类种位名块些])|哪"
+    r"哪[些几]?(?:类别|种类|类型)|哪(?:些|几位|几个)人"
+    r"|(?:(?<!前)[两二三四五六七八九十几]|哪[几一]?|多少)(?:部分|方面|[只家个条台项类种位名块些户])(?!月)|哪"
     # a comparative question: 谁更大, 哪个更高
     r"|(?:谁|哪个|哪家|哪只)更?[高大低小多少快慢好]|更[高大低小多快慢好]"
 )
@@ -163,7 +171,7 @@ PREDICATE_ONLY = MENTIONING | frozenset(
         "手中",
     ]
 )
-PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有)(?=..)")
+PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有|担任|出任|当)(?=..)")
 # By how much a thing beat another (跑赢基准多少): what it is compared with is asked, the
 # verb is not — when a figure is asked (跑赢基准了吗 asks a judgement no excerpt writes).
 OUTPERFORMED = re.compile(r"^(?:跑赢|跑输|超越|超过|落后于?)(?=..)")
@@ -191,6 +199,12 @@ ENUMERATES = re.compile(
     r"|前[\d一二三四五六七八九十]+[名大]|(?<!哪)几[项类种]"
 )
 SHARE_WORDS = ("比例", "比重", "占比")
+# The year-ago period named as a period (那去年同期呢？, 上年同期的销售费用): its own figure is
+# asked, not a change on it — unless the question also asks a change (CHANGE).
+PRIOR_PERIOD = re.compile(r"(?:上年|去年)同期|上期")
+CHANGE = re.compile(
+    r"同比|环比|增长|增加|下降|减少|增减|变化|变动|增速|幅度|提高|降低|涨|跌|(?:比|较)(?:上年|去年)"
+)
 # Asks which ones (a list of things), not how much of each.
 WHICH = re.compile(
     r"哪些|哪几|都有什么|都是什么|(?:包括|包含|涵盖)(?:了)?什么"
@@ -198,7 +212,7 @@ WHICH = re.compile(
     r"|几[只个家位名条项类种块][^，。？?!！]{0,12}?(?:是什么|是谁|是哪|叫什么|有什么)"
 )
 # Asks for a number: how much, how many, how large.
-ASKS_FIGURE = re.compile(r"多少|多大|多高|多长|多久|(?<!哪)几[个家只条项台人名位次年倍]")
+ASKS_FIGURE = re.compile(r"多少|百分之几|多大|多高|多长|多久|(?<!哪)几[个家只条项台人名位次年倍]")
 # Asks for a share (占…, 比例, 比重, 占比): the whole a share is of is then part of it.
 EACH = re.compile(r"各|分别|每个|每一")
 ASKS_SHARE = re.compile(r"占|比例|比重|份额|仓位|费用率")  # (an expense ratio: a share of revenue)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from agents.providers.grammar import (
     ASKS_FIGURE,
     ASKS_SHARE,
+    CHANGE,
     COMPARED_WITH,
     COMPARES,
     COUNT,
@@ -34,6 +35,7 @@ from agents.providers.grammar import (
     PREDICATE_AFTER,
     PREDICATE_BEFORE,
     PREDICATE_ONLY,
+    PRIOR_PERIOD,
     QUANTITATIVE,
     QUESTION_WORDS_LONGEST,
     SHARE_WORDS,
@@ -145,6 +147,12 @@ def _mask(term: str, text: str) -> list[bool]:
                 break
         else:
             i += 1
+    # A letter or digit standing alone (a share class: C份额 over 青屿价值精选混合 C) is a
+    # piece of its own.
+    for at, char in enumerate(term):
+        alone = rf"(?<![A-Za-z0-9]){re.escape(char)}(?![A-Za-z0-9])"
+        if not covered[at] and char.isascii() and char.isalnum() and re.search(alone, text):
+            covered[at] = True
     # A head written short (里程碑款 for 里程碑付款, 研发费 for 研发费用's 研发费): the last
     # character, alone uncovered, ends a word the text writes right after the covered piece
     # before it (one or two characters between).
@@ -181,6 +189,7 @@ class Question:
     which: bool = False  # asks which ones (哪些, 哪几): a list of things
     asks_figure: bool = False  # asks for a number (多少, 多大, 几个)
     asks_share: bool = False  # asks for a share (占, 比例, 比重)
+    prior: bool = False  # asks the year-ago period's own figure (去年同期呢), not a change
     each: bool = False  # asks for every one (各产品, 分别): a whole column or enumeration
     extreme: int = 0  # a superlative: 1 the highest (最高), -1 the lowest (最低)
     compares: bool = False  # compares two things (哪个高, 比…高多少, 相差)
@@ -193,11 +202,14 @@ class Question:
     unit: str = ""  # the base unit of the figure asked (多少股 → 股, 多少万元 → 元)
 
 
-def _runs(question: str) -> tuple[list[str], list[str]]:
+def _runs(question: str, corpus: str = "") -> tuple[list[str], list[str]]:
     # 第一大重仓股 is an item of the 前N list; 第二个风险 of the list of 风险
     text = _ORDINAL_PICK.sub(
         lambda m: f"前{m.group('n')}{m.group('kind')}" if m.group("kind") in "大名位" else "|",
         fold(question),
+    )
+    text = _NAMED_AND.sub(
+        lambda m: m.group(0) if m.group(0) not in corpus else m.group(0).replace("及", _AND), text
     )
     times = [m.group(0).strip() for m in TIME.finditer(text)]
     text = TIME.sub("|", text)
@@ -218,7 +230,13 @@ def _runs(question: str) -> tuple[list[str], list[str]]:
             current.append(char)
     if current:
         runs.append("".join(current))
-    return runs, times
+    return [run.replace(_AND, "及") for run in runs], times
+
+
+# 及 inside a name the excerpts write whole (手续费及佣金净收入, 现金及现金等价物) is part of
+# the name, not a conjunction of two things asked.
+_NAMED_AND = re.compile(r"[^\W\d_]{2}及[^\W\d_]{2}")
+_AND = "\ue000"
 
 
 def _segment(run: str, corpus: str, names: tuple[str, ...] = ()) -> list[tuple[str, bool]]:
@@ -265,7 +283,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     names = tuple(sorted({fold(n) for n in names if len(n) >= 2}, key=len, reverse=True))
     stripped = fold(question).strip()
     follow_up = stripped.startswith(FOLLOW_UP_LEAD) or stripped.rstrip("？?。 ").endswith("呢")
-    runs, times = _runs(question)
+    runs, times = _runs(question, fold(corpus))
     judged = _judged_runs(stripped)
     terms, unknown = [], []
     for run in runs:
@@ -290,6 +308,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         which=bool(WHICH.search(stripped)),
         asks_figure=bool(ASKS_FIGURE.search(stripped)),
         asks_share=bool(ASKS_SHARE.search(stripped)),
+        prior=bool(PRIOR_PERIOD.search(stripped)) and not CHANGE.search(stripped),
         each=bool(EACH.search(stripped)),
         extreme=_extreme(stripped),
         compares=bool(COMPARES.search(stripped)),
@@ -443,12 +462,40 @@ def states(phrase: str, text: str) -> bool:
     mask = _mask(phrase, text)
     if sum(mask) / len(phrase) < 0.6:
         return False
-    if not mask[0] and all(mask[1:]) and _contrasted(phrase, text):
+    if not mask[0] and all(mask[1:]) and contrasted(phrase, text):
         return False
-    return mask[-1]
+    if any(exact_character(c) and not m for c, m in zip(phrase, mask, strict=True)):
+        return False  # a number or a letter is exact: 过去一年 is not 过去五年, A份额 not C份额
+    return mask[-1] and not _swapped(phrase, text)
 
 
-def _contrasted(phrase: str, text: str) -> bool:
+_NUMERALS = frozenset("0123456789一二两三四五六七八九十百千")
+
+
+def exact_character(character: str) -> bool:
+    return character in _NUMERALS or (character.isascii() and character.isalnum())
+
+
+def _swapped(phrase: str, text: str) -> bool:
+    """Whether ``text`` writes two pieces of ``phrase`` only in the other order, side by
+    side (发行对象 over 向特定对象发行: 对象发行 is another word, the issue to the objects)
+    and never in the phrase's order within a sentence."""
+    pieces = []
+    i = 0
+    while i < len(phrase):
+        j = next((j for j in range(len(phrase), i + 1, -1) if phrase[i:j] in text), 0)
+        if j:
+            pieces.append(phrase[i:j])
+        i = j or i + 1
+    for first, second in zip(pieces, pieces[1:], strict=False):
+        swapped = re.escape(second) + r"[^\s，。；、,;|]{0,2}" + re.escape(first)
+        in_order = re.escape(first) + r"[^。；;！？!?\n]*" + re.escape(second)
+        if re.search(swapped, text) and not re.search(in_order, text):
+            return True
+    return False
+
+
+def contrasted(phrase: str, text: str) -> bool:
     """Whether ``text`` writes all of ``phrase`` but its first character only after another
     Chinese character: the word it writes has another modifier of one character, which
     names another thing (毛利率 is not 净利率, 净资产 not 总资产) — the head rule's mirror."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from agents.providers.grammar import PRIOR_PERIOD
 from agents.providers.reading import (
     LEXICON,
     Question,
@@ -19,12 +20,15 @@ from agents.providers.reading import (
     coverage,
     covers,
     enumerates,
+    exact_character,
     fold,
     is_attribute,
     is_han,
     leading_unstated,
+    short_name,
     stated_characters,
     states,
+    unit_of,
     without_headline,
     without_share_wholes,
 )
@@ -37,6 +41,7 @@ from agents.providers.structure import (
     Unit,
     is_item,
     is_section_heading,
+    marker,
     row_cell,
     without_markers,
 )
@@ -69,7 +74,7 @@ def states_question(reading: Reading, text: str, context: str) -> bool:
     # the part a share is asked of (海外收入占比) is stated as the part, not as the whole
     # another share is taken of (研发费用…占营业收入的 8.13% has no 海外收入)
     asked = fold(reading.question.text)
-    parts = [m.group(1) for m in map(_SHARE_OF_PART.match, phrases) if m]
+    parts = [part for part in map(_share_part, phrases) if part]
     parts = [part for part in parts if f"占{part}" not in asked]  # 占营收比例: the whole
     if parts and not all(states(part, without_share_wholes(said)) for part in parts):
         return False
@@ -77,6 +82,20 @@ def states_question(reading: Reading, text: str, context: str) -> bool:
 
 
 _SHARE_OF_PART = re.compile(r"^(.{2,}?)(?:的)?(?:占比|比例|比重)$")
+
+
+def _share_part(phrase: str) -> str:
+    """The part a share phrase is asked of (海外收入占比 → 海外收入), or "": a share word
+    inside a word of the vocabulary is that word's (汀州实业持股比例 → 汀州实业, the holder
+    whose 持股比例 is asked)."""
+    word = max((k for k in LEXICON if phrase.endswith(k) and len(k) > 2), key=len, default="")
+    if word and _SHARE_OF_PART.match(word):
+        rest = phrase[: -len(word)].removesuffix("的")
+        return rest if len(rest) >= 2 else ""
+    match = _SHARE_OF_PART.match(phrase)
+    return match.group(1) if match else ""
+
+
 _GENERIC_TAIL = re.compile(r"(?:基金|公司|集团)$")
 
 
@@ -116,6 +135,7 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     context = fold(unit.heading)
     if unit.kind == "row":
         text += "\n" + fold(unit.clauses[0])  # its label, wrapped over two lines or not
+        context += "\n" + fold(table_caption(source, unit))  # what its rows are (前十名股票)
         # Rows the question names together answer together: each states the others' labels.
         named = named_rows(reading, source, unit)
         if unit in named:
@@ -227,9 +247,18 @@ def names_figure(term: str, text: str) -> bool:
 
 
 def defines(term: str, text: str) -> bool:
-    """Whether ``text`` says what ``term`` is: the term followed by 为 / 是 / a colon."""
+    """Whether ``text`` says what ``term`` is, or who: the term followed by 为 / 是 / a
+    colon, or closing what someone is made (选举韩知远先生为公司第五届董事会董事长) — not a
+    word of an adverbial (经董事长提名，…)."""
     words = {fold(term), *LEXICON.get(fold(term), ())}
-    return any(re.search(re.escape(w) + r"\s*(?:为|是|：|:)", text) for w in words if w)
+    return any(
+        re.search(re.escape(w) + r"\s*(?:为|是|：|:)", text)
+        or re.search(
+            r"(?:为|担任|出任)[^，。；,;]{0,12}?" + re.escape(w) + r"(?:[，。；,;]|$)", text
+        )
+        for w in words
+        if w
+    )
 
 
 def quantities_in(text: str) -> list[Figure]:
@@ -237,13 +266,18 @@ def quantities_in(text: str) -> list[Figure]:
     return [f for f in figures_in(text) if not f.date]
 
 
+_SPACES = re.compile(r"\s+")
+
+
 def candidate_units(source: Source, reading: Reading) -> list[Unit]:
     """A list is one answer to "which ones"; otherwise each item stands on its own."""
     out = []
-    title = fold(source.title).strip()
+    title = _SPACES.sub("", fold(source.title))
     for unit in source.units:
-        if fold(unit.text).strip() == title:
-            continue  # the document's title line names the document, it answers nothing
+        if _SPACES.sub("", fold(unit.text)) == title:
+            # the document's title line names the document, it answers nothing — nor
+            # does a page's running header, the title set apart by a layout's spaces
+            continue
         if unit.kind == "list" and not reading.question.enumerates:
             lines = unit.text.split("\n")
             items = unit.clauses or lines[1:]
@@ -311,12 +345,26 @@ def table_rows(source: Source, row: Unit) -> list[Unit]:
     return [u for u in source.units if u.kind == "row" and u.heading == row.heading]
 
 
+def table_caption(source: Source, row: Unit) -> str:
+    """The caption (or heading) written before ``row``'s table (前 10 名股东持股情况) — a
+    borrowed header's, from its own excerpt."""
+    headers = [u for u in source.units if u.kind == "header"]
+    own = next((u.heading for u in headers if " | ".join(u.clauses) == row.heading), "")
+    return row.caption or own
+
+
+def ranked_row(source: Source, row: Unit, ordinal: int) -> bool:
+    """Whether ``row`` is the ``ordinal``-th row of a ranked table — one whose caption
+    counts its rows as a top N (前 10 名股东持股情况): 第一大股东 is its first row."""
+    caption = table_caption(source, row)
+    rows = [r for r in table_rows(source, row) if not is_total(r)]
+    return "前N" in counted(fold(caption)) and 0 < ordinal <= len(rows) and rows[ordinal - 1] is row
+
+
 def table_labels(source: Source, row: Unit) -> str:
     """The row labels of ``row``'s table and the caption (表 2 前五名客户) or heading written
     before it: what its rows are of."""
-    headers = [u for u in source.units if u.kind == "header"]
-    caption = next((u.heading for u in headers if " | ".join(u.clauses) == row.heading), "")
-    return f"{row_labels(source, row)}\n{caption}"
+    return f"{row_labels(source, row)}\n{table_caption(source, row)}"
 
 
 def row_labels(source: Source, row: Unit) -> str:
@@ -380,15 +428,32 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
     # rows (their labels, the caption: 前五名客户).
     cells = [fold(c) for c in row.heading.split(" | ")[1 : len(row.clauses)]]
     periods = reading.question.periods
+    # (a top N the caption counts its rows by names the rows, not a column: 第二大股东持股
+    # 比例 asks the column of 持股比例 of a row of 前 10 名股东)
+    ranked = counted(fold(labels))
+    asked = [q for q in (_beyond_rank(p, ranked) for p in reading.phrases) if q]
     # what any header cell states of each phrase, read once (a table may be 500 wide)
-    touched = {p: _touched(p, cells) for p in reading.phrases}
+    touched = {p: _touched(p, cells) for p in asked}
     return any(
-        all(_one_cell_states(p, label, c, touched[p]) for p in reading.phrases)
+        all(_one_cell_states(p, label, c, touched[p]) for p in asked)
         # and the periods asked, by that column with the table's caption and title (前三季度
         # 同比: no column of 本报告期比上年同期增减 / 年初至报告期末 states both)
         and periods <= periods_in(f"{label}\n{labels}\n{c}")
         for c in cells
     )
+
+
+def _beyond_rank(phrase: str, caption: str) -> str:
+    """What ``phrase`` asks beyond the ranked rows a caption counts (前N股东持股比例 over
+    前 10 名股东持股情况 → 持股比例; "" when nothing is left); a phrase naming no top N whole."""
+    asked = counted(phrase)
+    if not asked.startswith("前N"):
+        return phrase
+    if states(asked, caption):
+        return ""  # 前N重仓股 over 前十名股票投资明细: the vocabulary's 前五名股票
+    stated = next(k for k in range(len(asked), -1, -1) if asked[:k] in caption)
+    rest = asked[stated:]
+    return rest if len(rest) >= 2 else ""
 
 
 def _touched(phrase: str, cells: list[str]) -> list[bool]:
@@ -402,7 +467,9 @@ def _touched(phrase: str, cells: list[str]) -> list[bool]:
 def _modifies(phrase: str, label: str) -> bool:
     """Whether a row ``label`` writes ``phrase`` as the modifier of a head of its own — three
     characters or more after it, a unit in brackets aside (员工 in 员工持股计划, 营业收入 in
-    营业收入增长率): the row is that other thing's."""
+    营业收入增长率): the row is that other thing's. An organization's legal form and generic
+    tail are no head of their own: 泊川控股 names 泊川控股集团有限公司, the holder."""
+    label = _GENERIC_TAIL.sub("", short_name(label))
     at = label.find(phrase)
     if at < 0:
         return False
@@ -416,7 +483,12 @@ def _one_cell_states(phrase: str, label: str, cell: str, touched: list[bool]) ->
     if not any(touched):
         return True
     here = stated_characters(phrase, f"{label}\n{cell}")
-    return states(phrase, f"{label}\n{cell}") and all(
+    # (a letter or a number no header cell writes names the rows — the caption's
+    # 青屿价值精选混合 A — which the floor has checked: A过去一年净值增长率)
+    asked = "".join(
+        c for c, t in zip(counted(phrase), touched, strict=True) if t or not exact_character(c)
+    )
+    return states(asked, f"{label}\n{cell}") and all(
         h or not t for h, t in zip(here, touched, strict=True)
     )
 
@@ -429,14 +501,35 @@ _SEGMENT_SUBJECT = re.compile(
 )
 
 
+# A clause that names a part of its own and a share of no whole (海外收入占比 62.0%): a
+# segment's share would name the segment's total it is taken of, so the part is the
+# company's, not the segment's.
+_OWN_SHARE = re.compile(
+    r"^(?:其中|而|另外|此外)?(?P<part>[^，,。；;\d\s]{2,12}?)(?:占比|比重|比例)"
+    r"(?:为|达到?|约为?|是)?\s*\d"
+)
+
+
 def _of_a_segment(reading: Reading, text: str) -> bool:
     """The sentence speaks of a segment (创新药板块, 光伏逆变器业务) the question does not
-    name: it answers for that part, not for the whole company asked about."""
-    match = _SEGMENT_SUBJECT.match(fold(text))
+    name: it answers for that part, not for the whole company asked about. The segment is
+    the subject of the clauses after its own (仿制药板块受集采影响，收入…，但毛利率…: the
+    elliptical subject carries on) — but once its clause has stated its figure
+    (光伏逆变器业务毛利率为 28.6%), a later clause naming a part of its own and a share of no
+    whole (，海外收入占比 62.0%) is the company's, and answers what it states."""
+    folded = fold(text)
+    match = _SEGMENT_SUBJECT.match(folded)
     if match is None:
         return False
     asked = "\n".join(fold(p) for p in (*reading.phrases, *reading.of))
-    return coverage(match.group("segment"), asked) < 0.6
+    if coverage(match.group("segment"), asked) >= 0.6:
+        return False
+    first, *later = re.split(r"[，,]", folded)
+    if not quantities_in(first):
+        return True  # the segment is the topic of every clause after it
+    own = [c.strip() for c in later if _OWN_SHARE.match(c.strip())]
+    phrases = (*reading.phrases, *reading.of)
+    return not any(all(states(p, clause) for p in phrases) for clause in own)
 
 
 def _amount_asked(reading: Reading) -> bool:
@@ -453,14 +546,49 @@ def _amount_asked(reading: Reading) -> bool:
     )
 
 
+# A label's unit in brackets right before its figure (股东总数（户）  23,418).
+_LABELLED_UNIT = re.compile(r"[（(](?P<unit>[^（）()\d\s]{1,4})[）)]\s*(?=[-+]?\d)")
+# A column of a change (本报告期比上年同期增减变动幅度(%), 同比增减): no period's own figure.
+_CHANGE_COLUMN = re.compile(r"增减|变动|幅度|增长率|同比|比上年")
+
+
+# A change on the year-ago period (较上年同期增长, 比去年同期下降): no figure of that period.
+_CHANGE_ON_PRIOR = re.compile(
+    r"(?:上年|去年)同期(?:相比)?的?(?:增长|下降|增加|减少|提升|提高|降低|上升|增减|下滑|变动)"
+)
+
+
+def _only_a_change(reading: Reading, unit: Unit) -> bool:
+    """The unit gives no figure of the year-ago period, only changes on it: a sentence or
+    clause that names that period only in a change (同比增长 15.64%, 较上年同期增长 8.7%), or
+    a row whose cell asked sits in a column of changes (…比上年同期增减变动幅度(%))."""
+    if unit.kind in ("sentence", "clause"):
+        # (同比提升 1.28 个百分点, 较上年同期增长 8.7% are changes; 上年同期为 30.33% a figure)
+        return not PRIOR_PERIOD.search(_CHANGE_ON_PRIOR.sub("", fold(unit.text)))
+    if unit.kind == "row":
+        column = row_cell(unit, (*reading.phrases, *reading.of, *reading.question.times))
+        header = unit.heading.split(" | ")
+        return 0 < column < len(header) and bool(_CHANGE_COLUMN.search(header[column]))
+    return False
+
+
 def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
     """The unit has the form of an answer: a number when the question asks for one (多少),
     several things when it asks which ones (哪些)."""
     question = reading.question
     if unit.kind in ("sentence", "clause") and _of_a_segment(reading, unit.text):
         return False
-    if question.ordinal and unit.kind != "list" and question.ordinal_text not in fold(unit.text):
-        return False  # 第一大客户 is an item of a list, or written as such (第一大重仓股)
+    if (
+        question.ordinal
+        and unit.kind not in ("list", "row")
+        and question.ordinal_text not in fold(unit.text)
+        and (marker(unit.heading) or ("", 0))[1] != question.ordinal
+    ):
+        # 第一大客户 is an item of a list, or written as such (第一大重仓股); 第七项议案 the
+        # section numbered （七）
+        return False
+    if question.prior and _only_a_change(reading, unit):
+        return False  # 去年同期 asks that period's figure: 同比增长 15.64% is a change on it
     if question.asks_figure and unit.kind != "list" and _amount_asked(reading):
         figures = quantities_in(without_markers(unit.text))
         if figures and all(f.unit.startswith(("%", "％", "个百分点")) for f in figures):
@@ -468,6 +596,8 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
     if question.unit and unit.kind in ("sentence", "clause"):
         # the unit asked (多少股) is the answer's: 58,000.00 万元 does not answer it
         units = {in_base_unit(f.value, f.unit)[1] for f in quantities_in(unit.text)}
+        # (a label's bracketed unit is its figure's: 股东总数（户）  23,418)
+        units |= {unit_of(m["unit"]) for m in _LABELLED_UNIT.finditer(fold(unit.text))}
         if question.unit not in units:
             return False
     if unit.kind == "row" and question.asks_figure:
@@ -501,6 +631,9 @@ def best_units(reading: Reading) -> list[Pick]:
             framing = framings.get(id(unit), "")
             if of_another_period(reading, framing):
                 continue
+            ordinal = reading.question.ordinal
+            if unit.kind == "row" and ordinal and not ranked_row(source, unit, ordinal):
+                continue  # 第一大股东: the first row of a ranked table only
             context = f"{unit.heading}\n{framing}\n{without_headline(source.title)}"
             # a row is read with its table's labels and caption (表 2 前五名客户)
             labels = table_labels(source, unit) if unit.kind == "row" else ""

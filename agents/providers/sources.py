@@ -6,11 +6,20 @@ unit answers is ``agents.providers.selection``'s.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from agents.providers.reading import Question, covers, entity_of, fold, short_name
-from agents.providers.structure import Unit, units
+from agents.providers.reading import (
+    Question,
+    contrasted,
+    covers,
+    entity_of,
+    fold,
+    is_han,
+    short_name,
+)
+from agents.providers.structure import Unit, label_first, named_column, units
 from agents.providers.table_lines import is_data_row
 
 
@@ -52,8 +61,31 @@ def read_sources(
                 rank=rank,
             )
         )
+    _named_in_text(out)
     _borrow_headers(out, read_sources(also) if also else [])
     return out
+
+
+# How a filing names its issuer in its text: 证券简称：赤霞新材, and a line of its full name.
+_SHORT_NAME = re.compile(r"证券简称\s*[:：]\s*(?P<name>[^\s:：]{2,12})")
+_FULL_NAME = re.compile(r"^\s*(?P<name>\S{2,30}?(?:股份有限公司|有限责任公司|有限公司))\s*$", re.M)
+
+
+def _named_in_text(sources: list[Source]) -> None:
+    """A document whose title names no one (a file's key, chixia-board-2026-09) is about
+    the issuer its text names — 证券简称：X and the line of its full name, read from any
+    retrieved excerpt of that document — for every excerpt of it."""
+    for title in {s.title for s in sources if not any(map(is_han, s.title))}:
+        same = [s for s in sources if s.title == title]
+        text = "\n".join(s.content for s in same)
+        short = _SHORT_NAME.search(text)
+        full = _FULL_NAME.search(text)
+        if not (short or full):
+            continue
+        entity = full["name"] if full else short["name"]  # type: ignore[index]
+        name = short["name"] if short else short_name(entity)
+        for source in same:
+            source.entity, source.name = entity, name
 
 
 def _borrow_headers(sources: list[Source], others: list[Source]) -> None:
@@ -88,10 +120,14 @@ def _borrow_headers(sources: list[Source], others: list[Source]) -> None:
             continue
         other, header = owner
         joined = " | ".join(first.clauses)
+        # (a header whose first column numbers the rows names them by another: so do its rows)
+        named_at = named_column([c.strip() for c in header.text.split("\n")[0].split(" | ")])
         for unit in source.units:
             if unit is first or (unit.kind == "row" and unit.heading == joined):
                 unit.kind, unit.header_from = "row", other.id
                 unit.heading, unit.header_text = " | ".join(header.clauses), header.text
+                unit.caption = header.heading
+                unit.clauses = label_first(unit.clauses, named_at)
 
 
 def _ends_excerpt(source: Source, header: Unit) -> bool:
@@ -109,8 +145,13 @@ def corpus_of(sources: list[Source]) -> str:
 
 def source_names(source: Source, term: str) -> bool:
     """Whether ``term`` names the document's entity: the title's subject (before its date or
-    bracket), not a word of its headline (海外 in 三季报点评：订单高增，海外交付放量)."""
-    return fold(term) in fold(source.entity) or covers(fold(source.name), fold(term))
+    bracket), not a word of its headline (海外 in 三季报点评：订单高增，海外交付放量) — nor a
+    name that differs from it by a modifier of one character (云岭农商行 does not name a
+    note about 城商行: 农商行 is another word)."""
+    name, term = fold(source.name), fold(term)
+    if term in fold(source.entity) or name in term:
+        return True
+    return covers(name, term) and not contrasted(name, term)
 
 
 def entity_terms_of(question: Question, sources: list[Source]) -> list[str]:

@@ -14,11 +14,10 @@ import re
 from dataclasses import dataclass, field
 
 from agents.providers.reading import cn_number, coverage, fold
-from agents.providers.table_lines import caption_row, is_data_row, line_cells
+from agents.providers.table_lines import SECTION_HEADING, caption_row, is_data_row, line_cells
+from knowledge.periods import periods_in
 
-_HEADING = re.compile(
-    r"^(?:第[一二三四五六七八九十百\d]+[节章部分]|§\s*\d+|[一二三四五六七八九十]+、|#+\s)"
-)
+_HEADING = SECTION_HEADING
 _ITEM = re.compile(r"^\s*(?:\d+(?:[、)）]|\.(?!\d))|[（(]\d+[)）]|[①-⑳]|[-•·*●○■□▪◆◇►▶])\s*")
 # The marker a line begins with, by kind: an item of a list is marked like its neighbours.
 # 一、 and （一） also number a report's sections: such a line is an item only when a
@@ -61,6 +60,8 @@ class Unit:
     header_from: str = ""
     # A row's header as written when it is not ``heading`` (a two-line header).
     header_text: str = ""
+    # A borrowed header's caption (青屿价值精选混合 A): what the rows of its table are.
+    caption: str = ""
 
 
 def is_item(line: str) -> bool:
@@ -238,6 +239,7 @@ def units(content: str) -> list[Unit]:
     item_lines = _item_lines(lines)
     table_cells, spaced_headers = line_cells(lines)
     header_lines: list[list[str]] = []  # the current header as written (one or two lines)
+    named_at = 0  # the column that names the rows when the first numbers them (序号)
     last_item: dict[int, tuple[str, int]] = {}  # a list unit's id → its last item's marker
     # The latest item line's list and marker, and a nested list's outer list (by id).
     latest: tuple[Unit, tuple[str, int]] | None = None
@@ -269,15 +271,16 @@ def units(content: str) -> list[Unit]:
                 # rows going on after a page's footer, under the header they had
                 header and len(cells) == len(header) and is_data_row(cells)
             ):
-                header = cells
+                named_at = named_column(cells)
+                header = label_first(cells, named_at)
                 header_lines = [cells]
                 # a caption right before the table (前 10 名股东持股情况) names what it is of
                 titled = out and out[-1].kind == "sentence" and is_caption(out[-1].text)
                 caption = out[-1].text if titled else heading
-                out.append(Unit(line, "header", caption, cells))
+                out.append(Unit(line, "header", caption, header))
             elif not cells[0] and not any(re.search(r"\d", c) for c in cells):
                 # a header over the same label column, inside the table (| 本报告期末 | …)
-                header = cells
+                header, named_at = cells, 0
                 header_lines = [cells]
                 out.append(Unit(line, "header", heading, cells))
             elif out[-1].kind == "header" and _second_header(cells, header):
@@ -292,6 +295,9 @@ def units(content: str) -> list[Unit]:
                 lines_of = headed or next(
                     (u.header_text for u in reversed(out) if u.kind == "row"), ""
                 )
+                if named_at and len(cells) == len(header) and _SEQUENCE.match(cells[0]):
+                    cells = label_first(cells, named_at)
+                    lines_of = lines_of or " | ".join(header_lines[0])
                 out.append(Unit(line, "row", " | ".join(header), cells, header_text=lines_of))
             continue
         inline = inline_items(line)
@@ -408,11 +414,48 @@ def _list_for(
 
 def row_cell(row: Unit, phrases: list[str] | tuple[str, ...]) -> int:
     """The column of a table ``row`` (its header in ``row.heading``) the phrases ask for:
-    the header cell stating most of them, never the row label; -1 when none does."""
+    the header cell stating most of them, never the row label; -1 when none does. Of
+    two cells stating as much, one holding a figure (持股数量 142,416,000, not 股东性质
+    境内非国有法人 for 多少股)."""
     header = row.heading.split(" | ")
     best, best_score = -1, 0.0
     for index, cell in enumerate(header[1 : len(row.clauses)], start=1):
-        score = sum(coverage(p, fold(cell)) for p in phrases)
+        # (a period asked names the column of that period however written: 中报 is
+        # 2026 年 1—6 月, knowledge/periods.py)
+        score = sum(coverage(p, fold(cell)) or _same_period(p, cell) for p in phrases)
+        if score and re.search(r"\d", row.clauses[index]):
+            score += 0.001
+        if any(re.search(rf"[（(][^）)]*{re.escape(p)}[^）)]*[）)]", cell) for p in phrases if p):
+            score += 0.002  # the unit asked, as a column writes it (数量（股）, not 股票代码)
         if score > best_score:
             best, best_score = index, score
     return best
+
+
+def _same_period(phrase: str, cell: str) -> float:
+    """1.0 when ``phrase`` names periods and ``cell`` names them all, else 0.0."""
+    asked = periods_in(phrase)
+    return 1.0 if asked and asked <= periods_in(cell) else 0.0
+
+
+# A table's first column that numbers its rows (序号 | 股票代码 | 股票名称 | …): its rows are
+# named by the column of names, not by their number.
+_SEQUENCE_HEADER = re.compile(r"^(?:序号|编号|排名|No\.?)$", re.I)
+_SEQUENCE = re.compile(r"^\s*\d{0,3}\s*$")
+_NAME_HEADER = re.compile(r"名称|简称|项目|名字|姓名")
+
+
+def named_column(header: list[str]) -> int:
+    """The column that names the rows of a table numbered by its first (股票名称 after 序号),
+    or 0: the first column names them."""
+    if not header or not _SEQUENCE_HEADER.match(fold(header[0]).strip()):
+        return 0
+    return next((i for i, c in enumerate(header[1:], start=1) if _NAME_HEADER.search(c)), 0)
+
+
+def label_first(cells: list[str], at: int) -> list[str]:
+    """``cells`` with the naming column first (云溪半导体 | 1 | 688512 | …), as the reader
+    reads a row by its label; as they are when ``at`` is 0."""
+    if not at or at >= len(cells):
+        return cells
+    return [cells[at], *cells[:at], *cells[at + 1 :]]

@@ -12,6 +12,11 @@ import re
 from agents.providers.reading import fold
 from knowledge.figures import figures_in
 
+# A numbered section heading (第三节 …, 二、…, （二）…, §2 …, # …): it ends a table.
+SECTION_HEADING = re.compile(
+    r"^(?:第[一二三四五六七八九十百\d]+[节章部分]|§\s*\d+|[一二三四五六七八九十]+、"
+    r"|[（(][一二三四五六七八九十]+[)）]|#+\s)"
+)
 # A table cell pypdf gives as a word of its own: a figure (30.1, 1,260, 90.5%).
 _FIGURE_CELL = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?[%％‰]?$")
 # Spaces between two CJK characters of one cell are the layout's (华 北, 仓库 出租率).
@@ -142,6 +147,8 @@ def _spaced_table(lines: list[str], start: int) -> tuple[dict[int, list[str]], s
             continue
         head, rows = segments[-1]
         width = len(found[head])
+        if SECTION_HEADING.match(lines[at].strip()):
+            break  # a section's heading ends the table
         label_only = not re.search(r"[。！？!?；;，,：:]", fold(lines[at]))
         if 2 * sum(map(_is_value, words[1:])) >= min(width, len(words)) - 1 > 0:
             # (a row: at least half its cells after the label values, and no sentence)
@@ -204,14 +211,21 @@ def _rows_in(found: dict[int, list[str]]) -> bool:
     return any(len(c) > 1 and any(map(_is_value, c[1:])) for c in found.values())
 
 
+# A period written as a header cell: a year with its months (2026 年 1—6 月), or a year.
+_PERIOD_CELL = re.compile(
+    r"(?:19|20)\d{2}\s*年(?:\s*(?:1[0-2]|[1-9])\s*[—－\-–～~至]\s*(?:1[0-2]|[1-9])\s*月)?(?:末|度)?"
+)
+
+
 def _header_words(line: str) -> list[str] | None:
     """A line's words as a header's cells (a bracketed unit joined to the word before it),
     or None: fewer than three, a figure among them, or a sentence's punctuation."""
     if re.search(r"[。！？!?；;，,：:]", fold(line)):
         return None
     cells: list[str] = []
-    for word in line.split():
-        if _is_value(word) and not re.search(r"[（(]", word):
+    # (a period is a column's name, not a figure: 2026 年 1—6 月 is one cell)
+    for word in _PERIOD_CELL.sub(lambda m: re.sub(r"\s+", "", m.group(0)), line).split():
+        if _is_value(word) and not re.search(r"[（(]", word) and not _PERIOD_CELL.fullmatch(word):
             return None
         if cells and word[0] in "（(":
             cells[-1] += word
@@ -230,9 +244,21 @@ def _completed_header(header: list[str], words: list[str], text: str) -> list[st
         while at < len(cells) and cells[at][-1:] + word[:1] not in text:
             at += 1
         if at == len(cells):
-            return None
+            return _completing_the_last(header, words)
         cells[at] += _cell(word)
         at += 1
+    return cells
+
+
+def _completing_the_last(header: list[str], words: list[str]) -> list[str] | None:
+    """With no word the document writes elsewhere, a wrapped line completes the header's
+    last cells, in order — a header wraps its widest, last columns (本期比上年同 / 期增减(%))
+    — when its words end as a unit or a change does (%, 增减, 幅度); else None."""
+    if len(words) >= len(header) or not re.search(r"[%％)）]$|增减$|幅度$", words[-1]):
+        return None
+    cells = list(header)
+    for offset, word in enumerate(words):
+        cells[len(cells) - len(words) + offset] += _cell(word)
     return cells
 
 
@@ -247,8 +273,11 @@ def _row_cells(words: list[str], rows: list[list[str]], width: int) -> list[str]
     extra = len(words) - width
     kinds = [{_is_figure(r[k]) for r in rows if len(r) == width and r[k]} for k in range(width)]
     # with no row of as many words to compare with, the label is the cell set with spaces
-    for at in (0, width - 1, *range(width - 2, 0, -1)) if rows else (0,):
+    # — unless that puts a figure in it: then the last (不良贷款率 1.04 1.07 下降 0.03 个百分点)
+    for at in (0, width - 1, *range(width - 2, 0, -1)) if rows else (0, width - 1):
         cells = [*words[:at], " ".join(words[at : at + extra + 1]), *words[at + extra + 1 :]]
+        if not rows and any(map(_is_figure, cells[0].split())):
+            continue
         if all(
             len(kind) != 1 or _is_figure(c) in kind for c, kind in zip(cells, kinds, strict=True)
         ):

@@ -856,3 +856,304 @@ def test_a_statement_captioned_with_its_months_answers_their_period_not_the_repo
     )
     assert not_found(answer("松涛化工三季度单季的营业成本是多少？", [statement]))
     assert "241,371.44" in answer("松涛化工前三季度的营业成本是多少？", [statement])[0]
+
+
+def test_a_clause_naming_a_share_of_its_own_part_after_a_segment_s_figure_is_the_company_s():
+    # 涂料业务毛利率为 21.5% is the segment's; 出口收入占比 35.0% names a part of its own and a
+    # share of no whole: the company's. A clause left without a subject stays the segment's.
+    first = answer("松涛化工出口收入占比是多少？", [ACCOUNTS])[0]
+    assert "35.0%" in first and f"[[cite:{ACCOUNTS['id']}]]" in first, first
+    assert not_found(answer("松涛化工毛利率多少", [ACCOUNTS]))
+    notes = excerpt(
+        SPENDING["title"],
+        "第三节 经营情况\n仿制药板块受集采续约影响，收入同比下降 3.1%，海外收入占比 12.0%。",
+    )
+    assert not_found(answer("北岭制药海外收入占比是多少", [notes]))
+
+
+def test_the_year_ago_period_named_asks_its_own_figure_not_the_change_on_it():
+    causes = excerpt(
+        REPORT, "（三）变动原因\n1. 营业收入年初至报告期末同比增长 6.10%，主要系销量增加所致；"
+    )
+    statement = excerpt(
+        REPORT,
+        "合并利润表（节选） 2026 年 1—9 月\n\n项目 | 本期发生额 | 上期发生额\n\n"
+        "营业收入 | 752,318.40 | 709,102.55\n\n营业成本 | 581,204.16 | 553,977.02",
+    )
+    history = [{"question": "松涛化工年初至报告期末营业收入是多少？", "answer": ""}]
+    first = answer("那去年同期呢？", [causes, statement], history=history)[0]
+    assert "709,102.55" in first and f"[[cite:{statement['id']}]]" in first, first
+    # a change asked of the year before is still the growth
+    first = answer("松涛化工营业收入比上年同期增长多少？", [causes, statement])[0]
+    assert "6.10%" in first, first
+
+
+HOLDERS = excerpt(
+    REPORT,
+    "前 10 名股东持股情况\n\n"
+    "股东名称 | 股东性质 | 持股数量 | 持股比例(%)\n\n"
+    "松涛控股集团有限公司 | 境内非国有法人 | 98,400,000 | 30.75\n\n"
+    "青岚稳健混合型证券投资基金 | 其他 | 4,120,000 | 1.29\n\n"
+    "松涛化工 2025 年员工持股计划 | 其他 | 2,560,000 | 0.80",
+)
+
+
+def test_a_holder_s_short_name_names_the_row_of_its_full_name():
+    # 集团有限公司 and 混合型证券投资基金 are a legal form and a generic tail, no head of
+    # their own; the unit asked (多少股) picks the column of figures that writes it
+    first = answer("松涛控股持有多少股？", [HOLDERS])[0]
+    assert first.startswith("**回答**（松涛化工）：松涛控股集团有限公司（持股数量）：98,400,000"), (
+        first
+    )
+    first = answer("青岚稳健持股比例是多少？", [HOLDERS])[0]
+    assert "1.29" in first and f"[[cite:{HOLDERS['id']}]]" in first, first
+    # 员工持股计划 is still a thing of its own, not the 员工 asked
+    assert not_found(answer("松涛化工有多少员工？", [HOLDERS]))
+
+
+def test_a_page_s_running_header_is_no_answer():
+    plan = excerpt(
+        "松涛化工股份有限公司 2026 年度向特定对象发行 A 股股票预案",
+        "松涛化工股份有限公司            2026 年度向特定对象发行 A 股股票预案\n"
+        "二、发行对象及认购方式\n"
+        "本次发行的发行对象为不超过 35 名符合中国证监会规定条件的特定投资者。",
+    )
+    first = answer("松涛化工定增的发行对象是谁？", [plan])[0]
+    assert "不超过 35 名" in first, first
+
+
+def test_pieces_written_only_in_the_other_order_name_another_thing():
+    # 向特定对象发行 writes 对象 and 发行, but 对象发行 is not the 发行对象
+    plan = excerpt(
+        "松涛化工股份有限公司 2026 年度向特定对象发行 A 股股票预案",
+        "公司声明\n本预案所述事项并不代表审批机关对于本次向特定对象发行股票相关事项的实质性判断。",
+    )
+    assert not_found(answer("松涛化工定增的发行对象是谁？", [plan]))
+
+
+def test_a_label_s_bracketed_unit_is_its_figure_s():
+    counts = excerpt(REPORT, "二、股东信息\n报告期末普通股股东总数（户）  18,206    单位：股")
+    for question in ("松涛化工股东总数有多少户？", "松涛化工有多少户股东？"):
+        first = answer(question, [counts])[0]
+        assert "18,206" in first and f"[[cite:{counts['id']}]]" in first, (question, first)
+
+
+def test_an_ordinal_picks_a_row_of_a_table_its_caption_ranks():
+    first = answer("松涛化工第一大股东是谁？", [HOLDERS])[0]
+    assert "松涛控股集团有限公司" in first and f"[[cite:{HOLDERS['id']}]]" in first, first
+    first = answer("松涛化工第二大股东持股比例是多少？", [HOLDERS])[0]
+    assert first.startswith(
+        "**回答**（松涛化工）：青岚稳健混合型证券投资基金（持股比例(%)）：1.29"
+    ), first
+    # beyond the rows, or over a table no caption ranks: nothing to pick
+    assert not_found(answer("松涛化工第四大股东是谁？", [HOLDERS]))
+    unranked = excerpt(REPORT, HOLDERS["content"].replace("前 10 名股东持股情况", "股东情况"))
+    assert not_found(answer("松涛化工第一大股东是谁？", [unranked]))
+
+
+def test_a_holder_s_share_is_asked_as_its_share_of_the_total_shares():
+    # 持股比例 and 占总股本 name one share (the vocabulary), asked either way; the holder
+    # is the part whose share is asked, not a piece of 持股
+    first = answer("松涛控股占总股本的百分之几？", [HOLDERS])[0]
+    assert first.startswith("**回答**（松涛化工）：松涛控股集团有限公司（持股比例(%)）：30.75"), (
+        first
+    )
+    holders = excerpt(
+        REPORT,
+        "（三）股东情况：控股股东松涛实业集团有限公司持有公司 132,000,000 股，占总股本的 41.25%。",
+    )
+    first = answer("松涛实业持股比例是多少？", [holders])[0]
+    assert "41.25%" in first and f"[[cite:{holders['id']}]]" in first, first
+
+
+BOARD = (
+    "证券代码：300999          证券简称：松涛化工          公告编号：2026-072\n\n"
+    "松涛化工股份有限公司\n第五届董事会第一次会议决议公告\n\n"
+    "二、董事会会议审议情况\n\n"
+    "（一）审议通过《关于选举公司第五届董事会董事长的议案》\n\n"
+    "同意选举沈怀远先生为公司第五届董事会董事长，任期三年。\n\n"
+    "（二）审议通过《关于聘任公司总经理的议案》\n\n"
+    "经董事长提名，同意聘任陆明澈先生为公司总经理，任期与第五届董事会任期一致。\n\n"
+    "（三）审议通过《关于使用闲置募集资金进行现金管理的议案》\n\n"
+    "独立董事钟若兰女士对本议案投弃权票。"
+)
+
+
+def test_a_document_titled_by_a_key_is_about_the_issuer_its_text_names():
+    # a board resolution ingested from a .txt file: its title is its key
+    board = excerpt("songtao-board-2026-09", BOARD)
+    first = answer("松涛化工的董事长是谁？", [board])[0]
+    # the motion's title (（一）审议通过《…》) heads its section, it answers nothing; the
+    # sentence that makes someone 董事长 answers who, not the one whose adverbial names him
+    assert first.startswith("**回答**（松涛化工）：同意选举沈怀远先生为公司第五届董事会董事长"), (
+        first
+    )
+    first = answer("松涛化工聘了谁当总经理？", [board])[0]
+    assert "陆明澈先生为公司总经理" in first, first
+    first = answer("松涛化工哪位独立董事投了弃权票？", [board])[0]
+    assert "钟若兰" in first, first
+    assert not_found(answer("松涛化工的监事会主席是谁？", [board]))
+
+
+def test_a_pdf_header_of_periods_and_a_wrapped_last_cell_is_read_as_a_header():
+    # 2026 年 1—6 月 names a column (a period), it is no figure; the wrapped 期增减(%)
+    # completes the last cell; a row whose last cell holds words (下降 0.03 个百分点) keeps
+    # its figures in their columns
+    summary = excerpt(
+        "松涛银行股份有限公司 2026 年半年度报告摘要",
+        "（一）主要会计数据和财务指标\n单位：人民币百万元\n"
+        "项目 2026 年 1—6 月 2025 年 1—6 月 本期比上年同\n 期增减(%)\n"
+        "营业收入 8,426.37 8,105.92 3.95\n"
+        "手续费及佣金净收入 1,027.66 1,112.35 -7.61\n"
+        "（二）资产质量\n项目 本期末 上年末 比上年末增减\n"
+        "不良贷款余额 4,018.84 3,776.10 增加 242.74\n"
+        "不良贷款率 1.04 1.07 下降 0.03 个百分点\n"
+        "拨备覆盖率 312.56 298.41 上升 14.15 个百分点",
+    )
+    first = answer("松涛银行中报营业收入是多少？", [summary])[0]
+    assert "营业收入（2026年1—6月）：8,426.37" in first, first
+    first = answer("松涛银行不良贷款率本期末是多少？", [summary])[0]
+    assert "不良贷款率（本期末）：1.04" in first, first
+
+
+def test_when_and_which_people_are_question_words():
+    fund = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "§2 基金产品概况\n\n基金简称 | 松涛价值精选混合\n\n基金合同生效日 | 2021 年 3 月 18 日",
+    )
+    # 什么时候 asks a date; a fund is founded (成立) when its contract takes effect
+    first = answer("松涛价值精选混合是什么时候成立的？", [fund])[0]
+    assert "2021 年 3 月 18 日" in first, first
+    committee = excerpt(
+        "songtao-board-2026-09",
+        BOARD.replace(
+            "独立董事钟若兰女士对本议案投弃权票。",
+            "同意选举审计委员会委员：钟若兰女士（召集人）、宋清和先生、陆明澈先生。",
+        ),
+    )
+    first = answer("松涛化工审计委员会由哪些人组成？", [committee])[0]
+    assert "钟若兰女士（召集人）、宋清和先生、陆明澈先生" in first, first
+
+
+def test_a_table_numbered_by_its_first_column_names_its_rows_by_the_column_of_names():
+    holdings = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "5.2 报告期末按公允价值占基金资产净值比例大小排序的前十名股票投资明细\n\n"
+        "序号 | 股票代码 | 股票名称 | 数量（股） | 公允价值（元） | 占基金资产净值比例（%）\n\n"
+        "1 | 688512 | 云溪半导体 | 3,120,000 | 284,544,000.00 | 7.34\n\n"
+        "2 | 600847 | 闽澜电力 | 18,640,000 | 198,516,000.00 | 5.12",
+    )
+    first = answer("松涛价值精选混合持有闽澜电力的公允价值是多少？", [holdings])[0]
+    assert "闽澜电力（公允价值（元））：198,516,000.00" in first, first
+    first = answer("松涛价值精选混合持有闽澜电力多少股？", [holdings])[0]
+    assert "闽澜电力（数量（股））：18,640,000" in first, first  # not 股票代码
+
+
+def test_a_name_one_character_apart_does_not_name_the_document_s_entity():
+    # a note about 城商行 covers 云岭农商行 in a section of its own: 农商行 is another word,
+    # so the question names no document's entity and is read from the section that names it
+    note = excerpt(
+        "城商行 2026 年中报综述：息差降幅收窄",
+        "## 云岭农商行：息差低位\n\n上半年营收同比下降 2.47%；净息差 1.52%，同比下降 0.21 个百分点。",
+    )
+    first = answer("云岭农商行上半年净息差是多少？", [note])[0]
+    assert "净息差 1.52%" in first and f"[[cite:{note['id']}]]" in first, first
+
+
+def test_a_number_in_a_phrase_is_stated_only_as_written():
+    # 过去一年 states 过去…年 of 过去五年, not its five: a row the table does not have
+    returns = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "阶段 | 份额净值增长率 | 业绩比较基准收益率\n\n"
+        "过去一年 | 14.26% | 10.47%\n\n过去三年 | -8.43% | -11.62%",
+    )
+    assert not_found(answer("松涛价值精选混合过去五年净值增长率是多少？", [returns]))
+    first = answer("松涛价值精选混合过去三年净值增长率是多少？", [returns])[0]
+    assert "-8.43%" in first, first
+
+
+def test_an_ordinal_picks_the_section_numbered_so_and_the_ranked_row_of_a_caption():
+    board = excerpt(
+        "songtao-board-2026-09", BOARD + "\n\n表决结果：同意 8 票，反对 0 票，弃权 1 票。"
+    )
+    first = answer("松涛化工第三项议案的表决结果是什么？", [board])[0]
+    assert "同意 8 票，反对 0 票，弃权 1 票" in first, first
+    assert not_found(answer("松涛化工第九项议案的表决结果是什么？", [board]))
+    holdings = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "5.2 报告期末按公允价值占基金资产净值比例大小排序的前十名股票投资明细\n\n"
+        "序号 | 股票代码 | 股票名称 | 公允价值（元）\n\n"
+        "1 | 688512 | 云溪半导体 | 284,544,000.00\n\n2 | 600847 | 闽澜电力 | 198,516,000.00",
+    )
+    # 重仓股 is what the vocabulary prints as 前五名股票: the caption states it
+    first = answer("松涛价值精选混合第一大重仓股是哪只？", [holdings])[0]
+    assert "云溪半导体" in first and "闽澜电力" not in first, first
+
+
+def test_the_year_ago_figure_is_not_a_rate_and_its_change():
+    # 毛利率 31.61%，同比提升 1.28 个百分点 gives no 上年同期 margin: not found, not a guess
+    note = excerpt(
+        "松涛化工(603999)2026 年三季报点评：订单高增",
+        "**盈利能力持续改善。** 前三季度公司综合毛利率为 31.61%，同比提升 1.28 个百分点。",
+    )
+    assert not_found(answer("松涛化工上年同期的毛利率是多少？", [note]))
+    stated = excerpt(REPORT, "报告期内公司综合毛利率为 31.61%，上年同期为 30.33%。")
+    first = answer("松涛化工上年同期的毛利率是多少？", [stated])[0]
+    assert "30.33%" in first, first
+
+
+def test_a_row_named_like_a_document_s_entity_is_not_carried_into_a_follow_up():
+    board = excerpt("songtao-board-2026-09", BOARD)
+    holdings = excerpt(
+        "青岚价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "前十名股票投资明细\n\n序号 | 股票名称 | 公允价值（元）\n\n1 | 松涛化工 | 251,052,500.00",
+    )
+    history = [{"question": "松涛化工第三项议案的表决结果是什么？", "answer": ""}]
+    first = answer("谁投了弃权票？", [board, holdings], history=history)[0]
+    assert "钟若兰" in first and f"[[cite:{board['id']}]]" in first, first
+
+
+def test_a_name_joined_by_ji_that_the_excerpts_write_whole_is_one_thing_asked():
+    summary = excerpt(
+        "松涛银行股份有限公司 2026 年半年度报告摘要",
+        "项目 | 本期 | 上年同期 | 本期比上年同期增减(%)\n\n利息净收入 | 6,318.54 | 6,247.80 | 1.13\n\n"
+        "手续费及佣金净收入 | 1,027.66 | 1,112.35 | -7.61",
+    )
+    first = answer("松涛银行手续费及佣金净收入同比变动多少？", [summary])[0]
+    assert "-7.61" in first and "1.13" not in first, first
+
+
+def test_a_share_class_letter_is_exact_and_names_its_column():
+    classes = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "3.1 主要财务指标\n\n主要财务指标 | 报告期 |\n\n | 松涛价值精选混合 A | 松涛价值精选混合 C\n\n"
+        "4.期末基金资产净值 | 3,512,846,230.17 | 362,917,448.63\n\n5.期末基金份额净值 | 1.3846 | 1.3612",
+    )
+    first = answer("松涛价值精选C份额期末净值是多少？", [classes])[0]
+    assert "5.期末基金份额净值（松涛价值精选混合 C）：1.3612" in first, first
+    assert not_found(answer("松涛价值精选D份额期末净值是多少？", [classes]))
+
+
+def test_a_split_table_s_rows_are_read_with_their_header_s_caption():
+    title = "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告"
+    header = excerpt(
+        title,
+        "3.2 基金净值表现\n\n松涛价值精选混合 A\n\n阶段 | 份额净值增长率① | 业绩比较基准收益率③",
+    )
+    rows = excerpt(title, "过去一年 | 14.26% | 10.47%\n\n过去三年 | -8.43% | -11.62%")
+    # the class letter is the caption's (松涛价值精选混合 A), in the excerpt of the header
+    first = answer("松涛价值精选混合A过去一年净值增长率是多少？", [header, rows])[0]
+    assert "14.26%" in first and f"[[cite:{rows['id']}]]" in first, first
+    assert not_found(answer("松涛价值精选混合C过去一年净值增长率是多少？", [header, rows]))
+
+
+def test_a_follow_up_asks_of_the_ranked_row_the_earlier_ordinal_picked():
+    holdings = excerpt(
+        "松涛价值精选混合型证券投资基金 2026 年第 3 季度报告",
+        "5.2 报告期末按公允价值占基金资产净值比例大小排序的前十名股票投资明细\n\n"
+        "序号 | 股票名称 | 公允价值（元） | 占基金资产净值比例（%）\n\n"
+        "1 | 云溪半导体 | 284,544,000.00 | 7.34\n\n2 | 闽澜电力 | 198,516,000.00 | 5.12",
+    )
+    history = [{"question": "松涛价值精选混合第一大重仓股是哪只？", "answer": ""}]
+    first = answer("占净值比例多少？", [holdings], history=history)[0]
+    assert "云溪半导体（占基金资产净值比例（%））：7.34" in first, first
