@@ -9,13 +9,10 @@ from __future__ import annotations
 import re
 
 from agents.providers.reading import fold, leading_unstated, states
-from agents.providers.selection import RATE, quantities_in
+from agents.providers.selection import COORDINATED, RATE, quantities_in
 from agents.providers.sources import Reading, Source, source_names
 from agents.providers.structure import Unit, row_cell
 from knowledge.figures import Figure, in_base_unit
-
-# Two named entities joined as one subject (A基金和B基金, A与B, A、B): a comparison.
-COORDINATED = re.compile(r"\s*(?:和|与|及|跟|同|、|以及)\s*")
 
 
 def compared_groups(reading: Reading) -> list[tuple[str, list[Source]]]:

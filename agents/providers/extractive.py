@@ -45,6 +45,7 @@ from agents.providers.reading import (
 from agents.providers.selection import (
     Pick,
     answering_rows,
+    asked_apart,
     best_units,
     best_units_each,
     carried_rows,
@@ -272,8 +273,14 @@ class ExtractiveProvider:
         if any(year not in corpus for year in question.years):
             return False
         if not reading.entity_terms:
-            # Without a named entity, one excerpt must speak to every term.
-            return any(all(covers(t, fold(s.content)) for t in question.terms) for s in sources)
+            # Without a named entity, one excerpt must speak to every term — or, for names
+            # coordinated before a shared head (A和B的净息差), to each name's own.
+            apart = [a for a in asked_apart(reading) if len(a) > 1]
+            asked = apart or [tuple(question.terms)]
+            return all(
+                any(all(covers(t, fold(s.content)) for t in terms) for s in sources)
+                for terms in asked
+            )
         return True
 
     def _not_found(self, state: AgentState, reading: Reading | None) -> str:
@@ -414,9 +421,13 @@ class ExtractiveProvider:
     def _parts(self, reading: Reading, picks: list[Pick]) -> str:
         """Two things asked at once, each answered by the unit that states it."""
         lines = []
-        for pick in picks:
+        # each name a shared head is asked of (A和B的目标价) heads its own line
+        apart = asked_apart(reading)
+        names = [a[-2] if len(a) > 1 else "" for a in apart] if len(apart) == len(picks) else []
+        for pick, name in zip(picks, names or [""] * len(picks), strict=True):
             quote = quote_unit(pick.unit, reading.phrases).replace("\n", "\n  ")
-            lines.append(f"- {pick.source.name}：{quote} {cite_marker(pick.source)}")
+            said = f"{name}（{pick.source.name}）" if name else pick.source.name
+            lines.append(f"- {said}：{quote} {cite_marker(pick.source)}")
             self._cited.setdefault("direct", []).append(pick.source.id)
         self._comparing = True  # several units answer: no revision to one figure
         compared = phrases_compared(reading, [pick.unit.text for pick in picks])

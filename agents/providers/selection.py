@@ -695,16 +695,44 @@ def _one_thing(reading: Reading) -> bool:
     )
 
 
-def best_units_each(reading: Reading) -> list[Pick]:
-    """A question that asks two things at once (储能电池出货量和光伏逆变器毛利率), which
-    no one unit states: the best unit for each phrase, in the question's order — or []
-    unless every phrase has one."""
-    if len(reading.phrases) < 2 or _one_thing(reading):
+# Names joined as one subject or object (A和B, A与B, A、B).
+COORDINATED = re.compile(r"\s*(?:和|与|及|跟|同|、|以及)\s*")
+
+
+def asked_apart(reading: Reading) -> list[tuple[str, ...]]:
+    """The things a question asks side by side, each as its phrases, in the question's
+    order: 储能电池出货量和光伏逆变器毛利率 asks two; names coordinated before a shared head
+    (岚峰证券给澜州银行和溪南银行的目标价, an entity among them or not) ask the head of
+    each, with the question's other phrases — (岚峰证券, 澜州银行, 目标价), (岚峰证券, 溪南银行,
+    目标价); one thing named with a modifier (经营活动产生的现金流量净额) is not asked
+    apart: []."""
+    phrases = reading.phrases
+    text = fold(reading.question.text)
+    named = dict.fromkeys([*phrases, *(fold(t) for t in reading.entity_terms)])
+    spots = sorted((text.find(p), p) for p in named if text.find(p) >= 0)
+    between = [text[a + len(p) : b] for (a, p), (b, _) in zip(spots, spots[1:], strict=False)]
+    run = len(between)
+    while run > 1 and COORDINATED.fullmatch(between[run - 2]):
+        run -= 1
+    members = [p for _, p in spots[run - 1 : -1]] if between else []
+    if len(members) >= 2 and between[-1].strip() == "的" and set(members) & set(phrases):
+        head = spots[-1][1]
+        others = tuple(p for p in phrases if p not in members and p != head)
+        return [(*others, member, head) for member in members]
+    if len(phrases) < 2 or _one_thing(reading):
         return []
+    return [(p,) for p in phrases]
+
+
+def best_units_each(reading: Reading) -> list[Pick]:
+    """A question that asks two things at once (asked_apart), which no one unit states: the
+    best unit for each, in the question's order — or [] unless every one has one."""
     picks: list[Pick] = []
-    for phrase in reading.phrases:
-        topic = [t for t in reading.topic if fold(t) in phrase or phrase in fold(t)] or [phrase]
-        own = Reading(reading.question, reading.entity_terms, topic, reading.sources, "", (phrase,))
+    for asked in asked_apart(reading):
+        topic = [
+            t for t in reading.topic if any(fold(t) in p or p in fold(t) for p in asked)
+        ] or list(asked)
+        own = Reading(reading.question, reading.entity_terms, topic, reading.sources, "", asked)
         found = [p for p in best_units(own) if all(p.unit is not q.unit for q in picks)]
         if not found:
             return []
