@@ -277,9 +277,11 @@ class ExtractiveProvider:
             # coordinated before a shared head (A和B的净息差), to each name's own.
             apart = [a for a in asked_apart(reading) if len(a) > 1]
             asked = apart or [tuple(question.terms)]
+            # (an excerpt's text with the headings it is read under: a section cut across
+            # two chunks keeps its heading)
+            texts = [fold("\n".join([s.content, *{u.heading for u in s.units}])) for s in sources]
             return all(
-                any(all(covers(t, fold(s.content)) for t in terms) for s in sources)
-                for terms in asked
+                any(all(covers(t, text) for t in terms) for text in texts) for terms in asked
             )
         return True
 
@@ -370,6 +372,10 @@ class ExtractiveProvider:
         if groups:
             self._comparing = True
             return self._comparison(reading, groups)
+        # Names asked apart (A和B的目标价): each answered by the unit that states it.
+        each = best_units_each(reading) if any(len(a) > 1 for a in asked_apart(reading)) else []
+        if each:
+            return self._parts(reading, each)
         picks = best_units(reading)
         if not picks and not relevant_figures(reading):
             return self._parts(reading, best_units_each(reading))
@@ -423,7 +429,7 @@ class ExtractiveProvider:
         lines = []
         # each name a shared head is asked of (A和B的目标价) heads its own line
         apart = asked_apart(reading)
-        names = [a[-2] if len(a) > 1 else "" for a in apart] if len(apart) == len(picks) else []
+        names = [a[0] if len(a) > 1 else "" for a in apart] if len(apart) == len(picks) else []
         for pick, name in zip(picks, names or [""] * len(picks), strict=True):
             quote = quote_unit(pick.unit, reading.phrases).replace("\n", "\n  ")
             said = f"{name}（{pick.source.name}）" if name else pick.source.name

@@ -384,6 +384,10 @@ def _extreme(question: str) -> int:
     return 1 if match.group("high") else -1
 
 
+# A name followed by a coverb of giving or addressing (X给…, X向…), before two characters more.
+DATIVE_AFTER_TERM = re.compile(r"([^|]{2,}?)[给向](?=[^|]{2})")
+
+
 def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...]) -> list[str]:
     """What the question asks about its entity: each run of the question with the entity's
     names cut out and grammar characters trimmed from the edges (北辰医药的董事长是谁 →
@@ -403,6 +407,9 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
                 break
         for name in names:
             run = run.replace(name, "|")
+        # A dative coverb after a name the excerpts write joins two participants, not one
+        # thing's words (岚峰证券给云岭农商行什么评级 asks of 岚峰证券 and 云岭农商行).
+        run = DATIVE_AFTER_TERM.sub(lambda m: m[1] + "|" if m[1] in question.terms else m[0], run)
         for piece in run.split("|"):
             piece = PREDICATE_AFTER.sub("", PREDICATE_BEFORE.sub("", piece))
             if question.asks_figure:

@@ -703,8 +703,7 @@ def asked_apart(reading: Reading) -> list[tuple[str, ...]]:
     """The things a question asks side by side, each as its phrases, in the question's
     order: 储能电池出货量和光伏逆变器毛利率 asks two; names coordinated before a shared head
     (岚峰证券给澜州银行和溪南银行的目标价, an entity among them or not) ask the head of
-    each, with the question's other phrases — (岚峰证券, 澜州银行, 目标价), (岚峰证券, 溪南银行,
-    目标价); one thing named with a modifier (经营活动产生的现金流量净额) is not asked
+    each — (澜州银行, 目标价), (溪南银行, 目标价); one thing named with a modifier (经营活动产生的现金流量净额) is not asked
     apart: []."""
     phrases = reading.phrases
     text = fold(reading.question.text)
@@ -717,8 +716,7 @@ def asked_apart(reading: Reading) -> list[tuple[str, ...]]:
     members = [p for _, p in spots[run - 1 : -1]] if between else []
     if len(members) >= 2 and between[-1].strip() == "的" and set(members) & set(phrases):
         head = spots[-1][1]
-        others = tuple(p for p in phrases if p not in members and p != head)
-        return [(*others, member, head) for member in members]
+        return [(member, head) for member in members]
     if len(phrases) < 2 or _one_thing(reading):
         return []
     return [(p,) for p in phrases]

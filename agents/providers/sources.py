@@ -63,7 +63,46 @@ def read_sources(
         )
     _named_in_text(out)
     _borrow_headers(out, read_sources(also) if also else [])
+    _carry_headings(out, results)
     return out
+
+
+def _span(result: dict[str, Any]) -> tuple[str, int, int] | None:
+    """(document, start, end) of an excerpt in its document's text, when its search says."""
+    ref = result.get("sourceRef") or {}
+    where = ref.get("locator") or {}
+    if not ref.get("id") or not isinstance(where.get("start"), int):
+        return None
+    return str(ref["id"]), where["start"], int(where.get("end") or 0)
+
+
+def _carry_headings(sources: list[Source], results: list[dict[str, Any]]) -> None:
+    """A section cut across two chunks: an excerpt whose text starts before any heading of
+    its own, right where another retrieved excerpt of its document ends (a blank line
+    between), reads its first units under the heading that excerpt ends with
+    (## 澜州银行：… closing one chunk, its 净息差 1.71% opening the next)."""
+    spans = {r["id"]: _span(r) for r in results}
+    by_id = {s.id: s for s in sources}
+    for source in sources:
+        here = spans.get(source.id)
+        if here is None or not source.units or source.units[0].kind == "heading":
+            continue
+        before = next(
+            (
+                by_id[i]
+                for i, span in spans.items()
+                if span and i in by_id and span[0] == here[0] and 0 <= here[1] - span[2] <= 2
+            ),
+            None,
+        )
+        if before is None or not before.units or before.units[-1].kind != "heading":
+            continue
+        heading = before.units[-1].text
+        for unit in source.units:
+            if unit.kind == "heading":
+                break
+            if not unit.heading:
+                unit.heading = heading
 
 
 # How a filing names its issuer in its text: 证券简称：赤霞新材, and a line of its full name.

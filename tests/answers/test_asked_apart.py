@@ -1,4 +1,5 @@
-"""Names a question coordinates before a shared head (A和B的目标价) ask the head of each
+"""Names a question coordinates before a shared head (A和B的目标价) ask the head of each,
+and a coverb of giving after a name (X给Y) joins two participants
 (docs/extractive-provider.md, "Structures understood"). On a broker's note of its own, driven without a database
 (tests/answers/reader.py)."""
 
@@ -29,3 +30,33 @@ def test_names_coordinated_before_a_shared_head_are_each_answered_on_their_own_l
 
 def test_a_name_coordinated_whose_head_is_stated_nowhere_is_not_found():
     assert not_found(answer("北辰证券和南枫证券的市净率分别是多少？", _note()))
+
+
+def test_a_name_before_a_coverb_of_giving_is_a_participant_not_a_modifier():
+    # 海湾证券给南枫证券 asks of 南枫证券 too: the industry's rating names neither
+    first = answer("海湾证券给南枫证券什么评级？", _note())[0]
+    assert "行业评级" not in first, first
+    assert "中性" in first or first.startswith("未在可用的知识版本中找到"), first
+
+
+def _cut(content: str, start: int) -> dict:
+    # an excerpt of the note where the chunker cut it: its span in the document
+    result = excerpt(NOTE, content)
+    end = start + len(content)
+    result["sourceRef"] = {
+        "type": "document",
+        "id": "note",
+        "locator": {"start": start, "end": end},
+    }
+    return result
+
+
+def test_a_section_cut_across_two_chunks_is_read_under_the_heading_the_first_ends_with():
+    head = "海湾证券研究所 | 行业研究\n\n## 北辰证券：自营弹性大"
+    rest = "上半年营收同比增长 8.10%。净资本 1,236.50 亿元，较年初增长 4.20%。"
+    excerpts = [_cut(head, 0), _cut(rest, len(head) + 2)]
+    first = answer("北辰证券的净资本是多少？", excerpts)[0]
+    assert "1,236.50" in first and f"[[cite:{excerpts[1]['id']}]]" in first, first
+    # not next to it (another chunk between): the rows name nothing
+    apart = [_cut(head, 0), _cut(rest, len(head) + 400)]
+    assert "1,236.50" not in answer("北辰证券的净资本是多少？", apart)[0]
