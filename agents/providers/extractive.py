@@ -242,6 +242,13 @@ class ExtractiveProvider:
             reading.sources = []
             return reading
         about = [s for s in sources if is_about(s, entity_terms)]
+        # Names asked apart (澜州银行和溪南银行的目标价) are answered too by an excerpt whose
+        # text names one, whoever it is about (a broker's note on both banks) — and each
+        # must be answered, or none is.
+        apart = [fold(a[0]) for a in asked_apart(reading) if len(a) > 1]
+        about += [
+            s for s in sources if s not in about and any(name in fold(s.content) for name in apart)
+        ]
         # The document named most fully comes first (星河医疗健康混合基金 before 北辰医药).
         about.sort(
             key=lambda s: (
@@ -253,6 +260,8 @@ class ExtractiveProvider:
             source.rank = rank
         reading.sources = about
         picks = best_units(reading)
+        if apart and not best_units_each(reading):
+            reading.sources = []
         if not (picks or relevant_figures(reading) or best_units_each(reading)):
             reading.sources = []
         listed = question.ordinal and picks and picks[0].unit.kind == "list"

@@ -726,11 +726,15 @@ def best_units_each(reading: Reading) -> list[Pick]:
     """A question that asks two things at once (asked_apart), which no one unit states: the
     best unit for each, in the question's order — or [] unless every one has one."""
     picks: list[Pick] = []
-    for asked in asked_apart(reading):
+    groups = asked_apart(reading)
+    # a name asked apart is what its own part is asked of, not the entity of every part
+    names = {a[0] for a in groups if len(a) > 1}
+    entity_terms = [t for t in reading.entity_terms if fold(t) not in names]
+    for asked in groups:
         topic = [
             t for t in reading.topic if any(fold(t) in p or p in fold(t) for p in asked)
         ] or list(asked)
-        own = Reading(reading.question, reading.entity_terms, topic, reading.sources, "", asked)
+        own = Reading(reading.question, entity_terms, topic, reading.sources, "", asked)
         found = [p for p in best_units(own) if all(p.unit is not q.unit for q in picks)]
         if not found:
             return []

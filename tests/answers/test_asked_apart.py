@@ -60,3 +60,14 @@ def test_a_section_cut_across_two_chunks_is_read_under_the_heading_the_first_end
     # not next to it (another chunk between): the rows name nothing
     apart = [_cut(head, 0), _cut(rest, len(head) + 400)]
     assert "1,236.50" not in answer("北辰证券的净资本是多少？", apart)[0]
+
+
+def test_a_name_asked_apart_that_has_its_own_report_is_answered_from_the_note_naming_it():
+    own = excerpt("北辰证券股份有限公司 2026 年半年度报告摘要", "本公司上半年营业收入 52.30 亿元。")
+    excerpts = [own, *_note()]
+    first = answer("北辰证券和南枫证券的目标价分别是多少？", excerpts)[0]
+    lines = first.splitlines()
+    north = next(line for line in lines if line.startswith("- 北辰证券"))
+    south = next(line for line in lines if line.startswith("- 南枫证券"))
+    assert "15.30" in north and f"[[cite:{excerpts[2]['id']}]]" in north, first
+    assert "11.60" in south and f"[[cite:{excerpts[3]['id']}]]" in south, first
