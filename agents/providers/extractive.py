@@ -283,13 +283,14 @@ class ExtractiveProvider:
             return False
         if not reading.entity_terms:
             # Without a named entity, one excerpt must speak to every term — or, for names
-            # coordinated before a shared head (A和B的净息差), to each name's own.
+            # coordinated before a shared head (A和B的净息差), to some name's own (a name
+            # whose part is stated nowhere says so on its own line).
             apart = [a for a in asked_apart(reading) if len(a) > 1]
             asked = apart or [tuple(question.terms)]
             # (an excerpt's text with the headings it is read under: a section cut across
             # two chunks keeps its heading)
             texts = [fold("\n".join([s.content, *{u.heading for u in s.units}])) for s in sources]
-            return all(
+            return any(
                 any(all(covers(t, text) for t in terms) for text in texts) for terms in asked
             )
         return True
@@ -433,19 +434,26 @@ class ExtractiveProvider:
             f"{self._context_note(reading)}"
         )
 
-    def _parts(self, reading: Reading, picks: list[Pick]) -> str:
-        """Two things asked at once, each answered by the unit that states it."""
+    def _parts(self, reading: Reading, picks: list[Pick | None]) -> str:
+        """Two things asked at once, each answered by the unit that states it; a name asked
+        apart whose part no unit states says so on its own line, citing nothing."""
         lines = []
         # each name a shared head is asked of (A和B的目标价) heads its own line
         apart = asked_apart(reading)
-        names = [a[0] if len(a) > 1 else "" for a in apart] if len(apart) == len(picks) else []
-        for pick, name in zip(picks, names or [""] * len(picks), strict=True):
+        parts = [(a[0], "".join(a[1:])) if len(a) > 1 else ("", "") for a in apart]
+        if len(parts) != len(picks):
+            parts = [("", "")] * len(picks)
+        for pick, (name, asked) in zip(picks, parts, strict=True):
+            if pick is None:
+                lines.append(f"- {name}：未找到{name}的「{asked}」（检索到的摘录没有写明）。")
+                continue
             quote = quote_unit(pick.unit, reading.phrases).replace("\n", "\n  ")
             said = f"{name}（{pick.source.name}）" if name else pick.source.name
             lines.append(f"- {said}：{quote} {cite_marker(pick.source)}")
             self._cited.setdefault("direct", []).append(pick.source.id)
         self._comparing = True  # several units answer: no revision to one figure
-        compared = phrases_compared(reading, [pick.unit.text for pick in picks])
+        found = [pick.unit.text for pick in picks if pick is not None]
+        compared = phrases_compared(reading, found) if len(found) == len(picks) else ""
         return "**回答**：\n" + "\n".join(lines) + compared + self._context_note(reading)
 
     def _points(self, reading: Reading) -> str:

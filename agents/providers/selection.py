@@ -722,10 +722,13 @@ def asked_apart(reading: Reading) -> list[tuple[str, ...]]:
     return [(p,) for p in phrases]
 
 
-def best_units_each(reading: Reading) -> list[Pick]:
+def best_units_each(reading: Reading) -> list[Pick | None]:
     """A question that asks two things at once (asked_apart), which no one unit states: the
-    best unit for each, in the question's order — or [] unless every one has one."""
-    picks: list[Pick] = []
+    best unit for each, in the question's order. Names asked apart (A和B的目标价) are
+    answered each as found, None for a name whose part no unit states, and [] when none is;
+    things asked apart of one subject (储能电池出货量和光伏逆变器毛利率): [] unless every
+    one has one."""
+    picks: list[Pick | None] = []
     groups = asked_apart(reading)
     # a name asked apart is what its own part is asked of, not the entity of every part
     names = {a[0] for a in groups if len(a) > 1}
@@ -735,11 +738,13 @@ def best_units_each(reading: Reading) -> list[Pick]:
             t for t in reading.topic if any(fold(t) in p or p in fold(t) for p in asked)
         ] or list(asked)
         own = Reading(reading.question, entity_terms, topic, reading.sources, "", asked)
-        found = [p for p in best_units(own) if all(p.unit is not q.unit for q in picks)]
-        if not found:
+        found = [
+            p for p in best_units(own) if all(q is None or p.unit is not q.unit for q in picks)
+        ]
+        if not found and len(asked) == 1:
             return []
-        picks.append(found[0])
-    return picks
+        picks.append(found[0] if found else None)
+    return picks if any(picks) else []
 
 
 def figure_score(handle: dict[str, Any], reading: Reading) -> float:

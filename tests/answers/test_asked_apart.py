@@ -71,3 +71,15 @@ def test_a_name_asked_apart_that_has_its_own_report_is_answered_from_the_note_na
     south = next(line for line in lines if line.startswith("- 南枫证券"))
     assert "15.30" in north and f"[[cite:{excerpts[2]['id']}]]" in north, first
     assert "11.60" in south and f"[[cite:{excerpts[3]['id']}]]" in south, first
+
+
+def test_a_name_asked_apart_whose_part_is_stated_nowhere_says_so_on_its_own_line():
+    # the note rates 南枫证券 but gives it no target price
+    south = "## 南枫证券：财富管理见效\n\n上半年营收同比增长 3.20%；首次覆盖给予“中性”评级。"
+    excerpts = [excerpt(NOTE, RATINGS), excerpt(NOTE, NORTH), excerpt(NOTE, south)]
+    first = answer("北辰证券和南枫证券的目标价分别是多少？", excerpts)[0]
+    lines = first.splitlines()
+    north = next(line for line in lines if line.startswith("- 北辰证券"))
+    missing = next(line for line in lines if line.startswith("- 南枫证券"))
+    assert "15.30" in north and f"[[cite:{excerpts[1]['id']}]]" in north, first
+    assert "未找到" in missing and "目标价" in missing and "[[cite:" not in missing, first
