@@ -125,7 +125,7 @@ YEAR = re.compile(r"(?:19|20)\d{2}")
 # (创新药收入在…中占多大比重 → 创新药收入, 比重).
 # Heads that name the form of an answer, not its subject (收入规模 asks for 收入, 业务构成
 # for 业务): dropped from the end of a phrase that keeps two characters.
-LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据", "因素", "方面", "点")
+LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据", "因素", "方面", "口径", "点")
 # Modifiers that rank what is asked, not name another thing (主要风险 asks the 风险 a report
 # lists under 风险提示): dropped from the start of a phrase that keeps two characters.
 LIGHT_MODIFIERS = ("主要",)

@@ -278,18 +278,19 @@ def units(content: str) -> list[Unit]:
                 titled = out and out[-1].kind == "sentence" and is_caption(out[-1].text)
                 caption = out[-1].text if titled else heading
                 out.append(Unit(line, "header", caption, header))
+            elif out[-1].kind == "header" and _second_header(cells, header):
+                # A two-line header (本报告期 / 金额 | 同比): each column is named by both
+                # lines, a merged or empty upper cell by the one before it (a DOCX cell
+                # merged across columns repeats its text in each: 本期末 | 本期末).
+                header = _merged_header(header, cells)
+                header_lines.append(cells)
+                out[-1].text += "\n" + line
+                out[-1].clauses = header
             elif not cells[0] and not any(re.search(r"\d", c) for c in cells):
                 # a header over the same label column, inside the table (| 本报告期末 | …)
                 header, named_at = cells, 0
                 header_lines = [cells]
                 out.append(Unit(line, "header", heading, cells))
-            elif out[-1].kind == "header" and _second_header(cells, header):
-                # A two-line header (本报告期 / 金额 | 同比): each column is named by both
-                # lines, a merged or empty upper cell by the one before it.
-                header = _merged_header(header, cells)
-                header_lines.append(cells)
-                out[-1].text += "\n" + line
-                out[-1].clauses = header
             else:
                 headed = out[-1].text if out[-1].kind == "header" else ""
                 lines_of = headed or next(

@@ -167,6 +167,10 @@ def _spaced_table(lines: list[str], start: int) -> tuple[dict[int, list[str]], s
             rows.append(at)
             previous = at
             continue
+        spanned = _spanned_header(found[head], words) if label_only and not rows else None
+        if spanned is not None and previous == start:
+            found[head], found[at], previous = spanned, [], at
+            continue
         if not rows and previous == start and len(words) < width and label_only:
             text = "\n".join(lines[:start] + lines[start + 1 :])  # the document elsewhere
             completed = _completed_header(found[head], words, text)
@@ -225,6 +229,9 @@ def _header_words(line: str) -> list[str] | None:
     cells: list[str] = []
     # (a period is a column's name, not a figure: 2026 年 1—6 月 is one cell)
     for word in _PERIOD_CELL.sub(lambda m: re.sub(r"\s+", "", m.group(0)), line).split():
+        if cells and _open_bracket(cells[-1]):
+            cells[-1] += word  # a bracket is one cell to its close (本期末（2026 年 6 月 30 日）)
+            continue
         if _is_value(word) and not re.search(r"[（(]", word) and not _PERIOD_CELL.fullmatch(word):
             return None
         if cells and word[0] in "（(":
@@ -232,6 +239,21 @@ def _header_words(line: str) -> list[str] | None:
         else:
             cells.append(word)
     return [_cell(c) for c in cells] if len(cells) >= 3 else None
+
+
+def _open_bracket(text: str) -> bool:
+    return text.count("（") + text.count("(") > text.count("）") + text.count(")")
+
+
+def _spanned_header(header: list[str], words: list[str]) -> list[str] | None:
+    """A header whose cells after the label each span as many columns of the line under
+    it (本期末 | 上年末 over 并表 非并表 并表 非并表): one header, each column named by its
+    upper cell and its own (本期末并表), or None when the lower line does not divide so."""
+    upper = header[1:]
+    if len(words) <= len(upper) or len(words) % len(upper):
+        return None
+    span = len(words) // len(upper)
+    return [header[0], *(f"{upper[i // span]}{_cell(w)}" for i, w in enumerate(words))]
 
 
 def _completed_header(header: list[str], words: list[str], text: str) -> list[str] | None:

@@ -69,3 +69,33 @@ def test_a_pdf_table_becomes_rows_and_prose_with_spaced_figures_stays_prose():
     assert "区域 | 冷链仓储面积 | 冷藏车辆 | 仓库出租率" in out.split("\n")
     assert "华东 | 52.0 | 1260 | 90.1%" in out.split("\n")
     assert out.rstrip().endswith("第四节 风险提示")
+
+
+CAPITAL_ROWS = "资本充足率 13.28 13.05 13.54 13.31\n一级资本充足率 10.87 10.66 11.12 10.89"
+
+
+def test_a_pdf_header_cell_spanning_the_columns_under_it_names_each_of_them():
+    # pypdf's lines: two period cells (a date in brackets, spaced) over two bases each
+    content = (
+        "项目 本期末（2026 年 6 月 30 日） 上年末（2025 年 12 月 31 日）\n"
+        " 并表 非并表 并表 非并表\n" + CAPITAL_ROWS
+    )
+    rows = [u for u in units(content) if u.kind == "row"]
+    ratio = rows[0]
+    assert ratio.clauses[row_cell(ratio, ("资本充足率", "本期末", "非并表"))] == "13.05"
+    assert ratio.clauses[row_cell(ratio, ("资本充足率", "上年末", "并表"))] == "13.54"
+
+
+def test_a_docx_cell_merged_across_columns_names_each_column_under_it():
+    # python-docx repeats a merged cell's text in every grid cell it spans
+    content = (
+        "项目 | 本期末 | 本期末 | 上年末 | 上年末\n\n 项目 | 并表 | 非并表 | 并表 | 非并表\n\n"
+        "资本充足率 | 13.28 | 13.05 | 13.54 | 13.31"
+    )
+    ratio = next(u for u in units(content) if u.kind == "row")
+    assert ratio.clauses[row_cell(ratio, ("资本充足率", "本期末", "非并表"))] == "13.05"
+    assert ratio.clauses[row_cell(ratio, ("资本充足率", "上年末", "非并表"))] == "13.31"
+    # the first cell empty under the merged label cell reads the same
+    empty = content.replace(" 项目 | 并表", " | 并表")
+    ratio = next(u for u in units(empty) if u.kind == "row")
+    assert ratio.clauses[row_cell(ratio, ("资本充足率", "本期末", "非并表"))] == "13.05"
