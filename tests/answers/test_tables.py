@@ -99,3 +99,4 @@ def test_a_docx_cell_merged_across_columns_names_each_column_under_it():
     empty = content.replace(" 项目 | 并表", " | 并表")
     ratio = next(u for u in units(empty) if u.kind == "row")
     assert ratio.clauses[row_cell(ratio, ("资本充足率", "本期末", "非并表"))] == "13.05"
+    assert ratio.clauses[row_cell(ratio, ("资本充足率", "上年末", "非并表"))] == "13.31"
