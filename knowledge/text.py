@@ -64,7 +64,7 @@ def search_marks(tokens: list[str]) -> str:
     """The marks of the tokens ``tokens`` holds more than once (each token prefixed with
     ``MARK``), space-separated, in order of first occurrence: stored beside a chunk's
     ``search_text`` and read with each candidate, so a search can bound its score
-    before counting its tokens (``ranking.Bm25.ceiling``). Tokens over
+    before counting its tokens (``ranking.Bm25.reaches``). Tokens over
     ``MAX_TOKEN_CHARS`` are never searched, so never marked."""
     return " ".join(
         marked(token)

@@ -2,7 +2,7 @@
 ``knowledge.text.search_marks``), filled by 0015; each term's single impact
 (``VersionTerm.single``: its most in a chunk holding it once), stored at publish from now
 on and by ``manage.py index_knowledge`` for the versions published before. Together
-they bound a candidate's score without counting its tokens (``ranking.Bm25.ceiling``).
+they bound a candidate's score without counting its tokens (``ranking.Bm25.reaches``).
 
 PostgreSQL: the chunks' GIN index is dropped now, so the backfill (0015) does not
 maintain it for every row it rewrites; 0016 builds it again. From here to 0016 the

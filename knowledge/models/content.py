@@ -151,7 +151,7 @@ class Chunk(FrozenContentModel):
     )
     # The tokens ``search_text`` holds more than once, marked (``knowledge.text.
     # search_marks``), written with it by ingest. Read with each candidate, they bound
-    # its score before it is counted (``ranking.Bm25.ceiling``): a token without its
+    # its score before it is counted (``ranking.Bm25.reaches``): a token without its
     # mark weighs at most its single impact (``VersionTerm.single``).
     search_marks = models.TextField(
         blank=True,
