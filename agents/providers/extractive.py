@@ -260,9 +260,11 @@ class ExtractiveProvider:
             source.rank = rank
         reading.sources = about
         picks = best_units(reading)
-        if apart and not best_units_each(reading):
+        # (read once: what each thing asked apart is answered by, when it decides)
+        each = best_units_each(reading) if apart or not picks else []
+        if apart and not each:
             reading.sources = []
-        if not (picks or relevant_figures(reading) or best_units_each(reading)):
+        if not (picks or relevant_figures(reading) or each):
             reading.sources = []
         listed = question.ordinal and picks and picks[0].unit.kind == "list"
         if listed and not picked_item(picks[0].unit, question.ordinal):
