@@ -1,20 +1,22 @@
-"""The evaluation sets of tests/answers/sets/, over their six fixtures, in a fresh database.
+"""The evaluation sets of tests/answers/sets/, over their seven fixtures, in a fresh database.
 
     .venv/bin/python bench/evalsets.py [--only FIXTURE ...] [--json DIR] [--agent KEY@VERSION ...]
         [--tuned-only]
         [--database-url postgres://…/DB --jobs N]
 
 It builds the embedded default (SQLite under a temporary directory, like bench/answers.py),
-applies the six fixtures — demo/manifest.yaml, tests/answers/second_manifest.yaml, the
+applies the seven fixtures — demo/manifest.yaml, tests/answers/second_manifest.yaml, the
 two written by tests/answers/file_fixtures.py (a PDF with a table; a DOCX and a Markdown
 file with tables), harbor (tests/answers/harbor_fixture.py: PDFs, a DOCX, a Markdown
-note) and ledger (tests/answers/ledger_fixture.py: a bank's PDF, a fund's DOCX, a board
-resolution as text, a Markdown note) — and runs ``manage.py evaluate`` once per fixture
-with its tuned set and its held-out set side by side as separate columns (never mixed: the
-held-out half is never used for tuning). Then one table over all fixtures: each fixture's
+note), ledger (tests/answers/ledger_fixture.py: a bank's PDF, a fund's DOCX, a board
+resolution as text, a Markdown note) and quarry (tests/answers/quarry_fixture.py: an
+insurer's PDF, a dividend notice as DOCX, a profit forecast as text, an incentive plan in
+Markdown) — and runs ``manage.py evaluate`` once per fixture with its tuned set and its
+held-out set side by side as separate columns (never mixed: the held-out half is never used
+for tuning). Then one table over all fixtures: each fixture's
 tuned and held-out columns, the tuned total and the held-out total — for the first sets
 (NAME), the second ones (NAME_b, written later over the same fixtures) and the third hand's
-(harbor, ledger) apart. Timings are printed, never asserted.
+(harbor, ledger, quarry) apart. Timings are printed, never asserted.
 
 The held-out half is reported in aggregate only: the lines naming a held-out question (its
 progress line, its failure with the start of its answer) are left out of what is printed
@@ -104,13 +106,13 @@ def apply_fixture(name: str, var_dir: str) -> None:
 
 
 # Fixtures written, with their sets, by a third hand after the first two generations.
-THIRD_HAND = {"harbor", "ledger"}
+THIRD_HAND = {"harbor", "ledger", "quarry"}
 
 
 def generation(name: str) -> str:
     """The set a name belongs to: "" for the first sets (demo, pine…), " b" for the second
-    ones (demo_b, pine_b…), " c" for the third hand's fixtures (harbor, ledger) — totalled apart,
-    so each half of each is seen on its own."""
+    ones (demo_b, pine_b…), " c" for the third hand's fixtures (harbor, ledger, quarry) —
+    totalled apart, so each half of each is seen on its own."""
     if name in THIRD_HAND:
         return " c"
     _, _, suffix = name.partition("_")

@@ -24,6 +24,7 @@ from tests.answers.cjk_pdf import make_cjk_pdf, wrap
 from tests.answers.docx_tables import docx_table
 from tests.answers.harbor_fixture import write_harbor
 from tests.answers.ledger_fixture import write_ledger
+from tests.answers.quarry_fixture import write_quarry
 
 # --------------------------------------------------------------------------- coldchain
 
@@ -302,6 +303,7 @@ WRITERS = {
     "chenghu": write_chenghu,
     "harbor": write_harbor,
     "ledger": write_ledger,
+    "quarry": write_quarry,
 }
 
 # The fixture of each evaluation set of tests/answers/sets/ (NAME.yaml and NAME_heldout.yaml):
@@ -322,6 +324,8 @@ SET_FIXTURES: dict[str, tuple[str, str, str]] = {
     "harbor": ("file:harbor", "harbor-desk", "hb-analyst"),
     # A sixth, likewise (tests/answers/ledger_fixture.py).
     "ledger": ("file:ledger", "ledger-desk", "ld-analyst"),
+    # A seventh, likewise (tests/answers/quarry_fixture.py).
+    "quarry": ("file:quarry", "quarry-desk", "qy-analyst"),
 }
 
 

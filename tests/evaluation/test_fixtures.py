@@ -26,6 +26,13 @@ LEDGER_PAGES = {
     "chixia-board-2026-09": 1,
     "lanfeng-citybanks-2026-09": 1,
 }
+# The quarry fixture's documents and their pages (tests/answers/quarry_fixture.py).
+QUARRY_PAGES = {
+    "chengyuan-insurance-2026": 4,
+    "zhechuan-dividend-2026": 2,
+    "cenxi-forecast-2026": 1,
+    "jichuan-incentive-2027": 1,
+}
 
 
 def apply(name: str, tmp_path: Path) -> None:
@@ -83,6 +90,33 @@ def test_the_ledger_files_are_ingested_with_their_pages_and_rows(tmp_path):
     assert "表决结果：同意 8 票，反对 0 票，弃权 1 票。" in board
     note = "\n".join(rows("lanfeng-citybanks-2026-09"))
     assert "云岭农商行 | 603486 | 中性 | 4.60 | 4.38 | 0.61 | 7.18 | 0.52" in note
+
+
+def test_the_quarry_files_are_ingested_with_their_pages_and_rows(tmp_path):
+    apply("quarry", tmp_path)
+    documents = {d.key: d for d in Document.objects.filter(key__in=QUARRY_PAGES)}
+    assert {key: d.page_count for key, d in documents.items()} == QUARRY_PAGES
+
+    def rows(key: str, page: int | None = None) -> list[str]:
+        chunks = documents[key].chunks.order_by("pk")
+        if page is not None:
+            chunks = chunks.filter(page=page)
+        # A row's cells are on one line in order, set apart by spaces or by " | ".
+        return "\n".join(c.text for c in chunks).replace(" | ", " ").split("\n")
+
+    insurer = rows("chengyuan-insurance-2026")
+    assert "澄远人寿 118.3 206.5 115.7 201.2" in insurer
+    assert "寿险 158,216.40 10,408.72 14.85 1,486,302.55" in insurer
+    # The investment table goes on after the page break, under the next page's header.
+    assert "股票 96,205.31 7.45 6.92" in rows("chengyuan-insurance-2026", page=4)
+    assert "债券投资 842,516.87 65.28 63.87" in rows("chengyuan-insurance-2026", page=3)
+    assert "A 股 2027/5/20 － 2027/5/21 2027/5/21" in rows("zhechuan-dividend-2026", page=1)
+    assert any("0.315 元" in row for row in rows("zhechuan-dividend-2026", page=2))
+    forecast = rows("cenxi-forecast-2026")
+    assert any(row.startswith("归属于上市公司股东的净利润：预计 42,000 万元") for row in forecast)
+    plan = rows("jichuan-incentive-2027")
+    assert "贝霖 董事会秘书 15.00 2.50% 0.04%" in plan
+    assert "第三个解除限售期 2029 年 不低于 73% 不低于 52%" in plan
 
 
 def test_every_document_and_page_a_set_names_exists_in_its_fixture(tmp_path):
