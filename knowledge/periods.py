@@ -1,9 +1,9 @@
 """Periods: the one canonical form of what a question asks about and what a report covers.
 
 ``periods_in(text)`` reads the periods a text names: a year (``2026``), a report period
-(``FY`` 年度 / 年报 / 全年, ``H1`` 上半年 / 半年度 / 中报, ``H2``, ``Q1``–``Q4`` 第三季度 / 三季报
-/ Q3, ``YTD`` 前三季度 / 年初至报告期末; a statement's months, 1—9 月 → YTD, 7—9 月 → Q3)
-and ``YOY`` (上年同期 / 同比 / 比上年, a statement's 上期发生额 column). The extractive reader
+(``FY`` 年度 / 年报 / 全年, ``H1`` 上半年 / 半年度 / 中报 / 中期 — an interim dividend, not a
+中期票据 —, ``H2``, ``Q1``–``Q4`` 第三季度 / 三季报 / Q3, ``YTD`` 前三季度 / 年初至报告期末; a
+statement's months, 1—9 月 → YTD, 7—9 月 → Q3) and ``YOY`` (上年同期 / 同比 / 比上年, a statement's 上期发生额 column). The extractive reader
 requires the unit that answers to state every period a question names; retrieval ranks a
 document whose title names another period after the others (``other_period``).
 """
@@ -20,7 +20,7 @@ PERIOD_WORDS = (
     r"(?P<months>(?<!\d)(?P<first>1[0-2]|[1-9])\s*(?:—|－|-|–|～|~|至)\s*(?P<last>1[0-2]|[1-9])\s*月)"
     r"|(?P<ytd>前三季度|年初至报告期末)"
     r"|(?:第?(?P<q>[一二三四1-4])\s*季度|(?P<qr>[一三])季报|[Qq](?P<qq>[1-4]))"
-    r"|(?P<h1>上半年|半年度|半年报|中报|中期报告|[Hh]1)"
+    r"|(?P<h1>上半年|半年度|半年报|中报|中期(?:报告)?(?!票据)|[Hh]1)"
     r"|(?P<h2>下半年|[Hh]2)"
     # (a statement's comparative column, 上期发生额 / 上期金额, is the year before's same period)
     r"|(?P<yoy>上年同期|去年同期|同比|(?:比|较)(?:上年|去年)(?:同期)?(?!末)|上期(?=发生额|金额))"

@@ -31,6 +31,10 @@ from tests.factories import add_document, lease, make_knowledge, publish
         ("2026 年 10 月 28 日", {"2026"}),
         ("比上年末增长", set()),  # the year's end, a balance: no period
         ("第九届董事会第十次会议决议公告", set()),
+        # an interim dividend is the half year's; a medium-term note is no period
+        ("中期分红每股多少", {"H1"}),
+        ("2026年度中期利润分配方案", {"2026", "H1", "FY"}),
+        ("发行中期票据20亿元", set()),
     ],
 )
 def test_a_text_names_its_periods_in_one_form(text, periods):
