@@ -36,10 +36,12 @@ from agents.providers.grammar import MENTIONING
 from agents.providers.quoting import clause_with, picked_item, quote_rows, quote_unit, unit_stating
 from agents.providers.reading import (
     covers,
+    doer_phrases,
     enumerates,
     fold,
     is_attribute,
     read_question,
+    states,
     topic_phrases,
 )
 from agents.providers.selection import (
@@ -282,6 +284,9 @@ class ExtractiveProvider:
             return False
         corpus = corpus_of([s for s in sources if is_about(s, reading.entity_terms)])
         if any(year not in corpus for year in question.years):
+            return False
+        # who did the act asked of (董事会批了多少…) is named by the document, not the clause
+        if not all(states(doer, corpus) for doer in doer_phrases(question, reading.entity_terms)):
             return False
         if not reading.entity_terms:
             # Without a named entity, one excerpt must speak to every term — or, for names

@@ -171,6 +171,12 @@ PREDICATE_ONLY = MENTIONING | frozenset(
         "手中",
     ]
 )
+# An amount asked of an act (董事会批|了多少|闲置募集资金做现金管理): 了 and the question
+# word follow the act's verb, and what comes after them is the thing measured.
+ACT_ASKED = re.compile(r"了?(?:多少|几)(?P<measured>[^？?。，,！!；;\s]*)")
+# A verb of purpose between the thing and its use (闲置募集资金做现金管理, 募集资金用于…):
+# two things asked, each stated on its own.
+PURPOSE = re.compile(r"用于|用来|用作|拿来|拿去|做")
 PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有|担任|出任|当)(?=..)")
 # By how much a thing beat another (跑赢基准多少): what it is compared with is asked, the
 # verb is not — when a figure is asked (跑赢基准了吗 asks a judgement no excerpt writes).
