@@ -158,6 +158,8 @@ def _joined_lines(content: str) -> list[str]:
     carry = False
     in_item = False
     for line in raws:
+        if _lone_marker(line):
+            continue  # a number standing alone (一、) numbers no text: no heading, no item
         starts_anew = not line or " | " in line or _starts_item(line) or bool(_HEADING.match(line))
         # …（1）A；/（2）B；（3）C: one enumeration over two lines
         starts_anew = starts_anew and not (carry and line and _goes_on_inline(lines[-1], line))
@@ -172,6 +174,12 @@ def _joined_lines(content: str) -> list[str]:
         if in_item and full and not re.search(r"[。！？!?；;，,、：:.）)]$", folded):
             carry = True
     return lines
+
+
+def _lone_marker(line: str) -> bool:
+    """A line that is a list or section marker and nothing else (一、, （二）, 3.)."""
+    match = _MARKER.match(fold(line))
+    return match is not None and not fold(line)[match.end() :].strip()
 
 
 def _goes_on_inline(before: str, line: str) -> bool:
