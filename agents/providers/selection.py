@@ -790,7 +790,7 @@ def best_units_each(reading: Reading) -> list[Pick | None]:
     things asked apart of one subject (储能电池出货量和光伏逆变器毛利率): [] unless every
     one has one."""
     picks: list[Pick | None] = []
-    groups = asked_apart(reading)
+    groups = reading.apart
     # a name asked apart is what its own part is asked of, not the entity of every part
     names = {a[0] for a in groups if len(a) > 1}
     entity_terms = [t for t in reading.entity_terms if fold(t) not in names]
