@@ -87,6 +87,9 @@ QUESTION_WORDS = (
     "分为",
     "包括",
     "包含",
+    # an intention asked (定增打算募多少钱): a report writes the plan as 拟…, the figure is
+    # the plan's
+    "打算",
     # hedges on the figure asked (大约多少, 左右)
     "大约",
     "大概",
@@ -137,7 +140,7 @@ DOCUMENT_WORDS = re.compile(r"(?:研报|研究报告|报告|公告|预案|点评
 PREDICATE_AFTER = re.compile(
     r"(?:达到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|下行到|上行到|上升到|下降到|增长到|降至|升至|增至|减至|到|达"
     # verbs of obtaining and of reaching a stage (拿到了多少首付款, 几个项目进了三期临床)
-    r"|拿到|拿了|收到|得到|获得|取得|进入|处于|(?<![先改引推促增跟])进"
+    r"|拿到|拿了?|收到|得到|获得|取得|进入|处于|(?<![先改引推促增跟])进"
     # verbs of spending on the thing (研发花了多少钱, 研发投了多少)
     r"|花了?|花费|花掉|用了|(?<!定)投了?"
     # holding (持有多少股: 有多少 is the question word)

@@ -87,9 +87,10 @@ _CHANGE_STATED = re.compile(r"增长|下降|增加|减少|提高|降低|上升|�
 _DIRECTIONS = ("增长", "下降", "增加", "减少", "提高", "降低", "上升", "提升", "下滑")
 _SIGNED_CHANGE = re.compile(r"增减|变动|变化")
 _COLLOQUIAL_CHANGE = ("涨幅", "跌幅", "涨", "跌")
-# A direction is stated by another word of the same sense (下滑 by 下降 4.5%).
-_UP = ("增长", "增加", "提高", "上升", "提升", "上涨")
-_DOWN = ("下降", "减少", "降低", "下滑", "下跌", "回落")
+# A direction is stated by another word of the same sense (下滑 by 下降 4.5%; the colloquial
+# 升 and 降 of 升了多少 / 降了多少 too).
+_UP = ("增长", "增加", "提高", "上升", "提升", "上涨", "升")
+_DOWN = ("下降", "减少", "降低", "下滑", "下跌", "回落", "降")
 _SHARE_OF = re.compile(r"占[^，。；,;\n\d]{1,24}?的?(?=\s*\d+(?:\.\d+)?\s*[%％])")
 _ENUMERATION = re.compile(
     r"[^\s、；;，,。]、[^\s、；;，,。]|[；;]\s*\S|[^\s]\s*(?:与|和|及|以及)\s*[^\s]"
@@ -281,18 +282,22 @@ def _without_act_verb(
     writes that verb (董事会批|了多少闲置募集资金…), and whether it was cut: the verb is the
     asker's word for the act, what is measured is the thing named after the question word,
     and what is left before the verb names the act's doer. A run with nothing measured
-    after it (产了多少？, 批了多少亿元？) keeps its verb: it is all the question says."""
+    after it (产了多少？, 批了多少亿元？) keeps its verb — it is all the question says —
+    unless the excerpts write that act on the thing before it."""
     at = question.find(run)
     measured = ACT_ASKED.match(question, at + len(run)) if at >= 0 else None
-    if measured is None:
-        return run, False
-    thing = measured["measured"].removeprefix("的")
-    if len(thing) < 2 or unit_of(thing):
-        return run, False
     pieces = _segment(run, corpus, names)
-    if len(pieces) < 2 or pieces[-1][1]:
+    if measured is None or len(pieces) < 2 or pieces[-1][1]:
         return run, False
-    return run[: -len(pieces[-1][0])], True
+    verb, thing = pieces[-1][0], measured["measured"].removeprefix("的")
+    if len(thing) >= 2 and not unit_of(thing):
+        return run[: -len(verb)], True
+    # The thing measured put before the act (干线线路开了多少条): the verb is stated where
+    # the excerpts write the act on that thing, the word it begins right before it
+    # (开通干线线路) — 产了多少 over 环氧树脂销量 is not.
+    if re.search(re.escape(verb) + r"[^\W\d_]?" + re.escape(pieces[-2][0]), corpus):
+        return run[: -len(verb)], False
+    return run, False
 
 
 def _grammar_only(piece: str) -> bool:

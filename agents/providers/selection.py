@@ -645,7 +645,8 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
         and question.unit not in f"{unit.heading}\n{unit.text}\n{labels}"
     ):
         return False
-    if question.counts and unit.kind in ("sentence", "clause") and not _counts_it(reading, unit):
+    counting = question.counts and not question.enumerates  # (哪几块 asks which ones)
+    if counting and unit.kind in ("sentence", "clause") and not _counts_it(reading, unit):
         return False
     listed = unit.kind == "list" and (question.counts or question.enumerates)
     if question.asks_figure and not quantities_in(without_markers(unit.text)) and not listed:
@@ -661,9 +662,9 @@ _PART_OF = ("其中", "其余")
 
 def _counts_it(reading: Reading, unit: Unit) -> bool:
     """A count asked of a thing (独立董事有几位) is answered by a clause that writes a
-    quantity and names that thing itself — with the unit's heading — not by another
-    thing's count the sentence goes on from (会议应出席董事 9 人，…其中独立董事…出席:
-    the 9 counts 董事). A clause of a part with its count (其中 5 项…) counts what the
+    quantity and names that thing itself — not by another thing's count the sentence goes
+    on from (会议应出席董事 9 人，…其中独立董事…出席: the 9 counts 董事), nor by a count
+    under a heading that names it (表决结果：同意 9 票 under 《关于聘任公司副总经理…的议案》). A clause of a part with its count (其中 5 项…) counts what the
     clause before it names (在研项目 31 项，其中 5 项处于样机验证阶段). A sentence with no quantity is left to
     the form's other checks."""
     clauses: list[str] = []
@@ -674,8 +675,7 @@ def _counts_it(reading: Reading, unit: Unit) -> bool:
     if not counted:
         return True
     phrases = (*reading.phrases, *(fold(t) for t in reading.of))
-    heading = fold(unit.heading)
-    return any(all(states(p, f"{c}\n{heading}") for p in phrases) for c in counted)
+    return any(all(states(p, c) for p in phrases) for c in counted)
 
 
 def best_units(reading: Reading) -> list[Pick]:

@@ -79,3 +79,65 @@ def test_a_count_asked_of_a_thing_is_answered_by_the_clause_counting_it():
     assert not_found(answer("青山环境独立董事有几位？", [MEETING]))
     assert "7 人" in answer("青山环境应出席董事有几位？", [MEETING])[0]
     assert "研发人员 312 人" in answer("青山环境研发人员有多少名？", [MEETING])[0]
+
+
+ROUTES = excerpt(
+    "岚川物流股份有限公司 2026 年半年度报告",
+    "三、运输网络\n截至报告期末，公司开通干线线路 120 条，冷藏车辆 1,480 台。\n"
+    "四、其他事项\n2026 年 8 月，公司就冷链数据平台签署授权协议，获得首付款 0.6 亿元。\n"
+    "报告期内，公司环氧涂料销量 2.3 万吨。",
+)
+
+
+def test_a_thing_measured_before_its_act_is_asked_without_the_verb():
+    """干线线路开了多少条: the report writes the act on the thing (开通干线线路 120 条)."""
+    assert "120 条" in answer("岚川物流干线线路开了多少条？", [ROUTES])[0]
+
+
+def test_a_verb_the_excerpts_never_write_on_the_thing_stays_asked():
+    """产了多少 asks the output, which the sales volume (销量) does not state."""
+    assert not_found(answer("岚川物流环氧涂料产了多少？", [ROUTES]))
+
+
+def test_a_verb_of_obtaining_before_le_is_grammar():
+    """首付款拿了多少: 拿 (the 了 after it is a particle) links the thing to its value."""
+    assert "0.6 亿元" in answer("冷链数据平台的授权首付款拿了多少？", [ROUTES])[0]
+
+
+PLAN = excerpt(
+    "青川食品股份有限公司 2026 年度向特定对象发行 A 股股票预案",
+    "一、本次发行方案概要\n本次向特定对象发行股票拟募集资金总额不超过 8.00 亿元，"
+    "扣除发行费用后全部用于智能工厂建设项目。",
+)
+
+
+def test_an_intention_asked_is_the_plan_the_report_writes():
+    """打算 asks what the plan is (拟募集资金…): it names nothing the answer must state."""
+    assert "8.00 亿元" in answer("青川食品这次定增打算募多少钱？", [PLAN])[0]
+
+
+ACCOUNTS = excerpt(
+    "松涛化工股份有限公司 2026 年半年度报告",
+    "第二节 主要会计数据\n报告期内，公司实现营业收入 75.2 亿元，同比增长 6.1%；"
+    "归属于上市公司股东的净利润 5.4 亿元，同比下降 3.2%。\n报告期末，公司资产负债率为 41.3%。",
+)
+
+
+def test_a_fall_asked_in_one_word_is_stated_by_the_fall_written():
+    """降了多少 asks the fall 下降 3.2% states; a ratio with no change written does not."""
+    assert "下降 3.2%" in answer("松涛化工净利润降了多少？", [ACCOUNTS])[0]
+    assert not_found(answer("松涛化工资产负债率降了多少？", [ACCOUNTS]))
+
+
+APPOINTMENTS = excerpt(
+    "qinghe-board-2026-11",
+    "青禾电气股份有限公司\n第三届董事会第六次会议决议公告\n\n"
+    "（一）审议通过《关于聘任公司副总经理的议案》\n\n"
+    "同意聘任林舟先生、何雨女士为公司副总经理。\n\n"
+    "表决结果：同意 7 票，反对 0 票，弃权 0 票。",
+)
+
+
+def test_a_count_under_a_heading_that_names_the_thing_does_not_count_it():
+    """同意 7 票 counts votes on the motion whose title names 副总经理, not the managers."""
+    assert not_found(answer("青禾电气董事会聘了几位副总经理？", [APPOINTMENTS]))
