@@ -211,6 +211,11 @@ SHARE_WORDS = ("比例", "比重", "占比")
 # The year-ago period named as a period (那去年同期呢？, 上年同期的销售费用): its own figure is
 # asked, not a change on it — unless the question also asks a change (CHANGE).
 PRIOR_PERIOD = re.compile(r"(?:上年|去年)同期|上期")
+# 去年 before a part of the year (去年三季度, 去年上半年) names that part a year back: of a
+# report on this year's part, the year-ago period (YOY), not the report's own.
+YEAR_BACK = re.compile(
+    r"(?:上年|去年)(?=第?[一二三四1-4]季度|[上下]半年|前三季度|[Qq][1-4]|[Hh][12])"
+)
 CHANGE = re.compile(
     r"同比|环比|增长|增加|下降|减少|增减|变化|变动|增速|幅度|提高|降低|涨|跌|(?:比|较)(?:上年|去年)"
 )

@@ -45,6 +45,7 @@ from agents.providers.grammar import (
     TIME,
     WHICH,
     YEAR,
+    YEAR_BACK,
 )
 from knowledge.figures import figures_in, in_base_unit
 from knowledge.periods import periods_in
@@ -339,7 +340,8 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         which=bool(WHICH.search(stripped)),
         asks_figure=bool(ASKS_FIGURE.search(stripped)),
         asks_share=bool(ASKS_SHARE.search(stripped)),
-        prior=bool(PRIOR_PERIOD.search(stripped)) and not CHANGE.search(stripped),
+        prior=bool(PRIOR_PERIOD.search(stripped) or YEAR_BACK.search(stripped))
+        and not CHANGE.search(stripped),
         each=bool(EACH.search(stripped)),
         extreme=_extreme(stripped),
         compares=bool(COMPARES.search(stripped)),
@@ -349,7 +351,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         judged=judged,
         runs=tuple(runs),
         doers=tuple(run for run, doer in acts if doer),
-        periods=periods_in(stripped),
+        periods=periods_in(stripped) | ({"YOY"} if YEAR_BACK.search(stripped) else set()),
         unit=_asked_unit(stripped),
     )
 

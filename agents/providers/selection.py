@@ -646,7 +646,7 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
     ):
         return False
     counting = question.counts and not question.enumerates  # (哪几块 asks which ones)
-    if counting and unit.kind in ("sentence", "clause") and not _counts_it(reading, unit):
+    if counting and unit.kind in ("sentence", "clause") and not _counts_it(reading, unit, labels):
         return False
     listed = unit.kind == "list" and (question.counts or question.enumerates)
     if question.asks_figure and not quantities_in(without_markers(unit.text)) and not listed:
@@ -657,25 +657,26 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
 
 
 _CLAUSES = re.compile(r"[^，,；;。]+")
-_PART_OF = ("其中", "其余")
 
 
-def _counts_it(reading: Reading, unit: Unit) -> bool:
-    """A count asked of a thing (独立董事有几位) is answered by a clause that writes a
-    quantity and names that thing itself — not by another thing's count the sentence goes
-    on from (会议应出席董事 9 人，…其中独立董事…出席: the 9 counts 董事), nor by a count
-    under a heading that names it (表决结果：同意 9 票 under 《关于聘任公司副总经理…的议案》). A clause of a part with its count (其中 5 项…) counts what the
-    clause before it names (在研项目 31 项，其中 5 项处于样机验证阶段). A sentence with no quantity is left to
-    the form's other checks."""
-    clauses: list[str] = []
-    for clause in _CLAUSES.findall(fold(without_markers(unit.text))):
-        part = clause.strip().startswith(_PART_OF) and quantities_in(clause) and clauses
-        clauses.append(f"{clauses[-1]}，{clause}" if part else clause)
-    counted = [c for c in clauses if quantities_in(c)]
-    if not counted:
+def _counts_it(reading: Reading, unit: Unit, title: str) -> bool:
+    """A count asked of a thing (独立董事有几位) is answered by a quantity whose clause, or a
+    clause before it, names that thing — a count goes on from what was named before it
+    (在研项目 64 项，其中 9 项处于三期临床阶段; 发行对象为特定投资者，不超过 35 名) — not by a
+    count of another thing the sentence names the asked one after (会议应出席董事 9 人，…
+    其中独立董事…出席: the 9 counts 董事), nor by a count under a heading that names it
+    (表决结果：同意 9 票 under 《关于聘任公司副总经理…的议案》); the document's ``title``
+    names what all of it is of (定增 of a placement plan). A sentence with no quantity is
+    left to the form's other checks."""
+    clauses = _CLAUSES.findall(fold(without_markers(unit.text)))
+    if not any(quantities_in(c) for c in clauses):
         return True
     phrases = (*reading.phrases, *(fold(t) for t in reading.of))
-    return any(all(states(p, c) for p in phrases) for c in counted)
+    return any(
+        quantities_in(clause)
+        and all(states(p, "，".join([*clauses[: at + 1], fold(title)])) for p in phrases)
+        for at, clause in enumerate(clauses)
+    )
 
 
 def best_units(reading: Reading) -> list[Pick]:

@@ -141,3 +141,33 @@ APPOINTMENTS = excerpt(
 def test_a_count_under_a_heading_that_names_the_thing_does_not_count_it():
     """同意 7 票 counts votes on the motion whose title names 副总经理, not the managers."""
     assert not_found(answer("青禾电气董事会聘了几位副总经理？", [APPOINTMENTS]))
+
+
+QUARTER = excerpt(
+    "松岭成长混合型证券投资基金 2026 年第 3 季度报告",
+    "§1 主要财务指标\n本报告期基金份额净值增长率为 2.15%，同期业绩比较基准收益率为 1.40%。\n"
+    "本报告期基金实现利润 0.86 亿元，同比增长 12.0%。",
+)
+QUARTER_WITH_PRIOR = excerpt(
+    "松岭成长混合型证券投资基金 2026 年第 3 季度报告",
+    "§1 主要财务指标\n本报告期基金份额净值增长率为 2.15%。\n上年同期基金份额净值增长率为 -0.85%。",
+)
+
+
+def test_last_year_s_part_of_the_year_is_not_the_report_s_own():
+    """去年三季度 over a third-quarter report of this year asks the year-ago quarter: the
+    report's own figure (2.15%) does not answer it, nor a change on that quarter (同比增长);
+    the year-ago figure the report writes does."""
+    assert not_found(answer("松岭成长混合基金去年三季度净值增长率是多少？", [QUARTER]))
+    assert not_found(answer("松岭成长混合基金去年三季度实现利润多少？", [QUARTER]))
+    blocks = answer("松岭成长混合基金去年三季度净值增长率是多少？", [QUARTER_WITH_PRIOR])
+    assert "-0.85%" in blocks[0]
+
+
+def test_a_count_goes_on_from_the_thing_named_before_it():
+    """The thing named in the clause before its count (发行对象…，不超过 35 名) is counted."""
+    plan = excerpt(
+        "青川食品股份有限公司 2026 年度向特定对象发行 A 股股票预案",
+        "二、发行对象\n本次发行的发行对象为符合中国证监会规定条件的特定投资者，不超过 35 名。",
+    )
+    assert "35 名" in answer("青川食品定增的发行对象有几名？", [plan])[0]
