@@ -36,10 +36,12 @@ from agents.providers.grammar import MENTIONING
 from agents.providers.quoting import clause_with, picked_item, quote_rows, quote_unit, unit_stating
 from agents.providers.reading import (
     covers,
+    doer_phrases,
     enumerates,
     fold,
     is_attribute,
     read_question,
+    states,
     topic_phrases,
 )
 from agents.providers.selection import (
@@ -233,6 +235,7 @@ class ExtractiveProvider:
             reading.topic = [*carried, *reading.topic]
         missing = {fold(name) for _, name in coordinated_missing(reading)}
         reading.phrases = tuple(p for p in reading.phrases if p not in missing)
+        reading.apart = tuple(asked_apart(reading))
         if question.asks_figure and entity_terms and not (reading.phrases or reading.of):
             # A figure asked of nothing the reader could read (北辰医药这季度卖了多少钱):
             # which figure is not known — none is quoted.
@@ -245,7 +248,7 @@ class ExtractiveProvider:
         # Names asked apart (澜州银行和溪南银行的目标价) are answered too by an excerpt whose
         # text names one, whoever it is about (a broker's note on both banks) — and each
         # must be answered, or none is.
-        apart = [fold(a[0]) for a in asked_apart(reading) if len(a) > 1]
+        apart = [fold(a[0]) for a in reading.apart if len(a) > 1]
         about += [
             s for s in sources if s not in about and any(name in fold(s.content) for name in apart)
         ]
@@ -264,7 +267,8 @@ class ExtractiveProvider:
         each = best_units_each(reading) if apart or not picks else []
         if apart and not each:
             reading.sources = []
-        if not (picks or relevant_figures(reading) or each):
+        reading.figures = relevant_figures(reading)
+        if not (picks or reading.figures or each):
             reading.sources = []
         listed = question.ordinal and picks and picks[0].unit.kind == "list"
         if listed and not picked_item(picks[0].unit, question.ordinal):
@@ -283,11 +287,14 @@ class ExtractiveProvider:
         corpus = corpus_of([s for s in sources if is_about(s, reading.entity_terms)])
         if any(year not in corpus for year in question.years):
             return False
+        # who did the act asked of (董事会批了多少…) is named by the document, not the clause
+        if not all(states(doer, corpus) for doer in doer_phrases(question, reading.entity_terms)):
+            return False
         if not reading.entity_terms:
             # Without a named entity, one excerpt must speak to every term — or, for names
             # coordinated before a shared head (A和B的净息差), to some name's own (a name
             # whose part is stated nowhere says so on its own line).
-            apart = [a for a in asked_apart(reading) if len(a) > 1]
+            apart = [a for a in reading.apart if len(a) > 1]
             asked = apart or [tuple(question.terms)]
             # (an excerpt's text with the headings it is read under: a section cut across
             # two chunks keeps its heading)
@@ -385,14 +392,14 @@ class ExtractiveProvider:
             self._comparing = True
             return self._comparison(reading, groups)
         # Names asked apart (A和B的目标价): each answered by the unit that states it.
-        each = best_units_each(reading) if any(len(a) > 1 for a in asked_apart(reading)) else []
+        each = best_units_each(reading) if any(len(a) > 1 for a in reading.apart) else []
         if each:
             return self._parts(reading, each)
         picks = best_units(reading)
-        if not picks and not relevant_figures(reading):
+        if not picks and not reading.figures:
             return self._parts(reading, best_units_each(reading))
         if not picks:
-            score, source, handle = relevant_figures(reading)[0]
+            score, source, handle = reading.figures[0]
             unit = unit_stating(source, handle["display"])
             text = unit.text if unit else f"{handle['label']}：[[num:{handle['id']}]]"
             self._cited["direct"] = [source.id]
@@ -441,8 +448,7 @@ class ExtractiveProvider:
         apart whose part no unit states says so on its own line, citing nothing."""
         lines = []
         # each name a shared head is asked of (A和B的目标价) heads its own line
-        apart = asked_apart(reading)
-        parts = [(a[0], "".join(a[1:])) if len(a) > 1 else ("", "") for a in apart]
+        parts = [(a[0], "".join(a[1:])) if len(a) > 1 else ("", "") for a in reading.apart]
         if len(parts) != len(picks):
             parts = [("", "")] * len(picks)
         for pick, (name, asked) in zip(picks, parts, strict=True):
@@ -463,7 +469,7 @@ class ExtractiveProvider:
         direct = self._direct_pick
         lines: list[str] = []
         used = [(direct.source.id, direct.unit.text)] if direct else []
-        answering = [f for f in relevant_figures(reading) if handle_answers(f[2], reading)]
+        answering = [f for f in reading.figures if handle_answers(f[2], reading)]
         if answering:
             stating = unit_stating(answering[0][1], answering[0][2]["display"])
             if stating is not None:
@@ -488,7 +494,7 @@ class ExtractiveProvider:
         return "**依据**\n" + "\n".join(lines)
 
     def _figure_lines(self, reading: Reading) -> str:
-        figures = relevant_figures(reading)[:MAX_FIGURES]
+        figures = reading.figures[:MAX_FIGURES]
         if not figures:
             return ""
         lines = []
@@ -501,7 +507,7 @@ class ExtractiveProvider:
         return "**相关数据**\n" + "\n".join(lines) + dates_line(figures)
 
     def _revised(self, reading: Reading) -> str:
-        answering = [f for f in relevant_figures(reading) if handle_answers(f[2], reading)]
+        answering = [f for f in reading.figures if handle_answers(f[2], reading)]
         if not answering:
             return ""
         _, source, handle = answering[0]

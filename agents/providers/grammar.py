@@ -87,6 +87,9 @@ QUESTION_WORDS = (
     "分为",
     "包括",
     "包含",
+    # an intention asked (定增打算募多少钱): a report writes the plan as 拟…, the figure is
+    # the plan's
+    "打算",
     # hedges on the figure asked (大约多少, 左右)
     "大约",
     "大概",
@@ -137,7 +140,7 @@ DOCUMENT_WORDS = re.compile(r"(?:研报|研究报告|报告|公告|预案|点评
 PREDICATE_AFTER = re.compile(
     r"(?:达到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|下行到|上行到|上升到|下降到|增长到|降至|升至|增至|减至|到|达"
     # verbs of obtaining and of reaching a stage (拿到了多少首付款, 几个项目进了三期临床)
-    r"|拿到|拿了|收到|得到|获得|取得|进入|处于|(?<![先改引推促增跟])进"
+    r"|拿到|拿了?|收到|得到|获得|取得|进入|处于|(?<![先改引推促增跟])进"
     # verbs of spending on the thing (研发花了多少钱, 研发投了多少)
     r"|花了?|花费|花掉|用了|(?<!定)投了?"
     # holding (持有多少股: 有多少 is the question word)
@@ -171,6 +174,12 @@ PREDICATE_ONLY = MENTIONING | frozenset(
         "手中",
     ]
 )
+# An amount asked of an act (董事会批|了多少|闲置募集资金做现金管理): 了 and the question
+# word follow the act's verb, and what comes after them is the thing measured.
+ACT_ASKED = re.compile(r"了?(?:多少|几)(?P<measured>[^？?。，,！!；;\s]*)")
+# A verb of purpose between the thing and its use (闲置募集资金做现金管理, 募集资金用于…):
+# two things asked, each stated on its own.
+PURPOSE = re.compile(r"用于|用来|用作|拿来|拿去|做")
 PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有|担任|出任|当)(?=..)")
 # By how much a thing beat another (跑赢基准多少): what it is compared with is asked, the
 # verb is not — when a figure is asked (跑赢基准了吗 asks a judgement no excerpt writes).
@@ -202,6 +211,11 @@ SHARE_WORDS = ("比例", "比重", "占比")
 # The year-ago period named as a period (那去年同期呢？, 上年同期的销售费用): its own figure is
 # asked, not a change on it — unless the question also asks a change (CHANGE).
 PRIOR_PERIOD = re.compile(r"(?:上年|去年)同期|上期")
+# 去年 before a part of the year (去年三季度, 去年上半年) names that part a year back: of a
+# report on this year's part, the year-ago period (YOY), not the report's own.
+YEAR_BACK = re.compile(
+    r"(?:上年|去年)(?=第?[一二三四1-4]季度|[上下]半年|前三季度|[Qq][1-4]|[Hh][12])"
+)
 CHANGE = re.compile(
     r"同比|环比|增长|增加|下降|减少|增减|变化|变动|增速|幅度|提高|降低|涨|跌|(?:比|较)(?:上年|去年)"
 )

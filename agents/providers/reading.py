@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agents.providers.grammar import (
+    ACT_ASKED,
     ASKS_FIGURE,
     ASKS_SHARE,
     CHANGE,
@@ -36,6 +37,7 @@ from agents.providers.grammar import (
     PREDICATE_BEFORE,
     PREDICATE_ONLY,
     PRIOR_PERIOD,
+    PURPOSE,
     QUANTITATIVE,
     QUESTION_WORDS_LONGEST,
     SHARE_WORDS,
@@ -43,6 +45,7 @@ from agents.providers.grammar import (
     TIME,
     WHICH,
     YEAR,
+    YEAR_BACK,
 )
 from knowledge.figures import figures_in, in_base_unit
 from knowledge.periods import periods_in
@@ -85,9 +88,10 @@ _CHANGE_STATED = re.compile(r"增长|下降|增加|减少|提高|降低|上升|�
 _DIRECTIONS = ("增长", "下降", "增加", "减少", "提高", "降低", "上升", "提升", "下滑")
 _SIGNED_CHANGE = re.compile(r"增减|变动|变化")
 _COLLOQUIAL_CHANGE = ("涨幅", "跌幅", "涨", "跌")
-# A direction is stated by another word of the same sense (下滑 by 下降 4.5%).
-_UP = ("增长", "增加", "提高", "上升", "提升", "上涨")
-_DOWN = ("下降", "减少", "降低", "下滑", "下跌", "回落")
+# A direction is stated by another word of the same sense (下滑 by 下降 4.5%; the colloquial
+# 升 and 降 of 升了多少 / 降了多少 too).
+_UP = ("增长", "增加", "提高", "上升", "提升", "上涨", "升")
+_DOWN = ("下降", "减少", "降低", "下滑", "下跌", "回落", "降")
 _SHARE_OF = re.compile(r"占[^，。；,;\n\d]{1,24}?的?(?=\s*\d+(?:\.\d+)?\s*[%％])")
 _ENUMERATION = re.compile(
     r"[^\s、；;，,。]、[^\s、；;，,。]|[；;]\s*\S|[^\s]\s*(?:与|和|及|以及)\s*[^\s]"
@@ -198,6 +202,7 @@ class Question:
     ordinal_text: str = ""  # as written (第一大)
     judged: tuple[str, ...] = ()  # runs of a yes/no sentence the rest of the question evidences
     runs: tuple[str, ...] = ()  # the question between particles, question words and times
+    doers: tuple[str, ...] = ()  # runs that name who did the act asked of (董事会批了多少…)
     periods: frozenset[str] = frozenset()  # the periods it names, canonical (periods_in)
     unit: str = ""  # the base unit of the figure asked (多少股 → 股, 多少万元 → 元)
 
@@ -271,6 +276,31 @@ def _segment(run: str, corpus: str, names: tuple[str, ...] = ()) -> list[tuple[s
     return pieces
 
 
+def _without_act_verb(
+    run: str, question: str, corpus: str, names: tuple[str, ...]
+) -> tuple[str, bool]:
+    """``run`` without the verb of an act the question asks an amount of, when no excerpt
+    writes that verb (董事会批|了多少闲置募集资金…), and whether it was cut: the verb is the
+    asker's word for the act, what is measured is the thing named after the question word,
+    and what is left before the verb names the act's doer. A run with nothing measured
+    after it (产了多少？, 批了多少亿元？) keeps its verb — it is all the question says —
+    unless the excerpts write that act on the thing before it."""
+    at = question.find(run)
+    measured = ACT_ASKED.match(question, at + len(run)) if at >= 0 else None
+    pieces = _segment(run, corpus, names)
+    if measured is None or len(pieces) < 2 or pieces[-1][1]:
+        return run, False
+    verb, thing = pieces[-1][0], measured["measured"].removeprefix("的")
+    if len(thing) >= 2 and not unit_of(thing):
+        return run[: -len(verb)], True
+    # The thing measured put before the act (干线线路开了多少条): the verb is stated where
+    # the excerpts write the act on that thing, the word it begins right before it
+    # (开通干线线路) — 产了多少 over 环氧树脂销量 is not.
+    if re.search(re.escape(verb) + r"[^\W\d_]?" + re.escape(pieces[-2][0]), corpus):
+        return run[: -len(verb)], False
+    return run, False
+
+
 def _grammar_only(piece: str) -> bool:
     """A piece that is only a linking verb (拿到, 进入) or where a holding is (手上): it
     names nothing the excerpts must mention."""
@@ -285,6 +315,8 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     follow_up = stripped.startswith(FOLLOW_UP_LEAD) or stripped.rstrip("？?。 ").endswith("呢")
     runs, times = _runs(question, fold(corpus))
     judged = _judged_runs(stripped)
+    acts = [_without_act_verb(run, stripped, corpus, names) for run in runs]
+    runs = [run for run, _ in acts]
     terms, unknown = [], []
     for run in runs:
         for lead in FOLLOW_UP_LEAD:
@@ -308,7 +340,8 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         which=bool(WHICH.search(stripped)),
         asks_figure=bool(ASKS_FIGURE.search(stripped)),
         asks_share=bool(ASKS_SHARE.search(stripped)),
-        prior=bool(PRIOR_PERIOD.search(stripped)) and not CHANGE.search(stripped),
+        prior=bool(PRIOR_PERIOD.search(stripped) or YEAR_BACK.search(stripped))
+        and not CHANGE.search(stripped),
         each=bool(EACH.search(stripped)),
         extreme=_extreme(stripped),
         compares=bool(COMPARES.search(stripped)),
@@ -317,7 +350,8 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         ordinal_text=next((m.group(0) for m in _ORDINAL_PICK.finditer(fold(stripped))), ""),
         judged=judged,
         runs=tuple(runs),
-        periods=periods_in(stripped),
+        doers=tuple(run for run, doer in acts if doer),
+        periods=periods_in(stripped) | ({"YOY"} if YEAR_BACK.search(stripped) else set()),
         unit=_asked_unit(stripped),
     )
 
@@ -399,7 +433,7 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
     folded = {fold(t) for t in entity_terms}
     names = sorted((t for t in folded if not any(t != o and t in o for o in folded)), key=len)[::-1]
     for run in question.runs:
-        if run in question.judged:
+        if run in question.judged or run in question.doers:
             continue
         for lead in FOLLOW_UP_LEAD:
             if run.startswith(lead) and len(run) > len(lead):
@@ -410,6 +444,7 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
         # A dative coverb after a name the excerpts write joins two participants, not one
         # thing's words (岚峰证券给云岭农商行什么评级 asks of 岚峰证券 and 云岭农商行).
         run = DATIVE_AFTER_TERM.sub(lambda m: m[1] + "|" if m[1] in question.terms else m[0], run)
+        run = _purpose_cut(run, question.terms)
         for piece in run.split("|"):
             piece = PREDICATE_AFTER.sub("", PREDICATE_BEFORE.sub("", piece))
             if question.asks_figure:
@@ -453,6 +488,24 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
     if ratios != asked:
         return [r for r in ratios if r not in SHARE_WORDS]
     return asked
+
+
+def _purpose_cut(run: str, terms: tuple[str, ...]) -> str:
+    """``run`` cut at a verb of purpose before a term the excerpts write (闲置募集资金|做|
+    现金管理): the thing and what it is used for are two things, each stated on its own —
+    not one phrase of the two glued by the verb (做市商 is no use of anything)."""
+    for match in reversed(list(PURPOSE.finditer(run))):
+        rest = run[match.end() :]
+        if match.start() > 0 and any(len(t) >= 2 and rest.startswith(t) for t in terms):
+            run = f"{run[: match.start()]}|{rest}"
+    return run
+
+
+def doer_phrases(question: Question, entity_terms: list[str] | tuple[str, ...]) -> list[str]:
+    """Who did the act asked of (董事会 of 董事会批了多少…), as topic phrases: a report
+    leaves the doer out of the clause that states the amount (同意公司使用…3.5 亿元…) and
+    names it once for the document, so its excerpts must state it, not the answering unit."""
+    return topic_phrases(replace(question, runs=question.doers, doers=()), entity_terms)
 
 
 def states(phrase: str, text: str) -> bool:

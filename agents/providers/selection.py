@@ -68,7 +68,10 @@ def states_question(reading: Reading, text: str, context: str) -> bool:
     for name in entity_names(reading):
         # The entity's own name states nothing asked about it (债券 in 星河稳健收益债券).
         said = said.replace(name, "|")
-    phrases = (*reading.phrases, *(fold(t) for t in reading.of))
+    said, joined = without_coordinated_qualifiers(reading.question, said)
+    # (a qualifier written only in a union must be stated alone, however much of its
+    # phrase the rest covers: 自有冷藏车辆 is not 自有及合作冷藏车辆's)
+    phrases = (*reading.phrases, *(fold(t) for t in reading.of), *joined)
     if not all(states(p, said) and not foreign_modifier(reading, p, said) for p in phrases):
         return False
     # the part a share is asked of (海外收入占比) is stated as the part, not as the whole
@@ -79,6 +82,33 @@ def states_question(reading: Reading, text: str, context: str) -> bool:
     if parts and not all(states(part, without_share_wholes(said)) for part in parts):
         return False
     return reading.question.periods <= periods_in(said)
+
+
+# Conjunctions joining two qualifiers of one head (自有及合作冷藏车辆).
+_JOINED = r"(?:以及|及|和|与|或|、)"
+
+
+def without_coordinated_qualifiers(question: Question, said: str) -> tuple[str, list[str]]:
+    """``said`` with each qualifier the question names that it writes coordinated with
+    another before a head the question also names taken out (自有及合作冷藏车辆 3,245 台 →
+    冷藏车辆 3,245 台), and those qualifiers: the figure is the union's, which states
+    neither qualifier alone — 自有 asked is not 自有及合作. A question that writes the
+    coordination asks the union."""
+    asked = fold(question.text)
+    terms = [fold(t) for t in question.terms if len(t) >= 2]
+    joined = []
+    for qualifier in terms:
+        if re.search(f"{_JOINED}{re.escape(qualifier)}|{re.escape(qualifier)}{_JOINED}", asked):
+            continue
+        for head in terms:
+            if qualifier in head or head in qualifier:
+                continue
+            q, h = re.escape(qualifier), re.escape(head)
+            union = rf"(?:{q}{_JOINED}[^\W\d_]{{1,4}}?|[^\W\d_]{{1,4}}?{_JOINED}{q})(?={h})"
+            said, count = re.subn(union, "|", said)
+            if count:
+                joined.append(qualifier)
+    return said, joined
 
 
 _SHARE_OF_PART = re.compile(r"^(.{2,}?)(?:的)?(?:占比|比例|比重)$")
@@ -615,12 +645,38 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
         and question.unit not in f"{unit.heading}\n{unit.text}\n{labels}"
     ):
         return False
+    counting = question.counts and not question.enumerates  # (哪几块 asks which ones)
+    if counting and unit.kind in ("sentence", "clause") and not _counts_it(reading, unit, labels):
+        return False
     listed = unit.kind == "list" and (question.counts or question.enumerates)
     if question.asks_figure and not quantities_in(without_markers(unit.text)) and not listed:
         return False  # (a list answers "how many items" by its items)
     if question.which and unit.kind != "list" and not enumerates(unit.text):
         return False
     return unit.kind != "row" or row_answers(reading, unit, labels)
+
+
+_CLAUSES = re.compile(r"[^，,；;。]+")
+
+
+def _counts_it(reading: Reading, unit: Unit, title: str) -> bool:
+    """A count asked of a thing (独立董事有几位) is answered by a quantity whose clause, or a
+    clause before it, names that thing — a count goes on from what was named before it
+    (在研项目 64 项，其中 9 项处于三期临床阶段; 发行对象为特定投资者，不超过 35 名) — not by a
+    count of another thing the sentence names the asked one after (会议应出席董事 9 人，…
+    其中独立董事…出席: the 9 counts 董事), nor by a count under a heading that names it
+    (表决结果：同意 9 票 under 《关于聘任公司副总经理…的议案》); the document's ``title``
+    names what all of it is of (定增 of a placement plan). A sentence with no quantity is
+    left to the form's other checks."""
+    clauses = _CLAUSES.findall(fold(without_markers(unit.text)))
+    if not any(quantities_in(c) for c in clauses):
+        return True
+    phrases = (*reading.phrases, *(fold(t) for t in reading.of))
+    return any(
+        quantities_in(clause)
+        and all(states(p, "，".join([*clauses[: at + 1], fold(title)])) for p in phrases)
+        for at, clause in enumerate(clauses)
+    )
 
 
 def best_units(reading: Reading) -> list[Pick]:
@@ -686,13 +742,19 @@ def is_named_report(question: Question, source: Source) -> bool:
 
 def _one_thing(reading: Reading) -> bool:
     """Whether the question's phrases are one thing named with a modifier, cut at the 的
-    between them (经营活动产生的现金流量净额), not things asked side by side."""
+    between them (经营活动产生的现金流量净额), or a part of a thing asked (冷藏车辆有多少是
+    自有的, 冷藏车辆中自有的): not things asked side by side."""
     text = fold(reading.question.text)
     spots = sorted((text.find(p), p) for p in reading.phrases)
     return all(at >= 0 for at, _ in spots) and any(
-        text[a + len(p) : b].strip() == "的"
+        _RESTRICTS.fullmatch(text[a + len(p) : b].strip())
         for (a, p), (b, _) in zip(spots, spots[1:], strict=False)
     )
+
+
+# Between a thing and what names its part: 的, 中 (冷藏车辆中自有的), a count and a copula
+# (冷藏车辆有多少是自有的).
+_RESTRICTS = re.compile(r"的|(?:当中|中|里)的?|(?:中|里)?有?(?:多少|几\w?)(?:是|为|属于)")
 
 
 # Names joined as one subject or object (A和B, A与B, A、B).
@@ -729,7 +791,7 @@ def best_units_each(reading: Reading) -> list[Pick | None]:
     things asked apart of one subject (储能电池出货量和光伏逆变器毛利率): [] unless every
     one has one."""
     picks: list[Pick | None] = []
-    groups = asked_apart(reading)
+    groups = reading.apart
     # a name asked apart is what its own part is asked of, not the entity of every part
     names = {a[0] for a in groups if len(a) > 1}
     entity_terms = [t for t in reading.entity_terms if fold(t) not in names]

@@ -7,7 +7,7 @@ unit answers is ``agents.providers.selection``'s.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agents.providers.reading import (
@@ -207,3 +207,8 @@ class Reading:
     resolved_from: str = ""  # the earlier question an elliptical follow-up was read against
     phrases: tuple[str, ...] = ()  # what is asked, as written (topic_phrases): the floor
     of: tuple[str, ...] = ()  # what a follow-up asking only an attribute asks it of
+    # Read once per question, when what they depend on is settled (selection.asked_apart,
+    # selection.relevant_figures): the things asked side by side, each as its phrases;
+    # the declared figures relevant to it, best first.
+    apart: tuple[tuple[str, ...], ...] = ()
+    figures: list[tuple[float, Source, dict[str, Any]]] = field(default_factory=list)

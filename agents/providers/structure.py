@@ -157,7 +157,9 @@ def _joined_lines(content: str) -> list[str]:
     lines: list[str] = []
     carry = False
     in_item = False
-    for line in raws:
+    for at, line in enumerate(raws):
+        if _lone_marker(line) and not _numbers_next(line, raws[at + 1 : at + 2]):
+            continue  # a number standing alone (一、) numbers no text: no heading, no item
         starts_anew = not line or " | " in line or _starts_item(line) or bool(_HEADING.match(line))
         # …（1）A；/（2）B；（3）C: one enumeration over two lines
         starts_anew = starts_anew and not (carry and line and _goes_on_inline(lines[-1], line))
@@ -172,6 +174,22 @@ def _joined_lines(content: str) -> list[str]:
         if in_item and full and not re.search(r"[。！？!?；;，,、：:.）)]$", folded):
             carry = True
     return lines
+
+
+def _lone_marker(line: str) -> bool:
+    """A line that is a list or section marker and nothing else (一、, （二）, 3.)."""
+    match = _MARKER.match(fold(line))
+    return match is not None and not fold(line)[match.end() :].strip()
+
+
+def _numbers_next(marker_line: str, following: list[str]) -> bool:
+    """Whether a lone marker ending in 、 (1、) numbers the text on the line after it, a
+    layout's break (1、 / 汇率风险…): that line is read on from it, unless it is blank, a
+    table row, an item or a heading of its own."""
+    nxt = following[0] if following else ""
+    if not nxt or not fold(marker_line).endswith(tuple(map(fold, _CONTINUED))):
+        return False
+    return not (" | " in nxt or _starts_item(nxt) or _HEADING.match(nxt))
 
 
 def _goes_on_inline(before: str, line: str) -> bool:

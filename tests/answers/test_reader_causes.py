@@ -1157,3 +1157,32 @@ def test_a_follow_up_asks_of_the_ranked_row_the_earlier_ordinal_picked():
     history = [{"question": "松涛价值精选混合第一大重仓股是哪只？", "answer": ""}]
     first = answer("占净值比例多少？", [holdings], history=history)[0]
     assert "云溪半导体（占基金资产净值比例（%））：7.34" in first, first
+
+
+RISKS_WITH_LONE_NUMBERS = excerpt(
+    "松岭物流股份有限公司 2026 年半年度报告",
+    "第四节 风险提示\n主要风险如下：\n一、\n1. 燃油价格波动风险；\n2. 客户集中风险；\n二、\n"
+    "3. 汇率风险。\n第五节 其他\n（三）\n\n报告期内公司员工 300 人。",
+)
+
+
+def test_a_lone_section_number_is_never_an_answer():
+    """一、 on a line of its own numbers no text: the first risk is the list's first item."""
+    blocks = answer("松岭物流第一个风险是什么？", [RISKS_WITH_LONE_NUMBERS])
+    assert "燃油价格波动风险" in blocks[0] and "一、" not in blocks[0]
+    assert "（三）" not in answer("松岭物流员工有多少人？", [RISKS_WITH_LONE_NUMBERS])[0]
+
+
+def test_a_number_set_on_its_own_line_numbers_the_text_after_it():
+    """1、 / 汇率风险… is one item a layout broke after its marker."""
+    broken = excerpt(
+        "松岭物流股份有限公司 2026 年半年度报告",
+        "第四节 风险提示\n1、\n燃油价格波动风险；\n2、\n客户集中风险。",
+    )
+    blocks = answer("松岭物流主要风险有哪些？", [broken])
+    assert "1、燃油价格波动风险" in blocks[0] and "2、客户集中风险" in blocks[0]
+
+
+def test_a_lone_section_number_does_not_break_the_list_around_it():
+    blocks = answer("松岭物流主要风险有哪些？", [RISKS_WITH_LONE_NUMBERS])
+    assert all(r in blocks[0] for r in ("燃油价格波动风险", "客户集中风险", "汇率风险"))
