@@ -11,6 +11,7 @@ from knowledge.models import Chunk, Document, Fact, KnowledgeVersion
 from knowledge.text import (
     MAX_CHUNK_UTF16,
     PAGE_SEPARATOR,
+    SECTION_HEADING,
     search_marks,
     search_tokens,
     snippet_digest,
@@ -102,18 +103,37 @@ def chunk_spans(
     offset = 0
     for number, page_text in enumerate(pages, start=1):
         current: tuple[int, int] | None = None
+        last = (0, 0)  # the span of the current chunk's last paragraph
         for p_start, p_end in _paragraph_spans(page_text, offset):
             for start, end in _split_long(text, p_start, p_end, MAX_CHUNK_UTF16):
                 if current and utf16_len(text[current[0] : end]) <= target:
-                    current = (current[0], end)
+                    current, last = (current[0], end), (start, end)
                     continue
-                if current:
+                if current and last[0] > current[0] and _is_heading(text[last[0] : last[1]]):
+                    # A heading goes with what it heads, not at the end of the chunk before.
+                    before = text[current[0] : last[0]].rstrip()
+                    spans.append(Span(number, current[0], current[0] + len(before)))
+                    current = (last[0], end)
+                elif current:
                     spans.append(Span(number, *current))
-                current = (start, end)
+                    current = (start, end)
+                else:
+                    current = (start, end)
+                last = (start, end)
         if current:
             spans.append(Span(number, *current))
         offset += len(page_text) + len(PAGE_SEPARATOR)
     return text, spans
+
+
+def _is_heading(paragraph: str) -> bool:
+    """A paragraph that is a numbered section heading alone: one short line, no sentence."""
+    return (
+        "\n" not in paragraph
+        and len(paragraph) <= 40
+        and bool(SECTION_HEADING.match(paragraph))
+        and paragraph[-1] not in "。！？；;.!?"
+    )
 
 
 def ingest_document(

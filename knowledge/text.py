@@ -1,5 +1,5 @@
-"""Text rules shared by ingestion, retrieval and preview: UTF-16 lengths,
-snippet normalization and digests, and the search tokenizer."""
+"""Text rules shared by ingestion, retrieval, preview and the extractive reader: UTF-16
+lengths, snippet normalization and digests, the search tokenizer, section headings."""
 
 import hashlib
 import re
@@ -15,6 +15,14 @@ PAGE_SEPARATOR = "\n\n"
 # What marks a token a chunk holds more than once (``search_marks``): no search token
 # holds it (they are CJK runs and [0-9a-z.] words), so a mark is never a token.
 MARK = "~"
+
+
+# A numbered section heading (第三节 …, 二、…, （二）…, §2 …, # …): chunking keeps it with
+# what it heads; the extractive reader ends a table or a list at it.
+SECTION_HEADING = re.compile(
+    r"^(?:第[一二三四五六七八九十百\d]+[节章部分]|§\s*\d+|[一二三四五六七八九十]+、"
+    r"|[（(][一二三四五六七八九十]+[)）]|#+\s)"
+)
 
 
 def utf16_len(text: str) -> int:

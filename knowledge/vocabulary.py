@@ -334,10 +334,13 @@ def _builtin() -> Vocabulary:
         "解锁": ["解除限售"],
         "解禁": ["解除限售", "上市流通"],
         "考核目标": ["业绩考核目标"],
-        # An earnings preview: 业绩预告 with its 预计 ranges.
-        "预增": ["业绩预告"],
-        "预减": ["业绩预告"],
-        "预亏": ["业绩预告"],
+        # An earnings preview (业绩预告): the exchanges' template explains the change it
+        # forecasts under 业绩变动原因说明.
+        "预增": ["业绩预告", "业绩变动"],
+        "预减": ["业绩预告", "业绩变动"],
+        "预亏": ["业绩预告", "业绩变动"],
+        # A total as a sentence or a table prints it (共计派发现金红利…, a 合计 row).
+        "总额": ["共计", "合计", "总计"],
         "可转债": ["可转换公司债券"],
         "回购": ["回购股份"],
     }

@@ -32,7 +32,7 @@ from agents.providers.comparison import (
     phrases_compared,
     rows_compared,
 )
-from agents.providers.grammar import MENTIONING
+from agents.providers.grammar import MENTIONING, PRONOUNS
 from agents.providers.quoting import clause_with, picked_item, quote_rows, quote_unit, unit_stating
 from agents.providers.reading import (
     covers,
@@ -220,6 +220,11 @@ class ExtractiveProvider:
             earlier_entities = entity_terms_of(earlier_question, sources)
             reading.topic = [t for t in earlier_question.terms if t not in earlier_entities]
             reading.phrases = tuple(topic_phrases(earlier_question, earlier_entities))
+        if earlier and fold(state.task).startswith(PRONOUNS):
+            # 她获授多少万股？ after 财务总监是谁？: she is whoever that question asked for, so
+            # a unit that also says what it asked (苏明蕙 | 副总经理、财务总监 | 25.00) is hers.
+            earlier_question = read_question(earlier, corpus)
+            reading.topic += [t for t in earlier_question.terms if t not in entity_terms]
         if earlier and all(is_attribute(p) for p in reading.phrases):
             # 同比增长多少？ after 归母净利润是多少？ asks the growth of 归母净利润.
             earlier_question = read_question(earlier, corpus)

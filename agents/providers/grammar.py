@@ -9,6 +9,9 @@ import re
 
 from knowledge.periods import PERIOD_WORDS
 
+# A question that starts with a third person's pronoun (她获授多少万股？) asks about whoever
+# the question before it asked for.
+PRONOUNS = ("他", "她", "它")
 # Question words and particles: they carry no subject.
 QUESTION_WORDS = (
     "是多少",
@@ -54,9 +57,16 @@ QUESTION_WORDS = (
     "哪些",
     "哪个",
     "哪家",
+    # a classifier after the question word names the answer's form, not its subject
+    # (评级是什么级别: AA 类; 哪个等级 is MEASURE's)
+    "什么级别",
+    "什么等级",
+    "什么类别",
+    "什么档次",
     "什么",
     "怎么样",
     "怎样",
+    "怎么",
     "如何",
     "请问",
     # an analyst's lead-in and the company pointed back to (我想了解一下这家公司…)
@@ -71,8 +81,9 @@ QUESTION_WORDS = (
     "看一下",
     "告诉我",
     "这家公司",
-    # the occasion pointed back to (这次定增)
+    # the occasion or the document pointed back to (这次定增, 这份业绩预告)
     "这次",
+    "这份",
     "该公司",
     "这家",
     "介绍一下",
@@ -104,7 +115,7 @@ QUESTION_WORDS_LONGEST = tuple(sorted(QUESTION_WORDS, key=len, reverse=True))
 # Single characters that separate terms when they stand between them.
 PARTICLES = set("的了吗呢吧呀么和与及或、，,。？?！!：:；;（）()「」“”\"' \t\n")
 # Leading words of an elliptical follow-up.
-FOLLOW_UP_LEAD = ("那么", "那", "还有", "另外", "再看", "再问", "同期")
+FOLLOW_UP_LEAD = ("那么", "那", "还有", "另外", "再看", "再问", "同期", *PRONOUNS)
 # Time qualifiers: they rank sentences; a year must also be found. The periods are
 # knowledge/periods.py's words (one home: 三季度, 上半年, 年初至报告期末, 上年同期, 1—9 月…),
 # after a year with its 年 / 年度; besides them, the relative times a question is asked in.
@@ -118,7 +129,7 @@ TIME = re.compile(
 # A count or an interrogative with its measure word (两只, 几家, 哪几类, 哪些): grammar of
 # the question, not what it asks about.
 MEASURE = re.compile(
-    r"哪[些几]?(?:类别|种类|类型)|哪(?:些|几位|几个)人"
+    r"哪[些几一]?[个种]?(?:类别|种类|类型|级别|等级|档次)|哪(?:些|几位|几个)人"
     r"|(?:(?<!前)[两二三四五六七八九十几]|哪[几一]?|多少)(?:部分|方面|[只家个条台项类种位名块些户])(?!月)|哪"
     # a comparative question: 谁更大, 哪个更高
     r"|(?:谁|哪个|哪家|哪只)更?[高大低小多少快慢好]|更[高大低小多快慢好]"

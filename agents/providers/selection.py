@@ -162,6 +162,10 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     if unit.kind in ("heading", "header"):
         return 0.0
     text = fold(unit.text)
+    if not reading.question.asks_share:
+        # as the floor reads it: the whole a share is taken of is not what the unit states
+        # (其中首次授予 520.00 万股，占本激励计划拟授予总量的 86.67% is not the plan's total)
+        text = without_share_wholes(text)
     context = fold(unit.heading)
     if unit.kind == "row":
         text += "\n" + fold(unit.clauses[0])  # its label, wrapped over two lines or not
@@ -445,6 +449,8 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
     the table's labels nor its header state (西北区域… over a table of 华东, 华中) names a
     row the table does not have — the whole (整体…) is the total row."""
     label = fold(row.clauses[0]) if row.clauses else ""
+    if _named_by_its_cells(reading, row):
+        return True
     said = fold(f"{label}\n{labels}\n{row.heading}")
     if is_total(row):
         said += "\n" + "\n".join(TOTALS)
@@ -471,6 +477,32 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
         and periods <= periods_in(f"{label}\n{labels}\n{c}")
         for c in cells
     )
+
+
+# A question asking who or which one (谁是财务总监, 哪家银行评级为买入): the answer is a
+# row's label, found by what its other cells say.
+_WHO_OR_WHICH = re.compile(r"谁|哪(?:一)?[位个家只名些]")
+
+
+def _named_by_its_cells(reading: Reading, row: Unit) -> bool:
+    """A question asking who or which one is answered by the row whose own cells — not its
+    label, not its header — state every phrase it asks: 苏明蕙 | 副总经理、财务总监 | 25.00
+    answers 财务总监是谁. The row's label is the one asked for."""
+    if not reading.phrases or not _WHO_OR_WHICH.search(reading.question.text):
+        return False
+    items = [item for cell in row.clauses[1:] for item in _ITEM_SEPARATORS.split(fold(cell))]
+    return all(any(_names_item(p, item) for item in items) for p in reading.phrases)
+
+
+# What separates the items of one cell (董事、总经理).
+_ITEM_SEPARATORS = re.compile(r"[、，,/；;]")
+
+
+def _names_item(phrase: str, item: str) -> bool:
+    """An item of a cell is what ``phrase`` names, not something it is part of: written
+    inside the item, the phrase starts it (副总经理 is not 总经理)."""
+    at = counted(item).find(counted(phrase))
+    return at <= 0 and states(phrase, item)
 
 
 def _beyond_rank(phrase: str, caption: str) -> str:

@@ -14,8 +14,9 @@ import re
 from dataclasses import dataclass, field
 
 from agents.providers.reading import cn_number, coverage, fold
-from agents.providers.table_lines import SECTION_HEADING, caption_row, is_data_row, line_cells
+from agents.providers.table_lines import caption_row, is_data_row, line_cells
 from knowledge.periods import periods_in
+from knowledge.text import SECTION_HEADING
 
 _HEADING = SECTION_HEADING
 _ITEM = re.compile(r"^\s*(?:\d+(?:[、)）]|\.(?!\d))|[（(]\d+[)）]|[①-⑳]|[-•·*●○■□▪◆◇►▶])\s*")

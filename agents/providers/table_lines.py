@@ -11,12 +11,8 @@ import re
 
 from agents.providers.reading import fold
 from knowledge.figures import figures_in
+from knowledge.text import SECTION_HEADING  # a section heading ends a table
 
-# A numbered section heading (第三节 …, 二、…, （二）…, §2 …, # …): it ends a table.
-SECTION_HEADING = re.compile(
-    r"^(?:第[一二三四五六七八九十百\d]+[节章部分]|§\s*\d+|[一二三四五六七八九十]+、"
-    r"|[（(][一二三四五六七八九十]+[)）]|#+\s)"
-)
 # A table cell pypdf gives as a word of its own: a figure (30.1, 1,260, 90.5%).
 _FIGURE_CELL = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?[%％‰]?$")
 # Spaces between two CJK characters of one cell are the layout's (华 北, 仓库 出租率).
