@@ -41,6 +41,7 @@ from agents.providers.structure import (
     Unit,
     is_item,
     is_section_heading,
+    labels_named,
     marker,
     row_cell,
     without_markers,
@@ -373,12 +374,9 @@ def row_labels(source: Source, row: Unit) -> str:
 
 def named_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     """The rows of ``row``'s table whose labels the question names, in table order."""
-    text = fold(reading.question.text)
-    return [
-        u
-        for u in table_rows(source, row)
-        if u.clauses and len(fold(u.clauses[0]).strip()) >= 2 and fold(u.clauses[0]).strip() in text
-    ]
+    rows = [u for u in table_rows(source, row) if u.clauses]
+    named = labels_named([fold(u.clauses[0]).strip() for u in rows], fold(reading.question.text))
+    return [u for u in rows if fold(u.clauses[0]).strip() in named]
 
 
 def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:

@@ -1,0 +1,116 @@
+"""A table's rows and columns read as structure, each rule on a small document of its own
+(docs/extractive-provider.md, "Tables"): a PDF table cut across two chunks whose later rows
+ingestion left spaced, the line stating a table's unit, and the column a question names —
+as a whole header term, past the row's own label, in the unit asked."""
+
+from agents.providers.sources import read_sources
+from agents.providers.structure import Unit, row_cell, units
+from tests.answers.reader import answer, excerpt
+
+TITLE = "松石银行股份有限公司 2026 年半年度报告摘要"
+HOLDERS_HEADER = "股东名称 | 股东性质 | 持股比例(%) | 持股总数 | 质押或冻结"
+HOLDERS = (
+    "前十名股东持股情况\n单位：股\n\n"
+    f"{HOLDERS_HEADER}\n\n"
+    "松石市国资委 | 国家 | 15.02 | 812,300,000 | 无\n\n"
+    "松石城投集团有限公司 | 国有法人 | 8.77 | 474,100,000 | 无"
+)
+# pypdf's lines of the same table's later rows: one a line, cells split by spaces, a row
+# of six words (质押 200,000,000 is one cell), then the prose after the table
+LATER_ROWS = (
+    "石湾港务集团有限公司 国有法人 6.15 332,500,000 质押 120,000,000\n"
+    "香港中央结算有限公司 境外法人 2.90 156,800,000 无\n"
+    "松石交通投资有限公司 国有法人 2.35 127,050,000 无\n"
+    "上述股东关联关系的说明：松石城投集团有限公司为松石市国资委控制的企业。"
+)
+
+
+def _rows(content: str) -> list[Unit]:
+    return [u for u in units(content) if u.kind == "row"]
+
+
+def test_rows_an_excerpt_begins_with_take_the_header_of_the_excerpt_their_table_began_in():
+    first, later = read_sources(
+        [
+            {"id": "cite_a", "title": TITLE, "content": HOLDERS},
+            {"id": "cite_b", "title": TITLE, "content": LATER_ROWS},
+        ]
+    )
+    rows = [u for u in later.units if u.kind == "row"]
+    assert [r.clauses[0] for r in rows] == [
+        "石湾港务集团有限公司",
+        "香港中央结算有限公司",
+        "松石交通投资有限公司",
+    ]
+    assert all(r.header_from == first.id and r.heading == HOLDERS_HEADER for r in rows)
+    assert rows[0].clauses[4] == "质押 120,000,000"
+    assert later.units[-1].kind == "sentence"  # the prose after the table stays prose
+
+
+def test_a_spaced_row_right_after_a_tables_rows_goes_on_the_table():
+    # ingestion writes rows as `a | b` until one has more words than the header has cells
+    content = f"{HOLDERS}\n\n{LATER_ROWS}"
+    pledged = _rows(content)[2]
+    assert pledged.heading == HOLDERS_HEADER
+    assert pledged.clauses == [
+        "石湾港务集团有限公司",
+        "国有法人",
+        "6.15",
+        "332,500,000",
+        "质押 120,000,000",
+    ]
+
+
+def test_the_line_stating_a_tables_unit_is_not_its_caption():
+    header = next(u for u in units(HOLDERS) if u.kind == "header")
+    assert header.heading == "前十名股东持股情况\n单位：股"
+
+
+def test_a_phrase_gluing_the_rows_label_to_a_columns_word_asks_that_column():
+    pledged = _rows(f"{HOLDERS}\n\n{LATER_ROWS}")[2]
+    # 石湾港务质押了多少股: the label writes 石湾港务, what is left asks the column
+    assert pledged.heading.split(" | ")[row_cell(pledged, ("石湾港务质押", "股"))] == "质押或冻结"
+
+
+def test_a_measure_asked_is_not_stated_by_a_column_bracketing_another_unit():
+    holder = _rows(HOLDERS)[1]
+    # 松石城投持有多少股: 持股比例(%) writes 股 but counts in percent
+    assert holder.heading.split(" | ")[row_cell(holder, ("松石城投", "股"))] == "持股总数"
+
+
+def test_a_header_term_inside_another_does_not_take_its_column():
+    # a DOCX merged cell repeated over 非并表 | 并表: 并表 is inside 非并表
+    content = "项目 | 本期末 | 本期末\n\n | 非并表 | 并表\n\n资本充足率 | 13.05 | 13.28"
+    (ratio,) = _rows(content)
+    assert ratio.clauses[row_cell(ratio, ("资本充足率", "本期末", "并表"))] == "13.28"
+    assert ratio.clauses[row_cell(ratio, ("资本充足率", "本期末", "非并表"))] == "13.05"
+
+
+CAPITAL = (
+    "项目 | 本期末 | 上年末\n\n核心一级资本充足率 | 9.42 | 9.61\n\n"
+    "一级资本充足率 | 10.87 | 11.12\n\n资本充足率 | 13.28 | 13.54"
+)
+
+
+def test_a_row_label_inside_the_one_asked_does_not_answer_with_it():
+    first = answer("松石银行一级资本充足率本期末是多少？", [excerpt(TITLE, CAPITAL)])[0]
+    assert "一级资本充足率（本期末）：10.87" in first, first
+    assert "13.28" not in first and "9.42" not in first, first
+
+
+def test_two_rows_named_one_inside_the_other_answer_together():
+    first = answer(
+        "松石银行一级资本充足率和资本充足率本期末分别是多少？", [excerpt(TITLE, CAPITAL)]
+    )[0]
+    assert "10.87" in first and "13.28" in first and "9.42" not in first, first
+
+
+def test_a_pdf_header_cell_spans_the_lower_labels_up_to_where_they_start_over():
+    # pypdf's lines: three columns under 本期末, two under 上年末
+    content = (
+        "项目 本期末 上年末\n 金额 占比 比上年末增减 金额 占比\n"
+        "公司贷款 241,793 62.6 9.9 220,012 62.3\n个人贷款 121,856 31.5 8.4 112,415 31.9"
+    )
+    personal = _rows(content)[1]
+    assert personal.clauses[row_cell(personal, ("个人贷款", "上年末", "占比"))] == "31.9"
+    assert personal.clauses[row_cell(personal, ("个人贷款", "本期末", "比上年末增减"))] == "8.4"
