@@ -290,6 +290,8 @@ def candidate_units(source: Source, reading: Reading) -> list[Unit]:
         out.append(unit)
         if unit.kind == "header" and reading.question.which:
             out += table_as_list(source, unit)
+        if unit.kind == "row" and unit.header_from and reading.question.which:
+            out += split_table_as_list(source, unit, reading.sources)
         if unit.kind == "sentence" and len(unit.clauses) > 1:
             # A clause of a long sentence answers on its own (…；扣非净利润 5.9 亿元…；).
             out += [Unit(c.strip(), "clause", unit.heading, [c]) for c in unit.clauses]
@@ -311,6 +313,29 @@ def table_as_list(source: Source, header: Unit) -> list[Unit]:
     items = [r.clauses[0] if wide else r.text for r in rows]
     lead = header.clauses[0] if wide else header.text
     return [Unit("\n".join([lead, *items]), "list", f"{header.heading}\n{header.text}", items)]
+
+
+def split_table_as_list(source: Source, row: Unit, sources: list[Source]) -> list[Unit]:
+    """A table cut across two chunks read as one list (前三大股东是谁 over a table whose third
+    row opens the next chunk), from the excerpt whose first row is ``row``: the header's
+    excerpt's header and rows, cited to it, then this excerpt's rows — [] for a later row
+    or when that excerpt was not retrieved."""
+    rows = [u for u in source.units if u.kind == "row" and u.header_from == row.header_from]
+    owner = next((s for s in sources if s.id == row.header_from), None)
+    if rows[0] is not row or owner is None:
+        return []
+    header = next(
+        (u for u in owner.units if u.kind == "header" and " | ".join(u.clauses) == row.heading),
+        None,
+    )
+    if header is None:
+        return []
+    before = table_as_list(owner, header)
+    if not before:
+        return []
+    later = [r.text for r in rows if not is_total(r)]
+    text = f"{before[0].text} [[cite:{owner.id}]]\n" + "\n".join(later)
+    return [Unit(text, "list", before[0].heading, [*before[0].clauses, *later])]
 
 
 # A table's total row: its label says it is the whole (合计), as a question may (整体).

@@ -114,3 +114,17 @@ def test_a_pdf_header_cell_spans_the_lower_labels_up_to_where_they_start_over():
     personal = _rows(content)[1]
     assert personal.clauses[row_cell(personal, ("个人贷款", "上年末", "占比"))] == "31.9"
     assert personal.clauses[row_cell(personal, ("个人贷款", "本期末", "比上年末增减"))] == "8.4"
+
+
+def test_a_top_n_count_asked_who_is_answered_by_the_ranked_tables_rows():
+    third = "石湾港务集团有限公司 | 国有法人 | 6.15 | 332,500,000 | 质押 120,000,000"
+    first = answer("松石银行前三大股东是谁？", [excerpt(TITLE, f"{HOLDERS}\n\n{third}")])[0]
+    assert all(n in first for n in ("松石市国资委", "松石城投集团有限公司", "石湾港务集团")), first
+
+
+def test_a_table_cut_across_two_chunks_is_one_list_each_part_cited_to_its_excerpt():
+    head, rest = excerpt(TITLE, HOLDERS), excerpt(TITLE, LATER_ROWS)
+    first = answer("松石银行前三大股东是谁？", [head, rest])[0]
+    assert first.index("松石城投集团有限公司") < first.index(f"[[cite:{head['id']}]]"), first
+    assert f"[[cite:{head['id']}]]" in first.split("石湾港务集团有限公司")[0], first
+    assert first.rstrip().endswith(f"[[cite:{rest['id']}]]"), first
