@@ -448,13 +448,18 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
     # One cell answers: what the question asks of a column (a phrase a header cell states
     # part of) is stated by the row's label and one column's header, not by pieces of two
     # or of the caption (营收 from 营业收入, 增长 from 毛利率比上年增减); the rest names
-    # rows (their labels, the caption: 前五名客户).
-    cells = [fold(c) for c in row.heading.split(" | ")[1 : len(row.clauses)]]
+    # rows (their labels, the caption: 前五名客户, the label column's header: 股票名称).
+    header = row.heading.split(" | ")
+    cells = [fold(c) for c in header[1 : len(row.clauses)]]
     periods = reading.question.periods
     # (a top N the caption counts its rows by names the rows, not a column: 第二大股东持股
     # 比例 asks the column of 持股比例 of a row of 前 10 名股东)
     ranked = counted(fold(labels))
-    asked = [q for q in (_beyond_rank(p, ranked) for p in reading.phrases) if q]
+    asked = [
+        q
+        for q in (_beyond_rank(p, ranked) for p in reading.phrases)
+        if q and q not in fold(header[0])
+    ]
     # what any header cell states of each phrase, read once (a table may be 500 wide)
     touched = {p: _touched(p, cells) for p in asked}
     return any(

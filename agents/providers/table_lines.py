@@ -119,8 +119,10 @@ def line_cells(lines: list[str]) -> tuple[list[list[str] | None], set[int]]:
             i += 1
             continue  # ingestion sets a table's rows a blank line apart
         if " | " in line and not _labelled_values(line):
-            # (a line that begins with | begins with an empty cell: | 本报告期末 | …)
-            cells = [c.strip().strip("|").strip() for c in f" {line}".split(" | ")]
+            # (a line that begins with | begins with an empty cell: | 本报告期末 | …; one
+            # that ends with | ends with one: 主要财务指标 | 报告期（…） |, a title cell over
+            # two columns whose second DOCX leaves empty)
+            cells = [c.strip().strip("|").strip() for c in f" {line} ".split(" | ")]
             previous = next((out[j] for j in range(i - 1, -1, -1) if lines[j]), None)
             if previous is None or not width:
                 width, rows = len(cells), []

@@ -128,3 +128,26 @@ def test_a_table_cut_across_two_chunks_is_one_list_each_part_cited_to_its_excerp
     assert first.index("松石城投集团有限公司") < first.index(f"[[cite:{head['id']}]]"), first
     assert f"[[cite:{head['id']}]]" in first.split("石湾港务集团有限公司")[0], first
     assert first.rstrip().endswith(f"[[cite:{rest['id']}]]"), first
+
+
+def test_the_label_columns_header_names_the_rows_not_a_column():
+    # 股票 is what the rows are (股票名称), not a column the cell asked must state
+    fund = "松石成长混合型证券投资基金 2026 年第三季度报告"
+    table = (
+        "序号 | 股票代码 | 股票名称 | 占基金资产净值比例（%）\n\n"
+        "1 | 600101 | 石湾电力 | 3.10\n\n2 | 600202 | 松岭医药 | 5.20\n\n3 | 600303 | 青岗银行 | 4.40"
+    )
+    first = answer("松石成长混合占基金资产净值比例最高的股票是哪只？", [excerpt(fund, table)])[0]
+    assert "松岭医药（占基金资产净值比例（%））：5.20" in first and "石湾电力" not in first, first
+
+
+def test_a_title_cell_over_two_share_classes_names_both_columns_under_it():
+    # a DOCX header whose period cell spans two columns, the second left empty, over a
+    # second line naming the share classes under an empty label cell
+    content = (
+        "主要财务指标 | 报告期（2026 年 7 月 1 日—2026 年 9 月 30 日） | \n\n"
+        " | 松石成长混合 A | 松石成长混合 C\n\n5.期末基金份额净值 | 1.2846 | 1.2612"
+    )
+    (nav,) = _rows(content)
+    period = "报告期（2026 年 7 月 1 日—2026 年 9 月 30 日）"
+    assert nav.heading.split(" | ")[1:] == [f"{period}松石成长混合 A", f"{period}松石成长混合 C"]
