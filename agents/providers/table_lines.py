@@ -71,6 +71,25 @@ def _row_words(line: str, words: list[str]) -> bool:
     )
 
 
+# The words a name cannot end with: a modifier's 的, a conjunction awaiting what it joins.
+_UNFINISHED = ("的", "及", "和", "与", "、")
+
+
+def _wrapped_label(lines: list[str], at: int, row: list[str]) -> bool:
+    """Whether ``lines[at]`` — one label, no figure, no sentence — is the rest of the label
+    of ``row``, the table line above it, that a PDF's layout wrapped (归属于本行普通股股东的 /
+    每股净资产（元）): that label cannot end where it does, or the table goes on after it."""
+    line = lines[at]
+    if (
+        len(_words(line)) != 1
+        or re.search(r"[\d。！？；，：:]", line)
+        or SECTION_HEADING.match(line)
+    ):
+        return False
+    after = next((text for text in lines[at + 1 :] if text), "")
+    return row[0].endswith(_UNFINISHED) or " | " in after and is_data_row(after.split(" | "))
+
+
 def _headless_rows(lines: list[str], start: int) -> dict[int, list[str]]:
     """The rows an excerpt begins with when its table's header is in another chunk (a
     table cut by the chunker, its rows left spaced by ingestion): ({line index: cells}),
@@ -134,6 +153,12 @@ def line_cells(lines: list[str]) -> tuple[list[list[str] | None], set[int]]:
         row = _continued_row(line, width, rows) if width else None
         if row is not None:
             out[i] = row
+            i += 1
+            continue
+        above = next((out[j] for j in range(i - 1, -1, -1) if lines[j]), None)
+        if width and above and rows and above is rows[-1] and _wrapped_label(lines, i, above):
+            above[0] += _cell(line)  # the row label wrapped onto a line of its own
+            out[i] = []
             i += 1
             continue
         width = 0

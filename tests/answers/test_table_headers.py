@@ -151,3 +151,15 @@ def test_a_title_cell_over_two_share_classes_names_both_columns_under_it():
     (nav,) = _rows(content)
     period = "报告期（2026 年 7 月 1 日—2026 年 9 月 30 日）"
     assert nav.heading.split(" | ")[1:] == [f"{period}松石成长混合 A", f"{period}松石成长混合 C"]
+
+
+def test_a_row_label_wrapped_onto_a_line_of_its_own_is_read_with_its_row():
+    # ingestion writes the PDF's rows as `a | b`; the label's wrapped rest stays a line
+    content = (
+        "项目 | 本期末 | 上年末\n\n资产总额 | 712,508.63 | 668,214.90\n\n"
+        "归属于本行普通股股东的 | 8.41 | 8.13\n每股净资产（元）\n\n（二）资产质量"
+    )
+    per_share = _rows(content)[1]
+    assert per_share.clauses[0] == "归属于本行普通股股东的每股净资产（元）"
+    assert per_share.text.endswith("\n每股净资产（元）")
+    assert units(content)[-1].kind == "heading"
