@@ -377,7 +377,8 @@ def _completing_the_last(header: list[str], words: list[str]) -> list[str] | Non
 def _row_cells(words: list[str], rows: list[list[str]], width: int) -> list[str] | None:
     """A row's words as ``width`` cells: as they are when as many, else the extra words
     one cell — the label, else the last — where every column then holds what the table's
-    rows hold there. None when no cell does."""
+    rows hold there; else, beside rows to compare with, the label's and the last cell's
+    (泊川智能 2025 年员工持股计划 … 质押 1,000,000). None when no cells do."""
     if len(words) == width:
         return [_cell(words[0]), *words[1:]]
     if len(words) < width:
@@ -390,6 +391,11 @@ def _row_cells(words: list[str], rows: list[list[str]], width: int) -> list[str]
         cells = [*words[:at], " ".join(words[at : at + extra + 1]), *words[at + extra + 1 :]]
         if not rows and any(map(_is_figure, cells[0].split())):
             continue
+        if _fits(cells, kinds):
+            return [_cell(cells[0]), *cells[1:]]
+    for taken in range(1, extra if rows else 0):  # the label takes ``taken`` extra words
+        last = len(words) - (extra - taken) - 1
+        cells = [" ".join(words[: taken + 1]), *words[taken + 1 : last], " ".join(words[last:])]
         if _fits(cells, kinds):
             return [_cell(cells[0]), *cells[1:]]
     return None

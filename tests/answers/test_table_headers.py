@@ -163,3 +163,21 @@ def test_a_row_label_wrapped_onto_a_line_of_its_own_is_read_with_its_row():
     assert per_share.clauses[0] == "归属于本行普通股股东的每股净资产（元）"
     assert per_share.text.endswith("\n每股净资产（元）")
     assert units(content)[-1].kind == "heading"
+
+
+def test_a_pdf_row_whose_extra_words_fall_in_its_label_and_its_last_cell_is_a_row():
+    # pypdf's lines: a holder's name set with spaces and a pledge of two words in one row
+    content = (
+        "股东名称 股东性质 持股数量 持股比例(%) 质押、标记或冻结\n"
+        "石湾控股集团有限公司 境内非国有法人 142,416,000 36.00 无\n"
+        "沈启明 境内自然人 31,648,000 8.00 无\n"
+        "石湾智能 2025 年员工持股计划 其他 3,164,800 0.80 质押 1,000,000"
+    )
+    plan = _rows(content)[2]
+    assert plan.clauses == [
+        "石湾智能 2025 年员工持股计划",
+        "其他",
+        "3,164,800",
+        "0.80",
+        "质押 1,000,000",
+    ]
