@@ -93,14 +93,20 @@ def _wrapped_label(lines: list[str], at: int, row: list[str]) -> bool:
 def _headless_rows(lines: list[str], start: int) -> dict[int, list[str]]:
     """The rows an excerpt begins with when its table's header is in another chunk (a
     table cut by the chunker, its rows left spaced by ingestion): ({line index: cells}),
-    two lines or more read as rows from ``start`` on, as wide as most of them — a row of
-    more words is fitted (``_row_cells``); the first that fits no cell ends them. The
-    first of them stands where the header would: the reader takes the header of its
-    document's excerpt that ends with a table as wide."""
+    two lines or more read as rows from ``start`` on — after one line that is not, a page's
+    running header above a table going on — as wide as most of them; a row of more words
+    is fitted (``_row_cells``), and the first that fits no cell ends them. The first of
+    them stands where the header would: the reader takes the header of its document's
+    excerpt that ends with a table as wide."""
     run: dict[int, list[str]] = {}
     for at in range(start, len(lines)):
-        words = _words(lines[at])
-        if " | " in lines[at] or not _row_words(lines[at], words):
+        line, words = lines[at], _words(lines[at])
+        if not line and len(run) <= 1:
+            run = {}  # a line set apart above the rows
+            continue
+        if at == start and not _row_words(line, words) and _header_words(line) is None:
+            continue  # one line above the rows, neither a row nor a header
+        if " | " in line or not _row_words(line, words):
             break
         run[at] = words
     if len(run) < 2:
@@ -111,6 +117,8 @@ def _headless_rows(lines: list[str], start: int) -> dict[int, list[str]]:
     found: dict[int, list[str]] = {}
     for at, words in run.items():
         cells = _row_cells(words, exact, width)
+        if cells is None and not found:
+            continue  # (a running header read as a row: 澜州银行… 2026 年半年度报告摘要)
         if cells is None:
             break
         found[at] = cells

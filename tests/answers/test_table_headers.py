@@ -181,3 +181,16 @@ def test_a_pdf_row_whose_extra_words_fall_in_its_label_and_its_last_cell_is_a_ro
         "0.80",
         "质押 1,000,000",
     ]
+
+
+def test_rows_an_excerpt_begins_with_under_a_pages_running_header_take_the_header():
+    running = "松石银行股份有限公司                    2026 年半年度报告摘要\n\n"
+    first, later = read_sources(
+        [
+            {"id": "cite_a", "title": TITLE, "content": HOLDERS},
+            {"id": "cite_b", "title": TITLE, "content": running + LATER_ROWS},
+        ]
+    )
+    rows = [u for u in later.units if u.kind == "row"]
+    assert [r.clauses[0] for r in rows][:1] == ["石湾港务集团有限公司"] and len(rows) == 3
+    assert all(r.header_from == first.id for r in rows)
