@@ -233,8 +233,9 @@ CHANGE = re.compile(
 # Asks which ones (a list of things), not how much of each.
 WHICH = re.compile(
     r"哪些|哪几|都有什么|都是什么|(?:包括|包含|涵盖)(?:了)?什么"
-    # a count whose things are named (持仓最多的几只股票是什么): which ones
-    r"|几[只个家位名条项类种块][^，。？?!！]{0,12}?(?:是什么|是谁|是哪|叫什么|有什么)"
+    # a count whose things are named (持仓最多的几只股票是什么, 前三大股东是谁): which ones
+    r"|(?:几[只个家位名条项类种块]|前[\d一二三四五六七八九十]+[名大])"
+    r"[^，。？?!！]{0,12}?(?:是什么|是谁|是哪|叫什么|有什么)"
 )
 # Asks for a number: how much, how many, how large.
 ASKS_FIGURE = re.compile(r"多少|百分之几|多大|多高|多长|多久|(?<!哪)几[个家只条项台人名位次年倍]")

@@ -41,6 +41,7 @@ from agents.providers.structure import (
     Unit,
     is_item,
     is_section_heading,
+    labels_named,
     marker,
     row_cell,
     without_markers,
@@ -323,6 +324,8 @@ def candidate_units(source: Source, reading: Reading) -> list[Unit]:
         out.append(unit)
         if unit.kind == "header" and reading.question.which:
             out += table_as_list(source, unit)
+        if unit.kind == "row" and unit.header_from and reading.question.which:
+            out += split_table_as_list(source, unit, reading.sources)
         if unit.kind == "sentence" and len(unit.clauses) > 1:
             # A clause of a long sentence answers on its own (…；扣非净利润 5.9 亿元…；).
             out += [Unit(c.strip(), "clause", unit.heading, [c]) for c in unit.clauses]
@@ -344,6 +347,29 @@ def table_as_list(source: Source, header: Unit) -> list[Unit]:
     items = [r.clauses[0] if wide else r.text for r in rows]
     lead = header.clauses[0] if wide else header.text
     return [Unit("\n".join([lead, *items]), "list", f"{header.heading}\n{header.text}", items)]
+
+
+def split_table_as_list(source: Source, row: Unit, sources: list[Source]) -> list[Unit]:
+    """A table cut across two chunks read as one list (前三大股东是谁 over a table whose third
+    row opens the next chunk), from the excerpt whose first row is ``row``: the header's
+    excerpt's header and rows, cited to it, then this excerpt's rows — [] for a later row
+    or when that excerpt was not retrieved."""
+    rows = [u for u in source.units if u.kind == "row" and u.header_from == row.header_from]
+    owner = next((s for s in sources if s.id == row.header_from), None)
+    if rows[0] is not row or owner is None:
+        return []
+    header = next(
+        (u for u in owner.units if u.kind == "header" and " | ".join(u.clauses) == row.heading),
+        None,
+    )
+    if header is None:
+        return []
+    before = table_as_list(owner, header)
+    if not before:
+        return []
+    later = [r.text for r in rows if not is_total(r)]
+    text = f"{before[0].text} [[cite:{owner.id}]]\n" + "\n".join(later)
+    return [Unit(text, "list", before[0].heading, [*before[0].clauses, *later])]
 
 
 # A table's total row: its label says it is the whole (合计), as a question may (整体).
@@ -407,12 +433,9 @@ def row_labels(source: Source, row: Unit) -> str:
 
 def named_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     """The rows of ``row``'s table whose labels the question names, in table order."""
-    text = fold(reading.question.text)
-    return [
-        u
-        for u in table_rows(source, row)
-        if u.clauses and len(fold(u.clauses[0]).strip()) >= 2 and fold(u.clauses[0]).strip() in text
-    ]
+    rows = [u for u in table_rows(source, row) if u.clauses]
+    named = labels_named([fold(u.clauses[0]).strip() for u in rows], fold(reading.question.text))
+    return [u for u in rows if fold(u.clauses[0]).strip() in named]
 
 
 def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
@@ -461,13 +484,18 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
     # One cell answers: what the question asks of a column (a phrase a header cell states
     # part of) is stated by the row's label and one column's header, not by pieces of two
     # or of the caption (营收 from 营业收入, 增长 from 毛利率比上年增减); the rest names
-    # rows (their labels, the caption: 前五名客户).
-    cells = [fold(c) for c in row.heading.split(" | ")[1 : len(row.clauses)]]
+    # rows (their labels, the caption: 前五名客户, the label column's header: 股票名称).
+    header = row.heading.split(" | ")
+    cells = [fold(c) for c in header[1 : len(row.clauses)]]
     periods = reading.question.periods
     # (a top N the caption counts its rows by names the rows, not a column: 第二大股东持股
     # 比例 asks the column of 持股比例 of a row of 前 10 名股东)
     ranked = counted(fold(labels))
-    asked = [q for q in (_beyond_rank(p, ranked) for p in reading.phrases) if q]
+    asked = [
+        q
+        for q in (_beyond_rank(p, ranked) for p in reading.phrases)
+        if q and q not in fold(header[0])
+    ]
     # what any header cell states of each phrase, read once (a table may be 500 wide)
     touched = {p: _touched(p, cells) for p in asked}
     return any(

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from agents.providers.reading import cn_number, coverage, fold
 from agents.providers.table_lines import caption_row, is_data_row, line_cells
+from knowledge.figures import BASE_UNITS
 from knowledge.periods import periods_in
 from knowledge.text import SECTION_HEADING
 
@@ -293,10 +294,7 @@ def units(content: str) -> list[Unit]:
                 named_at = named_column(cells)
                 header = label_first(cells, named_at)
                 header_lines = [cells]
-                # a caption right before the table (前 10 名股东持股情况) names what it is of
-                titled = out and out[-1].kind == "sentence" and is_caption(out[-1].text)
-                caption = out[-1].text if titled else heading
-                out.append(Unit(line, "header", caption, header))
+                out.append(Unit(line, "header", _table_caption(out, heading), header))
             elif out[-1].kind == "header" and _second_header(cells, header):
                 # A two-line header (本报告期 / 金额 | 同比): each column is named by both
                 # lines, a merged or empty upper cell by the one before it (a DOCX cell
@@ -372,6 +370,22 @@ def units(content: str) -> list[Unit]:
     return out
 
 
+# A line that states a table's unit or currency (单位：股, 币种：人民币): no caption.
+_UNIT_LINE = re.compile(r"^\s*(?:金额)?(?:单位|币种)\s*[:：]")
+
+
+def _table_caption(out: list[Unit], heading: str) -> str:
+    """What a table's rows are: a caption right before it (前 10 名股东持股情况, no closing
+    punctuation), else the heading — with the line stating its unit (单位：股) after it,
+    which states the figures' unit but does not name the rows."""
+    unit = ""
+    if out and out[-1].kind == "sentence" and _UNIT_LINE.match(out[-1].text):
+        out, unit = out[:-1], out[-1].text
+    titled = out and out[-1].kind == "sentence" and is_caption(out[-1].text)
+    caption = out[-1].text if titled else heading
+    return "\n".join(filter(None, [caption, unit]))
+
+
 def _into_outer(unit: Unit | None, line: str, outer: dict[int, Unit]) -> None:
     """Add an inner list's ``line`` to ``unit`` and every list it is itself inside of."""
     while unit is not None:
@@ -436,26 +450,75 @@ def row_cell(row: Unit, phrases: list[str] | tuple[str, ...]) -> int:
     """The column of a table ``row`` (its header in ``row.heading``) the phrases ask for:
     the header cell stating most of them, never the row label; -1 when none does. Of
     two cells stating as much, one holding a figure (持股数量 142,416,000, not 股东性质
-    境内非国有法人 for 多少股)."""
+    境内非国有法人 for 多少股), then the one writing the fewest words the question does not
+    (并表 asks 本期末并表, not 本期末非并表: a header cell is matched as a whole term)."""
     header = row.heading.split(" | ")
-    best, best_score = -1, 0.0
+    label = fold(row.clauses[0]) if row.clauses else ""
+    best, best_key = -1, (0.0, 0)
     for index, cell in enumerate(header[1 : len(row.clauses)], start=1):
-        # (a period asked names the column of that period however written: 中报 is
-        # 2026 年 1—6 月, knowledge/periods.py)
-        score = sum(coverage(p, fold(cell)) or _same_period(p, cell) for p in phrases)
+        score = sum(_states_column(p, cell, label) for p in phrases)
         if score and re.search(r"\d", row.clauses[index]):
             score += 0.001
         if any(re.search(rf"[（(][^）)]*{re.escape(p)}[^）)]*[）)]", cell) for p in phrases if p):
             score += 0.002  # the unit asked, as a column writes it (数量（股）, not 股票代码)
-        if score > best_score:
-            best, best_score = index, score
+        key = (score, -_unstated(fold(cell), phrases))
+        if score and (best < 0 or key > best_key):
+            best, best_key = index, key
     return best
+
+
+def _states_column(phrase: str, cell: str, label: str) -> float:
+    """How much a header ``cell`` states of ``phrase``: its coverage, or the period it
+    names (中报 is 2026 年 1—6 月, knowledge/periods.py), or — a phrase that glues the
+    row's label to a column's word (澜港集团质押 over the row 澜港集团有限公司) — the
+    coverage of what the label leaves of it (质押 → 质押或冻结). A measure asked (多少股)
+    weighs half a thing asked, and a column whose bracket writes another unit (持股比例(%))
+    does not state it."""
+    folded = fold(cell)
+    if phrase in BASE_UNITS:
+        unit = re.search(r"[（(]([^）)]*)[）)]\s*$", folded)
+        return 0.0 if unit and phrase not in unit.group(1) else 0.5 * coverage(phrase, folded)
+    rest = _beyond_label(phrase, label)
+    return max(
+        coverage(phrase, folded),
+        coverage(rest, folded) if rest else 0.0,
+        _same_period(phrase, cell),
+    )
+
+
+def _beyond_label(phrase: str, label: str) -> str:
+    """What ``phrase`` says after its longest leading piece (two characters or more) the
+    row's ``label`` writes, when two characters or more remain; else ""."""
+    lead = max((k for k in range(2, len(phrase) - 1) if phrase[:k] in label), default=0)
+    return phrase[lead:] if lead else ""
+
+
+def _unstated(cell: str, phrases: list[str] | tuple[str, ...]) -> int:
+    """How many of a header cell's characters (word characters, outside brackets) none of
+    the phrases writes."""
+    text = re.sub(r"[（(][^）)]*[）)]", "", cell)
+    for phrase in sorted(phrases, key=len, reverse=True):
+        if len(phrase) >= 2:
+            text = text.replace(fold(phrase), "")
+    return len(re.findall(r"\w", text))
 
 
 def _same_period(phrase: str, cell: str) -> float:
     """1.0 when ``phrase`` names periods and ``cell`` names them all, else 0.0."""
     asked = periods_in(phrase)
     return 1.0 if asked and asked <= periods_in(cell) else 0.0
+
+
+def labels_named(labels: list[str], text: str) -> list[str]:
+    """The row labels ``text`` names, each where no longer one named covers it: 一级资本充足率
+    names that row, not 资本充足率's, whose label it merely contains (一级资本充足率和资本充足率
+    names both)."""
+    named = set()
+    for label in sorted(set(labels), key=len, reverse=True):
+        if len(label) >= 2 and label in text:
+            named.add(label)
+            text = text.replace(label, "\n")
+    return [label for label in labels if label in named]
 
 
 # A table's first column that numbers its rows (序号 | 股票代码 | 股票名称 | …): its rows are

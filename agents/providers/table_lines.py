@@ -37,50 +37,132 @@ def _words(line: str) -> list[str]:
 _GLUED = re.compile(r"^(.*[^\d,.+\-\s])([-+]?\d[\d,]*(?:\.\d+)?[%％]?)$")
 
 
-def _spaced_row(line: str, width: int) -> list[str] | None:
-    """A PDF table's row as pypdf lays it out, its cells split by spaces, when its label
-    holds spaces too (华 北 15.6 86.1%): the last ``width`` − 1 words are figures, the words
-    before them — none a figure — the label. None for any other line."""
+def _continued_row(line: str, width: int, rows: list[list[str]]) -> list[str] | None:
+    """A row of the table just above, as pypdf lays it out, its cells split by spaces —
+    ingestion leaves such a row spaced when a cell holds a space (华 北 15.6 86.1%; 澜港集团
+    有限公司 国有法人 7.65 449,055,000 质押 200,000,000): a line read as a row (``_row_words``)
+    whose words fit the table's ``width`` cells as its ``rows`` hold them (``_row_cells``).
+    None for any other line."""
     words = _words(line)
-    values = width - 1
-    glued = _GLUED.match(words[0]) if len(words) == values else None
+    glued = _GLUED.match(words[0]) if words and len(words) == width - 1 else None
     if glued:
         # the label set against its first figure (…收入和支出-58.12 -96.42)
         words = [glued.group(1), glued.group(2), *words[1:]]
-    if values < 2 or len(words) <= values:
+    if width < 3 or len(words) <= width - 1 or not _row_words(line, words):
         return None
-    label, figures = words[:-values], words[-values:]
-    if not all(_FIGURE_CELL.match(w) for w in figures) or any(map(_FIGURE_CELL.match, label)):
-        return None
-    return [_cell(" ".join(label)), *figures]
+    cells = _row_cells(words, rows, width)
+    # (every column holding what the rows above hold there: 表 3 分区域仓储网络 is no row)
+    kinds = _kinds(rows, width) if rows else [set(), *[{True}] * (width - 1)]
+    return cells if cells is not None and _fits(cells, kinds) else None
+
+
+def _row_words(line: str, words: list[str]) -> bool:
+    """Whether a line's words read as a table's row: a label that is no value, then values
+    in at least half the cells after it, and no sentence's punctuation."""
+    return (
+        len(words) >= 3
+        and not _is_value(words[0])
+        and 2 * sum(map(_is_value, words[1:])) >= len(words) - 1
+        and not re.search(r"[。！？；，：]", line)  # (a figure's comma is no sentence's)
+    )
+
+
+# The words a name cannot end with: a modifier's 的, a conjunction awaiting what it joins.
+_UNFINISHED = ("的", "及", "和", "与", "、")
+
+
+def _wrapped_label(lines: list[str], at: int, row: list[str]) -> bool:
+    """Whether ``lines[at]`` — one label, no figure, no sentence — is the rest of the label
+    of ``row``, the table line above it, that a PDF's layout wrapped (归属于本行普通股股东的 /
+    每股净资产（元）): that label cannot end where it does, or the table goes on after it."""
+    line = lines[at]
+    if (
+        len(_words(line)) != 1
+        or re.search(r"[\d。！？；，：:]", line)
+        or SECTION_HEADING.match(line)
+    ):
+        return False
+    after = next((text for text in lines[at + 1 :] if text), "")
+    return row[0].endswith(_UNFINISHED) or " | " in after and is_data_row(after.split(" | "))
+
+
+def _headless_rows(lines: list[str], start: int) -> dict[int, list[str]]:
+    """The rows an excerpt begins with when its table's header is in another chunk (a
+    table cut by the chunker, its rows left spaced by ingestion): ({line index: cells}),
+    two lines or more read as rows from ``start`` on — after one line that is not, a page's
+    running header above a table going on — as wide as most of them; a row of more words
+    is fitted (``_row_cells``), and the first that fits no cell ends them. The first of
+    them stands where the header would: the reader takes the header of its document's
+    excerpt that ends with a table as wide."""
+    run: dict[int, list[str]] = {}
+    for at in range(start, len(lines)):
+        line, words = lines[at], _words(lines[at])
+        if not line and len(run) <= 1:
+            run = {}  # a line set apart above the rows
+            continue
+        if at == start and not _row_words(line, words) and _header_words(line) is None:
+            continue  # one line above the rows, neither a row nor a header
+        if " | " in line or not _row_words(line, words):
+            break
+        run[at] = words
+    if len(run) < 2:
+        return {}
+    counts = [len(words) for words in run.values()]
+    width = max(sorted(set(counts)), key=counts.count)
+    exact = [words for words in run.values() if len(words) == width]
+    found: dict[int, list[str]] = {}
+    for at, words in run.items():
+        cells = _row_cells(words, exact, width)
+        if cells is None and not found:
+            continue  # (a running header read as a row: 澜州银行… 2026 年半年度报告摘要)
+        if cells is None:
+            break
+        found[at] = cells
+    return found if len(found) >= 2 else {}
 
 
 def line_cells(lines: list[str]) -> tuple[list[list[str] | None], set[int]]:
     """Each line's table cells, or None: the rows ingestion writes (a | b | c), and a PDF
-    table's lines pypdf gives with spaces (``_spaced_table``) — a row right after a table's
-    lines whose label holds a space (华 北 15.6 86.1%) too. A line that goes on a row's
-    label (a label wrapped over two lines) has no cells of its own: []. And the lines a
-    spaced table's reading found to be headers."""
+    table's lines pypdf gives with spaces (``_spaced_table``) — rows right after a table's
+    lines that ingestion left spaced (``_continued_row``), and the rows an excerpt begins
+    with, its table's header in another chunk (``_headless_rows``), too. A line that goes
+    on a row's label (a label wrapped over two lines) has no cells of its own: []. And the
+    lines a spaced table's reading found to be headers."""
     out: list[list[str] | None] = [None] * len(lines)
     headers: set[int] = set()
     width = 0  # the current table's width: its first line's cells
-    i = 0
+    rows: list[list[str]] = []  # the current table's rows, as wide
+    headless = _headless_rows(lines, next((i for i, line in enumerate(lines) if line), 0))
+    for at, cells in headless.items():
+        out[at] = cells
+    i = max(headless, default=-1) + 1
     while i < len(lines):
         line = lines[i]
         if not line:
             i += 1
             continue  # ingestion sets a table's rows a blank line apart
         if " | " in line and not _labelled_values(line):
-            # (a line that begins with | begins with an empty cell: | 本报告期末 | …)
-            cells = [c.strip().strip("|").strip() for c in f" {line}".split(" | ")]
+            # (a line that begins with | begins with an empty cell: | 本报告期末 | …; one
+            # that ends with | ends with one: 主要财务指标 | 报告期（…） |, a title cell over
+            # two columns whose second DOCX leaves empty)
+            cells = [c.strip().strip("|").strip() for c in f" {line} ".split(" | ")]
             previous = next((out[j] for j in range(i - 1, -1, -1) if lines[j]), None)
-            width = width if previous is not None else len(cells)
+            if previous is None or not width:
+                width, rows = len(cells), []
+            elif len(cells) == width:
+                rows.append(cells)
             out[i] = cells
             i += 1
             continue
-        row = _spaced_row(line, width) if width else None
+        row = _continued_row(line, width, rows) if width else None
         if row is not None:
             out[i] = row
+            i += 1
+            continue
+        above = next((out[j] for j in range(i - 1, -1, -1) if lines[j]), None)
+        if width and above and rows and above is rows[-1] and _wrapped_label(lines, i, above):
+            above[0] += _cell(line)  # the row label wrapped onto a line of its own
+            out[i] = []
             i += 1
             continue
         width = 0
@@ -242,14 +324,30 @@ def _open_bracket(text: str) -> bool:
 
 
 def _spanned_header(header: list[str], words: list[str]) -> list[str] | None:
-    """A header whose cells after the label each span as many columns of the line under
-    it (本期末 | 上年末 over 并表 非并表 并表 非并表): one header, each column named by its
-    upper cell and its own (本期末并表), or None when the lower line does not divide so."""
+    """A header whose cells after the label each span columns of the line under it
+    (本期末 | 上年末 over 并表 非并表 并表 非并表; ``_spans``): one header, each column named
+    by its upper cell and its own (本期末并表), or None when the lower line does not divide
+    so."""
     upper = header[1:]
-    if len(words) <= len(upper) or len(words) % len(upper):
+    if len(words) <= len(upper):
         return None
-    span = len(words) // len(upper)
-    return [header[0], *(f"{upper[i // span]}{_cell(w)}" for i, w in enumerate(words))]
+    groups = _spans(words, len(upper))
+    if groups is None:
+        return None
+    return [header[0], *(f"{upper[g]}{_cell(w)}" for g, group in enumerate(groups) for w in group)]
+
+
+def _spans(words: list[str], count: int) -> list[list[str]] | None:
+    """The lower line's labels cut into ``count`` spans, one under each upper cell: as many
+    each when they divide evenly; else each span begins where the labels start over, at
+    the first one again (金额 占比 增减 | 金额 占比 under 本期末 | 上年末). None otherwise."""
+    if len(words) % count == 0:
+        span = len(words) // count
+        return [words[i : i + span] for i in range(0, len(words), span)]
+    starts = [i for i, word in enumerate(words) if word == words[0]]
+    if len(starts) != count:
+        return None
+    return [words[a:b] for a, b in zip(starts, [*starts[1:], len(words)], strict=True)]
 
 
 def _completed_header(header: list[str], words: list[str], text: str) -> list[str] | None:
@@ -283,24 +381,40 @@ def _completing_the_last(header: list[str], words: list[str]) -> list[str] | Non
 def _row_cells(words: list[str], rows: list[list[str]], width: int) -> list[str] | None:
     """A row's words as ``width`` cells: as they are when as many, else the extra words
     one cell — the label, else the last — where every column then holds what the table's
-    rows hold there. None when no cell does."""
+    rows hold there; else, beside rows to compare with, the label's and the last cell's
+    (泊川智能 2025 年员工持股计划 … 质押 1,000,000). None when no cells do."""
     if len(words) == width:
         return [_cell(words[0]), *words[1:]]
     if len(words) < width:
         return None
     extra = len(words) - width
-    kinds = [{_is_figure(r[k]) for r in rows if len(r) == width and r[k]} for k in range(width)]
+    kinds = _kinds(rows, width)
     # with no row of as many words to compare with, the label is the cell set with spaces
     # — unless that puts a figure in it: then the last (不良贷款率 1.04 1.07 下降 0.03 个百分点)
     for at in (0, width - 1, *range(width - 2, 0, -1)) if rows else (0, width - 1):
         cells = [*words[:at], " ".join(words[at : at + extra + 1]), *words[at + extra + 1 :]]
         if not rows and any(map(_is_figure, cells[0].split())):
             continue
-        if all(
-            len(kind) != 1 or _is_figure(c) in kind for c, kind in zip(cells, kinds, strict=True)
-        ):
+        if _fits(cells, kinds):
+            return [_cell(cells[0]), *cells[1:]]
+    for taken in range(1, extra if rows else 0):  # the label takes ``taken`` extra words
+        last = len(words) - (extra - taken) - 1
+        cells = [" ".join(words[: taken + 1]), *words[taken + 1 : last], " ".join(words[last:])]
+        if _fits(cells, kinds):
             return [_cell(cells[0]), *cells[1:]]
     return None
+
+
+def _kinds(rows: list[list[str]], width: int) -> list[set[bool]]:
+    """What each column of a table's rows holds: figures ({True}), words ({False}), both."""
+    return [{_is_figure(r[k]) for r in rows if len(r) == width and r[k]} for k in range(width)]
+
+
+def _fits(cells: list[str], kinds: list[set[bool]]) -> bool:
+    """Whether each cell is what its column holds (a figure under figures)."""
+    return all(
+        len(kind) != 1 or _is_figure(c) in kind for c, kind in zip(cells, kinds, strict=True)
+    )
 
 
 def _is_figure(cell: str) -> bool:

@@ -1130,7 +1130,8 @@ def test_a_share_class_letter_is_exact_and_names_its_column():
         "4.期末基金资产净值 | 3,512,846,230.17 | 362,917,448.63\n\n5.期末基金份额净值 | 1.3846 | 1.3612",
     )
     first = answer("松涛价值精选C份额期末净值是多少？", [classes])[0]
-    assert "5.期末基金份额净值（松涛价值精选混合 C）：1.3612" in first, first
+    # (the title cell 报告期 spans both class columns: each is named by both lines)
+    assert "5.期末基金份额净值（报告期松涛价值精选混合 C）：1.3612" in first, first
     assert not_found(answer("松涛价值精选D份额期末净值是多少？", [classes]))
 
 
