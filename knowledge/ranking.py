@@ -517,6 +517,7 @@ class Bm25:
         names: tuple[tuple[str, ...], ...] = (),
     ) -> None:
         n = statistics.chunks
+        self.chunks = n
         self.average = statistics.average_length or 1.0
         self.weights = {
             t: w * idf(n, df)
