@@ -19,7 +19,6 @@ from django.core.exceptions import EmptyResultSet
 from django.db import connection
 from django.db.models import BooleanField, Case, ExpressionWrapper, F, Q, QuerySet, When
 
-from knowledge import ranking
 from knowledge.models import Chunk, Document, KnowledgeVersion, readable_documents
 from knowledge.ranking import Bm25, Lru
 from knowledge.token_queries import Condition, condition_q, tsquery, tsquery_literal
@@ -27,6 +26,10 @@ from knowledge.token_queries import Condition, condition_q, tsquery, tsquery_lit
 # The most tokens the second stage's condition names (it repeats tokens) before it
 # falls back to "one of the rarest".
 MAX_CONDITION_TOKENS = 128
+# A token held by more than this share of the chunks, or by more than this many, is
+# never named to the GIN index (``_asked``).
+COMMON_SHARE = 0.5
+COMMON_POSTINGS = 250_000
 # A narrowed first stage (``narrowing``) reads the chunks of its rare tokens whose
 # other tokens' bounds can add this share of what they can add together.
 NARROWING_SHARE = 0.5
@@ -141,7 +144,7 @@ def narrowing(scorer: Bm25, first: list[str]) -> tuple[Condition, float] | None:
     every chunk's text whatever the condition)."""
     if connection.vendor != "postgresql":
         return None
-    if sum(scorer.frequencies[t] for t in first) <= ranking.FIRST_STAGE_BUDGET:
+    if sum(scorer.frequencies[t] for t in first) <= scorer.first_stage_budget():
         return None
     rest = scorer.order[len(first) :]
     need = NARROWING_SHARE * sum(scorer.bound(t) for t in rest)
@@ -168,12 +171,15 @@ def _reaching_any(tokens: list[str], scorer: Bm25, floor: float) -> Condition | 
 
 
 def _asked(tokens: list[str], scorer: Bm25, need: float) -> Condition | bool | None:
-    """``narrowest`` over ``tokens``, of which a token most chunks hold is taken as held
-    (its bound off the need): it parts few chunks from the rest, and the GIN index walks
-    its whole posting list for every condition naming it (at 100,000 chunks, a second
-    stage naming two such tokens, of 57,035 and 96,828 chunks, read 766 rows in 12.8
-    ms; taking them as held, 768 rows in 3.1 ms)."""
-    common = {t for t in tokens if 2 * scorer.frequencies[t] > scorer.chunks}
+    """``narrowest`` over ``tokens``, of which a token held by more than ``COMMON_SHARE``
+    of the chunks or ``COMMON_POSTINGS`` chunks is taken as held (its bound off the
+    need): it parts few chunks from the rest, and the GIN index walks its long posting
+    list for every condition naming it (at 100,000 chunks, a second stage naming two
+    such tokens, of 57,035 and 96,828 chunks, read 766 rows in 12.8 ms; taking them as
+    held, 768 rows in 3.1 ms; at 1,000,000, a second stage naming three tokens of
+    490,602 chunks read 290 rows in 102 ms, taking them as held 528 in 36 ms)."""
+    most = min(COMMON_SHARE * scorer.chunks, COMMON_POSTINGS)
+    common = {t for t in tokens if scorer.frequencies[t] > most}
     free = sum(scorer.bound(t) for t in tokens if t in common)
     asked = [t for t in tokens if t not in common]
     return narrowest(asked, [scorer.bound(t) for t in asked], need - free)
