@@ -97,7 +97,7 @@ def top_chunks(documents: Readable, versions: Sequence[int], scorer: Bm25, top_k
     run's search record).
 
     Stage 1 reads the chunks holding one of the rarest tokens R1 (their document
-    frequencies summing to at most ``FIRST_STAGE_BUDGET``) and scores them: the k-th
+    frequencies summing to at most ``Bm25.first_stage_budget``) and scores them: the k-th
     score θ is a floor the final k-th can only raise. A chunk holding none of a set R
     scores strictly below ``outside(R)``; when ``outside(R1) ≤ θ`` the answer is final.
     Else stage 2 reads the chunks holding none of R1 but one of R2, the rarest tokens
@@ -135,7 +135,7 @@ def top_chunks(documents: Readable, versions: Sequence[int], scorer: Bm25, top_k
 
 def narrowing(scorer: Bm25, first: list[str]) -> tuple[Condition, float] | None:
     """What stage 1 asks of the chunks of ``first`` besides, when they are more than
-    ``FIRST_STAGE_BUDGET`` (a common rarest word: at 1,000,000 chunks one held by
+    ``Bm25.first_stage_budget`` (a common rarest word: at 1,000,000 chunks one held by
     6,197 chunks read 6,197 rows for a top 8; narrowed, 877, and the search took 90 ms
     instead of 176), and the need τ it stands for: the other tokens' condition to reach
     ``NARROWING_SHARE`` of what they can add together. Any subset of chunks gives a
