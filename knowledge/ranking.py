@@ -57,8 +57,12 @@ B = 0.75
 # expansions'): enough for any real question, and it bounds the OR on SQLite.
 MAX_QUERY_TOKENS = 128
 # The first stage's rare tokens: the rarest first while the chunks holding them (a sum
-# of their document frequencies) stay within this budget; always at least the rarest.
+# of their document frequencies) stay within this budget — or this share of the chunks
+# when that is more —; always at least the rarest. At 1,000,000 chunks a question's
+# rare words are held by thousands: within 500, three questions of 40 set a floor far
+# below the final one and read 10–12k second-stage rows; within 2,000, none.
 FIRST_STAGE_BUDGET = 500
+FIRST_STAGE_SHARE = 0.002
 # ... and at least until they sum to this many times k. Their sum counts a chunk once
 # per bigram it holds of a word (a 3-character word: twice), so 2k holds about k
 # chunks. At 4k a question of a few rare words also read a word held by a quarter of
@@ -517,6 +521,7 @@ class Bm25:
         names: tuple[tuple[str, ...], ...] = (),
     ) -> None:
         n = statistics.chunks
+        self.chunks = n
         self.average = statistics.average_length or 1.0
         self.weights = {
             t: w * idf(n, df)
@@ -592,9 +597,14 @@ class Bm25:
         held = set(tokens)
         return sum(self.bound(t) for t in self.order if t not in held)
 
+    def first_stage_budget(self) -> float:
+        """How many chunks the first stage's tokens may hold together:
+        ``FIRST_STAGE_BUDGET``, or ``FIRST_STAGE_SHARE`` of the chunks when more."""
+        return max(FIRST_STAGE_BUDGET, FIRST_STAGE_SHARE * self.chunks)
+
     def first_stage(self, top_k: int) -> list[str]:
         """The rarest tokens while their document frequencies sum to at most
-        ``FIRST_STAGE_BUDGET``, and at least until they sum to ``FIRST_STAGE_HITS``·
+        ``first_stage_budget``, and at least until they sum to ``FIRST_STAGE_HITS``·
         ``top_k`` (fewer hits than k set no floor, and the second stage would read every
         token; a word's bigrams are held by the same chunks, so their sum overcounts)."""
         rare: list[str] = []
@@ -603,7 +613,7 @@ class Bm25:
             if (
                 rare
                 and total >= FIRST_STAGE_HITS * top_k
-                and total + self.frequencies[token] > FIRST_STAGE_BUDGET
+                and total + self.frequencies[token] > self.first_stage_budget()
             ):
                 break
             total += self.frequencies[token]

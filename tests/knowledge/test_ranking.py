@@ -620,6 +620,57 @@ def test_a_condition_too_large_is_narrowed_on_the_largest_bounds_and_misses_noth
     assert candidates.narrowest(tokens, bounds, 19.0) is False
 
 
+def test_a_token_most_chunks_hold_is_taken_as_held_not_asked_of_the_index():
+    """The condition never names a token held by more than half the chunks (the index
+    would walk its whole posting list); its bound comes off the floor instead, so every
+    set of tokens that can reach the floor still meets it."""
+    import itertools
+
+    tokens = ["a", "b", "c", "d", "e"]
+    bounds = dict(zip(tokens, [6.0, 5.0, 4.0, 1.5, 0.5], strict=True))
+    frequencies = dict(zip(tokens, [10, 40, 200, 600, 990], strict=True))
+    scorer = SimpleNamespace(chunks=1000, frequencies=frequencies, bound=bounds.__getitem__)
+    for floor in (4.2, 6.1, 9.5, 11.2, 15.5, 16.9):
+        condition = candidates._asked(tokens, scorer, floor)
+        assert condition is False or "d" not in repr(condition), (floor, condition)
+        assert condition is False or "e" not in repr(condition), (floor, condition)
+        for size in range(len(tokens) + 1):
+            for held in itertools.combinations(tokens, size):
+                if sum(bounds[t] for t in held) >= floor:
+                    assert condition is not False and _meets(condition, set(held)), (floor, held)
+
+
+def test_a_token_on_more_chunks_than_the_index_should_walk_is_taken_as_held():
+    """At 2,000,000 chunks a token on 300,000 of them is under half, yet its posting list
+    is longer than ``COMMON_POSTINGS``: not named either, and nothing that can reach the
+    need is left out."""
+    import itertools
+
+    tokens = ["a", "b", "c"]
+    bounds = dict(zip(tokens, [6.0, 5.0, 1.5], strict=True))
+    frequencies = dict(zip(tokens, [900, 4_000, 300_000], strict=True))
+    scorer = SimpleNamespace(chunks=2_000_000, frequencies=frequencies, bound=bounds.__getitem__)
+    for need in (5.5, 6.2, 10.5, 11.8):
+        condition = candidates._asked(tokens, scorer, need)
+        assert condition is False or "c" not in repr(condition), (need, condition)
+        for size in range(len(tokens) + 1):
+            for held in itertools.combinations(tokens, size):
+                if sum(bounds[t] for t in held) >= need:
+                    assert condition is not False and _meets(condition, set(held)), (need, held)
+
+
+def test_the_first_stage_budget_grows_with_the_chunks():
+    """500 chunks' worth of rare tokens, or 0.2 % of the chunks when that is more: at a
+    million chunks a question's rare words are held by thousands."""
+
+    def budget(chunks):
+        statistics = ranking.Statistics(chunks, 80.0, {"营收": 10})
+        return ranking.Bm25(statistics, {"营收": 1.0}).first_stage_budget()
+
+    assert budget(10_000) == budget(100_000) == ranking.FIRST_STAGE_BUDGET == 500
+    assert budget(1_000_000) == 2_000
+
+
 BOILERPLATE = "本公司董事会、监事会及董事、监事、高级管理人员保证报告内容的真实、准确、完整。"
 
 
@@ -768,3 +819,62 @@ def test_the_acl_compiled_once_still_decides_every_search(tenant, alice, bob):
     alice.is_active = False
     alice.save()
     assert _keys(version, "营收", alice) == []
+
+
+@pytest.mark.postgres(reason="the narrowed first stage is asked of the GIN index")
+def test_a_rare_word_held_by_many_chunks_is_read_only_where_the_rest_can_follow(
+    tenant, alice, bob, monkeypatch
+):
+    """回购, the question's rarest word, is held by more chunks than the first stage's
+    budget: the first stage reads only those that also hold enough of the rest (分红方案)
+    to set the floor, not every 回购 page; the answer is the exhaustive one, in two
+    candidate statements at most. When fewer than k of those are readable (the ACL
+    keeps two from bob), the same statement reads the other 回购 chunks too."""
+    monkeypatch.setattr(ranking, "FIRST_STAGE_BUDGET", 4)
+    monkeypatch.setattr("knowledge.retrieval.BUILTIN", ranking.Vocabulary())
+    read = []
+    reading = candidates.first_rows
+
+    def recorded(*args, **kwargs):
+        found = reading(*args, **kwargs)
+        read.append(len(found[0]))
+        return found
+
+    monkeypatch.setattr(candidates, "first_rows", recorded)
+    version = make_knowledge(tenant)
+    filler = "公司经营稳健，业务持续发展，" * 3
+    for n in range(12):
+        add_document(version, [f"回购进展{n}。" + filler], key=f"buyback-{n}")
+    for n in range(20):
+        add_document(version, ["分红方案实施。" + filler], key=f"dividend-{n}")
+    for n in range(3):
+        readers = [alice] if n else None
+        add_document(version, [f"回购与分红方案{n}。"], key=f"both-{n}", readers=readers)
+    for n in range(60):  # so that no word of the question is on a quarter of the pages
+        add_document(version, [f"营收数据{n}。" + filler], key=f"revenue-{n}")
+    publish(version)
+    query = "回购，分红方案"
+    statements = []
+
+    def keep(execute, sql, params, many, context):
+        statements.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(keep):
+        items = search_managed([version], query=query, top_k=2, owner=alice)
+    assert [item.chunk.pk for item in items] == _exhaustive(version, query, 2)
+    assert read == [3]  # of the 15 回购 chunks, the three that also hold 分红方案
+    assert sum("to_tsquery" in sql for sql in statements) <= 2
+
+    read.clear()
+    items = search_managed([version], query=query, top_k=2, owner=bob)
+    both = [pk for pk in _exhaustive(version, query, 4) if pk in bob_readable(version, bob)]
+    assert [item.chunk.pk for item in items] == both[:2]
+    assert read == [13]  # one readable of the three: every 回购 chunk bob may read
+
+
+def bob_readable(version, bob):
+    from knowledge.models import readable_documents
+
+    documents = readable_documents(bob, [version])
+    return set(Chunk.objects.filter(document__in=documents).values_list("pk", flat=True))
