@@ -62,7 +62,8 @@ def read_sources(
             )
         )
     _named_in_text(out)
-    _borrow_headers(out, read_sources(also) if also else [])
+    spans = {r["id"]: _span(r) for r in [*results, *(also or [])]}
+    _borrow_headers(out, read_sources(also) if also else [], spans)
     _carry_headings(out, results)
     return out
 
@@ -127,24 +128,32 @@ def _named_in_text(sources: list[Source]) -> None:
             source.entity, source.name = entity, name
 
 
-def _borrow_headers(sources: list[Source], others: list[Source]) -> None:
+def _borrow_headers(
+    sources: list[Source],
+    others: list[Source],
+    spans: dict[str, tuple[str, int, int] | None],
+) -> None:
     """A table split across two chunks: an excerpt that begins with rows and no header (its
     first table line is data) takes the header of its document's excerpt (among any
     retrieved, ``others`` too: an earlier search's) that holds a header of as many cells —
     the table its excerpt ends with first, where the chunk was cut — quoted with that
-    excerpt's citation. No such excerpt, no header: the rows name nothing."""
+    excerpt's citation. A table goes on forward only: where the excerpts' places in their
+    document are known (``spans``), the header is the nearest one before the rows, never
+    one after them (the investment table of page 3 does not head page 1's rows). No such
+    excerpt, no header: the rows name nothing."""
     headers = [
         (s, u)
         for s in [*sources, *others]
         for u in s.units
         if u.kind == "header" and not is_data_row(u.clauses)
     ]
-    # the header whose table runs to its excerpt's end first
-    headers.sort(key=lambda sh: not _ends_excerpt(*sh))
+    # the nearest excerpt before first, then the header whose table runs to its excerpt's end
+    headers.sort(key=lambda sh: (-_end(spans.get(sh[0].id)), not _ends_excerpt(*sh)))
     for source in sources:
         first = next((u for u in source.units if u.kind in ("header", "row")), None)
         if first is None or first.kind != "header" or not is_data_row(first.clauses):
             continue
+        here = spans.get(source.id)
         owner = next(
             (
                 (s, h)
@@ -152,6 +161,7 @@ def _borrow_headers(sources: list[Source], others: list[Source]) -> None:
                 if s.id != source.id
                 and s.title == source.title
                 and len(h.clauses) == len(first.clauses)
+                and _before(spans.get(s.id), here)
             ),
             None,
         )
@@ -167,6 +177,17 @@ def _borrow_headers(sources: list[Source], others: list[Source]) -> None:
                 unit.heading, unit.header_text = " | ".join(header.clauses), header.text
                 unit.caption = header.heading
                 unit.clauses = label_first(unit.clauses, named_at)
+
+
+def _end(span: tuple[str, int, int] | None) -> int:
+    return span[2] if span else -1
+
+
+def _before(there: tuple[str, int, int] | None, here: tuple[str, int, int] | None) -> bool:
+    """Whether an excerpt at ``there`` ends before one at ``here`` starts (unknown: yes)."""
+    if there is None or here is None:
+        return True
+    return there[0] == here[0] and there[2] <= here[1]
 
 
 def _ends_excerpt(source: Source, header: Unit) -> bool:
