@@ -5,6 +5,7 @@ common ones; the shared cases (cases/ranking.json) give the same top k on Postgr
 and SQLite; bad queries give a clean empty result."""
 
 import importlib
+import itertools
 import json
 import math
 import random
@@ -578,7 +579,6 @@ def _meets(condition, held):
 def test_the_second_stage_condition_keeps_every_set_of_tokens_that_can_reach_the_floor():
     """Brute force over every set of held tokens: a set whose bounds reach the floor
     meets the condition; one that meets it reaches the floor (nothing wider is read)."""
-    import itertools
 
     tokens = ["a", "b", "c", "d", "e", "f"]
     bounds = [5.25, 4.35, 4.35, 4.32, 4.28, 1.0]
@@ -598,7 +598,6 @@ def test_a_condition_too_large_is_narrowed_on_the_largest_bounds_and_misses_noth
     """With room for few token mentions, ``narrowest`` keeps the largest bounds and takes
     the others as held: every set of tokens that can reach the floor still meets it,
     and it is narrower than "one of the tokens" when the floor allows."""
-    import itertools
 
     monkeypatch.setattr(candidates, "MAX_CONDITION_TOKENS", 4)
     tokens = ["a", "b", "c", "d", "e", "f", "g"]
@@ -624,8 +623,6 @@ def test_a_token_most_chunks_hold_is_taken_as_held_not_asked_of_the_index():
     """The condition never names a token held by more than half the chunks (the index
     would walk its whole posting list); its bound comes off the floor instead, so every
     set of tokens that can reach the floor still meets it."""
-    import itertools
-
     tokens = ["a", "b", "c", "d", "e"]
     bounds = dict(zip(tokens, [6.0, 5.0, 4.0, 1.5, 0.5], strict=True))
     frequencies = dict(zip(tokens, [10, 40, 200, 600, 990], strict=True))
@@ -634,18 +631,13 @@ def test_a_token_most_chunks_hold_is_taken_as_held_not_asked_of_the_index():
         condition = candidates._asked(tokens, scorer, floor)
         assert condition is False or "d" not in repr(condition), (floor, condition)
         assert condition is False or "e" not in repr(condition), (floor, condition)
-        for size in range(len(tokens) + 1):
-            for held in itertools.combinations(tokens, size):
-                if sum(bounds[t] for t in held) >= floor:
-                    assert condition is not False and _meets(condition, set(held)), (floor, held)
+        _met_by_every_set_reaching(condition, bounds, floor)
 
 
 def test_a_token_on_more_chunks_than_the_index_should_walk_is_taken_as_held():
     """At 2,000,000 chunks a token on 300,000 of them is under half, yet its posting list
     is longer than ``COMMON_POSTINGS``: not named either, and nothing that can reach the
     need is left out."""
-    import itertools
-
     tokens = ["a", "b", "c"]
     bounds = dict(zip(tokens, [6.0, 5.0, 1.5], strict=True))
     frequencies = dict(zip(tokens, [900, 4_000, 300_000], strict=True))
@@ -653,10 +645,15 @@ def test_a_token_on_more_chunks_than_the_index_should_walk_is_taken_as_held():
     for need in (5.5, 6.2, 10.5, 11.8):
         condition = candidates._asked(tokens, scorer, need)
         assert condition is False or "c" not in repr(condition), (need, condition)
-        for size in range(len(tokens) + 1):
-            for held in itertools.combinations(tokens, size):
-                if sum(bounds[t] for t in held) >= need:
-                    assert condition is not False and _meets(condition, set(held)), (need, held)
+        _met_by_every_set_reaching(condition, bounds, need)
+
+
+def _met_by_every_set_reaching(condition, bounds: dict[str, float], need: float) -> None:
+    """Every set of held tokens whose bounds reach ``need`` meets ``condition``."""
+    for size in range(len(bounds) + 1):
+        for held in itertools.combinations(bounds, size):
+            if sum(bounds[t] for t in held) >= need:
+                assert condition is not False and _meets(condition, set(held)), (need, held)
 
 
 def test_the_first_stage_budget_grows_with_the_chunks():
