@@ -164,7 +164,9 @@ def test_an_engine_whose_run_was_ended_elsewhere_stops_at_its_next_step(make_run
     from runtime.engine import execute_run
     from runtime.recovery import recover_run
 
-    run = make_run({"sleep": 0.5}, {"text": "too late"}, execute=False)
+    # (the worker's step lasts long enough for recovery to land inside it on a loaded
+    # machine: at 0.5 s a starved main thread could recover only after the step)
+    run = make_run({"sleep": 2.0}, {"text": "too late"}, execute=False)
     outcome = {}
 
     def work():
