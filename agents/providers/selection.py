@@ -485,7 +485,7 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
     # part of) is stated by the row's label and one column's header, not by pieces of two
     # or of the caption (营收 from 营业收入, 增长 from 毛利率比上年增减); the rest names
     # rows (their labels, the caption: 前五名客户, the label column's header: 股票名称).
-    header = row.heading.split(" | ")
+    header = year_on_year(row.heading).split(" | ")
     cells = [fold(c) for c in header[1 : len(row.clauses)]]
     periods = reading.question.periods
     # (a top N the caption counts its rows by names the rows, not a column: 第二大股东持股
@@ -504,6 +504,25 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
         # 同比: no column of 本报告期比上年同期增减 / 年初至报告期末 states both)
         and periods <= periods_in(f"{label}\n{labels}\n{c}")
         for c in cells
+    )
+
+
+# A table's column of the year before (上年, 上年同期, 上期 — not 上年末, a balance's date) and
+# a column of the change (变动（%）, 增减, 变化) without a period of its own.
+_YEAR_BEFORE_COLUMN = re.compile(r"^(?:上年|去年)(?:同期|度)?(?!末)|^上期(?!末)")
+_CHANGE_HEADER = re.compile(r"变动|增减|变化")
+
+
+def year_on_year(heading: str) -> str:
+    """A table's header with its change column read as the change it is: beside a column
+    of the year before (项目 | 本年 | 上年 | 变动（%）), 变动 is the change on that year —
+    同比, as a question asks it (归母净利润同比增长多少). Else the header as it is."""
+    cells = heading.split(" | ")
+    if not any(_YEAR_BEFORE_COLUMN.match(fold(c).strip()) for c in cells[1:]):
+        return heading
+    return " | ".join(
+        f"同比{c}" if i and _CHANGE_HEADER.search(c) and not periods_in(c) else c
+        for i, c in enumerate(cells)
     )
 
 
@@ -750,7 +769,7 @@ def best_units(reading: Reading) -> list[Pick]:
             ordinal = reading.question.ordinal
             if unit.kind == "row" and ordinal and not ranked_row(source, unit, ordinal):
                 continue  # 第一大股东: the first row of a ranked table only
-            context = f"{unit.heading}\n{framing}\n{without_headline(source.title)}"
+            context = f"{year_on_year(unit.heading)}\n{framing}\n{without_headline(source.title)}"
             # a row is read with its table's labels and caption (表 2 前五名客户)
             labels = table_labels(source, unit) if unit.kind == "row" else ""
             if unit.kind == "row" and is_total(unit):

@@ -1,0 +1,40 @@
+"""What a table's columns and a question's asks mean beyond their words
+(docs/extractive-provider.md): a change column beside the year before is the change on
+that year (同比)."""
+
+from tests.answers.reader import answer, excerpt, not_found
+
+TITLE = "澜石化工股份有限公司 2026 年年度报告摘要"
+
+
+def _indicators() -> list[dict]:
+    return [
+        excerpt(
+            TITLE,
+            "二、主要会计数据\n\n单位：人民币万元\n\n项目 | 本年 | 上年 | 增减（%）\n\n"
+            "营业收入 | 82,416.30 | 75,902.11 | 8.58\n\n"
+            "归属于上市公司股东的净利润 | 9,318.42 | 8,106.27 | 14.95",
+        )
+    ]
+
+
+def test_a_change_column_beside_the_year_before_answers_a_year_on_year_change():
+    first = answer("澜石化工2026年归母净利润同比增长多少？", _indicators())[0]
+    assert "14.95" in first
+
+
+def test_a_year_on_year_change_asked_as_a_follow_up_is_the_same_rows_change_column():
+    earlier = "澜石化工2026年营业收入是多少？"
+    first = answer("同比增长多少？", _indicators(), [{"question": earlier}])[0]
+    assert "8.58" in first and "14.95" not in first
+
+
+def test_a_change_column_beside_the_year_ends_balance_is_not_a_year_on_year_change():
+    balances = [
+        excerpt(
+            TITLE,
+            "三、资产负债\n\n单位：人民币万元\n\n项目 | 本年末 | 上年末 | 增减（%）\n\n"
+            "总资产 | 182,416.30 | 165,902.11 | 9.95",
+        )
+    ]
+    assert not_found(answer("澜石化工2026年总资产同比增长多少？", balances))
