@@ -313,7 +313,9 @@ def candidate_units(source: Source, reading: Reading) -> list[Unit]:
             # the document's title line names the document, it answers nothing — nor
             # does a page's running header, the title set apart by a layout's spaces
             continue
-        if unit.kind == "list" and not reading.question.enumerates:
+        # (a list answers whole what asks several of its items: which ones, or two figures)
+        whole = reading.question.enumerates or reading.question.figures_asked > 1
+        if unit.kind == "list" and not whole:
             lines = unit.text.split("\n")
             items = unit.clauses or lines[1:]
             lead_in = lines[0] if lines[0] not in items and not is_item(lines[0]) else ""

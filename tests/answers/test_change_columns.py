@@ -1,6 +1,6 @@
 """What a table's columns and a question's asks mean beyond their words
 (docs/extractive-provider.md): a change column beside the year before is the change on
-that year (同比)."""
+that year (同比); two clauses each asking a figure are answered by both."""
 
 from tests.answers.reader import answer, excerpt, not_found
 
@@ -38,3 +38,31 @@ def test_a_change_column_beside_the_year_ends_balance_is_not_a_year_on_year_chan
         )
     ]
     assert not_found(answer("澜石化工2026年总资产同比增长多少？", balances))
+
+
+FORECAST = "岚江电子股份有限公司 2026 年度业绩预告"
+
+
+def test_two_clauses_each_asking_a_figure_are_answered_by_both_figures():
+    notice = [
+        excerpt(
+            FORECAST,
+            "一、本期业绩预计情况\n\n"
+            "营业收入：预计 86,000 万元 至 92,000 万元；上年同期为 71,204.33 万元。\n\n"
+            "基本每股收益：预计 0.45 元/股 至 0.52 元/股；上年同期为 0.38 元/股。",
+        )
+    ]
+    first = answer("岚江电子2026年营收预计多少，上年同期是多少？", notice)[0]
+    assert "86,000" in first and "92,000" in first and "71,204.33" in first
+
+
+def test_two_asks_in_prose_quote_the_sentence_that_states_both():
+    notice = [
+        excerpt(
+            FORECAST,
+            "公司预计 2026 年实现营业收入 86,000 万元至 92,000 万元，上年同期为 71,204.33 万元，"
+            "增长主要来自海外订单。",
+        )
+    ]
+    first = answer("岚江电子2026年营收预计多少，上年同期是多少？", notice)[0]
+    assert "86,000" in first and "71,204.33" in first
