@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from agents.providers.grammar import PRIOR_PERIOD
+from agents.providers.grammar import PRIOR_PERIOD, SCALE_ASKED
 from agents.providers.reading import (
     LEXICON,
     Question,
@@ -241,6 +241,8 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
             label and any(coverage(term, label) >= 0.6 for term in topic)
         ):
             score += 0.5
+    if _in_the_scale_asked(reading, unit):
+        score += 0.5  # 多少亿: 128.46 亿元 as asked, over a table of 百万元
     definition = unit.kind in ("sentence", "clause") and not reading.question.quantitative
     if definition and any(defines(t, unit.text) for t in topic):
         score += 0.5  # what a thing is: the sentence that says 核心产品为…
@@ -255,6 +257,15 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     if unit.kind == "row":
         return score - 0.002 * len(unit.clauses[0] if unit.clauses else "")  # one record
     return score - 0.002 * len(unit.text)
+
+
+def _in_the_scale_asked(reading: Reading, unit: Unit) -> bool:
+    """The unit states a figure in the scale the question asks it in (多少亿 → 128.46 亿元):
+    the answer in the form wanted, not one to convert (a table's 12,846.30 in 百万元)."""
+    asked = SCALE_ASKED.search(fold(reading.question.text))
+    if asked is None:
+        return False
+    return any(f.unit.startswith(asked["scale"]) for f in quantities_in(unit.text))
 
 
 def _subject(text: str) -> str:
@@ -635,12 +646,27 @@ def _of_a_segment(reading: Reading, text: str) -> bool:
     asked = "\n".join(fold(p) for p in (*reading.phrases, *reading.of))
     if coverage(match.group("segment"), asked) >= 0.6:
         return False
+    if _inside_the_name_asked(reading, folded, match.end("segment"), match.end()):
+        return False
     first, *later = re.split(r"[，,]", folded)
     if not quantities_in(first):
         return True  # the segment is the topic of every clause after it
     own = [c.strip() for c in later if _OWN_SHARE.match(c.strip())]
     phrases = (*reading.phrases, *reading.of)
     return not any(all(states(p, clause) for p in phrases) for clause in own)
+
+
+def _inside_the_name_asked(reading: Reading, text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` lies inside the name of what is asked as ``text`` writes
+    it: 业务 in 新业务价值 (NBV) is part of that name, not the head of a segment."""
+    for phrase in (*reading.phrases, *reading.of):
+        for written in (fold(phrase), *LEXICON.get(phrase, ())):
+            at = text.find(written)
+            while at >= 0:
+                if at < end and at + len(written) > start:
+                    return True
+                at = text.find(written, at + 1)
+    return False
 
 
 def _amount_asked(reading: Reading) -> bool:

@@ -1,6 +1,8 @@
 """What a table's columns and a question's asks mean beyond their words
 (docs/extractive-provider.md): a change column beside the year before is the change on
-that year (同比); two clauses each asking a figure are answered by both."""
+that year (同比); two clauses each asking a figure are answered by both; a figure asked in
+a scale (多少亿) is answered as written in it; 业务 inside the name asked (新业务价值) heads
+no segment."""
 
 from tests.answers.reader import answer, excerpt, not_found
 
@@ -66,3 +68,39 @@ def test_two_asks_in_prose_quote_the_sentence_that_states_both():
     ]
     first = answer("岚江电子2026年营收预计多少，上年同期是多少？", notice)[0]
     assert "86,000" in first and "71,204.33" in first
+
+
+INSURER = "澜川保险集团股份有限公司 2026 年年度报告摘要"
+
+
+def _insurer() -> list[dict]:
+    return [
+        excerpt(
+            INSURER,
+            "二、主要经营指标\n\n单位：人民币百万元\n\n项目 | 本年 | 上年 | 变动（%）\n\n"
+            "原保险保费收入 | 96,432.57 | 92,908.14 | 3.79\n\n"
+            "新业务价值 | 6,846.30 | 6,275.62 | 9.09",
+        ),
+        excerpt(
+            INSURER,
+            "五、经营情况讨论与分析\n\n2026 年，澜川人寿实现新业务价值 68.46 亿元，"
+            "同比增长 9.09%；新业务价值率为 21.6%。",
+        ),
+    ]
+
+
+def test_a_word_of_the_name_asked_is_no_segment_s_head():
+    # 业务 in 新业务价值 (NBV) heads no segment: the sentence is the company's, in 亿元
+    first = answer("澜川保险2026年NBV多少亿？", _insurer())[0]
+    assert "68.46 亿元" in first
+
+
+def test_a_figure_asked_in_a_scale_prefers_the_unit_stating_it_in_that_scale():
+    table = _insurer()[0]
+    prose = excerpt(
+        INSURER,
+        "五、经营情况讨论与分析\n\n寿险方面，澜川人寿的新业务价值为 68.46 亿元，代理人渠道"
+        "贡献过半，银保渠道的价值率也明显提升，个险渠道的人均产能同样有所改善。",
+    )
+    first = answer("澜川保险2026年NBV多少亿？", [table, prose])[0]
+    assert "68.46 亿元" in first
