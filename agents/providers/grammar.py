@@ -240,6 +240,8 @@ WHICH = re.compile(
 )
 # Asks for a number: how much, how many, how large.
 ASKS_FIGURE = re.compile(r"多少|百分之几|多大|多高|多长|多久|(?<!哪)几[个家只条项台人名位次年倍]")
+# A figure asked in a scale of its own (多少亿, 几千万): the form the answer is wanted in.
+SCALE_ASKED = re.compile(r"(?:多少|几)(?P<scale>千万|百万|万|亿)")
 # Asks for a share (占…, 比例, 比重, 占比): the whole a share is of is then part of it.
 EACH = re.compile(r"各|分别|每个|每一")
 ASKS_SHARE = re.compile(r"占|比例|比重|份额|仓位|费用率")  # (an expense ratio: a share of revenue)

@@ -192,6 +192,7 @@ class Question:
     quantitative: bool = False  # asks for a figure (多少, 比例, …率)
     which: bool = False  # asks which ones (哪些, 哪几): a list of things
     asks_figure: bool = False  # asks for a number (多少, 多大, 几个)
+    figures_asked: int = 1  # clauses asking a figure each (营收预计多少，上年同期是多少: 2)
     asks_share: bool = False  # asks for a share (占, 比例, 比重)
     prior: bool = False  # asks the year-ago period's own figure (去年同期呢), not a change
     each: bool = False  # asks for every one (各产品, 分别): a whole column or enumeration
@@ -339,6 +340,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         quantitative=bool(QUANTITATIVE.search(stripped)),
         which=bool(WHICH.search(stripped)),
         asks_figure=bool(ASKS_FIGURE.search(stripped)),
+        figures_asked=_figures_asked(stripped),
         asks_share=bool(ASKS_SHARE.search(stripped)),
         prior=bool(PRIOR_PERIOD.search(stripped) or YEAR_BACK.search(stripped))
         and not CHANGE.search(stripped),
@@ -381,6 +383,14 @@ def _asked_unit(question: str) -> str:
 
 
 _SENTENCES = re.compile(r"[^?？!！。]+[?？!！。]*")
+_CLAUSES = re.compile(r"[，,；;?？!！。]")
+
+
+def _figures_asked(question: str) -> int:
+    """How many figures the question asks: each clause with a question word of its own asks
+    one (营收预计多少，上年同期是多少 asks two, 营收预计多少 one) — an answer quoting one
+    leaves the other unanswered."""
+    return max(1, sum(1 for c in _CLAUSES.split(fold(question)) if ASKS_FIGURE.search(c)))
 
 
 def _judged_runs(question: str) -> tuple[str, ...]:

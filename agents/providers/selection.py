@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from agents.providers.grammar import PRIOR_PERIOD
+from agents.providers.grammar import PRIOR_PERIOD, SCALE_ASKED
 from agents.providers.reading import (
     LEXICON,
     Question,
@@ -241,6 +241,8 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
             label and any(coverage(term, label) >= 0.6 for term in topic)
         ):
             score += 0.5
+    if _in_the_scale_asked(reading, unit):
+        score += 0.5  # 多少亿: 128.46 亿元 as asked, over a table of 百万元
     definition = unit.kind in ("sentence", "clause") and not reading.question.quantitative
     if definition and any(defines(t, unit.text) for t in topic):
         score += 0.5  # what a thing is: the sentence that says 核心产品为…
@@ -255,6 +257,15 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     if unit.kind == "row":
         return score - 0.002 * len(unit.clauses[0] if unit.clauses else "")  # one record
     return score - 0.002 * len(unit.text)
+
+
+def _in_the_scale_asked(reading: Reading, unit: Unit) -> bool:
+    """The unit states a figure in the scale the question asks it in (多少亿 → 128.46 亿元):
+    the answer in the form wanted, not one to convert (a table's 12,846.30 in 百万元)."""
+    asked = SCALE_ASKED.search(fold(reading.question.text))
+    if asked is None:
+        return False
+    return any(f.unit.startswith(asked["scale"]) for f in quantities_in(unit.text))
 
 
 def _subject(text: str) -> str:
@@ -313,7 +324,9 @@ def candidate_units(source: Source, reading: Reading) -> list[Unit]:
             # the document's title line names the document, it answers nothing — nor
             # does a page's running header, the title set apart by a layout's spaces
             continue
-        if unit.kind == "list" and not reading.question.enumerates:
+        # (a list answers whole what asks several of its items: which ones, or two figures)
+        whole = reading.question.enumerates or reading.question.figures_asked > 1
+        if unit.kind == "list" and not whole:
             lines = unit.text.split("\n")
             items = unit.clauses or lines[1:]
             lead_in = lines[0] if lines[0] not in items and not is_item(lines[0]) else ""
@@ -485,7 +498,7 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
     # part of) is stated by the row's label and one column's header, not by pieces of two
     # or of the caption (营收 from 营业收入, 增长 from 毛利率比上年增减); the rest names
     # rows (their labels, the caption: 前五名客户, the label column's header: 股票名称).
-    header = row.heading.split(" | ")
+    header = year_on_year(row.heading).split(" | ")
     cells = [fold(c) for c in header[1 : len(row.clauses)]]
     periods = reading.question.periods
     # (a top N the caption counts its rows by names the rows, not a column: 第二大股东持股
@@ -504,6 +517,25 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
         # 同比: no column of 本报告期比上年同期增减 / 年初至报告期末 states both)
         and periods <= periods_in(f"{label}\n{labels}\n{c}")
         for c in cells
+    )
+
+
+# A table's column of the year before (上年, 上年同期, 上期 — not 上年末, a balance's date) and
+# a column of the change (变动（%）, 增减, 变化) without a period of its own.
+_YEAR_BEFORE_COLUMN = re.compile(r"^(?:上年|去年)(?:同期|度)?(?!末)|^上期(?!末)")
+_CHANGE_HEADER = re.compile(r"变动|增减|变化")
+
+
+def year_on_year(heading: str) -> str:
+    """A table's header with its change column read as the change it is: beside a column
+    of the year before (项目 | 本年 | 上年 | 变动（%）), 变动 is the change on that year —
+    同比, as a question asks it (归母净利润同比增长多少). Else the header as it is."""
+    cells = heading.split(" | ")
+    if not any(_YEAR_BEFORE_COLUMN.match(fold(c).strip()) for c in cells[1:]):
+        return heading
+    return " | ".join(
+        f"同比{c}" if i and _CHANGE_HEADER.search(c) and not periods_in(c) else c
+        for i, c in enumerate(cells)
     )
 
 
@@ -614,12 +646,27 @@ def _of_a_segment(reading: Reading, text: str) -> bool:
     asked = "\n".join(fold(p) for p in (*reading.phrases, *reading.of))
     if coverage(match.group("segment"), asked) >= 0.6:
         return False
+    if _inside_the_name_asked(reading, folded, match.end("segment"), match.end()):
+        return False
     first, *later = re.split(r"[，,]", folded)
     if not quantities_in(first):
         return True  # the segment is the topic of every clause after it
     own = [c.strip() for c in later if _OWN_SHARE.match(c.strip())]
     phrases = (*reading.phrases, *reading.of)
     return not any(all(states(p, clause) for p in phrases) for clause in own)
+
+
+def _inside_the_name_asked(reading: Reading, text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` lies inside the name of what is asked as ``text`` writes
+    it: 业务 in 新业务价值 (NBV) is part of that name, not the head of a segment."""
+    for phrase in (*reading.phrases, *reading.of):
+        for written in (fold(phrase), *LEXICON.get(phrase, ())):
+            at = text.find(written)
+            while at >= 0:
+                if at < end and at + len(written) > start:
+                    return True
+                at = text.find(written, at + 1)
+    return False
 
 
 def _amount_asked(reading: Reading) -> bool:
@@ -750,7 +797,7 @@ def best_units(reading: Reading) -> list[Pick]:
             ordinal = reading.question.ordinal
             if unit.kind == "row" and ordinal and not ranked_row(source, unit, ordinal):
                 continue  # 第一大股东: the first row of a ranked table only
-            context = f"{unit.heading}\n{framing}\n{without_headline(source.title)}"
+            context = f"{year_on_year(unit.heading)}\n{framing}\n{without_headline(source.title)}"
             # a row is read with its table's labels and caption (表 2 前五名客户)
             labels = table_labels(source, unit) if unit.kind == "row" else ""
             if unit.kind == "row" and is_total(unit):
