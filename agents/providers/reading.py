@@ -210,10 +210,10 @@ class Question:
 
 def _runs(question: str, corpus: str = "") -> tuple[list[str], list[str]]:
     # 第一大重仓股 is an item of the 前N list; 第二个风险 of the list of 风险
-    text = _ORDINAL_PICK.sub(
-        lambda m: f"前{m.group('n')}{m.group('kind')}" if m.group("kind") in "大名位" else "|",
-        fold(question),
-    )
+    text = fold(question)
+    for m in reversed(_ordinal_picks(text, corpus)):
+        pick = f"前{m.group('n')}{m.group('kind')}" if m.group("kind") in "大名位" else "|"
+        text = text[: m.start()] + pick + text[m.end() :]
     text = _NAMED_AND.sub(
         lambda m: m.group(0) if m.group(0) not in corpus else m.group(0).replace("及", _AND), text
     )
@@ -315,6 +315,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     stripped = fold(question).strip()
     follow_up = stripped.startswith(FOLLOW_UP_LEAD) or stripped.rstrip("？?。 ").endswith("呢")
     runs, times = _runs(question, fold(corpus))
+    picks = _ordinal_picks(fold(stripped), fold(corpus))
     judged = _judged_runs(stripped)
     acts = [_without_act_verb(run, stripped, corpus, names) for run in runs]
     runs = [run for run, _ in acts]
@@ -336,7 +337,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         times=tuple(dict.fromkeys(times)),
         years=tuple(dict.fromkeys(YEAR.findall(" ".join(times)))),
         follow_up=follow_up,
-        enumerates=bool(ENUMERATES.search(stripped)) or bool(_ORDINAL_PICK.search(stripped)),
+        enumerates=bool(ENUMERATES.search(stripped)) or bool(picks),
         quantitative=bool(QUANTITATIVE.search(stripped)),
         which=bool(WHICH.search(stripped)),
         asks_figure=bool(ASKS_FIGURE.search(stripped)),
@@ -348,8 +349,8 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         extreme=_extreme(stripped),
         compares=bool(COMPARES.search(stripped)),
         counts=bool(COUNTS.search(stripped)),
-        ordinal=_ordinal(stripped),
-        ordinal_text=next((m.group(0) for m in _ORDINAL_PICK.finditer(fold(stripped))), ""),
+        ordinal=_ordinal(picks[0]) if picks else 0,
+        ordinal_text=picks[0].group(0) if picks else "",
         judged=judged,
         runs=tuple(runs),
         doers=tuple(run for run, doer in acts if doer),
@@ -413,10 +414,23 @@ _ORDINAL_PICK = re.compile(
 )
 
 
-def _ordinal(question: str) -> int:
-    match = _ORDINAL_PICK.search(fold(question))
-    if match is None:
-        return 0
+def _ordinal_picks(question: str, corpus: str) -> list[re.Match[str]]:
+    """The ordinals of ``question`` that pick an item of a list or a ranked table. One of a
+    sequence (个, 项, …) that the excerpts write with the words after it (第一个解除限售期,
+    a table row's label) is part of that name, and picks nothing."""
+    return [
+        m
+        for m in _ORDINAL_PICK.finditer(question)
+        if m.group("kind") in "大名位" or not _written_on(question, m.end(), m.group(0), corpus)
+    ]
+
+
+def _written_on(question: str, end: int, ordinal: str, corpus: str) -> bool:
+    following = question[end : end + 2]
+    return len(following) == 2 and not set(following) & PARTICLES and ordinal + following in corpus
+
+
+def _ordinal(match: re.Match[str]) -> int:
     n = match.group("n")
     return int(n) if n.isdigit() else cn_number(n)
 

@@ -502,17 +502,18 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
     cells = [fold(c) for c in header[1 : len(row.clauses)]]
     periods = reading.question.periods
     # (a top N the caption counts its rows by names the rows, not a column: 第二大股东持股
-    # 比例 asks the column of 持股比例 of a row of 前 10 名股东)
+    # 比例 asks the column of 持股比例 of a row of 前 10 名股东; so does a phrase the label
+    # writes whole, its ordinal included: 第二个归属期)
     ranked = counted(fold(labels))
     asked = [
         q
         for q in (_beyond_rank(p, ranked) for p in reading.phrases)
-        if q and q not in fold(header[0])
+        if q and q not in fold(header[0]) and counted(q) not in counted(label)
     ]
     # what any header cell states of each phrase, read once (a table may be 500 wide)
     touched = {p: _touched(p, cells) for p in asked}
     return any(
-        all(_one_cell_states(p, label, c, touched[p]) for p in asked)
+        all(_one_cell_states(p, label, c, touched[p], labels) for p in asked)
         # and the periods asked, by that column with the table's caption and title (前三季度
         # 同比: no column of 本报告期比上年同期增减 / 年初至报告期末 states both)
         and periods <= periods_in(f"{label}\n{labels}\n{c}")
@@ -599,11 +600,14 @@ def _modifies(phrase: str, label: str) -> bool:
     return len(rest) >= 3
 
 
-def _one_cell_states(phrase: str, label: str, cell: str, touched: list[bool]) -> bool:
+def _one_cell_states(
+    phrase: str, label: str, cell: str, touched: list[bool], table: str = ""
+) -> bool:
     """``cell`` with the row's ``label`` states all of ``phrase`` that any header cell
     states part of (``touched``) — or no header cell speaks to it (it names rows)."""
     if not any(touched):
         return True
+    phrase, touched = _without_table_head(counted(phrase), touched, counted(fold(table)))
     here = stated_characters(phrase, f"{label}\n{cell}")
     # (a letter or a number no header cell writes names the rows — the caption's
     # 青屿价值精选混合 A — which the floor has checked: A过去一年净值增长率)
@@ -613,6 +617,16 @@ def _one_cell_states(phrase: str, label: str, cell: str, touched: list[bool]) ->
     return states(asked, f"{label}\n{cell}") and all(
         h or not t for h, t in zip(here, touched, strict=True)
     )
+
+
+def _without_table_head(phrase: str, touched: list[bool], table: str) -> tuple[str, list[bool]]:
+    """``phrase`` without a head no header cell speaks to that the table's caption states
+    (``touched`` cut alike): the figures of a table led in by 各年度业绩考核目标如下 are all
+    targets, so 净利润增长率目标 asks the cell of 净利润增长率."""
+    size = next((k for k in range(len(phrase)) if touched[len(phrase) - 1 - k]), len(phrase))
+    if size < 2 or size == len(phrase) or phrase[-size:] not in table:
+        return phrase, touched
+    return phrase[:-size], touched[:-size]
 
 
 # A sentence about one segment of the business (仿制药板块…，但毛利率保持在 52%): its

@@ -383,7 +383,15 @@ def _table_caption(out: list[Unit], heading: str) -> str:
         out, unit = out[:-1], out[-1].text
     titled = out and out[-1].kind == "sentence" and is_caption(out[-1].text)
     caption = out[-1].text if titled else heading
+    if out and out[-1].kind in ("sentence", "list") and not titled:
+        # A lead-in ending with a colon (…，各年度业绩考核目标如下：, read as a list's while
+        # no item follows) names the rows of the table it introduces by its last clause.
+        lead_in = _LEAD_IN.search(fold(out[-1].text).rstrip())
+        caption = "\n".join(filter(None, [lead_in and lead_in["clause"], heading]))
     return "\n".join(filter(None, [caption, unit]))
+
+
+_LEAD_IN = re.compile(r"(?P<clause>[^。！？!?；;，,：:]+)[：:]$")
 
 
 def _into_outer(unit: Unit | None, line: str, outer: dict[int, Unit]) -> None:
