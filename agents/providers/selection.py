@@ -347,13 +347,13 @@ def candidate_units(source: Source, reading: Reading) -> list[Unit]:
 
 def table_as_list(source: Source, header: Unit) -> list[Unit]:
     """A table read as the list of its rows, for a question that asks which ones (前五名客户
-    是哪些, 有哪些产品): its caption and header lead in, every row but the total is an item
+    是哪些, 有哪些产品): its caption and header lead in, every member row is an item
     — quoted whole, or by its label alone when the table is wider than MAX_QUOTED_CELLS."""
     # its rows, a page's footer between them or not
     at = source.units.index(header)
     joined = " | ".join(header.clauses)
     rows = [u for u in source.units[at + 1 :] if u.kind == "row" and u.heading == joined]
-    rows = [u for u in rows if not is_total(u)]
+    rows = [u for u in rows if is_member(u)]
     if len(rows) < 2:
         return []
     wide = len(header.clauses) > MAX_QUOTED_CELLS
@@ -380,7 +380,7 @@ def split_table_as_list(source: Source, row: Unit, sources: list[Source]) -> lis
     before = table_as_list(owner, header)
     if not before:
         return []
-    later = [r.text for r in rows if not is_total(r)]
+    later = [r.text for r in rows if is_member(r)]
     text = f"{before[0].text} [[cite:{owner.id}]]\n" + "\n".join(later)
     return [Unit(text, "list", before[0].heading, [*before[0].clauses, *later])]
 
@@ -411,6 +411,18 @@ def carried_rows(sources: list[Source], question: str, earlier: list[str]) -> li
 
 def is_total(row: Unit) -> bool:
     return bool(row.clauses) and fold(row.clauses[0]).strip() in TOTALS
+
+
+# A row that reconciles the members to the total (抵销及其他, 分部间抵销, 调节项): no member
+# of what the table's rows are.
+_RECONCILING = re.compile(r"^(?:分部间|内部)?(?:抵[销消]|调节)")
+
+
+def is_member(row: Unit) -> bool:
+    """A row that is one of the things the table lists — not its total, nor the row that
+    reconciles them to it: 哪几个分部 lists 寿险, 财产险, 资管, not 抵销及其他."""
+    label = fold(row.clauses[0]).strip() if row.clauses else ""
+    return not is_total(row) and not _RECONCILING.match(label)
 
 
 def table_rows(source: Source, row: Unit) -> list[Unit]:
@@ -461,7 +473,7 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     question = reading.question
     if not (question.extreme or question.each) or named:
         return [row]
-    rows = [r for r in table_rows(source, row) if not is_total(r)]
+    rows = [r for r in table_rows(source, row) if is_member(r)]
     label = fold(row.clauses[0]) if row.clauses else ""
     if question.each and any(states(p, label) for p in reading.phrases):
         return [row]  # its label is asked: each of its columns (本期和上年同期分别多少)

@@ -46,3 +46,26 @@ def test_a_caption_leading_a_table_in_names_what_its_figures_are():
 def test_a_target_is_not_read_from_a_table_no_caption_calls_targets():
     table = TARGETS.replace("以 2027 年营业收入为基数，各年度业绩考核目标如下：\n\n", "")
     assert not_found(answer("云枫科技第三个归属期的毛利率目标是多少？", [excerpt(TITLE, table)]))
+
+
+SEGMENTS = (
+    "四、分部经营情况\n"
+    "分部 | 营业收入 | 分部净利润\n"
+    "家电 | 120.50 | 9.80\n"
+    "照明 | 45.20 | 3.10\n"
+    "新能源 | 30.10 | 1.20\n"
+    "抵销及其他 | -5.30 | -0.60\n"
+    "合计 | 190.50 | 13.50"
+)
+
+
+def test_which_rows_lists_the_members_not_the_row_reconciling_them_to_the_total():
+    first = answer("云枫科技有哪几个分部？", [excerpt(TITLE, SEGMENTS)])[0]
+    assert all(name in first for name in ("家电", "照明", "新能源"))
+    assert "抵销及其他" not in first and "合计" not in first
+
+
+def test_the_lowest_row_is_a_member_not_the_reconciling_row():
+    first = answer("云枫科技哪个分部的分部净利润最低？", [excerpt(TITLE, SEGMENTS)])[0]
+    assert "新能源" in first and "1.20" in first
+    assert "抵销及其他" not in first
