@@ -341,6 +341,10 @@ def _builtin() -> Vocabulary:
         "预亏": ["业绩预告", "业绩变动"],
         # A total as a sentence or a table prints it (共计派发现金红利…, a 合计 row).
         "总额": ["共计", "合计", "总计"],
+        "总量": ["总数"],
+        # A segment as the accounting standard names it (经营分部) and a report's table heads it.
+        "业务分部": ["分部"],
+        "经营分部": ["分部"],
         "可转债": ["可转换公司债券"],
         "回购": ["回购股份"],
     }

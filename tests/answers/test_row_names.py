@@ -65,6 +65,12 @@ def test_which_rows_lists_the_members_not_the_row_reconciling_them_to_the_total(
     assert "抵销及其他" not in first and "合计" not in first
 
 
+def test_a_segment_asked_as_a_business_segment_is_the_tables_segment():
+    # 业务分部 is the vocabulary's 分部 (knowledge/vocabulary.py)
+    first = answer("云枫科技有哪几个业务分部？", [excerpt(TITLE, SEGMENTS)])[0]
+    assert all(name in first for name in ("家电", "照明", "新能源"))
+
+
 def test_the_lowest_row_is_a_member_not_the_reconciling_row():
     first = answer("云枫科技哪个分部的分部净利润最低？", [excerpt(TITLE, SEGMENTS)])[0]
     assert "新能源" in first and "1.20" in first
