@@ -23,12 +23,27 @@ def seqs(fast: RecordingSocket) -> list[int]:
 
 
 async def open_sockets(run, alice, monkeypatch, fasts, *, after=0):
-    """One socket per fake daphne socket in ``fasts``, in that order."""
+    """One socket per fake daphne socket in ``fasts``, in that order: each socket is open
+    and has taken its fake (after its accept and a database call) before the next opens,
+    so that the i-th socket is the i-th fake's whatever the scheduling."""
     handed = iter(fasts)
-    monkeypatch.setattr("delivery.consumers.direct_socket", lambda send: next(handed))
-    comms = [socket(run, after=after, ticket=await ticket_for(run, alice)) for _ in fasts]
-    for comm in comms:
+    taken = []
+
+    def hand(send):
+        taken.append(next(handed))
+        return taken[-1]
+
+    monkeypatch.setattr("delivery.consumers.direct_socket", hand)
+    comms = []
+    for _ in fasts:
+        comm = socket(run, after=after, ticket=await ticket_for(run, alice))
         assert (await comm.connect(timeout=5))[0]
+        comms.append(comm)
+        for _ in range(500):
+            if len(taken) == len(comms):
+                break
+            await asyncio.sleep(0.01)
+        assert len(taken) == len(comms)
     return comms
 
 
