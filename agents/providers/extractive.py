@@ -45,7 +45,6 @@ from agents.providers.reading import (
     topic_phrases,
 )
 from agents.providers.selection import (
-    Pick,
     answering_rows,
     asked_apart,
     best_units,
@@ -58,6 +57,7 @@ from agents.providers.selection import (
     relevant_figures,
 )
 from agents.providers.sources import (
+    Pick,
     Reading,
     Source,
     corpus_of,
@@ -216,18 +216,16 @@ class ExtractiveProvider:
         reading.phrases = tuple(topic_phrases(question, entity_terms))
         if earlier and names_own_entity and not reading.phrases:
             # 北港冷链呢？ after 远川冷链上半年营收多少？ asks the same of another entity.
-            earlier_question = read_question(earlier, corpus, names)
-            earlier_entities = entity_terms_of(earlier_question, sources)
-            reading.topic = [t for t in earlier_question.terms if t not in earlier_entities]
-            reading.phrases = tuple(topic_phrases(earlier_question, earlier_entities))
+            asked_before = read_question(earlier, corpus, names)
+            earlier_entities = entity_terms_of(asked_before, sources)
+            reading.topic = [t for t in asked_before.terms if t not in earlier_entities]
+            reading.phrases = tuple(topic_phrases(asked_before, earlier_entities))
         if earlier and fold(state.task).startswith(PRONOUNS):
             # 她获授多少万股？ after 财务总监是谁？: she is whoever that question asked for, so
             # a unit that also says what it asked (苏明蕙 | 副总经理、财务总监 | 25.00) is hers.
-            earlier_question = read_question(earlier, corpus)
             reading.topic += [t for t in earlier_question.terms if t not in entity_terms]
         if earlier and all(is_attribute(p) for p in reading.phrases):
             # 同比增长多少？ after 归母净利润是多少？ asks the growth of 归母净利润.
-            earlier_question = read_question(earlier, corpus)
             reading.of = tuple(t for t in earlier_question.terms if t not in entity_terms)
         if earlier and not names_own_entity and not question.ordinal:
             # 出租率呢？ after 华南呢？ asks it of the row the conversation is on.
@@ -267,9 +265,9 @@ class ExtractiveProvider:
         for rank, source in enumerate(about):
             source.rank = rank
         reading.sources = about
-        picks = best_units(reading)
+        picks = reading.picks = best_units(reading)
         # (read once: what each thing asked apart is answered by, when it decides)
-        each = best_units_each(reading) if apart or not picks else []
+        each = reading.each = best_units_each(reading) if apart or not picks else []
         if apart and not each:
             reading.sources = []
         reading.figures = relevant_figures(reading)
@@ -397,12 +395,11 @@ class ExtractiveProvider:
             self._comparing = True
             return self._comparison(reading, groups)
         # Names asked apart (A和B的目标价): each answered by the unit that states it.
-        each = best_units_each(reading) if any(len(a) > 1 for a in reading.apart) else []
-        if each:
-            return self._parts(reading, each)
-        picks = best_units(reading)
+        if reading.each and any(len(a) > 1 for a in reading.apart):
+            return self._parts(reading, reading.each)
+        picks = reading.picks
         if not picks and not reading.figures:
-            return self._parts(reading, best_units_each(reading))
+            return self._parts(reading, reading.each)
         if not picks:
             score, source, handle = reading.figures[0]
             unit = unit_stating(source, handle["display"])
@@ -470,7 +467,7 @@ class ExtractiveProvider:
         return "**回答**：\n" + "\n".join(lines) + compared + self._context_note(reading)
 
     def _points(self, reading: Reading) -> str:
-        picks = best_units(reading)
+        picks = reading.picks
         direct = self._direct_pick
         lines: list[str] = []
         used = [(direct.source.id, direct.unit.text)] if direct else []

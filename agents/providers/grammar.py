@@ -240,6 +240,9 @@ WHICH = re.compile(
 )
 # Asks for a number: how much, how many, how large.
 ASKS_FIGURE = re.compile(r"多少|百分之几|多大|多高|多长|多久|(?<!哪)几[个家只条项台人名位次年倍]")
+# Asks who or which one (谁是财务总监, 哪家银行评级为买入): a table answers it by a row's
+# label, found by what its other cells say.
+WHO_OR_WHICH = re.compile(r"谁|哪(?:一)?[位个家只名些]")
 # A figure asked in a scale of its own (多少亿, 几千万): the form the answer is wanted in.
 SCALE_ASKED = re.compile(r"(?:多少|几)(?P<scale>千万|百万|万|亿)")
 # Asks for a share (占…, 比例, 比重, 占比): the whole a share is of is then part of it.

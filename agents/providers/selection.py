@@ -8,11 +8,10 @@ question's terms (docs/extractive-provider.md). No database and no model; the pr
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from agents.providers.grammar import PRIOR_PERIOD, SCALE_ASKED
+from agents.providers.grammar import PRIOR_PERIOD, SCALE_ASKED, WHO_OR_WHICH
 from agents.providers.reading import (
     LEXICON,
     Question,
@@ -33,6 +32,7 @@ from agents.providers.reading import (
     without_share_wholes,
 )
 from agents.providers.sources import (
+    Pick,
     Reading,
     Source,
     source_names,
@@ -50,13 +50,6 @@ from agents.providers.table_lines import NO_VALUE
 from knowledge.figures import Figure, figures_in, in_base_unit
 from knowledge.periods import PARTS, other_period, periods_in
 from knowledge.text import search_tokens
-
-
-@dataclass
-class Pick:
-    source: Source
-    unit: Unit
-    score: float
 
 
 def states_question(reading: Reading, text: str, context: str) -> bool:
@@ -552,16 +545,11 @@ def year_on_year(heading: str) -> str:
     )
 
 
-# A question asking who or which one (谁是财务总监, 哪家银行评级为买入): the answer is a
-# row's label, found by what its other cells say.
-_WHO_OR_WHICH = re.compile(r"谁|哪(?:一)?[位个家只名些]")
-
-
 def _named_by_its_cells(reading: Reading, row: Unit) -> bool:
     """A question asking who or which one is answered by the row whose own cells — not its
     label, not its header — state every phrase it asks: 苏明蕙 | 副总经理、财务总监 | 25.00
     answers 财务总监是谁. The row's label is the one asked for."""
-    if not reading.phrases or not _WHO_OR_WHICH.search(reading.question.text):
+    if not reading.phrases or not WHO_OR_WHICH.search(reading.question.text):
         return False
     items = [item for cell in row.clauses[1:] for item in _ITEM_SEPARATORS.split(fold(cell))]
     return all(any(_names_item(p, item) for item in items) for p in reading.phrases)

@@ -64,7 +64,7 @@ def read_sources(
     _named_in_text(out)
     spans = {r["id"]: _span(r) for r in [*results, *(also or [])]}
     _borrow_headers(out, read_sources(also) if also else [], spans)
-    _carry_headings(out, results)
+    _carry_headings(out, spans)
     return out
 
 
@@ -77,12 +77,11 @@ def _span(result: dict[str, Any]) -> tuple[str, int, int] | None:
     return str(ref["id"]), where["start"], int(where.get("end") or 0)
 
 
-def _carry_headings(sources: list[Source], results: list[dict[str, Any]]) -> None:
+def _carry_headings(sources: list[Source], spans: dict[str, tuple[str, int, int] | None]) -> None:
     """A section cut across two chunks: an excerpt whose text starts before any heading of
     its own, right where another retrieved excerpt of its document ends (a blank line
     between), reads its first units under the heading that excerpt ends with
     (## 澜州银行：… closing one chunk, its 净息差 1.71% opening the next)."""
-    spans = {r["id"]: _span(r) for r in results}
     by_id = {s.id: s for s in sources}
     for source in sources:
         here = spans.get(source.id)
@@ -220,6 +219,13 @@ def entity_terms_of(question: Question, sources: list[Source]) -> list[str]:
 
 
 @dataclass
+class Pick:
+    source: Source
+    unit: Unit
+    score: float
+
+
+@dataclass
 class Reading:
     question: Question
     entity_terms: list[str]
@@ -229,7 +235,10 @@ class Reading:
     phrases: tuple[str, ...] = ()  # what is asked, as written (topic_phrases): the floor
     of: tuple[str, ...] = ()  # what a follow-up asking only an attribute asks it of
     # Read once per question, when what they depend on is settled (selection.asked_apart,
-    # selection.relevant_figures): the things asked side by side, each as its phrases;
-    # the declared figures relevant to it, best first.
+    # selection.relevant_figures, best_units, best_units_each): the things asked side by
+    # side, each as its phrases; the declared figures relevant to it, best first; the units
+    # that answer, best first; and, when it decides, what answers each thing asked apart.
     apart: tuple[tuple[str, ...], ...] = ()
     figures: list[tuple[float, Source, dict[str, Any]]] = field(default_factory=list)
+    picks: list[Pick] = field(default_factory=list)
+    each: list[Pick | None] = field(default_factory=list)
