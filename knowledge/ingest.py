@@ -114,10 +114,9 @@ def chunk_spans(
                     before = text[current[0] : last[0]].rstrip()
                     spans.append(Span(number, current[0], current[0] + len(before)))
                     current = (last[0], end)
-                elif current:
-                    spans.append(Span(number, *current))
-                    current = (start, end)
                 else:
+                    if current:
+                        spans.append(Span(number, *current))
                     current = (start, end)
                 last = (start, end)
         if current:
