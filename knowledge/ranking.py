@@ -45,11 +45,10 @@ from knowledge.models import (
     VersionCounts,
     VersionIndex,
     VersionTerm,
-    count_version,
 )
 from knowledge.text import MAX_TOKEN_CHARS, marked, search_tokens
 from knowledge.token_queries import chunk_texts
-from knowledge.vocabulary import Vocabulary, entity_aliases
+from knowledge.vocabulary import Vocabulary
 
 K1 = 1.2
 B = 0.75
@@ -150,8 +149,7 @@ class Statistics:
     # The same in a chunk holding it once (a token known in every version holding it);
     # the rest of its chunks carry its mark (``knowledge.text.search_marks``).
     singles: dict[str, float] = field(default_factory=dict)
-    # The searched versions' keys when every one has stored statistics (what may be
-    # cached of them); () otherwise.
+    # The searched versions' keys (what may be cached of them).
     keys: tuple[VersionKey, ...] = ()
 
 
@@ -160,10 +158,8 @@ class StoredIndex:
     chunk_count: int
     token_count: int
     entities: dict[str, list[str]]
-    # Counted now, for a version published without stored statistics; None: stored.
-    counted: Counter[str] | None = None
-    # Stored: the version's key (``version_key``); None when counted.
-    key: VersionKey | None = None
+    # The version's key (``version_key``).
+    key: VersionKey
 
 
 class Lru[K: Hashable, V]:
@@ -201,9 +197,8 @@ class Lru[K: Hashable, V]:
 # never rebuilt). So each process keeps what it read, by version key: the statistics
 # (a few versions), each term's frequency and impact or its absence (the terms
 # questions repeat), how many chunks hold a clause. Nothing else is kept: declared
-# vocabulary, the ACL, the candidates are read by every search. Not kept: a version
-# counted on the fly (no stored statistics yet), a term stored without its impact
-# (``index_knowledge`` may store it later).
+# vocabulary, the ACL, the candidates are read by every search. Not kept: a term stored
+# without its impact (``index_knowledge`` may store it later).
 INDEX_CACHE: Lru[VersionKey, StoredIndex] = Lru(64)
 TERM_CACHE: Lru[tuple[VersionKey, str], tuple[int, float, float] | tuple[()]] = Lru(32_768)
 CLAUSE_CACHE: Lru[tuple[tuple[VersionKey, ...], tuple[str, ...], int], int] = Lru(10_000)
@@ -219,12 +214,21 @@ def version_key(version: KnowledgeVersion) -> VersionKey:
     return (version.pk, version.created_at)
 
 
+class IndexMissing(Exception):
+    """Published versions without stored statistics — published by a bulk update that
+    bypassed ``KnowledgeVersion.save`` — are refused, not searched: a search never
+    builds an index, and never ranks with a half-built one. ``manage.py index_knowledge``
+    stores them."""
+
+    def __init__(self, versions: Sequence[KnowledgeVersion]) -> None:
+        self.versions = list(versions)
+        labels = ", ".join(str(version.pk) for version in self.versions)
+        super().__init__(f"version(s) {labels} have no search index: run manage.py index_knowledge")
+
+
 def stored_indexes(versions: Sequence[KnowledgeVersion]) -> dict[int, StoredIndex]:
-    """Every version's statistics, by pk: stored ones from this process's cache, or in
-    one query. A version published without them (by a bulk update that bypassed
-    ``save``) is counted from its chunks here, in memory: slower, never a different
-    answer, until ``manage.py index_knowledge`` stores them. Nothing is written during a
-    search."""
+    """Every MANAGED or INLINE version's statistics, by pk: from this process's cache,
+    or in one query. Raises ``IndexMissing`` for a PUBLISHED one without."""
     indexes: dict[int, StoredIndex] = {}
     unknown: dict[int, VersionKey] = {}
     for version in versions:
@@ -240,15 +244,16 @@ def stored_indexes(versions: Sequence[KnowledgeVersion]) -> dict[int, StoredInde
         ).values_list("version_id", "chunk_count", "token_count", "entities"):
             indexes[pk] = StoredIndex(chunks, tokens, entities, key=unknown[pk])
             INDEX_CACHE.put(unknown[pk], indexes[pk])
-    for version in versions:
-        if version.pk not in indexes and version.knowledge.type != Knowledge.Type.REMOTE:
-            counts = count_version(version)
-            indexes[version.pk] = StoredIndex(
-                counts.chunk_count,
-                counts.token_count,
-                entity_aliases(counts.titles).entries(),
-                counts.frequencies,
-            )
+    # Not PUBLISHED (a draft, never indexed): nothing of it is searched anyway.
+    missing = [
+        version
+        for version in versions
+        if version.pk not in indexes
+        and version.status == KnowledgeVersion.Status.PUBLISHED
+        and version.knowledge.type != Knowledge.Type.REMOTE
+    ]
+    if missing:
+        raise IndexMissing(missing)
     return {version.pk: indexes[version.pk] for version in versions if version.pk in indexes}
 
 
@@ -260,8 +265,8 @@ def version_statistics(indexes: dict[int, StoredIndex], tokens: list[str]) -> St
     A token's impact is its stored ``VersionTerm.impact`` — its most in one chunk,
     tf / (tf + k1·(1 − b + b·len/avglen_v)) with the version's own average — scaled by
     max(1, avglen / avglen_v): with the searched versions' average avglen a chunk's term
-    can weigh at most that much more. Unknown (a version counted on the fly, a term
-    stored before impacts were) is 1, the bound of BM25 itself. Its single impact
+    can weigh at most that much more. Unknown (a term stored before impacts were) is 1,
+    the bound of BM25 itself. Its single impact
     (``VersionTerm.single``: the most in a chunk holding it once) is scaled alike, and
     known only when every version holding the token stored it."""
     chunks = sum(index.chunk_count for index in indexes.values())
@@ -287,8 +292,6 @@ def version_statistics(indexes: dict[int, StoredIndex], tokens: list[str]) -> St
 
     asked: dict[int, set[str]] = {}  # the terms of each version this process has not read
     for pk, index in indexes.items():
-        if index.key is None:
-            continue
         for token in tokens:
             cached = TERM_CACHE.get((index.key, token))
             if cached is None:
@@ -306,27 +309,14 @@ def version_statistics(indexes: dict[int, StoredIndex], tokens: list[str]) -> St
             frequencies[token] += n
             widen(token, impact, single, indexes[version_id])
             if impact is not None and single is not None:
-                TERM_CACHE.put((_key(indexes[version_id]), token), (n, impact, single))
+                TERM_CACHE.put((indexes[version_id].key, token), (n, impact, single))
         # A token the version's stored terms lack: no chunk of it holds the token, ever.
         for version_id, absent in asked.items():
             for token in absent:
-                TERM_CACHE.put((_key(indexes[version_id]), token), ())
-    for index in indexes.values():
-        if index.counted is not None:
-            for token in tokens:
-                if n := index.counted.get(token, 0):
-                    frequencies[token] += n
-                    widen(token, None, None, index)
-    keys = tuple(sorted(index.key for index in indexes.values() if index.key is not None))
-    if len(keys) < len(indexes):
-        keys = ()
+                TERM_CACHE.put((indexes[version_id].key, token), ())
+    keys = tuple(sorted(index.key for index in indexes.values()))
     singles = {t: single for t, single in singles.items() if t not in unknown}
     return Statistics(chunks, average, dict(frequencies), impacts, singles, keys)
-
-
-def _key(index: StoredIndex) -> VersionKey:
-    assert index.key is not None  # stored statistics
-    return index.key
 
 
 @dataclass(slots=True)

@@ -352,7 +352,7 @@ def vocabulary_for(
     # The merged vocabulary (its closures and its compiled pattern with it) is kept per
     # process for what it is made of: the declared entries read just now, and the
     # versions' stored entity aliases, which never change. A declared change is a new key.
-    versions_key = tuple(sorted(index.key for index in indexes.values() if index.key))
+    versions_key = tuple(sorted(index.key for index in indexes.values()))
     key = (
         BUILTIN,  # the object itself: a test may replace it
         tuple(sorted(json.dumps(e, sort_keys=True, ensure_ascii=False) for e in declared)),

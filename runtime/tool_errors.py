@@ -39,6 +39,10 @@ class ToolError(StrEnum):
         "KNOWLEDGE_SOURCE_TIMED_OUT",
         "A knowledge source did not answer in time; no results from it.",
     )
+    KNOWLEDGE_INDEX_MISSING = (
+        "KNOWLEDGE_INDEX_MISSING",
+        "A knowledge version has no search index yet; nothing was searched.",
+    )
     SOURCE_ITEM_UNSTORABLE = (
         "SOURCE_ITEM_UNSTORABLE",
         "One item of a knowledge source holds text that cannot be stored; it was left out.",

@@ -25,6 +25,7 @@ from foundation.errors import SparkTideError
 from foundation.faults import maybe_fault
 from foundation.text_boundary import storable_json
 from knowledge.context import TrustedContext
+from knowledge.ranking import IndexMissing
 from knowledge.remote import RemoteKnowledgeError
 from knowledge.retrieval import MAX_TOP_K, Retrieved, retrieve, select_versions
 from publication.models import PublicationAttempt
@@ -127,6 +128,9 @@ class Tools:
             # The exception names the endpoint; the model gets the code only.
             logger.warning("run %s: search_knowledge: %s", self.run.pk, exc)
             return REMOTE_TOOL_ERRORS.get(exc.code, ToolError.KNOWLEDGE_SOURCE_ERROR).result()
+        except IndexMissing as exc:
+            logger.warning("run %s: search_knowledge: %s", self.run.pk, exc)
+            return ToolError.KNOWLEDGE_INDEX_MISSING.result()
         handles_by_ref = {
             ref: [
                 {

@@ -84,15 +84,22 @@ def test_publishing_stores_the_statistics_once(tenant):
     assert VersionIndex.objects.get(version=version).built_at == built_at
 
 
-def test_a_version_published_without_statistics_is_counted_on_the_fly(shared, alice, tenant):
+def test_a_version_published_without_statistics_is_refused_until_indexed(shared, alice, tenant):
+    """A search never builds an index and never ranks without one: a version whose
+    statistics are missing is refused; ``index_knowledge`` stores them and the same
+    searches give the same answers as before."""
     expected = [_keys(shared, case["query"], alice) for case in CASES["cases"]]
     VersionIndex.objects.filter(version=shared).delete()
     VersionTerm.objects.filter(version=shared).delete()
     ranking.forget_statistics()  # a process that never read them
 
+    with pytest.raises(ranking.IndexMissing) as refused:
+        _keys(shared, CASES["cases"][0]["query"], alice)
+    assert refused.value.versions == [shared]
+    assert "index_knowledge" in str(refused.value)
+
+    call_command("index_knowledge", stdout=StringIO())
     assert [_keys(shared, case["query"], alice) for case in CASES["cases"]] == expected
-    assert ranking.stored_indexes([shared])[shared.pk].counted is not None
-    assert len(ranking.INDEX_CACHE) == 0  # counted on the fly: nothing kept
 
 
 def test_a_version_read_before_is_not_taken_for_another_of_the_same_id(tenant, alice):

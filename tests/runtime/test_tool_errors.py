@@ -8,6 +8,7 @@ import json
 import pytest
 
 from citations.models import CitationReference
+from knowledge.models import KnowledgeVersion
 from publication.reader import RunReader
 from runs.models import AgentCall, JournalEntry, Run
 from runtime.engine import execute_run
@@ -155,6 +156,38 @@ def test_a_remote_failure_reaches_the_model_as_a_code_without_host_or_port(
     text = json.dumps(result)
     assert "127.0.0.1" not in text
     assert str(remote_knowledge.port) not in text
+
+
+def test_a_version_without_its_search_index_is_refused_to_the_model_by_code(
+    tenant, app, alice, monkeypatch
+):
+    """A version published by a bulk update has no stored statistics: the search is
+    refused with a code of its own, nothing is issued, and the run goes on."""
+    monkeypatch.setenv(KEY_ENV, "sk-test")
+    version = factories.make_knowledge(tenant, "bulk")
+    factories.add_document(version, ["北辰医药营收 48.6 亿元。"], title="北辰医药")
+    KnowledgeVersion.objects.filter(pk=version.pk).update(status=KnowledgeVersion.Status.PUBLISHED)
+    factories.lease(app, version)
+    with FakeOpenAI(_parent_asks("search_knowledge", {"query": "营收"})) as server:
+        factories.make_agent(
+            app.tenant,
+            "llm",
+            model=openai_model(server.base_url),
+            knowledge=[version],
+            pin_to=[app],
+        )
+        run = start_run(user=alice, app=app, agent_key="llm", input="营收？")
+        execute_run(run.pk)
+        requests = server.requests
+    assert _tool_result(requests[1]) == {
+        "error": {
+            "code": "KNOWLEDGE_INDEX_MISSING",
+            "message": "A knowledge version has no search index yet; nothing was searched.",
+        }
+    }
+    assert not CitationReference.objects.filter(run=run).exists()
+    run.refresh_from_db()
+    assert run.status == "COMPLETED"
 
 
 # ------------------------------------------------------------- issue 14: unstorable REMOTE items
