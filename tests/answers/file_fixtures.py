@@ -328,6 +328,8 @@ SET_FIXTURES: dict[str, tuple[str, str, str]] = {
     "quarry": ("file:quarry", "quarry-desk", "qy-analyst"),
     # An eighth-hand set over the quarry fixture, written without the reader's rules.
     "quarry_d": ("file:quarry", "quarry-desk", "qy-analyst"),
+    # An eighth-hand set over the ledger fixture, written without the reader's rules.
+    "ledger_d": ("file:ledger", "ledger-desk", "ld-analyst"),
 }
 
 
