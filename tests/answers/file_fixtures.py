@@ -326,6 +326,8 @@ SET_FIXTURES: dict[str, tuple[str, str, str]] = {
     "ledger": ("file:ledger", "ledger-desk", "ld-analyst"),
     # A seventh, likewise (tests/answers/quarry_fixture.py).
     "quarry": ("file:quarry", "quarry-desk", "qy-analyst"),
+    # An eighth-hand set over the harbor fixture, written without the reader's rules.
+    "harbor_d": ("file:harbor", "harbor-desk", "hb-analyst"),
 }
 
 
