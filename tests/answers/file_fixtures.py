@@ -326,10 +326,11 @@ SET_FIXTURES: dict[str, tuple[str, str, str]] = {
     "ledger": ("file:ledger", "ledger-desk", "ld-analyst"),
     # A seventh, likewise (tests/answers/quarry_fixture.py).
     "quarry": ("file:quarry", "quarry-desk", "qy-analyst"),
-    # An eighth-hand set over the quarry fixture, written without the reader's rules.
-    "quarry_d": ("file:quarry", "quarry-desk", "qy-analyst"),
-    # An eighth-hand set over the ledger fixture, written without the reader's rules.
+    # A fourth hand's sets (NAME_d.yaml and NAME_d_heldout.yaml) over the third hand's
+    # fixtures, written from the documents alone, without the reader's rules.
+    "harbor_d": ("file:harbor", "harbor-desk", "hb-analyst"),
     "ledger_d": ("file:ledger", "ledger-desk", "ld-analyst"),
+    "quarry_d": ("file:quarry", "quarry-desk", "qy-analyst"),
 }
 
 
