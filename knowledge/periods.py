@@ -23,7 +23,7 @@ PERIOD_WORDS = (
     r"|(?P<h1>上半年|半年度|半年报|中报|中期(?:报告)?(?!票据)|[Hh]1)"
     r"|(?P<h2>下半年|[Hh]2)"
     # (a statement's comparative column, 上期发生额 / 上期金额, is the year before's same period)
-    r"|(?P<yoy>上年同期|去年同期|同比|(?:比|较)(?:上年|去年)(?:同期)?(?!末)|上期(?=发生额|金额))"
+    r"|(?P<yoy>上年同期|去年同期|同比|(?:比|较)(?:上年|去年)(?:同期)?(?!末|年?底)|上期(?=发生额|金额))"
     # 年度 after a year or alone; 半年度 is H1 (matched first, at its own start).
     r"|(?P<fy>年度报告|年报|全年|年度)"
     r"|(?P<year>(?:19|20)\d{2})"

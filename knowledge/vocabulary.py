@@ -268,6 +268,8 @@ def _builtin() -> Vocabulary:
         # A holder's share of the company's shares: a holders' table prints 持股比例, a
         # sentence 占总股本的 N%.
         "持股比例": ["占总股本"],
+        # The share capital as an announcement prints it (公司股本总额 40,000.00 万股).
+        "总股本": ["股本总额"],
         "占总股本": ["持股比例"],
         # Period aliases.
         "q1": ["第一季度"],
@@ -295,6 +297,8 @@ def _builtin() -> Vocabulary:
         # What a placement plan prints for a lock-up, a broker for its note and P/E.
         "锁定": ["限售", "不得转让"],
         "锁定期": ["限售期"],
+        # A cap as a plan prints it (募集资金总额不超过…, 不超过本次发行前总股本的 30%).
+        "上限": ["不超过"],
         "研报": ["研究报告", "点评"],
         "pe": ["p/e", "市盈率"],
         # Valuation and balance-sheet words an analyst abbreviates.
@@ -308,6 +312,12 @@ def _builtin() -> Vocabulary:
         "实控人": ["实际控制人"],
         "大股东": ["控股股东", "第一大股东"],
         "财务总监": ["财务负责人"],
+        # An appointment as a board's announcement prints it (聘任…为首席精算师).
+        "新聘": ["聘任", "聘请"],
+        "新任": ["聘任", "任命", "选举"],
+        # A holder's stake as a sentence prints it (直接持有公司 4.80% 的股份).
+        "直接持股": ["直接持有"],
+        "间接持股": ["间接持有"],
         # An insurer's indicators (the industry's abbreviations and what its reports print).
         "nbv": ["新业务价值"],
         "ev": ["内含价值"],

@@ -81,9 +81,14 @@ QUESTION_WORDS = (
     "看一下",
     "告诉我",
     "这家公司",
-    # the occasion or the document pointed back to (这次定增, 这份业绩预告)
+    # the occasion or the document pointed back to (这次定增, 这份业绩预告, 这期限制性股票:
+    # a plan's round)
     "这次",
     "这份",
+    "这一期",
+    "这期",
+    "这一轮",
+    "这轮",
     "该公司",
     "这家",
     "介绍一下",
@@ -122,6 +127,9 @@ FOLLOW_UP_LEAD = ("那么", "那", "还有", "另外", "再看", "再问", "同�
 TIME = re.compile(
     r"(?:(?:19|20)\d{2}\s*年?(?:度)?)"
     rf"|{PERIOD_WORDS}"
+    # the year's end (年底: a balance's date, 年末; 比去年年底 is against the year before's
+    # end, not the year-on-year period)
+    r"|(?:(?:比|较)?(?:去|上一?)年)?年底|(?:比|较)?(?:去|上一?)年底"
     r"|(?:单季度?|累计|去年|上一?年(?:末|度)?|今年|本年度?|当年|报告期末|本报告期|报告期内|本期末|期末"
     r"|本期(?!末)"
     # the present and the quarter a question is asked in (现在, 这个季度): the report's own
@@ -140,17 +148,39 @@ YEAR = re.compile(r"(?:19|20)\d{2}")
 # (创新药收入在…中占多大比重 → 创新药收入, 比重).
 # Heads that name the form of an answer, not its subject (收入规模 asks for 收入, 业务构成
 # for 业务): dropped from the end of a phrase that keeps two characters.
-LIGHT_HEADS = ("规模", "构成", "方案", "水平", "情况", "数据", "因素", "方面", "口径", "点")
+# A bound (募集资金总额上限, 比例上限) asks the thing in the form a plan writes its cap in
+# (不超过 120,000.00 万元): the thing is what is asked.
+LIGHT_HEADS = (
+    "规模",
+    "构成",
+    "方案",
+    "水平",
+    "情况",
+    "数据",
+    "因素",
+    "方面",
+    "口径",
+    "点",
+    "上限",
+    "下限",
+)
 # Modifiers that rank what is asked, not name another thing (主要风险 asks the 风险 a report
 # lists under 风险提示): dropped from the start of a phrase that keeps two characters.
 LIGHT_MODIFIERS = ("主要",)
 # Words for a document (研报, 公告, 预案…): a phrase ending with one (海岳证券研报里) names
 # where to look, not what is asked of it.
-DOCUMENT_WORDS = re.compile(r"(?:研报|研究报告|报告|公告|预案|点评|纪要|财报|摘要|季报|年报)$")
+# A verb of saying after it (研报里说, 公告称, 年报中提到) goes with it: the lead-in of a
+# question that quotes a document.
+DOCUMENT_WORDS = re.compile(
+    r"(?:研报|研究报告|报告|公告|预案|点评|纪要|财报|摘要|季报|年报)"
+    r"(?:[里中内上]?(?:说|称|讲|写|写道|提到|显示|指出|表示))?$"
+)
 # Verbs that link the thing asked to its value or its holder, not part of the thing:
 # 冷链仓储面积达到(了多少), 半年报提到(了哪些风险), 收益率下行到(多少), 持有华岳银行(的比例).
 PREDICATE_AFTER = re.compile(
-    r"(?:达到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|下行到|上行到|上升到|下降到|增长到|降至|升至|增至|减至|到|达"
+    r"(?:达到|做到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|下行到|上行到|上升到|下降到|增长到|降至|升至|增至|减至|到|达"
+    # verbs of a rating given (澄远人寿评了几类, 被评为哪一级)
+    r"|(?<![点测好差书影短时复互总股品])被?评(?:了|为)?|获评"
     # verbs of obtaining and of reaching a stage (拿到了多少首付款, 几个项目进了三期临床)
     r"|拿到|拿了?|收到|得到|获得|取得|进入|处于|(?<![先改引推促增跟])进"
     # verbs of spending on the thing (研发花了多少钱, 研发投了多少)

@@ -79,7 +79,11 @@ def _lexicon() -> dict[str, tuple[str, ...]]:
 
 
 LEXICON = _lexicon()
-_SHARE = re.compile(r"占[^，。；,;\n]{0,24}?\d+(?:\.\d+)?\s*[%％]")
+# A share as a report writes it: 占营业收入的 39.9%, or a whole's N% (不超过本次发行前公司
+# 总股本的 30%).
+_SHARE = re.compile(
+    r"占[^，。；,;\n]{0,24}?\d+(?:\.\d+)?\s*[%％]|[^\W\d_]的\s*\d+(?:\.\d+)?\s*[%％]"
+)
 # The whole a share is of: 占营业收入的 (39.9%), 占基金资产净值 (8.9%).
 # A change asked (变化了多少) is stated by the direction it took (下降 4.2%); a direction
 # asked (增长多少) by a signed change (a column 本报告期比上年同期增减).
@@ -469,6 +473,7 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
         # thing's words (岚峰证券给云岭农商行什么评级 asks of 岚峰证券 and 云岭农商行).
         run = DATIVE_AFTER_TERM.sub(lambda m: m[1] + "|" if m[1] in question.terms else m[0], run)
         run = _purpose_cut(run, question.terms)
+        run = _locative_cut(run, question.terms)
         for piece in run.split("|"):
             piece = PREDICATE_AFTER.sub("", PREDICATE_BEFORE.sub("", piece))
             if question.asks_figure:
@@ -522,6 +527,23 @@ def _purpose_cut(run: str, terms: tuple[str, ...]) -> str:
         rest = run[match.end() :]
         if match.start() > 0 and any(len(t) >= 2 and rest.startswith(t) for t in terms):
             run = f"{run[: match.start()]}|{rest}"
+    return run
+
+
+# A postposition of place (激励计划里, 投资资产中, 名单内) between two terms.
+_LOCATIVE = re.compile(r"[里中内]")
+
+
+def _locative_cut(run: str, terms: tuple[str, ...]) -> str:
+    """``run`` cut at a postposition of place between two terms the excerpts write
+    (激励计划|里|祁远航获授): where to look and what is asked there are two things, each
+    stated on its own — not one phrase of the two glued (集团内部收入 is not cut: 部收入
+    begins no term)."""
+    for match in reversed(list(_LOCATIVE.finditer(run))):
+        before, rest = run[: match.start()], run[match.end() :]
+        named = any(len(t) >= 2 and before.endswith(t) for t in terms)
+        if named and len(rest) >= 2 and any(len(t) >= 2 and rest.startswith(t) for t in terms):
+            run = f"{before}|{rest}"
     return run
 
 

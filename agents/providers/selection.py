@@ -324,6 +324,10 @@ def candidate_units(source: Source, reading: Reading) -> list[Unit]:
             items = unit.clauses or lines[1:]
             lead_in = lines[0] if lines[0] not in items and not is_item(lines[0]) else ""
             context = f"{unit.heading} {lead_in}".strip()
+            if quantities_in(lead_in):
+                # A lead-in writing a figure of its own (募集资金总额不超过 120,000.00 万元，
+                # …拟投资于以下项目：) is a sentence that answers by itself.
+                out.append(Unit(lead_in, "sentence", unit.heading, [lead_in]))
             for line in items:
                 out.append(Unit(line, "sentence", context, [line]))
             continue
@@ -484,7 +488,7 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     return [max(valued, key=lambda v: v[0])[1]]
 
 
-def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
+def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") -> bool:
     """A row answers for its own label, or with the rows its table has that the question
     also names (汽车电子和消费电子的毛利率): a phrase that begins with a modifier neither
     the table's labels nor its header state (西北区域… over a table of 华东, 华中) names a
@@ -510,10 +514,16 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
     # 比例 asks the column of 持股比例 of a row of 前 10 名股东; so does a phrase the label
     # writes whole, its ordinal included: 第二个归属期)
     ranked = counted(fold(labels))
+    # (a phrase the document's title writes whole names the document, not a column: 激励计划
+    # of 霁川软件…限制性股票激励计划（草案）摘要, however a header cell ends in 本计划…)
+    named = fold(title)
     asked = [
         q
         for q in (_beyond_rank(p, ranked) for p in reading.phrases)
-        if q and q not in fold(header[0]) and counted(q) not in counted(label)
+        if q
+        and q not in fold(header[0])
+        and counted(q) not in counted(label)
+        and not (len(q) >= 2 and q in named)
     ]
     # what any header cell states of each phrase, read once (a table may be 500 wide)
     touched = {p: _touched(p, cells) for p in asked}
@@ -723,7 +733,7 @@ def _only_a_change(reading: Reading, unit: Unit) -> bool:
     return False
 
 
-def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
+def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = "") -> bool:
     """The unit has the form of an answer: a number when the question asks for one (多少),
     several things when it asks which ones (哪些)."""
     question = reading.question
@@ -774,7 +784,7 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "") -> bool:
         return False  # (a list answers "how many items" by its items)
     if question.which and unit.kind != "list" and not enumerates(unit.text):
         return False
-    return unit.kind != "row" or row_answers(reading, unit, labels)
+    return unit.kind != "row" or row_answers(reading, unit, labels, title)
 
 
 _CLAUSES = re.compile(r"[^，,；;。]+")
@@ -818,7 +828,8 @@ def best_units(reading: Reading) -> list[Pick]:
                 context += "\n" + "\n".join(TOTALS)  # the total row states the whole
             if not states_question(reading, unit.text, f"{context}\n{labels}"):
                 continue
-            if not answers_form(reading, unit, f"{labels}\n{framing}\n{source.title}"):
+            title = without_headline(source.title)
+            if not answers_form(reading, unit, f"{labels}\n{framing}\n{source.title}", title):
                 continue
             score = unit_score(unit, reading, source)
             if score > 0:
