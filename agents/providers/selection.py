@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from agents.providers.grammar import PRIOR_PERIOD, SCALE_ASKED, WHO_OR_WHICH
+from agents.providers.grammar import PRIOR_PERIOD
 from agents.providers.reading import (
     LEXICON,
     Question,
@@ -255,10 +255,8 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
 def _in_the_scale_asked(reading: Reading, unit: Unit) -> bool:
     """The unit states a figure in the scale the question asks it in (多少亿 → 128.46 亿元):
     the answer in the form wanted, not one to convert (a table's 12,846.30 in 百万元)."""
-    asked = SCALE_ASKED.search(fold(reading.question.text))
-    if asked is None:
-        return False
-    return any(f.unit.startswith(asked["scale"]) for f in quantities_in(unit.text))
+    scale = reading.question.scale
+    return bool(scale) and any(f.unit.startswith(scale) for f in quantities_in(unit.text))
 
 
 def _subject(text: str) -> str:
@@ -549,7 +547,7 @@ def _named_by_its_cells(reading: Reading, row: Unit) -> bool:
     """A question asking who or which one is answered by the row whose own cells — not its
     label, not its header — state every phrase it asks: 苏明蕙 | 副总经理、财务总监 | 25.00
     answers 财务总监是谁. The row's label is the one asked for."""
-    if not reading.phrases or not WHO_OR_WHICH.search(reading.question.text):
+    if not reading.phrases or not reading.question.who_or_which:
         return False
     items = [item for cell in row.clauses[1:] for item in _ITEM_SEPARATORS.split(fold(cell))]
     return all(any(_names_item(p, item) for item in items) for p in reading.phrases)
