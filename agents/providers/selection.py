@@ -513,6 +513,10 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
         for q in (_beyond_rank(p, ranked) for p in reading.phrases)
         if q and q not in fold(header[0]) and counted(q) not in counted(label)
     ]
+    # (the part of a share asked that glues the row's label to another column's words —
+    # 苏明蕙获授数量占…比例 — names the row and the figure the share column takes of its
+    # whole: that column answers, the part's own column states the rest)
+    asked = [q for q in asked if not _share_of_its_own_figure(reading, q, label, cells)]
     # what any header cell states of each phrase, read once (a table may be 500 wide)
     touched = {p: _touched(p, cells) for p in asked}
     return any(
@@ -522,6 +526,17 @@ def row_answers(reading: Reading, row: Unit, labels: str = "") -> bool:
         and periods <= periods_in(f"{label}\n{labels}\n{c}")
         for c in cells
     )
+
+
+def _share_of_its_own_figure(reading: Reading, phrase: str, label: str, cells: list[str]) -> bool:
+    """Whether ``phrase`` is the part of a share asked (the question writes it before 占)
+    made of the row's ``label`` and what one header cell states (苏明蕙获授数量 over 苏明蕙 |
+    … | 获授的限制性股票数量（万股）): the row's own figure, whose share another column is."""
+    if not reading.question.asks_share or f"{phrase}占" not in fold(reading.question.text):
+        return False
+    name = next((n for n in (label, short_name(label)) if n and phrase.startswith(n)), "")
+    rest = phrase[len(name) :]
+    return bool(name) and len(rest) >= 2 and any(states(rest, cell) for cell in cells)
 
 
 # A table's column of the year before (上年, 上年同期, 上期 — not 上年末, a balance's date) and
