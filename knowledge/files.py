@@ -161,6 +161,7 @@ def _pdf(stream: BinaryIO, name: str) -> tuple[str, list[str]]:
     return str(title).strip(), pages
 
 
+# Twin of agents/providers/table_lines.py _FIGURE_CELL (‰ too); this one picks ingestion's rows.
 _NUMERIC_CELL = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?[%％]?$")
 
 

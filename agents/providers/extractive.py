@@ -175,6 +175,10 @@ class ExtractiveProvider:
         for turn in reversed(history):
             earlier = str(turn.get("question") or "")
             earlier_question = read_question(earlier, fold(earlier))
+            if all(is_attribute(t) for t in earlier_question.terms):
+                # (同比增长多少？ asked an attribute of the question before it: that one
+                # names the thing)
+                continue
             if earlier_question.terms:
                 query = " ".join([*earlier_question.terms, *question.terms, *question.unknown])
                 return earlier, query

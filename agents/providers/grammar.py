@@ -12,6 +12,9 @@ from knowledge.periods import PERIOD_WORDS
 # A question that starts with a third person's pronoun (她获授多少万股？) asks about whoever
 # the question before it asked for.
 PRONOUNS = ("他", "她", "它")
+# A follow-up that asks a part of the whole the question before asked (其中寿险分部贡献了多少？
+# after 归母净利润是多少？: the segment's 归母净利润).
+PART_LEAD = "其中"
 # Question words and particles: they carry no subject.
 QUESTION_WORDS = (
     "是多少",
@@ -120,7 +123,7 @@ QUESTION_WORDS_LONGEST = tuple(sorted(QUESTION_WORDS, key=len, reverse=True))
 # Single characters that separate terms when they stand between them.
 PARTICLES = set("的了吗呢吧呀么和与及或、，,。？?！!：:；;（）()「」“”\"' \t\n")
 # Leading words of an elliptical follow-up.
-FOLLOW_UP_LEAD = ("那么", "那", "还有", "另外", "再看", "再问", "同期", *PRONOUNS)
+FOLLOW_UP_LEAD = ("那么", "那", "还有", "另外", "再看", "再问", "同期", PART_LEAD, *PRONOUNS)
 # Time qualifiers: they rank sentences; a year must also be found. The periods are
 # knowledge/periods.py's words (one home: 三季度, 上半年, 年初至报告期末, 上年同期, 1—9 月…),
 # after a year with its 年 / 年度; besides them, the relative times a question is asked in.
@@ -185,6 +188,8 @@ PREDICATE_AFTER = re.compile(
     r"|拿到|拿了?|收到|得到|获得|取得|进入|处于|(?<![先改引推促增跟])进"
     # verbs of spending on the thing (研发花了多少钱, 研发投了多少)
     r"|花了?|花费|花掉|用了|(?<!定)投了?"
+    # a part's share in a whole (寿险分部贡献了多少)
+    r"|贡献"
     # holding (持有多少股: 有多少 is the question word)
     r"|(?<![支维保坚扶主])持)$"
 )

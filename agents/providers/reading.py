@@ -40,10 +40,12 @@ from agents.providers.grammar import (
     PURPOSE,
     QUANTITATIVE,
     QUESTION_WORDS_LONGEST,
+    SCALE_ASKED,
     SHARE_WORDS,
     SUPERLATIVE,
     TIME,
     WHICH,
+    WHO_OR_WHICH,
     YEAR,
     YEAR_BACK,
 )
@@ -210,12 +212,20 @@ class Question:
     doers: tuple[str, ...] = ()  # runs that name who did the act asked of (董事会批了多少…)
     periods: frozenset[str] = frozenset()  # the periods it names, canonical (periods_in)
     unit: str = ""  # the base unit of the figure asked (多少股 → 股, 多少万元 → 元)
+    scale: str = ""  # the scale the figure is asked in (多少亿 → 亿: grammar.SCALE_ASKED)
+    who_or_which: bool = False  # asks who or which one (谁, 哪位: grammar.WHO_OR_WHICH)
 
 
-def _runs(question: str, corpus: str = "") -> tuple[list[str], list[str]]:
+def _runs(
+    question: str, corpus: str = "", picks: list[re.Match[str]] | None = None
+) -> tuple[list[str], list[str]]:
+    """The question between particles, question words and times, and its times. ``picks``:
+    its ordinals that pick an item (``_ordinal_picks`` of the folded question), when read."""
     # 第一大重仓股 is an item of the 前N list; 第二个风险 of the list of 风险
     text = fold(question)
-    for m in reversed(_ordinal_picks(text, corpus)):
+    if picks is None:
+        picks = _ordinal_picks(text, corpus)
+    for m in reversed(picks):
         pick = f"前{m.group('n')}{m.group('kind')}" if m.group("kind") in "大名位" else "|"
         text = text[: m.start()] + pick + text[m.end() :]
     text = _NAMED_AND.sub(
@@ -318,8 +328,9 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     names = tuple(sorted({fold(n) for n in names if len(n) >= 2}, key=len, reverse=True))
     stripped = fold(question).strip()
     follow_up = stripped.startswith(FOLLOW_UP_LEAD) or stripped.rstrip("？?。 ").endswith("呢")
-    runs, times = _runs(question, fold(corpus))
-    picks = _ordinal_picks(fold(stripped), fold(corpus))
+    # The ordinals that pick an item, read once: they cut the runs and name the ordinal.
+    picks = _ordinal_picks(fold(question), fold(corpus))
+    runs, times = _runs(question, fold(corpus), picks)
     judged = _judged_runs(stripped)
     acts = [_without_act_verb(run, stripped, corpus, names) for run in runs]
     runs = [run for run, _ in acts]
@@ -360,6 +371,8 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         doers=tuple(run for run, doer in acts if doer),
         periods=periods_in(stripped) | ({"YOY"} if YEAR_BACK.search(stripped) else set()),
         unit=_asked_unit(stripped),
+        scale=scale["scale"] if (scale := SCALE_ASKED.search(stripped)) else "",
+        who_or_which=bool(WHO_OR_WHICH.search(question)),
     )
 
 

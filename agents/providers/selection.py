@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from agents.providers.grammar import PRIOR_PERIOD, SCALE_ASKED, WHO_OR_WHICH
+from agents.providers.grammar import PRIOR_PERIOD
 from agents.providers.reading import (
     LEXICON,
     Question,
@@ -255,10 +255,8 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
 def _in_the_scale_asked(reading: Reading, unit: Unit) -> bool:
     """The unit states a figure in the scale the question asks it in (多少亿 → 128.46 亿元):
     the answer in the form wanted, not one to convert (a table's 12,846.30 in 百万元)."""
-    asked = SCALE_ASKED.search(fold(reading.question.text))
-    if asked is None:
-        return False
-    return any(f.unit.startswith(asked["scale"]) for f in quantities_in(unit.text))
+    scale = reading.question.scale
+    return bool(scale) and any(f.unit.startswith(scale) for f in quantities_in(unit.text))
 
 
 def _subject(text: str) -> str:
@@ -525,6 +523,10 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
         and counted(q) not in counted(label)
         and not (len(q) >= 2 and q in named)
     ]
+    # (the part of a share asked that glues the row's label to another column's words —
+    # 苏明蕙获授数量占…比例 — names the row and the figure the share column takes of its
+    # whole: that column answers, the part's own column states the rest)
+    asked = [q for q in asked if not _share_of_its_own_figure(reading, q, label, cells)]
     # what any header cell states of each phrase, read once (a table may be 500 wide)
     touched = {p: _touched(p, cells) for p in asked}
     return any(
@@ -534,6 +536,17 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
         and periods <= periods_in(f"{label}\n{labels}\n{c}")
         for c in cells
     )
+
+
+def _share_of_its_own_figure(reading: Reading, phrase: str, label: str, cells: list[str]) -> bool:
+    """Whether ``phrase`` is the part of a share asked (the question writes it before 占)
+    made of the row's ``label`` and what one header cell states (苏明蕙获授数量 over 苏明蕙 |
+    … | 获授的限制性股票数量（万股）): the row's own figure, whose share another column is."""
+    if not reading.question.asks_share or f"{phrase}占" not in fold(reading.question.text):
+        return False
+    name = next((n for n in (label, short_name(label)) if n and phrase.startswith(n)), "")
+    rest = phrase[len(name) :]
+    return bool(name) and len(rest) >= 2 and any(states(rest, cell) for cell in cells)
 
 
 # A table's column of the year before (上年, 上年同期, 上期 — not 上年末, a balance's date) and
@@ -559,7 +572,7 @@ def _named_by_its_cells(reading: Reading, row: Unit) -> bool:
     """A question asking who or which one is answered by the row whose own cells — not its
     label, not its header — state every phrase it asks: 苏明蕙 | 副总经理、财务总监 | 25.00
     answers 财务总监是谁. The row's label is the one asked for."""
-    if not reading.phrases or not WHO_OR_WHICH.search(reading.question.text):
+    if not reading.phrases or not reading.question.who_or_which:
         return False
     items = [item for cell in row.clauses[1:] for item in _ITEM_SEPARATORS.split(fold(cell))]
     return all(any(_names_item(p, item) for item in items) for p in reading.phrases)

@@ -14,6 +14,7 @@ from knowledge.figures import figures_in
 from knowledge.text import SECTION_HEADING  # a section heading ends a table
 
 # A table cell pypdf gives as a word of its own: a figure (30.1, 1,260, 90.5%).
+# (twin of knowledge/files.py _NUMERIC_CELL, which leaves ‰ out: what ingestion rows stays so)
 _FIGURE_CELL = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?[%％‰]?$")
 # Spaces between two CJK characters of one cell are the layout's (华 北, 仓库 出租率).
 _LAYOUT_SPACE = re.compile(r"(?<=[^\x00-\x7f])\s+(?=[^\x00-\x7f])")
