@@ -43,6 +43,7 @@ from agents.providers.reading import (
     read_question,
     states,
     topic_phrases,
+    unit_of,
 )
 from agents.providers.selection import (
     answering_rows,
@@ -230,7 +231,11 @@ class ExtractiveProvider:
             reading.topic += [t for t in earlier_question.terms if t not in entity_terms]
         if earlier and all(is_attribute(p) for p in reading.phrases):
             # 同比增长多少？ after 归母净利润是多少？ asks the growth of 归母净利润.
-            reading.of = tuple(t for t in earlier_question.terms if t not in entity_terms)
+            # (the unit it was asked in, 多少亿元, is that answer's form, not a thing asked of:
+            # 去年同期是多少？ is answered by a row in 元)
+            reading.of = tuple(
+                t for t in earlier_question.terms if t not in entity_terms and not unit_of(t)
+            )
         if earlier and not names_own_entity and not question.ordinal:
             # 出租率呢？ after 华南呢？ asks it of the row the conversation is on.
             history = [str(t.get("question") or "") for t in getattr(state, "history", None) or []]

@@ -224,6 +224,9 @@ PREDICATE_ONLY = MENTIONING | frozenset(
 # An amount asked of an act (董事会批|了多少|闲置募集资金做现金管理): 了 and the question
 # word follow the act's verb, and what comes after them is the thing measured.
 ACT_ASKED = re.compile(r"了?(?:多少|几)(?P<measured>[^？?。，,！!；;\s]*)")
+# Who forecasts or judges what is asked (海岳证券预测泊川…): a name before a verb of
+# forecasting or judging, with more after it.
+FORECASTER = re.compile(r"^(?P<who>[^|]{2,}?)(?:预测|认为|估计|测算|判断|看好)(?=.)")
 # A verb of purpose between the thing and its use (闲置募集资金做现金管理, 募集资金用于…):
 # two things asked, each stated on its own.
 PURPOSE = re.compile(r"用于|用来|用作|拿来|拿去|做")

@@ -28,6 +28,7 @@ from agents.providers.grammar import (
     EDGE_FUNCTION,
     ENUMERATES,
     FOLLOW_UP_LEAD,
+    FORECASTER,
     LIGHT_HEADS,
     LIGHT_MODIFIERS,
     MEASURE,
@@ -316,6 +317,23 @@ def _without_act_verb(
     return run, False
 
 
+def _speaker_apart(
+    run: str, doer: bool, corpus: str, names: tuple[str, ...]
+) -> list[tuple[str, bool]]:
+    """``run`` parted from who says what is asked (海岳证券|预测泊川…归母净利润): a name the
+    excerpts write, not the entity's, before a verb of forecasting or judging is the
+    document's author — a note names its broker once, in its byline, and writes the forecast
+    as 我们…预测 — so the document must name it, the answering unit need not (a doer)."""
+    match = FORECASTER.match(run)
+    if doer or match is None:
+        return [(run, doer)]
+    who = match["who"]
+    pieces = _segment(who, corpus, names)
+    if any(not known for _, known in pieces) or any(who in n or n in who for n in names):
+        return [(run, doer)]
+    return [(who, True), (run[len(who) :], False)]
+
+
 def _grammar_only(piece: str) -> bool:
     """A piece that is only a linking verb (拿到, 进入) or where a holding is (手上): it
     names nothing the excerpts must mention."""
@@ -333,6 +351,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     runs, times = _runs(question, fold(corpus), picks)
     judged = _judged_runs(stripped)
     acts = [_without_act_verb(run, stripped, corpus, names) for run in runs]
+    acts = [part for run, doer in acts for part in _speaker_apart(run, doer, corpus, names)]
     runs = [run for run, _ in acts]
     terms, unknown = [], []
     for run in runs:

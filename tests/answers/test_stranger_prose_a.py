@@ -74,6 +74,24 @@ def test_a_postposition_of_place_parts_where_from_what_is_asked_there():
     assert not_found(answer("松岭科技激励计划里贝川获授多少万份？", [PLAN]))
 
 
+NOTE_TITLE = "澜石机电（603912）2026 年三季报点评：盈利修复"
+BYLINE = excerpt(
+    NOTE_TITLE,
+    "# 澜石机电（603912）2026 年三季报点评\n\n云舟证券研究所 | 公司研究 | 2026 年 10 月 30 日",
+)
+ADVICE = excerpt(
+    NOTE_TITLE,
+    "**投资建议：** 我们维持公司 2026—2028 年归母净利润预测为 2.10/2.64/3.15 亿元，维持“买入”评级。",
+)
+
+
+def test_who_forecasts_is_named_by_the_document_not_the_forecast():
+    # the note names its broker in its byline; the forecast is written 我们…预测
+    first = answer("云舟证券预测澜石2026年归母净利润多少亿元？", [BYLINE, ADVICE])[0]
+    assert "2.10" in first, first
+    assert not_found(answer("海川证券预测澜石2026年归母净利润多少亿元？", [BYLINE, ADVICE]))
+
+
 # -- a domain's words (knowledge/vocabulary.py) -------------------------------------------
 
 
@@ -138,3 +156,20 @@ def test_a_phrase_the_title_writes_names_the_document_not_a_column():
     # 激励计划 is the plan the table is in; a header cell's 本计划 does not ask it a column
     first = answer("松岭科技激励计划中，柏舟获授的股票期权数量是多少？", [PLAN])[0]
     assert "18.00" in first, first
+
+
+# -- a follow-up --------------------------------------------------------------------------
+
+
+def test_the_unit_an_earlier_question_asked_in_is_not_asked_of_by_its_follow_up():
+    report = excerpt(
+        "南溪食品股份有限公司 2026 年半年度报告摘要",
+        "二、主要会计数据\n\n"
+        "项目 | 本报告期 | 上年同期 | 本报告期比上年同期增减\n\n"
+        "营业收入（元） | 1,204,562,118.20 | 1,120,334,071.55 | 7.52%\n\n"
+        "归属于上市公司股东的净利润（元） | 245,118,306.74 | 226,042,919.31 | 8.44%\n\n"
+        "三、经营情况\n\n报告期内，公司实现归属于上市公司股东的净利润 2.45 亿元，同比增长 8.44%。",
+    )
+    history = [{"question": "南溪食品中报归母净利润多少亿元？", "answer": "", "runId": "run_1"}]
+    first = answer("去年同期是多少？", [report], history)[0]
+    assert "226,042,919.31" in first, first
