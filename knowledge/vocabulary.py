@@ -312,6 +312,9 @@ def _builtin() -> Vocabulary:
         "实控人": ["实际控制人"],
         "大股东": ["控股股东", "第一大股东"],
         "财务总监": ["财务负责人"],
+        # Senior management as company law defines it (高级管理人员: 经理, 副经理, 财务负责人,
+        # a listed company's 董事会秘书) and a grants table lists its members by post.
+        "高管": ["高级管理人员", "总经理", "副总经理", "财务总监", "财务负责人", "董事会秘书"],
         # An appointment as a board's announcement prints it (聘任…为首席精算师).
         "新聘": ["聘任", "聘请"],
         "新任": ["聘任", "任命", "选举"],

@@ -92,6 +92,23 @@ def test_who_forecasts_is_named_by_the_document_not_the_forecast():
     assert not_found(answer("海川证券预测澜石2026年归母净利润多少亿元？", [BYLINE, ADVICE]))
 
 
+GRANTS = excerpt(
+    "青溪软件股份有限公司 2027 年限制性股票激励计划（草案）摘要",
+    "## 三、激励对象的范围及分配\n\n"
+    "本激励计划首次授予的激励对象共计 96 人，包括公司董事、高级管理人员及核心技术骨干。\n\n"
+    "姓名 | 职务 | 获授的限制性股票数量（万股） | 占授予限制性股票总数的比例\n\n"
+    "严朔 | 董事长 | 30.00 | 10.00%\n\n"
+    "陆棠 | 副总经理 | 12.00 | 4.00%\n\n"
+    "钟逸 | 董事会秘书 | 8.00 | 2.67%\n\n"
+    "核心技术骨干（93 人） | — | 250.00 | 83.33%",
+)
+
+
+def test_who_all_asks_the_people_not_the_sentence_naming_their_kinds():
+    first = answer("青溪软件这次激励对象里的董事都有谁？", [GRANTS])[0]
+    assert "严朔" in first, first
+
+
 # -- a domain's words (knowledge/vocabulary.py) -------------------------------------------
 
 
@@ -118,6 +135,12 @@ def test_a_direct_holding_is_stated_by_what_the_holder_directly_holds():
     first = answer("南溪食品的实际控制人是谁？他直接持股多少？", [holders])[0]
     assert "沈临" in first and "3.60" in first, first
     assert not_found(answer("南溪食品的实际控制人间接持股多少？", [holders]))
+
+
+def test_senior_management_is_named_by_its_posts():
+    # 高管 (高级管理人员) are the 经理, 副经理, 财务负责人 and 董事会秘书 a table lists by post
+    first = answer("青溪软件激励对象里的高管有哪些？", [GRANTS])[0]
+    assert "陆棠" in first and "钟逸" in first, first
 
 
 PLACEMENT = excerpt(
