@@ -255,7 +255,7 @@ def _builtin() -> Vocabulary:
         "持仓": ["投资明细"],
         "资产配置": ["资产组合", "投资组合"],
         # What a filing prints for a dividend and a company's line of business.
-        "分红": ["派发现金红利", "利润分配"],
+        "分红": ["派发现金红利", "利润分配", "权益分派"],
         "派息": ["派发现金红利"],
         "股息": ["现金红利"],
         "主营业务": ["主营", "主要业务"],
