@@ -329,6 +329,7 @@ def _builtin() -> Vocabulary:
         "偿付能力": ["偿付能力充足率"],
         "赔付率": ["综合赔付率"],
         "财险": ["财产险"],
+        "产险": ["财产险"],
         "寿险": ["人寿保险"],
         "继续率": ["保单继续率"],
         # A dividend's dates and amounts as an implementation announcement prints them.
@@ -357,6 +358,7 @@ def _builtin() -> Vocabulary:
         "总量": ["总数"],
         # A segment as the accounting standard names it (经营分部) and a report's table heads it.
         "业务分部": ["分部"],
+        "板块": ["分部"],
         "经营分部": ["分部"],
         "可转债": ["可转换公司债券"],
         "回购": ["回购股份"],

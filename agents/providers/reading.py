@@ -340,10 +340,32 @@ def _grammar_only(piece: str) -> bool:
     return piece in PREDICATE_ONLY or not PREDICATE_AFTER.sub("", piece)
 
 
+# A name with a gloss in brackets right after it (北向资金（香港中央结算）): the run of
+# characters before the bracket and the bracket's words.
+_GLOSSED = re.compile(r"(?P<name>[^\W\d_]{2,})[（(](?P<gloss>[^\W\d_]{2,20})[）)]")
+
+
+def _glossed(question: str, corpus: str, names: tuple[str, ...]) -> str:
+    """``question`` with a name the excerpts do not write replaced by the gloss in brackets
+    after it that they do (北向资金（香港中央结算）持有…多少股 asks of 香港中央结算): the gloss
+    names the same thing the way the document does. A document's entity name before it
+    stays (泊川智能北向资金（…）); a bracket the excerpts do not write is left as asked."""
+
+    def swap(match: re.Match[str]) -> str:
+        name, gloss = match["name"], match["gloss"]
+        lead = next((n for n in names if name.startswith(n) and len(name) > len(n)), "")
+        if fold(gloss) not in corpus or fold(name[len(lead) :]) in corpus:
+            return match[0]
+        return lead + gloss
+
+    return _GLOSSED.sub(swap, question)
+
+
 def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Question:
     """The terms of ``question`` as the retrieved ``corpus`` (texts, titles, labels) knows
     them; ``names``: the retrieved documents' entity names, each a term of its own."""
     names = tuple(sorted({fold(n) for n in names if len(n) >= 2}, key=len, reverse=True))
+    question = _glossed(question, fold(corpus), names)
     stripped = fold(question).strip()
     follow_up = stripped.startswith(FOLLOW_UP_LEAD) or stripped.rstrip("？?。 ").endswith("呢")
     # The ordinals that pick an item, read once: they cut the runs and name the ordinal.
@@ -527,7 +549,12 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
             for light in LIGHT_MODIFIERS:
                 if piece.startswith(light) and len(piece) - len(light) >= 2 and not lexical:
                     piece = piece[len(light) :]
+            # A one-character head (风险点 asks the 风险) is part of a name the excerpts
+            # write whole (速冻面点, a product).
+            whole = piece in question.terms
             for light in LIGHT_HEADS:
+                if len(light) == 1 and whole:
+                    continue
                 if piece.endswith(light) and len(piece) - len(light) >= 2 and not lexical:
                     piece = piece[: -len(light)]
                     break

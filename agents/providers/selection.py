@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from agents.providers.grammar import PRIOR_PERIOD
+from agents.providers.grammar import CHANGE, PRIOR_PERIOD
 from agents.providers.reading import (
     LEXICON,
     Question,
@@ -746,6 +746,36 @@ def _only_a_change(reading: Reading, unit: Unit) -> bool:
     return False
 
 
+# A figure written as a change (同比下降 1.11 个百分点, 较上年末增长 10.5%): a direction right
+# before it — not the level it reached (降至, 增长到).
+_CHANGED_BY = re.compile(
+    r"(?:增长|下降|增加|减少|提升|提高|降低|上升|下滑|下跌|上涨|减少了|增加了|增长了|下降了)"
+    r"(?:约|近|超过?)?\s*$"
+)
+
+
+# A direction asked in any word (提升了多少, 升了多少, 降了几个百分点): a change asked.
+_DIRECTION_ASKED = re.compile(r"[增减升降涨跌滑]|提高|改善|回落|变|幅")
+
+
+def _changes_only(reading: Reading, unit: Unit) -> bool:
+    """The question asks a thing's own figure — no change, no period compared — and every
+    figure the unit writes is a change (预制菜肴收入同比增长 27.4%；速冻面点毛利率同比下降
+    1.11 个百分点): the unit gives a change of the thing, not the thing."""
+    question = reading.question
+    asked = fold(question.text)
+    if CHANGE.search(asked) or _DIRECTION_ASKED.search(asked) or "YOY" in question.periods:
+        return False
+    # (a follow-up asks what the question before it asked: 那净利润呢？ after 营收同比增长多少？)
+    if question.follow_up or reading.resolved_from:
+        return False
+    if any(is_attribute(p) for p in (*reading.phrases, *reading.of)):
+        return False
+    text = without_markers(unit.text)
+    figures = quantities_in(text)
+    return bool(figures) and all(_CHANGED_BY.search(text[: f.start]) for f in figures)
+
+
 def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = "") -> bool:
     """The unit has the form of an answer: a number when the question asks for one (多少),
     several things when it asks which ones (哪些)."""
@@ -763,6 +793,8 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         return False
     if question.prior and _only_a_change(reading, unit):
         return False  # 去年同期 asks that period's figure: 同比增长 15.64% is a change on it
+    if unit.kind in ("sentence", "clause") and _changes_only(reading, unit):
+        return False  # 毛利率分别多少 asks the level: 毛利率同比下降 1.11 个百分点 is its change
     if question.asks_figure and unit.kind != "list" and _amount_asked(reading):
         figures = quantities_in(without_markers(unit.text))
         if figures and all(f.unit.startswith(("%", "％", "个百分点")) for f in figures):

@@ -3,7 +3,7 @@ thing, the question words it otherwise (分红 over a 权益分派 notice, 哪�
 asked the date of…). One test per rule, each on a document of its own (not the sets'
 fixtures), driven without a database (tests/answers/reader.py)."""
 
-from tests.answers.reader import answer, excerpt
+from tests.answers.reader import answer, excerpt, not_found
 
 NOTICE = excerpt(
     "松岭机电股份有限公司 2026 年年度权益分派实施公告",
@@ -32,3 +32,82 @@ def test_a_date_asked_before_its_act_asks_the_date_of_the_act():
     first = answer("松岭机电现金红利哪天发放？", [NOTICE])[0]
     assert "现金红利发放日）：2027/6/13" in first, first
     assert f"[[cite:{NOTICE['id']}]]" in first, first
+
+
+# -- rows compared ----------------------------------------------------------------------------
+
+PRODUCTS = excerpt(
+    "青禾食品股份有限公司 2026 年半年度报告",
+    "## 三、主营业务分析\n\n"
+    "分产品 | 营业收入（万元） | 毛利率 | 毛利率比上年同期增减\n\n"
+    "冷冻汤圆 | 61,204.18 | 31.26% | 减少 0.84 个百分点\n\n"
+    "速冻水饺 | 48,930.55 | 22.47% | 增加 1.12 个百分点\n\n"
+    "合计 | 110,134.73 | 27.35% | 增加 0.08 个百分点\n\n"
+    "速冻水饺收入同比增长 18.6%，主要系商超渠道放量；冷冻汤圆毛利率同比下降 0.84 个百分点，"
+    "主要系糯米采购成本上升。",
+)
+
+
+def test_a_level_asked_is_not_answered_by_a_sentence_of_its_changes():
+    # 哪个毛利率更高 asks the margins: the sentence gives their changes only (同比下降 0.84
+    # 个百分点), the rows give the margins
+    first = answer("青禾食品冷冻汤圆和速冻水饺，哪个毛利率更高？分别多少？", [PRODUCTS])[0]
+    assert "31.26" in first and "22.47" in first, first
+    assert "18.6" not in first, first
+    assert f"[[cite:{PRODUCTS['id']}]]" in first, first
+    # a change asked is still answered by the sentence that writes it
+    changed = answer("青禾食品速冻水饺收入同比增长多少？", [PRODUCTS])[0]
+    assert "18.6" in changed, changed
+
+
+def test_a_one_character_light_head_stays_on_a_name_the_excerpts_write_whole():
+    # 速冻面点 is a product the report writes whole, not 速冻面 with a light head 点 (风险点
+    # asks the 风险): the row of 速冻面条 does not answer it
+    noodles = excerpt(
+        "汀兰食品股份有限公司 2026 年半年度报告",
+        "分产品 | 营业收入（万元） | 毛利率\n\n"
+        "速冻面条 | 9,107.48 | 23.70%\n\n"
+        "速冻汤圆 | 18,426.35 | 34.01%\n\n"
+        "报告期内，公司速冻面点产线完成改造。",
+    )
+    assert not_found(answer("汀兰食品速冻面点的毛利率是多少？", [noodles]))
+    assert "23.70" in answer("汀兰食品速冻面条的毛利率是多少？", [noodles])[0]
+
+
+# -- a name glossed in brackets -------------------------------------------------------------
+
+HOLDERS = excerpt(
+    "岚川电子股份有限公司 2026 年第三季度报告",
+    "前十名股东持股情况\n\n"
+    "股东名称 | 股东性质 | 持股数量 | 持股比例(%)\n\n"
+    "岚川控股集团有限公司 | 境内非国有法人 | 120,450,000 | 30.11\n\n"
+    "香港中央结算有限公司 | 境外法人 | 6,318,902 | 1.58",
+)
+
+
+def test_a_name_glossed_in_brackets_is_asked_by_the_gloss_the_document_writes():
+    # 北向资金 is the question's name for 香港中央结算, which the holders' table writes
+    first = answer("北向资金（香港中央结算）持有岚川电子多少股？", [HOLDERS])[0]
+    assert "6,318,902" in first and "120,450,000" not in first, first
+    assert f"[[cite:{HOLDERS['id']}]]" in first, first
+    # a gloss the document does not write is no answer of its own
+    assert not_found(answer("北向资金（沪股通）持有岚川电子多少股？", [HOLDERS]))
+
+
+# -- a segment named in an analyst's words --------------------------------------------------
+
+SEGMENTS = excerpt(
+    "临澜保险集团股份有限公司 2026 年年度报告摘要",
+    "四、分部经营情况\n\n"
+    "分部 | 营业收入 | 分部净利润\n\n"
+    "寿险 | 98,216.40 | 6,408.72\n\n"
+    "财产险 | 27,903.18 | 1,826.45\n\n"
+    "合计 | 126,119.58 | 8,235.17",
+)
+
+
+def test_a_segment_is_named_by_its_abbreviation_and_board():
+    # 产险 is 财产险; a 板块 is the report's 分部
+    first = answer("临澜保险产险板块的分部净利润是多少？", [SEGMENTS])[0]
+    assert "1,826.45" in first and "6,408.72" not in first, first
+    assert f"[[cite:{SEGMENTS['id']}]]" in first, first
