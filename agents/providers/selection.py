@@ -529,13 +529,20 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     asked = [q for q in asked if not _share_of_its_own_figure(reading, q, label, cells)]
     # what any header cell states of each phrase, read once (a table may be 500 wide)
     touched = {p: _touched(p, cells) for p in asked}
-    return any(
-        all(_one_cell_states(p, label, c, touched[p], labels) for p in asked)
-        # and the periods asked, by that column with the table's caption and title (前三季度
-        # 同比: no column of 本报告期比上年同期增减 / 年初至报告期末 states both)
-        and periods <= periods_in(f"{label}\n{labels}\n{c}")
-        for c in cells
-    )
+
+    def answered(phrases: list[str]) -> bool:
+        return any(
+            all(_one_cell_states(p, label, c, touched[p], labels) for p in phrases)
+            # and the periods asked, by that column with the table's caption and title (前三季度
+            # 同比: no column of 本报告期比上年同期增减 / 年初至报告期末 states both)
+            and periods <= periods_in(f"{label}\n{labels}\n{c}")
+            for c in cells
+        )
+
+    if reading.question.figures_asked > 1:
+        # Two figures asked of one row (股票投资的账面价值是多少，占比多少): one cell each.
+        return all(answered([p]) for p in asked)
+    return answered(asked)
 
 
 def _share_of_its_own_figure(reading: Reading, phrase: str, label: str, cells: list[str]) -> bool:

@@ -111,3 +111,40 @@ def test_a_segment_is_named_by_its_abbreviation_and_board():
     first = answer("临澜保险产险板块的分部净利润是多少？", [SEGMENTS])[0]
     assert "1,826.45" in first and "6,408.72" not in first, first
     assert f"[[cite:{SEGMENTS['id']}]]" in first, first
+
+
+# -- a year's end, and two figures of one row ----------------------------------------------
+
+SOLVENCY = excerpt(
+    "临澜保险集团股份有限公司 2026 年年度报告摘要",
+    "三、偿付能力\n\n"
+    "公司 | 核心偿付能力充足率 | 综合偿付能力充足率\n\n"
+    "集团合并 | 152.4 | 228.1\n\n"
+    "临澜人寿 | 121.7 | 204.3",
+)
+
+ASSETS = excerpt(
+    "临澜保险集团股份有限公司 2026 年年度报告摘要",
+    "（四）投资资产\n\n"
+    "投资品种 | 期末账面价值 | 占比（%） | 上年末占比（%）\n\n"
+    "定期存款 | 88,317.42 | 8.62 | 9.31\n\n"
+    "股票 | 86,205.31 | 8.45 | 7.92\n\n"
+    "合计 | 1,020,544.37 | 100.00 | 100.00",
+)
+
+
+def test_a_year_s_end_is_a_time_not_a_topic():
+    # 年末 is the balance's date (like 年底), not a word 合并口径年末 the table must write
+    first = answer("临澜保险集团合并口径年末的核心偿付能力充足率是多少？", [SOLVENCY])[0]
+    assert "集团合并（核心偿付能力充足率）：152.4" in first, first
+    assert f"[[cite:{SOLVENCY['id']}]]" in first, first
+
+
+def test_two_figures_asked_of_a_row_are_each_one_column_s():
+    # 账面价值 and 比例 are two columns: each states its own, the row answers both
+    first = answer("临澜保险年末股票投资的账面价值是多少，占投资资产的比例多少？", [ASSETS])[0]
+    assert "86,205.31" in first and "8.45" in first, first
+    assert f"[[cite:{ASSETS['id']}]]" in first, first
+    # 年末 asks the year's end: not the column of the year before's (上年末占比)
+    assert "（上年末占比（%））" not in first, first
+    assert "股票（期末账面价值）：86,205.31" in first, first
