@@ -506,7 +506,15 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     # or of the caption (营收 from 营业收入, 增长 from 毛利率比上年增减); the rest names
     # rows (their labels, the caption: 前五名客户, the label column's header: 股票名称).
     header = year_on_year(row.heading).split(" | ")
-    cells = [fold(c) for c in header[1 : len(row.clauses)]]
+    # A column whose cell is the row's year (考核年度 | 2028 年) names the row, like its
+    # label: its header asks no figure, its year is the row's period.
+    dated = [
+        i
+        for i, cell in enumerate(row.clauses[1 : len(header)], start=1)
+        if _YEAR_CELL.fullmatch(cell.strip())
+    ]
+    label = "\n".join([label, *(fold(f"{header[i]} {row.clauses[i]}") for i in dated)])
+    cells = [fold(c) for i, c in enumerate(header[1 : len(row.clauses)], start=1) if i not in dated]
     periods = reading.question.periods
     # (a top N the caption counts its rows by names the rows, not a column: 第二大股东持股
     # 比例 asks the column of 持股比例 of a row of 前 10 名股东; so does a phrase the label
@@ -543,6 +551,10 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
         # Two figures asked of one row (股票投资的账面价值是多少，占比多少): one cell each.
         return all(answered([p]) for p in asked)
     return answered(asked)
+
+
+# A cell that is a year (2028 年, 2027 年度).
+_YEAR_CELL = re.compile(r"(?:19|20)\d{2}\s*(?:年度?)?")
 
 
 def _share_of_its_own_figure(reading: Reading, phrase: str, label: str, cells: list[str]) -> bool:

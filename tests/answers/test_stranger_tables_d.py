@@ -148,3 +148,23 @@ def test_two_figures_asked_of_a_row_are_each_one_column_s():
     # 年末 asks the year's end: not the column of the year before's (上年末占比)
     assert "（上年末占比（%））" not in first, first
     assert "股票（期末账面价值）：86,205.31" in first, first
+
+
+# -- a column of years names the rows -------------------------------------------------------
+
+TARGETS = excerpt(
+    "松岭科技股份有限公司 2027 年限制性股票激励计划（草案）摘要",
+    "## 六、公司层面业绩考核要求\n\n"
+    "以 2026 年营业收入、净利润为基数，各年度业绩考核目标如下：\n\n"
+    "解除限售期 | 考核年度 | 营业收入增长率（A） | 净利润增长率（B）\n\n"
+    "第一个解除限售期 | 2027 年 | 不低于 18% | 不低于 12%\n\n"
+    "第二个解除限售期 | 2028 年 | 不低于 39% | 不低于 27%",
+)
+
+
+def test_a_column_of_years_is_the_row_s_period_not_a_column_asked():
+    # 2028年 is the row's year (考核年度 | 2028 年), and 考核 of 考核要求 is the caption's,
+    # not the year column's: the revenue column answers
+    first = answer("松岭科技股权激励2028年的营收增长率考核要求是多少？", [TARGETS])[0]
+    assert "（营业收入增长率（A））：不低于 39%" in first, first
+    assert f"[[cite:{TARGETS['id']}]]" in first, first
