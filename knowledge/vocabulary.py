@@ -270,6 +270,8 @@ def _builtin() -> Vocabulary:
         "持股比例": ["占总股本"],
         # The share capital as an announcement prints it (公司股本总额 40,000.00 万股).
         "总股本": ["股本总额"],
+        # A number of shares as a table's header prints it (获授的限制性股票数量（万股）).
+        "股数": ["股票数量", "股份数量"],
         "占总股本": ["持股比例"],
         # Period aliases.
         "q1": ["第一季度"],

@@ -56,6 +56,7 @@ from agents.providers.selection import (
     handle_answers,
     is_about,
     relevant_figures,
+    row_owner,
 )
 from agents.providers.sources import (
     Pick,
@@ -66,6 +67,7 @@ from agents.providers.sources import (
     read_sources,
     source_names,
 )
+from agents.providers.structure import Unit
 from knowledge.figures import Figure, figures_in
 
 NOT_FOUND = "未在可用的知识版本中找到与问题相关的内容，无法给出有出处的回答。"
@@ -416,6 +418,9 @@ class ExtractiveProvider:
             self._cited["direct"] = [source.id]
             return f"**回答**：{source.name}：{text} {cite_marker(source)}{self._context_note(reading)}"
         pick = picks[0]
+        if reading.question.extreme and reading.question.top > 1 and pick.unit.kind != "row":
+            # The top N of a table (占比前三的品种): its rows ranked, not the table listed.
+            pick = next((p for p in picks if p.unit.kind == "row"), pick)
         self._direct_pick = pick
         self._cited["direct"] = [pick.source.id]
         # The cell asked: by the topic and the period a column names (年初至报告期末呢？,
@@ -445,6 +450,24 @@ class ExtractiveProvider:
             if rows != [pick.unit]:
                 quoted = quote_rows(rows, asked)
             compared = rows_compared(reading, rows)
+            owners = [row_owner(reading, r) or pick.source for r in rows]
+            if any(owner is not pick.source for owner in owners):
+                # The rows of a table split over two excerpts: each excerpt's rows quoted
+                # with its own citation.
+                parts: list[tuple[Source, list[Unit]]] = []
+                for owner, row in zip(owners, rows, strict=True):
+                    if parts and parts[-1][0] is owner:
+                        parts[-1][1].append(row)
+                    else:
+                        parts.append((owner, [row]))
+                quoted = "\n".join(
+                    f"{quote_rows(part, asked)} {cite_marker(owner)}" for owner, part in parts
+                )
+                self._cited["direct"] = list(dict.fromkeys(owner.id for owner, _ in parts))
+                return (
+                    f"**回答**（{pick.source.name}）：{quoted}{compared}"
+                    f"{self._context_note(reading)}"
+                )
         if compared:
             self._comparing = True  # no revision into one figure
         return (

@@ -145,6 +145,8 @@ TIME = re.compile(
 MEASURE = re.compile(
     r"哪[些几一]?[个种]?(?:类别|种类|类型|级别|等级|档次)|哪(?:些|几位|几个)人"
     r"|(?:(?<![前第])[两二三四五六七八九十几]|哪[几一]?|多少)(?:部分|方面|[只家个条台项类种位名块些户])(?!月)"
+    # a top N by a measure (占比前三的: TOP_COUNT)
+    r"|(?<=[^\W\d_])前[\d一二三四五六七八九十]{1,2}(?=的)"
     # (哪天, 哪一天 ask a date: QUESTION_WORDS)
     r"|哪(?!一?天)"
     # a comparative question: 谁更大, 哪个更高
@@ -255,6 +257,12 @@ COMPARES = re.compile(
 COUNTS = re.compile(r"(?:几|多少)(?:部分|方面|[只家个条项类种位名块])")
 # A superlative asked over a table's rows (哪个区域…最高): the row with the extreme value.
 SUPERLATIVE = re.compile(r"最(?P<high>高|大|多|快|好)|最(?P<low>低|小|少|慢|差)")
+# How many of the top rows a superlative asks (获授股数最多的三位高管: the three highest).
+# A top N by the measure before it (占比前三的品种): the N highest.
+TOP_COUNT = re.compile(
+    r"最[高大多快好低小少慢差]的?(?P<n>[\d两二三四五六七八九十]{1,2})[位个只家项名种类]"
+    r"|(?<=[^\W\d_])前(?P<first>[\d一二三四五六七八九十]{1,2})(?=的)"
+)
 EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有由各都")
 ENUMERATES = re.compile(
     r"哪些|哪几|都有什么|都是什么|都有谁|都是谁|(?:包括|包含|涵盖)(?:了)?什么|分别|名单|列表"

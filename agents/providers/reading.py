@@ -45,6 +45,7 @@ from agents.providers.grammar import (
     SHARE_WORDS,
     SUPERLATIVE,
     TIME,
+    TOP_COUNT,
     WHICH,
     WHO_OR_WHICH,
     YEAR,
@@ -204,6 +205,7 @@ class Question:
     prior: bool = False  # asks the year-ago period's own figure (去年同期呢), not a change
     each: bool = False  # asks for every one (各产品, 分别): a whole column or enumeration
     extreme: int = 0  # a superlative: 1 the highest (最高), -1 the lowest (最低)
+    top: int = 1  # how many of the extreme rows it asks (最多的三位 → 3)
     compares: bool = False  # compares two things (哪个高, 比…高多少, 相差)
     counts: bool = False  # asks how many things (几项, 多少个): a list's items answer
     ordinal: int = 0  # picks one item of a ranked list (第一大重仓股 → 1)
@@ -403,6 +405,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         and not CHANGE.search(stripped),
         each=bool(EACH.search(stripped)),
         extreme=_extreme(stripped),
+        top=_top(stripped),
         compares=bool(COMPARES.search(stripped)),
         counts=bool(COUNTS.search(stripped)),
         ordinal=_ordinal(picks[0]) if picks else 0,
@@ -493,10 +496,19 @@ def _ordinal(match: re.Match[str]) -> int:
     return int(n) if n.isdigit() else cn_number(n)
 
 
+def _top(question: str) -> int:
+    match = TOP_COUNT.search(question)
+    if match is None:
+        return 1
+    n = match.group("n") or match.group("first")
+    return int(n) if n.isdigit() else cn_number(n.replace("两", "二"))
+
+
 def _extreme(question: str) -> int:
     match = SUPERLATIVE.search(question)
     if match is None:
-        return 0
+        top = TOP_COUNT.search(question)
+        return 1 if top and top.group("first") else 0
     return 1 if match.group("high") else -1
 
 

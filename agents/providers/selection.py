@@ -411,13 +411,15 @@ def is_total(row: Unit) -> bool:
 # A row that reconciles the members to the total (抵销及其他, 分部间抵销, 调节项): no member
 # of what the table's rows are.
 _RECONCILING = re.compile(r"^(?:分部间|内部)?(?:抵[销消]|调节)")
+# A row that is a part of the row above it (其中：国债及地方政府债), not one more thing listed.
+_PART_ROW = re.compile(r"^其中\s*[:：]?")
 
 
 def is_member(row: Unit) -> bool:
     """A row that is one of the things the table lists — not its total, nor the row that
     reconciles them to it: 哪几个分部 lists 寿险, 财产险, 资管, not 抵销及其他."""
     label = fold(row.clauses[0]).strip() if row.clauses else ""
-    return not is_total(row) and not _RECONCILING.match(label)
+    return not is_total(row) and not _RECONCILING.match(label) and not _PART_ROW.match(label)
 
 
 def table_rows(source: Source, row: Unit) -> list[Unit]:
@@ -451,6 +453,23 @@ def row_labels(source: Source, row: Unit) -> str:
     return "\n".join(u.clauses[0] for u in table_rows(source, row) if u.clauses)
 
 
+def split_parts(reading: Reading, source: Source, row: Unit) -> list[Unit]:
+    """The rows of ``row``'s table that other retrieved excerpts of its document hold under
+    the same header (a table split across two chunks: one of them borrowed its header)."""
+    return [
+        u
+        for other in reading.sources
+        if other is not source and other.title == source.title
+        for u in table_rows(other, row)
+        if u.header_from in (source.id, row.header_from) or row.header_from == other.id
+    ]
+
+
+def row_owner(reading: Reading, row: Unit) -> Source | None:
+    """The retrieved excerpt that holds ``row``."""
+    return next((s for s in reading.sources if any(u is row for u in s.units)), None)
+
+
 def named_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     """The rows of ``row``'s table whose labels the question names, in table order."""
     rows = [u for u in table_rows(source, row) if u.clauses]
@@ -474,16 +493,28 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
         return [row]  # its label is asked: each of its columns (本期和上年同期分别多少)
     if question.each:
         return rows or [row]
+    # (a table split over two excerpts ranks its rows in both: the rows of its other part,
+    # under the same header in a retrieved excerpt of the document)
+    rows += [r for r in split_parts(reading, source, row) if is_member(r)]
     column = row_cell(row, reading.phrases)
+    # (the things ranked, when a phrase no header cell speaks to names them — 高管 of
+    # 获授股数最多的三位高管 — are the rows whose own cells state it: 副总经理, not 骨干)
+    cells = [fold(c) for c in row.heading.split(" | ")]
+    said = fold(f"{table_caption(source, row)}\n{source.title}")
+    kinds = [p for p in reading.phrases if not any(_touched(p, cells)) and not states(p, said)]
     valued = []
     for candidate in rows:
+        items = [i for c in candidate.clauses[1:] for i in _ITEM_SEPARATORS.split(fold(c))]
+        if not all(any(_names_item(p, item) for item in items) for p in kinds):
+            continue
         cell = candidate.clauses[column] if 0 < column < len(candidate.clauses) else ""
         figures = quantities_in(cell) or figures_in(cell)
         if figures:
             valued.append((figures[0].value * question.extreme, candidate))
     if not valued:
         return [row]
-    return [max(valued, key=lambda v: v[0])[1]]
+    valued.sort(key=lambda v: -v[0])
+    return [candidate for _, candidate in valued[: question.top]]
 
 
 def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") -> bool:
@@ -497,7 +528,12 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     said = fold(f"{label}\n{labels}\n{row.heading}")
     if is_total(row):
         said += "\n" + "\n".join(TOTALS)
-    if not all(leading_unstated(p, said) < 2 for p in reading.phrases):
+    # (an item of the row's own cells names it too: 高管 of 董事、总经理 — not 副总经理 总经理)
+    items = [item for cell in row.clauses[1:] for item in _ITEM_SEPARATORS.split(fold(cell))]
+    if not all(
+        leading_unstated(p, said) < 2 or any(_names_item(p, item) for item in items)
+        for p in reading.phrases
+    ):
         return False
     if any(_modifies(p, label) for p in reading.phrases):
         return False
@@ -846,7 +882,9 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
     listed = unit.kind == "list" and (question.counts or question.enumerates)
     if question.asks_figure and not quantities_in(without_markers(unit.text)) and not listed:
         return False  # (a list answers "how many items" by its items)
-    if question.which and unit.kind != "list" and not enumerates(unit.text):
+    # (a top N of a table's rows, 占比前三的品种是哪些, is answered by its rows ranked)
+    ranked = unit.kind == "row" and question.extreme and question.top > 1
+    if question.which and unit.kind != "list" and not enumerates(unit.text) and not ranked:
         return False
     return unit.kind != "row" or row_answers(reading, unit, labels, title)
 
@@ -950,7 +988,12 @@ def _one_thing(reading: Reading) -> bool:
 
 # Between a thing and what names its part: 的, 中 (冷藏车辆中自有的), a count and a copula
 # (冷藏车辆有多少是自有的).
-_RESTRICTS = re.compile(r"的|(?:当中|中|里)的?|(?:中|里)?有?(?:多少|几\w?)(?:是|为|属于)")
+# (a superlative and its count between the measure and the things ranked by it:
+# 获授股数最多的三位高管)
+_RESTRICTS = re.compile(
+    r"的|(?:当中|中|里)的?|(?:中|里)?有?(?:多少|几\w?)(?:是|为|属于)"
+    r"|最[高大多快好低小少慢差]的?(?:[\d两二三四五六七八九十]{1,2}[位个只家项名种类])?的?"
+)
 
 
 # Names joined as one subject or object (A和B, A与B, A、B).

@@ -168,3 +168,57 @@ def test_a_column_of_years_is_the_row_s_period_not_a_column_asked():
     first = answer("松岭科技股权激励2028年的营收增长率考核要求是多少？", [TARGETS])[0]
     assert "（营业收入增长率（A））：不低于 39%" in first, first
     assert f"[[cite:{TARGETS['id']}]]" in first, first
+
+
+# -- the top N rows by a column -------------------------------------------------------------
+
+GRANTS = excerpt(
+    "松岭科技股份有限公司 2027 年限制性股票激励计划（草案）摘要",
+    "## 三、激励对象的范围及分配\n\n"
+    "姓名 | 职务 | 获授的限制性股票数量（万股） | 占授予限制性股票总数的比例\n\n"
+    "闻溪 | 董事、总经理 | 30.00 | 10.00%\n\n"
+    "柏舟 | 财务总监 | 18.00 | 6.00%\n\n"
+    "林樾 | 副总经理 | 12.00 | 4.00%",
+)
+GRANTS_GO_ON = excerpt(
+    GRANTS["title"],
+    "沈砚 | 董事会秘书 | 10.00 | 3.33%\n\n"
+    "核心技术（业务）骨干（96 人） | — | 230.00 | 76.67%\n\n"
+    "合计 | — | 300.00 | 100.00%",
+)
+
+
+def test_the_top_n_of_a_kind_are_its_rows_with_the_highest_values_in_every_part():
+    # 最多的三位高管: the three 高管 rows (by their 职务) with the most shares, ranked over
+    # both parts of a table split across two excerpts — not the 骨干 row, not the total
+    first = answer("松岭科技获授股数最多的三位高管是谁？", [GRANTS_GO_ON, GRANTS])[0]
+    for name in ("闻溪", "柏舟", "林樾"):
+        assert name in first, first
+    for other in ("沈砚", "骨干", "合计"):
+        assert other not in first, first
+    assert f"[[cite:{GRANTS['id']}]]" in first, first
+
+
+INVESTMENTS = excerpt(
+    "临澜保险集团股份有限公司 2026 年年度报告摘要",
+    "（四）投资资产\n\n"
+    "投资品种 | 期末账面价值 | 占比（%）\n\n"
+    "定期存款 | 88,317.42 | 8.62\n\n"
+    "债券投资 | 642,516.87 | 62.71\n\n"
+    "其中：国债 | 303,128.60 | 29.59",
+)
+INVESTMENTS_GO_ON = excerpt(
+    INVESTMENTS["title"],
+    "股票 | 86,205.31 | 8.41\n\n证券投资基金 | 48,719.64 | 4.75\n\n合计 | 1,024,544.37 | 100.00",
+)
+
+
+def test_a_top_n_by_a_measure_ranks_the_rows_each_cited_to_its_excerpt():
+    # 占比前三 ranks the rows by 占比 over the table's two parts; a 其中 row is a part of the
+    # row above it, not one more kind
+    first = answer("临澜保险投资资产里占比前三的品种是哪些？", [INVESTMENTS, INVESTMENTS_GO_ON])[0]
+    for kind in ("债券投资", "定期存款", "股票"):
+        assert kind in first, first
+    assert "国债" not in first and "证券投资基金" not in first, first
+    assert f"股票（占比（%））：8.41 [[cite:{INVESTMENTS_GO_ON['id']}]]" in first, first
+    assert f"[[cite:{INVESTMENTS['id']}]]" in first, first
