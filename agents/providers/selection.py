@@ -461,7 +461,8 @@ def split_parts(reading: Reading, source: Source, row: Unit) -> list[Unit]:
         for other in reading.sources
         if other is not source and other.title == source.title
         for u in table_rows(other, row)
-        if u.header_from in (source.id, row.header_from) or row.header_from == other.id
+        if u.header_from == source.id
+        or (row.header_from and row.header_from in (u.header_from, other.id))
     ]
 
 
@@ -502,11 +503,20 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     cells = [fold(c) for c in row.heading.split(" | ")]
     said = fold(f"{table_caption(source, row)}\n{source.title}")
     kinds = [p for p in reading.phrases if not any(_touched(p, cells)) and not states(p, said)]
+    of_kind = [
+        candidate
+        for candidate in rows
+        if all(
+            any(
+                _names_item(p, i)
+                for c in candidate.clauses[1:]
+                for i in _ITEM_SEPARATORS.split(fold(c))
+            )
+            for p in kinds
+        )
+    ]
     valued = []
-    for candidate in rows:
-        items = [i for c in candidate.clauses[1:] for i in _ITEM_SEPARATORS.split(fold(c))]
-        if not all(any(_names_item(p, item) for item in items) for p in kinds):
-            continue
+    for candidate in of_kind or rows:
         cell = candidate.clauses[column] if 0 < column < len(candidate.clauses) else ""
         figures = quantities_in(cell) or figures_in(cell)
         if figures:
