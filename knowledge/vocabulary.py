@@ -203,6 +203,9 @@ def _builtin() -> Vocabulary:
         "净资产收益率": ["加权平均净资产收益率"],
         "nim": ["净息差"],
         "息差": ["净息差"],
+        # A spread or a margin that narrows (净利差同比收窄) is printed as a fall: 同比下降
+        # 0.12 个百分点.
+        "收窄": ["下降"],
         "npl": ["不良贷款率"],
         "不良率": ["不良贷款率"],
         "拨覆率": ["拨备覆盖率"],
