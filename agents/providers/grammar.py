@@ -92,6 +92,12 @@ QUESTION_WORDS = (
     "这期",
     "这一轮",
     "这轮",
+    # the term of office pointed back to (新一届的总经理, 本届董事会): the board the document
+    # elects, like 这期
+    "新一届",
+    "这一届",
+    "本届",
+    "这届",
     "该公司",
     "这家",
     "介绍一下",
@@ -190,6 +196,8 @@ PREDICATE_AFTER = re.compile(
     r"|花了?|花费|花掉|用了|(?<!定)投了?"
     # a part's share in a whole (寿险分部贡献了多少)
     r"|贡献"
+    # verbs of an appointment after the post (总经理聘的是谁, 董事长选的谁): the post is asked
+    r"|(?<![招解续返])聘(?:任|请|用)?|任命|委任|选举|(?<![人候挑精])选"
     # holding (持有多少股: 有多少 is the question word)
     r"|(?<![支维保坚扶主])持)$"
 )

@@ -24,3 +24,26 @@ def test_a_spread_that_narrows_is_printed_as_a_fall():
         "三、经营情况讨论与分析\n报告期内，本行净利差为 1.62%，同比上升 0.05 个百分点。",
     )
     assert not_found(answer("汀州银行上半年净利差同比收窄了多少？", [widened]))
+
+
+BOARD = excerpt(
+    "bailu-board-2027-03",
+    "证券代码：301288          证券简称：白鹭科技          公告编号：2027-015\n\n"
+    "白鹭科技股份有限公司\n第三届董事会第一次会议决议公告\n\n"
+    "（一）审议通过《关于聘任公司总经理的议案》\n\n"
+    "经董事长提名，同意聘任程望舒先生为公司总经理，任期与第三届董事会任期一致。\n\n"
+    "表决结果：同意 7 票，反对 0 票，弃权 0 票。",
+)
+
+
+def test_a_verb_of_appointment_after_the_post_asks_the_post():
+    # 总经理聘的是谁: 聘 links the post to the person (grammar.PREDICATE_AFTER)
+    first = answer("白鹭科技的总经理聘的是谁？", [BOARD])[0]
+    assert "程望舒" in first and "[[cite:" in first, first
+    assert not_found(answer("白鹭科技的财务总监聘的是谁？", [BOARD]))
+
+
+def test_the_new_term_points_back_to_the_board_the_document_elects():
+    # 新一届 is the term the resolution is about, like 这期 (grammar.QUESTION_WORDS)
+    first = answer("白鹭科技新一届董事会聘任的总经理是谁？", [BOARD])[0]
+    assert "程望舒" in first and "[[cite:" in first, first
