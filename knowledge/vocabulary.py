@@ -256,6 +256,10 @@ def _builtin() -> Vocabulary:
         "债券持仓": ["债券投资"],
         "股票持仓": ["股票投资"],
         "持仓": ["投资明细"],
+        # A fund manager's 增配 / 减配 (adding to or cutting a sector) as its report prints
+        # them: 增加了…板块的配置, 增持; 减少…的配置, 减持.
+        "增配": ["增加", "增持"],
+        "减配": ["减少", "减持"],
         "资产配置": ["资产组合", "投资组合"],
         # What a filing prints for a dividend and a company's line of business.
         "分红": ["派发现金红利", "利润分配"],

@@ -47,3 +47,17 @@ def test_the_new_term_points_back_to_the_board_the_document_elects():
     # 新一届 is the term the resolution is about, like 这期 (grammar.QUESTION_WORDS)
     first = answer("白鹭科技新一届董事会聘任的总经理是谁？", [BOARD])[0]
     assert "程望舒" in first and "[[cite:" in first, first
+
+
+def test_a_fund_adding_to_sectors_is_printed_as_adding_their_allocation():
+    # (knowledge/vocabulary.py: 增配 → 增加, 增持; 减配 → 减少, 减持)
+    fund = excerpt(
+        "松涛成长优选混合型证券投资基金 2027 年第一季度报告",
+        "## §4 管理人报告\n\n4.1 报告期内基金的投资策略和运作分析\n\n"
+        "一季度市场震荡。本基金增加了通信、有色金属和军工板块的配置，权益仓位保持稳定。",
+    )
+    first = answer("松涛成长优选一季度增配了哪些板块？", [fund])[0]
+    for sector in ("通信", "有色金属", "军工"):
+        assert sector in first, first
+    assert "[[cite:" in first, first
+    assert not_found(answer("松涛成长优选一季度减配了哪些板块？", [fund]))
