@@ -314,6 +314,8 @@ def _builtin() -> Vocabulary:
         "负债率": ["资产负债率"],
         "总资产": ["资产总计", "资产总额"],
         "市值": ["总市值"],
+        # Who audits or reviews a report, as the report prints it (…会计师事务所对其进行了审阅).
+        "审计机构": ["会计师事务所"],
         # People and holders, as announcements print them.
         "独董": ["独立董事"],
         "实控人": ["实际控制人"],

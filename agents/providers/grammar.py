@@ -260,6 +260,9 @@ COUNTS = re.compile(r"(?:几|多少)(?:部分|方面|[只家个条项类种位�
 # A superlative asked over a table's rows (哪个区域…最高): the row with the extreme value.
 SUPERLATIVE = re.compile(r"最(?P<high>高|大|多|快|好)|最(?P<low>低|小|少|慢|差)")
 EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有由各都")
+# Grammar at a phrase's start only: 所 before a verb (是哪家所审阅的, 为…所持有) is the
+# particle of 所V的, not a word of what is asked (事务所, 交易所 end with it).
+LEAD_FUNCTION = set("所")
 ENUMERATES = re.compile(
     r"哪些|哪几|都有什么|都是什么|都有谁|都是谁|(?:包括|包含|涵盖)(?:了)?什么|分别|名单|列表"
     r"|几[只个家位名条项类种块][^，。？?!！]{0,12}?(?:是什么|是谁|是哪|叫什么|有什么)"

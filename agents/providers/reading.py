@@ -29,6 +29,7 @@ from agents.providers.grammar import (
     ENUMERATES,
     FOLLOW_UP_LEAD,
     FORECASTER,
+    LEAD_FUNCTION,
     LIGHT_HEADS,
     LIGHT_MODIFIERS,
     MEASURE,
@@ -514,7 +515,7 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
                 piece = piece[:-1]  # the comparative of 哪个占比高: 占比 is asked
             kept = (*question.terms, *SHARE_WORDS)
             # A piece the excerpts write as it is keeps its edges (在研管线 is not 研管线).
-            while piece and piece[0] in EDGE_FUNCTION and piece not in kept:
+            while piece and piece[0] in EDGE_FUNCTION | LEAD_FUNCTION and piece not in kept:
                 piece = piece[1:]
             while piece and piece[-1] in EDGE_FUNCTION and piece not in kept:
                 piece = piece[:-1]

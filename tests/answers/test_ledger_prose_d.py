@@ -61,3 +61,15 @@ def test_a_fund_adding_to_sectors_is_printed_as_adding_their_allocation():
         assert sector in first, first
     assert "[[cite:" in first, first
     assert not_found(answer("松涛成长优选一季度减配了哪些板块？", [fund]))
+
+
+def test_so_before_a_verb_is_the_particle_of_what_was_done():
+    # 是哪家所审阅的: 所 before 审阅 is grammar (grammar.LEAD_FUNCTION), 审阅 is asked
+    first = answer("汀州银行的半年报审计了吗？是哪家所审阅的", [BANK])[0]
+    assert "安永华明" in first and "[[cite:" in first, first
+
+
+def test_an_audit_firm_is_printed_as_an_accounting_firm():
+    # (knowledge/vocabulary.py: 审计机构 → 会计师事务所)
+    first = answer("汀州银行半年报的审计机构是哪家？", [BANK])[0]
+    assert "安永华明" in first and "[[cite:" in first, first
