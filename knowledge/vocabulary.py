@@ -297,6 +297,10 @@ def _builtin() -> Vocabulary:
         # What an analyst writes and what a filing prints instead.
         "扣非后净利润": ["扣除非经常性损益后的净利润", "扣除非经常性损益的净利润"],
         "地区": ["区域"],
+        # A rise or a fall said in one word (沪深300涨了多少) as a report prints it: 沪深 300
+        # 指数上涨 7.6%, 同比增长…
+        "涨": ["上涨", "增长"],
+        "跌": ["下跌", "下降"],
         # Colloquial verbs that name the figure asked (赚了多少, 卖了多少钱).
         "赚": ["净利润"],
         "挣": ["净利润"],
@@ -314,8 +318,6 @@ def _builtin() -> Vocabulary:
         "负债率": ["资产负债率"],
         "总资产": ["资产总计", "资产总额"],
         "市值": ["总市值"],
-        # Who audits or reviews a report, as the report prints it (…会计师事务所对其进行了审阅).
-        "审计机构": ["会计师事务所"],
         # People and holders, as announcements print them.
         "独董": ["独立董事"],
         "实控人": ["实际控制人"],

@@ -88,6 +88,10 @@ QUESTION_WORDS = (
     # a plan's round)
     "这次",
     "这份",
+    "那份",
+    # a note pointed back to (岚峰证券这篇综述)
+    "这篇",
+    "那篇",
     "这一期",
     "这期",
     "这一轮",

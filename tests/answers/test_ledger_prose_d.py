@@ -69,7 +69,21 @@ def test_so_before_a_verb_is_the_particle_of_what_was_done():
     assert "安永华明" in first and "[[cite:" in first, first
 
 
-def test_an_audit_firm_is_printed_as_an_accounting_firm():
-    # (knowledge/vocabulary.py: 审计机构 → 会计师事务所)
-    first = answer("汀州银行半年报的审计机构是哪家？", [BANK])[0]
-    assert "安永华明" in first and "[[cite:" in first, first
+FUND = excerpt(
+    "松涛成长优选混合型证券投资基金 2027 年第一季度报告",
+    "## §4 管理人报告\n\n4.1 报告期内基金的投资策略和运作分析\n\n"
+    "一季度市场先抑后扬，中证 500 指数上涨 5.2%。本基金维持中性仓位。",
+)
+
+
+def test_that_report_points_back_like_this_one():
+    # 那份 / 这篇 point back to the document asked of, like 这份 (grammar.QUESTION_WORDS)
+    first = answer("松涛成长优选那份一季报里说一季度中证500上涨了多少？", [FUND])[0]
+    assert "5.2" in first and "[[cite:" in first, first
+
+
+def test_a_rise_said_in_one_word_is_printed_as_a_rise():
+    # (knowledge/vocabulary.py: 涨 → 上涨, 增长; 跌 → 下跌, 下降)
+    first = answer("松涛成长优选一季报里一季度中证500涨了多少？", [FUND])[0]
+    assert "5.2" in first and "[[cite:" in first, first
+    assert not_found(answer("松涛成长优选一季报里一季度中证500跌了多少？", [FUND]))
