@@ -185,7 +185,7 @@ LIGHT_MODIFIERS = ("主要",)
 # A verb of saying after it (研报里说, 公告称, 年报中提到) goes with it: the lead-in of a
 # question that quotes a document.
 DOCUMENT_WORDS = re.compile(
-    r"(?:研报|研究报告|报告|公告|预案|点评|纪要|财报|摘要|季报|年报)"
+    r"(?:研报|研究报告|报告|公告|预案|点评|综述|纪要|财报|摘要|季报|年报)"
     r"(?:[里中内上]?(?:说|称|讲|写|写道|提到|显示|指出|表示))?$"
 )
 # Verbs that link the thing asked to its value or its holder, not part of the thing:
@@ -202,6 +202,8 @@ PREDICATE_AFTER = re.compile(
     r"|贡献"
     # verbs of an appointment after the post (总经理聘的是谁, 董事长选的谁): the post is asked
     r"|(?<![招解续返])聘(?:任|请|用)?|任命|委任|选举|(?<![人候挑精])选"
+    # verbs of a note listing or writing what is asked (风险提示都列了哪些, 哪位分析师写的)
+    r"|(?<![系序行并排陈队数])列|撰写|编写|(?<![书描编撰速填改抄缩简])写"
     # holding (持有多少股: 有多少 is the question word)
     r"|(?<![支维保坚扶主])持)$"
 )
@@ -236,6 +238,11 @@ PREDICATE_ONLY = MENTIONING | frozenset(
 # An amount asked of an act (董事会批|了多少|闲置募集资金做现金管理): 了 and the question
 # word follow the act's verb, and what comes after them is the thing measured.
 ACT_ASKED = re.compile(r"了?(?:多少|几)(?P<measured>[^？?。，,！!；;\s]*)")
+# Who a document is by (a broker, the author of its note): a name before a coverb of giving
+# (岚峰给溪南银行的目标价: the note gives it), and one right before a word pointing to a
+# document (岚峰证券这篇…综述).
+GIVER = re.compile(r"^(?P<who>[^|]{2,}?)[给向](?=.{2})")
+DOCUMENT_POINTERS = ("这篇", "那篇", "这份", "那份")
 # Who forecasts or judges what is asked (海岳证券预测泊川…): a name before a verb of
 # forecasting or judging, with more after it.
 FORECASTER = re.compile(r"^(?P<who>[^|]{2,}?)(?:预测|认为|估计|测算|判断|看好)(?=.)")

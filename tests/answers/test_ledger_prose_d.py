@@ -87,3 +87,75 @@ def test_a_rise_said_in_one_word_is_printed_as_a_rise():
     first = answer("松涛成长优选一季报里一季度中证500涨了多少？", [FUND])[0]
     assert "5.2" in first and "[[cite:" in first, first
     assert not_found(answer("松涛成长优选一季报里一季度中证500跌了多少？", [FUND]))
+
+
+# A broker's note whose title names a sector, not the broker (named in its byline only).
+NOTE_TITLE = "券商行业 2027 年中报综述：经纪回暖，自营分化"
+BYLINE = excerpt(
+    NOTE_TITLE,
+    "# 券商行业 2027 年中报综述：经纪回暖，自营分化\n\n海湾证券研究所 | 行业研究 | 2027 年 9 月 2 日"
+    "\n\n## 核心观点\n\n上半年券商经纪收入回升。",
+)
+SECTIONS = excerpt(
+    NOTE_TITLE,
+    "## 北辰证券：自营弹性大\n\n上半年营收同比增长 8.10%；维持“买入”评级，目标价 15.30 元。\n\n"
+    "## 南枫证券：财富管理见效\n\n上半年营收同比增长 3.20%；首次覆盖给予“中性”评级，目标价 11.60 元。",
+)
+RISKS = excerpt(
+    NOTE_TITLE,
+    "## 风险提示\n\n市场成交额下滑；自营投资波动加大；监管政策变化。\n\n"
+    "分析师：林听澜（执业证书编号：S1280524010003）",
+)
+
+
+def test_who_gives_a_target_price_is_the_note_s_author():
+    # 海湾给南枫证券: the giver is the note's author, named by its byline (a doer), and
+    # 南枫证券 is asked of the sections (reading._author_apart)
+    first = answer("海湾给南枫证券的目标价是多少？", [BYLINE, SECTIONS, RISKS])[0]
+    assert "11.60" in first and "15.30" not in first, first
+    assert f"[[cite:{SECTIONS['id']}]]" in first, first
+    assert not_found(answer("海湾给南枫证券的市净率是多少？", [BYLINE, SECTIONS, RISKS]))
+
+
+def test_a_name_before_a_word_for_a_document_is_its_author():
+    # 海湾券商行业报告: whose report; 都列 lists (grammar.PREDICATE_AFTER)
+    first = answer("海湾券商行业报告的风险提示都列了哪些？", [BYLINE, SECTIONS, RISKS])[0]
+    for risk in ("市场成交额下滑", "自营投资波动加大", "监管政策变化"):
+        assert risk in first, first
+    assert f"[[cite:{RISKS['id']}]]" in first, first
+
+
+def test_a_name_before_this_note_is_its_author_and_who_wrote_it_is_its_analyst():
+    # 海湾证券这篇…综述: the author (a doer); 哪位分析师写的 asks the 分析师
+    first = answer("海湾证券这篇券商行业中报综述是哪位分析师写的？", [BYLINE, SECTIONS, RISKS])[0]
+    assert "林听澜" in first and f"[[cite:{RISKS['id']}]]" in first, first
+
+
+VALUATION = excerpt(
+    NOTE_TITLE,
+    "## 北辰证券：自营弹性大\n\n上半年营收同比增长 8.10%。我们预测公司 2027—2029 年归母净利润增速为"
+    " 9.5%/8.2%/7.6%，维持“买入”评级，目标价 15.30 元，对应 2027 年 1.45 倍 PB。\n\n"
+    "## 南枫证券：财富管理见效\n\n上半年营收同比增长 3.20%；首次覆盖给予“中性”评级，目标价 11.60 元。",
+)
+NORTH_REPORT = excerpt(
+    "北辰证券股份有限公司 2027 年半年度报告摘要",
+    "三、经营情况\n报告期内，本公司实现营业收入 52.30 亿元，同比增长 8.10%。",
+)
+
+
+def test_a_note_s_section_headed_by_a_company_is_about_that_company():
+    # 北辰证券 has a report of its own; the note's section ## 北辰证券：… is about it too
+    # (selection.section_about), and 海湾 is named by the note's byline, another excerpt
+    excerpts = [NORTH_REPORT, BYLINE, VALUATION]
+    first = answer("海湾给北辰证券15.3元的目标价，对应2027年多少倍PB？", excerpts)[0]
+    assert "1.45" in first and f"[[cite:{VALUATION['id']}]]" in first, first
+    # the other section is not about it
+    assert not_found(answer("北辰证券首次覆盖给予的评级是什么？", excerpts))
+
+
+def test_what_is_forecast_is_asked_apart_from_the_verb_of_forecasting():
+    # 海湾预测|南枫证券…: 预测 and another bank's section do not state 南枫证券 together
+    excerpts = [BYLINE, VALUATION]
+    assert not_found(answer("海湾预测南枫证券2027—2029年归母净利润增速分别是多少？", excerpts))
+    first = answer("海湾预测北辰证券2027—2029年归母净利润增速分别是多少？", excerpts)[0]
+    assert "9.5%" in first and f"[[cite:{VALUATION['id']}]]" in first, first
