@@ -12,7 +12,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from agents.providers.grammar import PRIOR_PERIOD
+from agents.providers.grammar import PRIOR_PERIOD, TIME
 from agents.providers.reading import (
     LEXICON,
     Question,
@@ -909,9 +909,14 @@ def _one_thing(reading: Reading) -> bool:
     自有的, 冷藏车辆中自有的): not things asked side by side."""
     text = fold(reading.question.text)
     spots = sorted((text.find(p), p) for p in reading.phrases)
-    return all(at >= 0 for at, _ in spots) and any(
-        _RESTRICTS.fullmatch(text[a + len(p) : b].strip())
-        for (a, p), (b, _) in zip(spots, spots[1:], strict=False)
+    return (
+        all(at >= 0 for at, _ in spots)
+        and any(
+            _RESTRICTS.fullmatch(between := text[a + len(p) : b].strip())
+            # (a name, its year, its thing: 云岭农商行2026年归母净利润增速 is one thing)
+            or (between and not TIME.sub("", between).strip())
+            for (a, p), (b, _) in zip(spots, spots[1:], strict=False)
+        )
     )
 
 

@@ -159,3 +159,16 @@ def test_what_is_forecast_is_asked_apart_from_the_verb_of_forecasting():
     assert not_found(answer("海湾预测南枫证券2027—2029年归母净利润增速分别是多少？", excerpts))
     first = answer("海湾预测北辰证券2027—2029年归母净利润增速分别是多少？", excerpts)[0]
     assert "9.5%" in first and f"[[cite:{VALUATION['id']}]]" in first, first
+
+
+def test_a_thing_its_year_and_its_head_are_one_thing_not_two_asked_apart():
+    # 创新药2026年收入 (a year between the modifier and its head: selection._one_thing) is
+    # not 创新药 and 收入 asked side by side, each answered by a sentence of its own
+    report = excerpt(
+        "南岭医药股份有限公司 2026 年年度报告摘要",
+        "三、经营情况\n2026 年，公司实现营业收入 75.20 亿元，同比增长 12.40%。创新药管线新增"
+        " 3 个临床批件，在研项目 2026 年达到 18 项。",
+    )
+    assert not_found(answer("南岭医药的创新药2026年收入是多少？", [report]))
+    first = answer("南岭医药2026年营业收入是多少？", [report])[0]
+    assert "75.20" in first and f"[[cite:{report['id']}]]" in first, first
