@@ -203,6 +203,9 @@ def _builtin() -> Vocabulary:
         "净资产收益率": ["加权平均净资产收益率"],
         "nim": ["净息差"],
         "息差": ["净息差"],
+        # A spread or a margin that narrows (净利差同比收窄) is printed as a fall: 同比下降
+        # 0.12 个百分点.
+        "收窄": ["下降"],
         "npl": ["不良贷款率"],
         "不良率": ["不良贷款率"],
         "拨覆率": ["拨备覆盖率"],
@@ -253,6 +256,10 @@ def _builtin() -> Vocabulary:
         "债券持仓": ["债券投资"],
         "股票持仓": ["股票投资"],
         "持仓": ["投资明细"],
+        # A fund manager's 增配 / 减配 (adding to or cutting a sector) as its report prints
+        # them: 增加了…板块的配置, 增持; 减少…的配置, 减持.
+        "增配": ["增加", "增持"],
+        "减配": ["减少", "减持"],
         "资产配置": ["资产组合", "投资组合"],
         # What a filing prints for a dividend and a company's line of business.
         "分红": ["派发现金红利", "利润分配", "权益分派"],
@@ -292,6 +299,10 @@ def _builtin() -> Vocabulary:
         # What an analyst writes and what a filing prints instead.
         "扣非后净利润": ["扣除非经常性损益后的净利润", "扣除非经常性损益的净利润"],
         "地区": ["区域"],
+        # A rise or a fall said in one word (沪深300涨了多少) as a report prints it: 沪深 300
+        # 指数上涨 7.6%, 同比增长…
+        "涨": ["上涨", "增长"],
+        "跌": ["下跌", "下降"],
         # Colloquial verbs that name the figure asked (赚了多少, 卖了多少钱).
         "赚": ["净利润"],
         "挣": ["净利润"],

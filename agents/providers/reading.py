@@ -23,12 +23,15 @@ from agents.providers.grammar import (
     COMPARES,
     COUNT,
     COUNTS,
+    DOCUMENT_POINTERS,
     DOCUMENT_WORDS,
     EACH,
     EDGE_FUNCTION,
     ENUMERATES,
     FOLLOW_UP_LEAD,
     FORECASTER,
+    GIVER,
+    LEAD_FUNCTION,
     LIGHT_HEADS,
     LIGHT_MODIFIERS,
     MEASURE,
@@ -333,7 +336,39 @@ def _speaker_apart(
     pieces = _segment(who, corpus, names)
     if any(not known for _, known in pieces) or any(who in n or n in who for n in names):
         return [(run, doer)]
-    return [(who, True), (run[len(who) :], False)]
+    # (the verb apart from what is forecast: 预测|溪南银行 is not one phrase that 我们预测
+    # and another bank's 银行 state together)
+    verb, rest = run[len(who) : match.end()], run[match.end() :]
+    return [(who, True), (verb, False), (rest, False)]
+
+
+def _author_apart(
+    run: str, doer: bool, question: str, corpus: str, names: tuple[str, ...]
+) -> list[tuple[str, bool]]:
+    """``run`` parted from the author of the document asked of: a name the excerpts write,
+    not a document's entity, before a coverb of giving (岚峰|给溪南银行的目标价: the note
+    gives it), before a word for a document (岚峰|城商行报告) or right before a word
+    pointing to one (岚峰证券|这篇城商行中报综述) is who wrote the document. A note names its
+    broker once, in its byline, so the document must name it and the answering unit need
+    not (a doer, like who forecasts)."""
+    if doer:
+        return [(run, doer)]
+    who = ""
+    if giving := GIVER.match(run):
+        who = giving["who"]
+    elif (document := DOCUMENT_WORDS.search(run)) and document.start() >= 2:
+        before = run[: document.start()]
+        at = min((i for n in names if (i := before.find(n)) >= 0), default=len(before))
+        who = before[:at]
+    elif any(f"{run}{pointer}" in question for pointer in DOCUMENT_POINTERS):
+        who = run
+    pieces = _segment(who, corpus, names) if len(who) >= 2 else []
+    if not pieces or any(not known for _, known in pieces):
+        return [(run, doer)]
+    if any(who in n or n in who for n in names):
+        return [(run, doer)]
+    rest = run[len(who) :]
+    return [(who, True), *([(rest, False)] if rest else [])]
 
 
 def _grammar_only(piece: str) -> bool:
@@ -376,6 +411,9 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     judged = _judged_runs(stripped)
     acts = [_without_act_verb(run, stripped, corpus, names) for run in runs]
     acts = [part for run, doer in acts for part in _speaker_apart(run, doer, corpus, names)]
+    acts = [
+        part for run, doer in acts for part in _author_apart(run, doer, stripped, corpus, names)
+    ]
     runs = [run for run, _ in acts]
     terms, unknown = [], []
     for run in runs:
@@ -548,7 +586,7 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
                 piece = piece[:-1]  # the comparative of 哪个占比高: 占比 is asked
             kept = (*question.terms, *SHARE_WORDS)
             # A piece the excerpts write as it is keeps its edges (在研管线 is not 研管线).
-            while piece and piece[0] in EDGE_FUNCTION and piece not in kept:
+            while piece and piece[0] in EDGE_FUNCTION | LEAD_FUNCTION and piece not in kept:
                 piece = piece[1:]
             while piece and piece[-1] in EDGE_FUNCTION and piece not in kept:
                 piece = piece[:-1]

@@ -8,10 +8,11 @@ question's terms (docs/extractive-provider.md). No database and no model; the pr
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from agents.providers.grammar import CHANGE, PRIOR_PERIOD
+from agents.providers.grammar import CHANGE, PRIOR_PERIOD, TIME
 from agents.providers.reading import (
     LEXICON,
     Question,
@@ -150,6 +151,23 @@ def is_about(source: Source, entity_terms: list[str]) -> bool:
     if not entity_terms:
         return True
     return any(covers(t, fold(source.name)) or covers(t, fold(source.title)) for t in entity_terms)
+
+
+# A section heading that is a name, or a name before its headline (## 澜州银行：规模扩张领先).
+_NAMED_SECTION = r"[#\s]*{}\s*(?:[：:（(]|$)"
+
+
+def section_about(source: Source, entity_terms: list[str]) -> Source | None:
+    """The sections of ``source`` headed by the name of the entity asked of (a broker's
+    note on several banks: ## 澜州银行：规模扩张领先，拨备充足), as an excerpt of their own
+    named by it, or None: a note's section on a company is about that company, its other
+    sections and its tables are not."""
+    for term in entity_terms:
+        named = re.compile(_NAMED_SECTION.format(re.escape(fold(term))))
+        kept = [u for u in source.units if u.kind != "row" and named.match(fold(u.heading))]
+        if len(fold(term)) >= 2 and kept:
+            return replace(source, units=kept, name=term, entity=term)
+    return None
 
 
 def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
@@ -990,9 +1008,14 @@ def _one_thing(reading: Reading) -> bool:
     自有的, 冷藏车辆中自有的): not things asked side by side."""
     text = fold(reading.question.text)
     spots = sorted((text.find(p), p) for p in reading.phrases)
-    return all(at >= 0 for at, _ in spots) and any(
-        _RESTRICTS.fullmatch(text[a + len(p) : b].strip())
-        for (a, p), (b, _) in zip(spots, spots[1:], strict=False)
+    return (
+        all(at >= 0 for at, _ in spots)
+        and any(
+            _RESTRICTS.fullmatch(between := text[a + len(p) : b].strip())
+            # (a name, its year, its thing: 云岭农商行2026年归母净利润增速 is one thing)
+            or (between and not TIME.sub("", between).strip())
+            for (a, p), (b, _) in zip(spots, spots[1:], strict=False)
+        )
     )
 
 
