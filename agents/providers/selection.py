@@ -854,13 +854,15 @@ def best_units(reading: Reading) -> list[Pick]:
 
 def period_headings(source: Source) -> dict[int, str]:
     """For each unit (by ``id``), the nearest heading above it that names a report period
-    (合并利润表（节选） 2026 年 1—9 月), or "": the period what follows it states. One pass."""
+    (合并利润表（节选） 2026 年 1—9 月), or "": the period what follows it states. One pass.
+    A note's title written as its first heading frames it without its headline (# 城商行
+    2026 年中报综述：息差降幅收窄 → …中报综述), like the title itself (``without_headline``)."""
     out: dict[int, str] = {}
     framing = ""
     for unit in source.units:
         out[id(unit)] = framing
         if unit.kind == "heading" and periods_in(unit.text) & PARTS:
-            framing = unit.text
+            framing = without_headline(unit.text)
     return out
 
 
@@ -887,14 +889,24 @@ def is_named_report(question: Question, source: Source) -> bool:
 
 def _one_thing(reading: Reading) -> bool:
     """Whether the question's phrases are one thing named with a modifier, cut at the 的
-    between them (经营活动产生的现金流量净额), or a part of a thing asked (冷藏车辆有多少是
-    自有的, 冷藏车辆中自有的): not things asked side by side."""
+    between them (经营活动产生的现金流量净额) or at a time (溪南银行|上半年|净息差, 海外新签
+    订单|同比|增长: the holder or the thing, then what is measured of it in that time), or a
+    part of a thing asked (冷藏车辆有多少是自有的, 冷藏车辆中自有的): not things asked side
+    by side."""
     text = fold(reading.question.text)
+    times = sorted({fold(t) for t in reading.question.times if t}, key=len, reverse=True)
     spots = sorted((text.find(p), p) for p in reading.phrases)
     return all(at >= 0 for at, _ in spots) and any(
-        _RESTRICTS.fullmatch(text[a + len(p) : b].strip())
+        _RESTRICTS.fullmatch(gap) or (gap != text[a + len(p) : b].strip() and gap in ("", "的"))
         for (a, p), (b, _) in zip(spots, spots[1:], strict=False)
+        for gap in [_without(text[a + len(p) : b], times).strip()]
     )
+
+
+def _without(text: str, words: list[str]) -> str:
+    for word in words:
+        text = text.replace(word, "")
+    return text
 
 
 # Between a thing and what names its part: 的, 中 (冷藏车辆中自有的), a count and a copula

@@ -1,0 +1,52 @@
+"""The floor on the thing asked, qualifiers included (docs/extractive-provider.md, the
+relevance floor): an answer comes only from a unit that states the topic *and* what the
+question qualifies it by — the holder, the segment, the period, a change or a level. A
+qualifier the unit does not state, or contradicts, refuses the unit: "not found" with no
+citation rather than a cited sentence about something else. Each rule on a document of its
+own, driven without a database (tests/answers/reader.py)."""
+
+from tests.answers.reader import answer, excerpt, not_found
+
+# -- a time between a thing and its measure does not make two things asked -------------
+
+NOTE = excerpt(
+    "城投证券 2026 年城商行中报综述：息差企稳",
+    "# 城投证券 2026 年城商行中报综述：息差企稳\n\n"
+    "## 重点公司估值表\n\n"
+    "公司 | 评级 | 目标价（元） | 2026E PB（倍）\n\n"
+    "松江银行 | 买入 | 7.20 | 0.65\n\n"
+    "柳川农商行 | 增持 | 9.80 | 0.58\n\n"
+    "## 松江银行：规模稳健\n\n"
+    "上半年营收同比增长 2.10%，归母净利润同比增长 5.02%。净息差 1.80%，同比下降 0.10 个百分点。\n\n"
+    "## 柳川农商行：零售见效\n\n"
+    "上半年营收同比增长 1.40%，归母净利润同比增长 3.30%；零售贷款占比提升至 40.2%。",
+)
+
+
+def test_a_time_between_a_holder_and_its_measure_does_not_ask_them_apart():
+    # 柳川农商行|上半年|净息差 is one thing: its section states no 净息差 (the note's
+    # headline after 综述： — in its title or its first heading — is what the note says,
+    # not what a sentence or a row under it states), and 松江银行's does not state 柳川's
+    blocks = answer("柳川农商行上半年净息差是多少？", [NOTE])
+    assert not_found(blocks), blocks
+    first = answer("松江银行上半年净息差是多少？", [NOTE])[0]
+    assert "1.80" in first and "[[cite:" in first, first
+
+
+FORECAST = excerpt(
+    "澜岸光学股份有限公司 2026 年度业绩预告",
+    "一、本期业绩预告情况\n"
+    "预计 2026 年度实现营业收入 320,000.00 万元至 340,000.00 万元。\n"
+    "上年同期为 268,415.77 万元。\n"
+    "三、本期业绩变化的主要原因\n"
+    "1. 报告期内，微型投影镜头需求快速增长，公司该类产品出货量同比增长约 85%，成为业绩增长的"
+    "主要来源；",
+)
+
+
+def test_a_product_and_its_revenue_with_a_time_between_are_one_thing_asked():
+    # 微型投影镜头|去年|收入: the item names the product but no revenue, and 上年同期为 … 万元
+    # is the company's revenue, not the product's
+    blocks = answer("澜岸光学微型投影镜头去年收入多少？", [FORECAST])
+    assert not_found(blocks), blocks
+
