@@ -50,3 +50,21 @@ def test_a_product_and_its_revenue_with_a_time_between_are_one_thing_asked():
     blocks = answer("澜岸光学微型投影镜头去年收入多少？", [FORECAST])
     assert not_found(blocks), blocks
 
+
+# -- a colloquial verb of the vocabulary names its figure only as the head -----------------
+
+INSURER = excerpt(
+    "岱屿保险集团股份有限公司 2026 年年度报告摘要",
+    "二、主要经营指标\n\n单位：人民币百万元\n\n项目 | 本年 | 上年 | 变动（%）\n\n"
+    "原保险保费收入 | 96,432.57 | 90,908.14 | 6.08\n\n"
+    "归属于母公司股东的净利润 | 7,215.08 | 6,736.51 | 7.10",
+)
+
+
+def test_a_one_character_verb_before_a_noun_is_part_of_its_name():
+    # 已赚保费 (earned premium) is not 保费 earned as 净利润: 赚 → 净利润 is the vocabulary's
+    # for 赚了多少, where the verb is what is asked
+    blocks = answer("岱屿保险2026年的已赚保费是多少？", [INSURER])
+    assert not_found(blocks), blocks
+    first = answer("岱屿保险2026年赚了多少？", [INSURER])[0]
+    assert "7,215.08" in first and "[[cite:" in first, first
