@@ -746,6 +746,36 @@ def _only_a_change(reading: Reading, unit: Unit) -> bool:
     return False
 
 
+# A figure written as a change: right after a direction (同比增长 15.64%, 较上年同期提升约
+# 2.3 个百分点), or in percentage points — 提升至 41.3% is the level reached.
+_DIRECTION_BEFORE = re.compile(
+    r"(?:增长|下降|增加|减少|提高|降低|上升|提升|下滑|上涨|下跌|回落|增减|变动|收窄|扩大)"
+    r"(?:了|约|幅度为?|为|达)?\s*$"
+)
+# A question asking a change, a comparison or a share (增速, 同比, 较…, 变动, 涨了, 占比…):
+# anything but a level.
+_NOT_A_LEVEL = re.compile(
+    r"同比|环比|[增减降升涨跌掉滑变幅较比]|提高|提升|回落|收窄|扩大|走[高低]|多了|少了|改善|恶化"
+)
+
+
+def _is_change(text: str, figure: Figure) -> bool:
+    return figure.unit.startswith("个百分点") or bool(
+        _DIRECTION_BEFORE.search(text[: figure.start])
+    )
+
+
+def _changes_only(reading: Reading, unit: Unit) -> bool:
+    """The question asks a level (综合毛利率是多少) and every figure of the sentence is a
+    change (综合毛利率较上年同期提升约 2.3 个百分点): the level is not written."""
+    question = reading.question
+    if not question.asks_figure or _NOT_A_LEVEL.search(fold(question.text)):
+        return False
+    text = fold(without_markers(unit.text))
+    figures = quantities_in(text)
+    return bool(figures) and all(_is_change(text, f) for f in figures)
+
+
 def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = "") -> bool:
     """The unit has the form of an answer: a number when the question asks for one (多少),
     several things when it asks which ones (哪些)."""
@@ -763,6 +793,8 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         return False
     if question.prior and _only_a_change(reading, unit):
         return False  # 去年同期 asks that period's figure: 同比增长 15.64% is a change on it
+    if unit.kind in ("sentence", "clause") and _changes_only(reading, unit):
+        return False  # a level asked: 提升约 2.3 个百分点 is its change
     if question.asks_figure and unit.kind != "list" and _amount_asked(reading):
         figures = quantities_in(without_markers(unit.text))
         if figures and all(f.unit.startswith(("%", "％", "个百分点")) for f in figures):

@@ -68,3 +68,24 @@ def test_a_one_character_verb_before_a_noun_is_part_of_its_name():
     assert not_found(blocks), blocks
     first = answer("岱屿保险2026年赚了多少？", [INSURER])[0]
     assert "7,215.08" in first and "[[cite:" in first, first
+
+
+# -- a level asked is not answered by its change --------------------------------------------
+
+REASONS = excerpt(
+    "汐湾电子股份有限公司 2026 年度业绩预告",
+    "一、本期业绩预告情况\n"
+    "预计 2026 年度实现归属于上市公司股东的净利润 52,000.00 万元至 56,000.00 万元。\n"
+    "三、本期业绩变化的主要原因\n"
+    "1. 报告期内，公司马来西亚生产基地于 2026 年二季度全面投产，规模效应显现，综合毛利率较上年"
+    "同期提升约 2.3 个百分点；\n"
+    "2. 期间费用率同比下降 0.8 个百分点。",
+)
+
+
+def test_a_level_asked_is_not_answered_by_a_change_of_it():
+    # 综合毛利率是多少 asks the margin; 较上年同期提升约 2.3 个百分点 is only its change
+    blocks = answer("汐湾电子2026年综合毛利率是多少？", [REASONS])
+    assert not_found(blocks), blocks
+    first = answer("汐湾电子2026年综合毛利率同比提升了多少？", [REASONS])[0]
+    assert "2.3" in first and "[[cite:" in first, first
