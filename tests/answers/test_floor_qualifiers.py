@@ -89,3 +89,26 @@ def test_a_level_asked_is_not_answered_by_a_change_of_it():
     assert not_found(blocks), blocks
     first = answer("汐湾电子2026年综合毛利率同比提升了多少？", [REASONS])[0]
     assert "2.3" in first and "[[cite:" in first, first
+
+
+# -- the quarter alone is the reporting period's column ------------------------------------
+
+QUARTER = excerpt(
+    "汀岸机械股份有限公司 2026 年第三季度报告",
+    "一、主要财务数据\n\n单位：万元\n\n"
+    "项目 | 本报告期 | 本报告期比上年同期增减变动幅度(%) | 年初至报告期末 | "
+    "年初至报告期末比上年同期增减变动幅度(%)\n\n"
+    "营业收入 | 58,645.32 | 18.27 | 152,918.06 | 15.64\n\n"
+    "经营活动产生的现金流量净额 | 不适用 | 不适用 | 21,287.55 | 36.42",
+)
+
+
+def test_the_quarter_alone_asked_is_the_reporting_periods_column():
+    # 单季 asks 本报告期 (the quarter's three months): 不适用 there is no figure, and the
+    # year to date's 21,287.55 is not the quarter's
+    blocks = answer("汀岸机械第三季度单季经营活动现金流净额是多少？", [QUARTER])
+    assert not_found(blocks), blocks
+    first = answer("汀岸机械第三季度单季营业收入是多少？", [QUARTER])[0]
+    assert "58,645.32" in first and "[[cite:" in first, first
+    first = answer("汀岸机械年初至报告期末经营活动现金流净额是多少？", [QUARTER])[0]
+    assert "21,287.55" in first and "[[cite:" in first, first
