@@ -52,10 +52,11 @@ from knowledge.periods import PARTS, other_period, periods_in
 from knowledge.text import search_tokens
 
 
-def states_question(reading: Reading, text: str, context: str) -> bool:
+def states_question(reading: Reading, text: str, context: str, heading: str = "") -> bool:
     """The floor on the thing asked: ``text`` (with its heading or table header, and the
     document's title for the period) states every phrase the question asks about and
-    every period it names. Not the entity alone: 基金简称 does not answer 基金经理."""
+    every period it names. Not the entity alone: 基金简称 does not answer 基金经理. Nor a
+    unit whose section ``heading`` names a sibling of a qualifier asked (``sibling_named``)."""
     said = fold(f"{text}\n{context}")
     if not reading.question.asks_share:
         said = without_share_wholes(said)
@@ -66,7 +67,12 @@ def states_question(reading: Reading, text: str, context: str) -> bool:
     # (a qualifier written only in a union must be stated alone, however much of its
     # phrase the rest covers: 自有冷藏车辆 is not 自有及合作冷藏车辆's)
     phrases = (*reading.phrases, *(fold(t) for t in reading.of), *joined)
-    if not all(states(p, said) and not foreign_modifier(reading, p, said) for p in phrases):
+    if not all(
+        states(p, said)
+        and not foreign_modifier(reading, p, said)
+        and not sibling_named(p, said, fold(heading))
+        for p in phrases
+    ):
         return False
     # the part a share is asked of (海外收入占比) is stated as the part, not as the whole
     # another share is taken of (研发费用…占营业收入的 8.13% has no 海外收入)
@@ -144,6 +150,37 @@ def foreign_modifier(reading: Reading, phrase: str, said: str) -> bool:
         return False
     written = fold("\n".join(f"{s.title}\n{s.content}" for s in reading.sources))
     return counted(fold(phrase))[:lead] not in counted(written)
+
+
+def sibling_named(phrase: str, said: str, heading: str) -> bool:
+    """Whether a qualifier of ``phrase`` that ``said`` does not state (two characters or
+    more) has a sibling in the section's ``heading``: a word of as many characters in its
+    place — ending with the same head (寿险 for 财险: 澄远财险13个月保单继续率 under （一）寿险
+    业务), or followed by the character the phrase goes on with (松江农商行 for 柳川农商行
+    under ## 松江农商行) — so the section is about another segment or holder than the one
+    asked, whatever else of the phrase it states."""
+    if not heading:
+        return False
+    phrase = counted(fold(phrase))
+    mask = stated_characters(phrase, said)
+    at = 0
+    while at < len(phrase):
+        if mask[at]:
+            at += 1
+            continue
+        end = at
+        while end < len(phrase) and not mask[end]:
+            end += 1
+        run, after = phrase[at:end], phrase[end : end + 1]
+        if end - at >= 2 and all(map(is_han, run)):
+            han = f"[\u4e00-\u9fff]{{{len(run) - 1}}}"
+            same_head = f"{han}{re.escape(run[-1])}"
+            before_next = f"{han}[\u4e00-\u9fff](?={re.escape(after)})" if is_han(after) else ""
+            for pattern in filter(None, (same_head, before_next)):
+                if any(m.group(0) != run for m in re.finditer(pattern, heading)):
+                    return True
+        at = end
+    return False
 
 
 def is_about(source: Source, entity_terms: list[str]) -> bool:
@@ -871,7 +908,8 @@ def best_units(reading: Reading) -> list[Pick]:
             labels = table_labels(source, unit) if unit.kind == "row" else ""
             if unit.kind == "row" and is_total(unit):
                 context += "\n" + "\n".join(TOTALS)  # the total row states the whole
-            if not states_question(reading, unit.text, f"{context}\n{labels}"):
+            heading = unit.heading if unit.kind != "row" else ""
+            if not states_question(reading, unit.text, f"{context}\n{labels}", heading):
                 continue
             title = without_headline(source.title)
             if not answers_form(reading, unit, f"{labels}\n{framing}\n{source.title}", title):

@@ -112,3 +112,42 @@ def test_the_quarter_alone_asked_is_the_reporting_periods_column():
     assert "58,645.32" in first and "[[cite:" in first, first
     first = answer("汀岸机械年初至报告期末经营活动现金流净额是多少？", [QUARTER])[0]
     assert "21,287.55" in first and "[[cite:" in first, first
+
+
+# -- a sibling the section's heading names in the qualifier's place ---------------------------
+
+SEGMENTS = excerpt(
+    "岱屿保险集团股份有限公司 2026 年年度报告摘要",
+    "五、经营情况讨论与分析\n"
+    "（一）寿险业务\n"
+    "2026 年，岱屿人寿实现新业务价值 28.46 亿元，同比增长 13.93%。"
+    "13 个月保单继续率为 94.3%，25 个月保单继续率为 89.7%。\n"
+    "（二）财产险业务\n"
+    "岱屿财险实现原保险保费收入 152.17 亿元，同比增长 5.36%。综合成本率为 97.6%。",
+)
+
+
+def test_a_qualifier_whose_sibling_the_sections_heading_names_is_contradicted():
+    # 财险 asked under （一）寿险业务: the heading names 寿险 where 财险 stands
+    blocks = answer("岱屿财险13个月保单继续率是多少？", [SEGMENTS])
+    assert not_found(blocks), blocks
+    first = answer("岱屿人寿13个月保单继续率是多少？", [SEGMENTS])[0]
+    assert "94.3" in first and "[[cite:" in first, first
+
+
+BANKS = excerpt(
+    "城投证券 2026 年农商行中报综述：息差企稳",
+    "## 松江农商行：规模稳健\n\n"
+    "上半年营收同比增长 2.10%。净息差 1.80%，同比下降 0.10 个百分点。\n\n"
+    "## 柳川农商行：零售见效\n\n"
+    "上半年营收同比增长 1.40%；零售贷款占比提升至 40.2%。",
+)
+
+
+def test_a_holder_whose_sibling_the_sections_heading_names_is_contradicted():
+    # 柳川农商行 asked under ## 松江农商行: 农商行 is stated, and the heading names 松江 where
+    # 柳川 stands
+    blocks = answer("柳川农商行上半年净息差是多少？", [BANKS])
+    assert not_found(blocks), blocks
+    first = answer("松江农商行上半年净息差是多少？", [BANKS])[0]
+    assert "1.80" in first and "[[cite:" in first, first
