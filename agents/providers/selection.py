@@ -802,6 +802,40 @@ def _is_change(text: str, figure: Figure) -> bool:
     )
 
 
+_CHANGE_ASKED = re.compile(r"增长|下降|增加|减少|提高|降低|上升|提升|下滑|增减|变动|变化|增速|幅度")
+_CLAUSE_END = re.compile(r"[，,；;。]")
+_RUN_IN = re.compile(r"^\s*\*\*[^*]+\*\*\s*")
+
+
+def _change_of_a_whole(reading: Reading, unit: Unit, context: str) -> bool:
+    """The question asks a change (同比增长) of a thing it names with a qualifier (海外新签
+    订单), and every change the sentence writes comes before the qualifier is named: a
+    change is of what its sentence names up to it — 新签订单 41.6 亿元，同比增长 23.5%，其中
+    海外订单 12.3 亿元 (or ，海外订单占比提升至 29.6%) gives the whole's growth, not the
+    part's."""
+    question = reading.question
+    phrases = (*reading.phrases, *(fold(t) for t in reading.of))
+    asked = "YOY" in question.periods or any(_CHANGE_ASKED.search(p) for p in phrases)
+    if question.prior or not asked:
+        return False
+    # (a bold lead-in, **订单饱满，海外占比提升。**, is the paragraph's headline, no clause)
+    text = fold(without_markers(_RUN_IN.sub("", unit.text)))
+    things = [p for p in phrases if not is_attribute(p)]
+    changes = [f for f in quantities_in(text) if _is_change(text, f)]
+    if not things or not changes:
+        return False
+    full = [stated_characters(p, f"{text}\n{context}") for p in things]
+    for change in changes:
+        end = _CLAUSE_END.search(text, change.end)
+        before = f"{text[: end.start() if end else len(text)]}\n{context}"
+        if all(
+            all(b or not f for b, f in zip(stated_characters(p, before), whole, strict=True))
+            for p, whole in zip(things, full, strict=True)
+        ):
+            return False
+    return True
+
+
 def _changes_only(reading: Reading, unit: Unit) -> bool:
     """The question asks a level (综合毛利率是多少) and every figure of the sentence is a
     change (综合毛利率较上年同期提升约 2.3 个百分点): the level is not written."""
@@ -832,6 +866,9 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         return False  # 去年同期 asks that period's figure: 同比增长 15.64% is a change on it
     if unit.kind in ("sentence", "clause") and _changes_only(reading, unit):
         return False  # a level asked: 提升约 2.3 个百分点 is its change
+    context = f"{unit.heading}\n{title}"  # (the title without a note's headline)
+    if unit.kind in ("sentence", "clause") and _change_of_a_whole(reading, unit, context):
+        return False  # 海外新签订单同比增长: 同比增长 23.5%，其中海外订单… is the whole's
     if question.asks_figure and unit.kind != "list" and _amount_asked(reading):
         figures = quantities_in(without_markers(unit.text))
         if figures and all(f.unit.startswith(("%", "％", "个百分点")) for f in figures):

@@ -151,3 +151,30 @@ def test_a_holder_whose_sibling_the_sections_heading_names_is_contradicted():
     assert not_found(blocks), blocks
     first = answer("松江农商行上半年净息差是多少？", [BANKS])[0]
     assert "1.80" in first and "[[cite:" in first, first
+
+
+# -- a change is of what its sentence names before it ----------------------------------------
+
+ORDERS = excerpt(
+    "汀岸机械股份有限公司 2026 年第三季度报告",
+    "三、其他提醒事项\n"
+    "1. 新签订单：年初至报告期末，公司新签订单 41.6 亿元，同比增长 23.5%，其中海外订单 12.3 亿元，"
+    "占新签订单的 29.6%；\n"
+    "2. 订单结构：前三季度新签订单同比增长 23.5%，海外订单占比提升至 29.6%。",
+)
+ORDERS_EACH = excerpt(
+    "汐湾电子股份有限公司 2026 年第三季度报告",
+    "三、其他提醒事项\n"
+    "新签订单：年初至报告期末，公司新签订单 21.6 亿元，同比增长 13.5%，其中海外订单 6.3 亿元，"
+    "同比增长 40.1%。",
+)
+
+
+def test_a_change_written_before_a_part_is_named_is_the_wholes():
+    # 同比增长 23.5% is of 新签订单: 海外 is named only after it (其中海外订单…, 海外订单占比…)
+    blocks = answer("汀岸机械海外新签订单同比增长了多少？", [ORDERS])
+    assert not_found(blocks), blocks
+    first = answer("汀岸机械新签订单同比增长了多少？", [ORDERS])[0]
+    assert "23.5" in first and "[[cite:" in first, first
+    first = answer("汐湾电子海外新签订单同比增长了多少？", [ORDERS_EACH])[0]
+    assert "40.1" in first and "[[cite:" in first, first
