@@ -82,6 +82,11 @@ def _lexicon() -> dict[str, tuple[str, ...]]:
 
 
 LEXICON = _lexicon()
+# Each term of the vocabulary with the longer terms that end with it after a modifier of
+# their own (归母净利润 → 扣非归母净利润).
+MODIFIED = {
+    term: tuple(k for k in LEXICON if len(k) > len(term) and k.endswith(term)) for term in LEXICON
+}
 # A share as a report writes it: 占营业收入的 39.9%, or a whole's N% (不超过本次发行前公司
 # 总股本的 30%).
 _SHARE = re.compile(

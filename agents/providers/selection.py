@@ -14,6 +14,7 @@ from typing import Any
 from agents.providers.grammar import PRIOR_PERIOD
 from agents.providers.reading import (
     LEXICON,
+    MODIFIED,
     Question,
     counted,
     coverage,
@@ -63,6 +64,7 @@ def states_question(reading: Reading, text: str, context: str, heading: str = ""
     for name in entity_names(reading):
         # The entity's own name states nothing asked about it (债券 in 星河稳健收益债券).
         said = said.replace(name, "|")
+    said = without_modified_terms(reading, said)
     said, joined = without_coordinated_qualifiers(reading.question, said)
     # (a qualifier written only in a union must be stated alone, however much of its
     # phrase the rest covers: 自有冷藏车辆 is not 自有及合作冷藏车辆's)
@@ -82,6 +84,26 @@ def states_question(reading: Reading, text: str, context: str, heading: str = ""
     if parts and not all(states(part, without_share_wholes(said)) for part in parts):
         return False
     return reading.question.periods <= periods_in(said)
+
+
+def without_modified_terms(reading: Reading, said: str) -> str:
+    """``said`` without the longer terms of the vocabulary that end with a term asked
+    (扣非归母净利润 for 归母净利润) where the documents also write that term on its own: they
+    name two figures, and the longer one does not state the one asked."""
+    written = ""
+    for phrase in reading.phrases:
+        longer = MODIFIED.get(phrase, ())
+        if not longer:
+            continue
+        if not written:
+            written = fold("\n".join(s.content for s in reading.sources))
+        alone = written
+        for term in longer:
+            alone = alone.replace(term, "|")
+        if phrase in alone:
+            for term in longer:
+                said = said.replace(term, "|")
+    return said
 
 
 # Conjunctions joining two qualifiers of one head (自有及合作冷藏车辆).

@@ -178,3 +178,19 @@ def test_a_change_written_before_a_part_is_named_is_the_wholes():
     assert "23.5" in first and "[[cite:" in first, first
     first = answer("汐湾电子海外新签订单同比增长了多少？", [ORDERS_EACH])[0]
     assert "40.1" in first and "[[cite:" in first, first
+
+
+# -- a longer term of the vocabulary names another figure --------------------------------------
+
+
+def test_a_longer_term_of_the_vocabulary_is_not_the_term_it_ends_with():
+    # where the note writes both, 扣非归母净利润 (after non-recurring items) is another figure
+    # than the 归母净利润 it ends with
+    note = excerpt(
+        "松屿证券：汀岸机械 2026 年三季报点评",
+        "2025 年公司归母净利润 4.21 亿元。2026 年前三季度扣非归母净利润 3.49 亿元，同比增长 21.77%。",
+    )
+    blocks = answer("汀岸机械2026年前三季度归母净利润是多少？", [note])
+    assert not_found(blocks), blocks
+    first = answer("汀岸机械2026年前三季度扣非归母净利润是多少？", [note])[0]
+    assert "3.49" in first and "[[cite:" in first, first
