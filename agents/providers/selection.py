@@ -39,12 +39,14 @@ from agents.providers.sources import (
     source_names,
 )
 from agents.providers.structure import (
+    QUARTER_ALONE,
     Unit,
     is_item,
     is_section_heading,
     labels_named,
     marker,
     row_cell,
+    states_quarter_alone,
     without_markers,
 )
 from agents.providers.table_lines import NO_VALUE
@@ -593,8 +595,22 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
         # and the periods asked, by that column with the table's caption and title (前三季度
         # 同比: no column of 本报告期比上年同期增减 / 年初至报告期末 states both)
         and periods <= periods_in(f"{label}\n{labels}\n{c}")
+        # (a column headed by a year alone — 2025A, 2026E — is that whole year's, whatever
+        # part of a year the title names: 三季报点评's forecast table has no quarter)
+        and not (periods & PARTS and _YEAR_ALONE.fullmatch(c.strip()))
+        # (the quarter alone asked — 单季 — is its own column's, not the title's)
+        and (not asks_quarter_alone(reading.question) or states_quarter_alone(c))
         for c in cells
     )
+
+
+def asks_quarter_alone(question: Question) -> bool:
+    """单季, 当季: the quarter alone, which a quarterly report's title does not state (its
+    figures are the quarter's and the year to date's)."""
+    return any(QUARTER_ALONE.fullmatch(fold(t)) for t in question.times)
+
+
+_YEAR_ALONE = re.compile(r"(?:19|20)\d{2}\s*(?:[AEae]|年度?|年报)?")
 
 
 def _share_of_its_own_figure(reading: Reading, phrase: str, label: str, cells: list[str]) -> bool:
@@ -970,6 +986,12 @@ def best_units(reading: Reading) -> list[Pick]:
             heading = unit.heading if unit.kind != "row" else ""
             if not states_question(reading, unit.text, f"{context}\n{labels}", heading):
                 continue
+            if (
+                unit.kind != "row"
+                and asks_quarter_alone(reading.question)
+                and not states_quarter_alone(f"{unit.text}\n{unit.heading}\n{framing}")
+            ):
+                continue  # 单季 over a Q3 report: the title's quarter is not the unit's
             title = without_headline(source.title)
             if not answers_form(reading, unit, f"{labels}\n{framing}\n{source.title}", title):
                 continue

@@ -194,3 +194,43 @@ def test_a_longer_term_of_the_vocabulary_is_not_the_term_it_ends_with():
     assert not_found(blocks), blocks
     first = answer("汀岸机械2026年前三季度扣非归母净利润是多少？", [note])[0]
     assert "3.49" in first and "[[cite:" in first, first
+
+
+# -- the quarter alone is not stated by a quarterly report's title ---------------------------
+
+NOTE_TITLE = "汀岸机械（603871）2026 年三季报点评：订单高增"
+EVENT = excerpt(
+    NOTE_TITLE,
+    "## 核心观点\n\n**事件**：公司发布 2026 年三季报，前三季度实现营业收入 35.29 亿元，同比增长 "
+    "15.64%；归母净利润 3.76 亿元，同比增长 19.08%。",
+)
+FORECAST_TABLE = excerpt(
+    NOTE_TITLE,
+    "## 盈利预测与估值\n\n指标 | 2025A | 2026E | 2027E\n\n"
+    "营业收入（百万元） | 4,236 | 4,902 | 5,781\n\n归母净利润（百万元） | 421 | 503 | 612",
+)
+REPORT_TABLE = excerpt(
+    "汀岸机械股份有限公司 2026 年第三季度报告",
+    "一、主要财务数据\n\n单位：万元\n\n"
+    "项目 | 本报告期 | 本报告期比上年同期增减变动幅度(%) | 年初至报告期末 | "
+    "年初至报告期末比上年同期增减变动幅度(%)\n\n"
+    "归属于上市公司股东的净利润 | 14,203.85 | 22.41 | 37,615.40 | 19.08",
+)
+
+
+def test_the_quarter_alone_is_not_stated_by_a_quarterly_reports_title():
+    # 单季 over a 三季报点评: its 前三季度 sentence is the year to date's, and its forecast
+    # table's columns (2025A, 2026E) are whole years — the title's 三季报 states neither
+    for excerpts in ([EVENT], [FORECAST_TABLE]):
+        blocks = answer("汀岸机械第三季度单季归母净利润是多少？", excerpts)
+        assert not_found(blocks), blocks
+    first = answer("汀岸机械第三季度单季归母净利润是多少？", [EVENT, FORECAST_TABLE, REPORT_TABLE])[
+        0
+    ]
+    assert "14,203.85" in first and f"[[cite:{REPORT_TABLE['id']}]]" in first, first
+    assert "3.76" not in first and "503" not in first, first
+    # (a quarter asked without 单季: still no column of a whole year answers it)
+    blocks = answer("汀岸机械第三季度归母净利润是多少？", [FORECAST_TABLE])
+    assert not_found(blocks), blocks
+    first = answer("汀岸机械2026年归母净利润预测是多少？", [FORECAST_TABLE])[0]
+    assert "503" in first and "[[cite:" in first, first
