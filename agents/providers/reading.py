@@ -86,6 +86,11 @@ def _lexicon() -> dict[str, tuple[str, ...]]:
 
 
 LEXICON = _lexicon()
+# Each term of the vocabulary with the longer terms that end with it after a modifier of
+# their own (归母净利润 → 扣非归母净利润).
+MODIFIED = {
+    term: tuple(k for k in LEXICON if len(k) > len(term) and k.endswith(term)) for term in LEXICON
+}
 # A share as a report writes it: 占营业收入的 39.9%, or a whole's N% (不超过本次发行前公司
 # 总股本的 30%).
 _SHARE = re.compile(
@@ -132,6 +137,11 @@ def _mask(term: str, text: str) -> list[bool]:
     covered = [False] * len(term)
     for key, expansions in LEXICON.items():
         at = term.find(key)
+        if len(key) == 1 and at != len(term) - 1:
+            # a one-character word (赚, 卖: a colloquial verb) names its figure as the head
+            # asked (赚了多少, 环氧树脂卖了多少); before other characters it is part of another
+            # name (已赚保费 is the earned premium, not 净利润)
+            continue
         stated = any(e in text for e in expansions)
         if not stated and "占比" in expansions:
             # A share is written as 占…的 N%: "占营业收入的 39.9%" states 占比 / 比重.

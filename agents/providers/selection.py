@@ -12,9 +12,10 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from agents.providers.grammar import CHANGE, PRIOR_PERIOD, TIME
+from agents.providers.grammar import CHANGE, PRIOR_PERIOD
 from agents.providers.reading import (
     LEXICON,
+    MODIFIED,
     Question,
     counted,
     coverage,
@@ -39,12 +40,14 @@ from agents.providers.sources import (
     source_names,
 )
 from agents.providers.structure import (
+    QUARTER_ALONE,
     Unit,
     is_item,
     is_section_heading,
     labels_named,
     marker,
     row_cell,
+    states_quarter_alone,
     without_markers,
 )
 from agents.providers.table_lines import NO_VALUE
@@ -53,21 +56,28 @@ from knowledge.periods import PARTS, other_period, periods_in
 from knowledge.text import search_tokens
 
 
-def states_question(reading: Reading, text: str, context: str) -> bool:
+def states_question(reading: Reading, text: str, context: str, heading: str = "") -> bool:
     """The floor on the thing asked: ``text`` (with its heading or table header, and the
     document's title for the period) states every phrase the question asks about and
-    every period it names. Not the entity alone: 基金简称 does not answer 基金经理."""
+    every period it names. Not the entity alone: 基金简称 does not answer 基金经理. Nor a
+    unit whose section ``heading`` names a sibling of a qualifier asked (``sibling_named``)."""
     said = fold(f"{text}\n{context}")
     if not reading.question.asks_share:
         said = without_share_wholes(said)
     for name in entity_names(reading):
         # The entity's own name states nothing asked about it (债券 in 星河稳健收益债券).
         said = said.replace(name, "|")
+    said = without_modified_terms(reading, said)
     said, joined = without_coordinated_qualifiers(reading.question, said)
     # (a qualifier written only in a union must be stated alone, however much of its
     # phrase the rest covers: 自有冷藏车辆 is not 自有及合作冷藏车辆's)
     phrases = (*reading.phrases, *(fold(t) for t in reading.of), *joined)
-    if not all(states(p, said) and not foreign_modifier(reading, p, said) for p in phrases):
+    if not all(
+        states(p, said)
+        and not foreign_modifier(reading, p, said)
+        and not sibling_named(p, said, fold(heading))
+        for p in phrases
+    ):
         return False
     # the part a share is asked of (海外收入占比) is stated as the part, not as the whole
     # another share is taken of (研发费用…占营业收入的 8.13% has no 海外收入)
@@ -77,6 +87,26 @@ def states_question(reading: Reading, text: str, context: str) -> bool:
     if parts and not all(states(part, without_share_wholes(said)) for part in parts):
         return False
     return reading.question.periods <= periods_in(said)
+
+
+def without_modified_terms(reading: Reading, said: str) -> str:
+    """``said`` without the longer terms of the vocabulary that end with a term asked
+    (扣非归母净利润 for 归母净利润) where the documents also write that term on its own: they
+    name two figures, and the longer one does not state the one asked."""
+    written = ""
+    for phrase in reading.phrases:
+        longer = MODIFIED.get(phrase, ())
+        if not longer:
+            continue
+        if not written:
+            written = fold("\n".join(s.content for s in reading.sources))
+        alone = written
+        for term in longer:
+            alone = alone.replace(term, "|")
+        if phrase in alone:
+            for term in longer:
+                said = said.replace(term, "|")
+    return said
 
 
 # Conjunctions joining two qualifiers of one head (自有及合作冷藏车辆).
@@ -145,6 +175,37 @@ def foreign_modifier(reading: Reading, phrase: str, said: str) -> bool:
         return False
     written = fold("\n".join(f"{s.title}\n{s.content}" for s in reading.sources))
     return counted(fold(phrase))[:lead] not in counted(written)
+
+
+def sibling_named(phrase: str, said: str, heading: str) -> bool:
+    """Whether a qualifier of ``phrase`` that ``said`` does not state (two characters or
+    more) has a sibling in the section's ``heading``: a word of as many characters in its
+    place — ending with the same head (寿险 for 财险: 澄远财险13个月保单继续率 under （一）寿险
+    业务), or followed by the character the phrase goes on with (松江农商行 for 柳川农商行
+    under ## 松江农商行) — so the section is about another segment or holder than the one
+    asked, whatever else of the phrase it states."""
+    if not heading:
+        return False
+    phrase = counted(fold(phrase))
+    mask = stated_characters(phrase, said)
+    at = 0
+    while at < len(phrase):
+        if mask[at]:
+            at += 1
+            continue
+        end = at
+        while end < len(phrase) and not mask[end]:
+            end += 1
+        run, after = phrase[at:end], phrase[end : end + 1]
+        if end - at >= 2 and all(map(is_han, run)):
+            han = f"[\u4e00-\u9fff]{{{len(run) - 1}}}"
+            same_head = f"{han}{re.escape(run[-1])}"
+            before_next = f"{han}[\u4e00-\u9fff](?={re.escape(after)})" if is_han(after) else ""
+            for pattern in filter(None, (same_head, before_next)):
+                if any(m.group(0) != run for m in re.finditer(pattern, heading)):
+                    return True
+        at = end
+    return False
 
 
 def is_about(source: Source, entity_terms: list[str]) -> bool:
@@ -608,6 +669,11 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
             # and the periods asked, by that column with the table's caption and title (前三季度
             # 同比: no column of 本报告期比上年同期增减 / 年初至报告期末 states both)
             and periods <= periods_in(f"{label}\n{labels}\n{c}")
+            # (a column headed by a year alone — 2025A, 2026E — is that whole year's, whatever
+            # part of a year the title names: 三季报点评's forecast table has no quarter)
+            and not (periods & PARTS and _YEAR_ALONE.fullmatch(c.strip()))
+            # (the quarter alone asked — 单季 — is its own column's, not the title's)
+            and (not asks_quarter_alone(reading.question) or states_quarter_alone(c))
             for c in cells
         )
 
@@ -619,6 +685,15 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
 
 # A cell that is a year (2028 年, 2027 年度).
 _YEAR_CELL = re.compile(r"(?:19|20)\d{2}\s*(?:年度?)?")
+
+
+def asks_quarter_alone(question: Question) -> bool:
+    """单季, 当季: the quarter alone, which a quarterly report's title does not state (its
+    figures are the quarter's and the year to date's)."""
+    return any(QUARTER_ALONE.fullmatch(fold(t)) for t in question.times)
+
+
+_YEAR_ALONE = re.compile(r"(?:19|20)\d{2}\s*(?:[AEae]|年度?|年报)?")
 
 
 def _share_of_its_own_figure(reading: Reading, phrase: str, label: str, cells: list[str]) -> bool:
@@ -829,34 +904,75 @@ def _only_a_change(reading: Reading, unit: Unit) -> bool:
     return False
 
 
-# A figure written as a change (同比下降 1.11 个百分点, 较上年末增长 10.5%): a direction right
-# before it — not the level it reached (降至, 增长到).
-_CHANGED_BY = re.compile(
-    r"(?:增长|下降|增加|减少|提升|提高|降低|上升|下滑|下跌|上涨|减少了|增加了|增长了|下降了)"
-    r"(?:约|近|超过?)?\s*$"
+# A figure written as a change: right after a direction (同比增长 15.64%, 较上年同期提升约
+# 2.3 个百分点), or in percentage points — 提升至 41.3% is the level reached.
+_DIRECTION_BEFORE = re.compile(
+    r"(?:增长|下降|增加|减少|提高|降低|上升|提升|下滑|上涨|下跌|回落|增减|变动|收窄|扩大)"
+    r"(?:了|约|近|超过?|幅度为?|为|达)?\s*$"
+)
+# A question asking a change, a comparison or a share (增速, 同比, 较…, 变动, 涨了, 占比…):
+# anything but a level.
+_NOT_A_LEVEL = re.compile(
+    r"同比|环比|[增减降升涨跌掉滑变幅较比]|提高|提升|回落|收窄|扩大|走[高低]|多了|少了|改善|恶化"
 )
 
 
-# A direction asked in any word (提升了多少, 升了多少, 降了几个百分点): a change asked.
-_DIRECTION_ASKED = re.compile(r"[增减升降涨跌滑]|提高|改善|回落|变|幅")
+def _is_change(text: str, figure: Figure) -> bool:
+    return figure.unit.startswith("个百分点") or bool(
+        _DIRECTION_BEFORE.search(text[: figure.start])
+    )
+
+
+_CHANGE_ASKED = re.compile(r"增长|下降|增加|减少|提高|降低|上升|提升|下滑|增减|变动|变化|增速|幅度")
+_CLAUSE_END = re.compile(r"[，,；;。]")
+_RUN_IN = re.compile(r"^\s*\*\*[^*]+\*\*\s*")
+
+
+def _change_of_a_whole(reading: Reading, unit: Unit, context: str) -> bool:
+    """The question asks a change (同比增长) of a thing it names with a qualifier (海外新签
+    订单), and every change the sentence writes comes before the qualifier is named: a
+    change is of what its sentence names up to it — 新签订单 41.6 亿元，同比增长 23.5%，其中
+    海外订单 12.3 亿元 (or ，海外订单占比提升至 29.6%) gives the whole's growth, not the
+    part's."""
+    question = reading.question
+    phrases = (*reading.phrases, *(fold(t) for t in reading.of))
+    asked = "YOY" in question.periods or any(_CHANGE_ASKED.search(p) for p in phrases)
+    if question.prior or not asked:
+        return False
+    # (a bold lead-in, **订单饱满，海外占比提升。**, is the paragraph's headline, no clause)
+    text = fold(without_markers(_RUN_IN.sub("", unit.text)))
+    things = [p for p in phrases if not is_attribute(p)]
+    changes = [f for f in quantities_in(text) if _is_change(text, f)]
+    if not things or not changes:
+        return False
+    full = [stated_characters(p, f"{text}\n{context}") for p in things]
+    for change in changes:
+        end = _CLAUSE_END.search(text, change.end)
+        before = f"{text[: end.start() if end else len(text)]}\n{context}"
+        if all(
+            all(b or not f for b, f in zip(stated_characters(p, before), whole, strict=True))
+            for p, whole in zip(things, full, strict=True)
+        ):
+            return False
+    return True
 
 
 def _changes_only(reading: Reading, unit: Unit) -> bool:
-    """The question asks a thing's own figure — no change, no period compared — and every
-    figure the unit writes is a change (预制菜肴收入同比增长 27.4%；速冻面点毛利率同比下降
-    1.11 个百分点): the unit gives a change of the thing, not the thing."""
+    """The question asks a level (综合毛利率是多少, 毛利率分别多少) and every figure of the
+    sentence is a change (综合毛利率较上年同期提升约 2.3 个百分点; 毛利率同比下降 1.11 个百分点):
+    the level is not written."""
     question = reading.question
     asked = fold(question.text)
-    if CHANGE.search(asked) or _DIRECTION_ASKED.search(asked) or "YOY" in question.periods:
+    if not question.asks_figure or _NOT_A_LEVEL.search(asked) or CHANGE.search(asked):
         return False
     # (a follow-up asks what the question before it asked: 那净利润呢？ after 营收同比增长多少？)
-    if question.follow_up or reading.resolved_from:
+    if "YOY" in question.periods or question.follow_up or reading.resolved_from:
         return False
     if any(is_attribute(p) for p in (*reading.phrases, *reading.of)):
         return False
-    text = without_markers(unit.text)
+    text = fold(without_markers(unit.text))
     figures = quantities_in(text)
-    return bool(figures) and all(_CHANGED_BY.search(text[: f.start]) for f in figures)
+    return bool(figures) and all(_is_change(text, f) for f in figures)
 
 
 def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = "") -> bool:
@@ -877,7 +993,10 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
     if question.prior and _only_a_change(reading, unit):
         return False  # 去年同期 asks that period's figure: 同比增长 15.64% is a change on it
     if unit.kind in ("sentence", "clause") and _changes_only(reading, unit):
-        return False  # 毛利率分别多少 asks the level: 毛利率同比下降 1.11 个百分点 is its change
+        return False  # a level asked: 提升约 2.3 个百分点 is its change
+    context = f"{unit.heading}\n{title}"  # (the title without a note's headline)
+    if unit.kind in ("sentence", "clause") and _change_of_a_whole(reading, unit, context):
+        return False  # 海外新签订单同比增长: 同比增长 23.5%，其中海外订单… is the whole's
     if question.asks_figure and unit.kind != "list" and _amount_asked(reading):
         figures = quantities_in(without_markers(unit.text))
         if figures and all(f.unit.startswith(("%", "％", "个百分点")) for f in figures):
@@ -956,8 +1075,15 @@ def best_units(reading: Reading) -> list[Pick]:
             labels = table_labels(source, unit) if unit.kind == "row" else ""
             if unit.kind == "row" and is_total(unit):
                 context += "\n" + "\n".join(TOTALS)  # the total row states the whole
-            if not states_question(reading, unit.text, f"{context}\n{labels}"):
+            heading = unit.heading if unit.kind != "row" else ""
+            if not states_question(reading, unit.text, f"{context}\n{labels}", heading):
                 continue
+            if (
+                unit.kind != "row"
+                and asks_quarter_alone(reading.question)
+                and not states_quarter_alone(f"{unit.text}\n{unit.heading}\n{framing}")
+            ):
+                continue  # 单季 over a Q3 report: the title's quarter is not the unit's
             title = without_headline(source.title)
             if not answers_form(reading, unit, f"{labels}\n{framing}\n{source.title}", title):
                 continue
@@ -971,13 +1097,15 @@ def best_units(reading: Reading) -> list[Pick]:
 
 def period_headings(source: Source) -> dict[int, str]:
     """For each unit (by ``id``), the nearest heading above it that names a report period
-    (合并利润表（节选） 2026 年 1—9 月), or "": the period what follows it states. One pass."""
+    (合并利润表（节选） 2026 年 1—9 月), or "": the period what follows it states. One pass.
+    A note's title written as its first heading frames it without its headline (# 城商行
+    2026 年中报综述：息差降幅收窄 → …中报综述), like the title itself (``without_headline``)."""
     out: dict[int, str] = {}
     framing = ""
     for unit in source.units:
         out[id(unit)] = framing
         if unit.kind == "heading" and periods_in(unit.text) & PARTS:
-            framing = unit.text
+            framing = without_headline(unit.text)
     return out
 
 
@@ -1004,19 +1132,24 @@ def is_named_report(question: Question, source: Source) -> bool:
 
 def _one_thing(reading: Reading) -> bool:
     """Whether the question's phrases are one thing named with a modifier, cut at the 的
-    between them (经营活动产生的现金流量净额), or a part of a thing asked (冷藏车辆有多少是
-    自有的, 冷藏车辆中自有的): not things asked side by side."""
+    between them (经营活动产生的现金流量净额) or at a time (溪南银行|上半年|净息差, 海外新签
+    订单|同比|增长: the holder or the thing, then what is measured of it in that time), or a
+    part of a thing asked (冷藏车辆有多少是自有的, 冷藏车辆中自有的): not things asked side
+    by side."""
     text = fold(reading.question.text)
+    times = sorted({fold(t) for t in reading.question.times if t}, key=len, reverse=True)
     spots = sorted((text.find(p), p) for p in reading.phrases)
-    return (
-        all(at >= 0 for at, _ in spots)
-        and any(
-            _RESTRICTS.fullmatch(between := text[a + len(p) : b].strip())
-            # (a name, its year, its thing: 云岭农商行2026年归母净利润增速 is one thing)
-            or (between and not TIME.sub("", between).strip())
-            for (a, p), (b, _) in zip(spots, spots[1:], strict=False)
-        )
+    return all(at >= 0 for at, _ in spots) and any(
+        _RESTRICTS.fullmatch(gap) or (gap != text[a + len(p) : b].strip() and gap in ("", "的"))
+        for (a, p), (b, _) in zip(spots, spots[1:], strict=False)
+        for gap in [_without(text[a + len(p) : b], times).strip()]
     )
+
+
+def _without(text: str, words: list[str]) -> str:
+    for word in words:
+        text = text.replace(word, "")
+    return text
 
 
 # Between a thing and what names its part: 的, 中 (冷藏车辆中自有的), a count and a copula

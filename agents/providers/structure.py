@@ -515,9 +515,29 @@ def _unstated(cell: str, phrases: list[str] | tuple[str, ...]) -> int:
 
 
 def _same_period(phrase: str, cell: str) -> float:
-    """1.0 when ``phrase`` names periods and ``cell`` names them all, else 0.0."""
+    """1.0 when ``phrase`` names periods and ``cell`` names them all, else 0.0. The quarter
+    alone (单季, 当季) is the reporting period's own column (本报告期, 本期: a quarterly
+    report's three months), not the year to date's nor a change's."""
+    if QUARTER_ALONE.fullmatch(phrase):
+        folded = fold(cell).strip()
+        return 1.0 if _REPORTING_PERIOD.match(folded) and not periods_in(folded) else 0.0
     asked = periods_in(phrase)
     return 1.0 if asked and asked <= periods_in(cell) else 0.0
+
+
+QUARTER_ALONE = re.compile(r"单季度?|当季度?")
+_REPORTING_PERIOD = re.compile(r"本(?:报告)?期(?!末)")
+# What states the quarter alone: 单季, 本报告期 (a quarterly report's three months), or a
+# quarter named (第三季度, Q3, 7—9 月) — 前三季度 is the year to date.
+_QUARTER_STATED = re.compile(r"单季|当季|本季度|本(?:报告)?期(?!末)")
+_QUARTERS = frozenset({"Q1", "Q2", "Q3", "Q4"})
+
+
+def states_quarter_alone(text: str) -> bool:
+    """Whether ``text`` (a unit with its heading, or a column's header) states a quarter
+    alone, not the year to date a quarterly report states besides."""
+    folded = fold(text)
+    return bool(_QUARTER_STATED.search(folded) or periods_in(folded) & _QUARTERS)
 
 
 def labels_named(labels: list[str], text: str) -> list[str]:
