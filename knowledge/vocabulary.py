@@ -206,6 +206,10 @@ def _builtin() -> Vocabulary:
         "npl": ["不良贷款率"],
         "不良率": ["不良贷款率"],
         "拨覆率": ["拨备覆盖率"],
+        # A bank's capital adequacy on two bases: the group's (并表, consolidated) and the
+        # parent bank's alone (非并表) — what an analyst calls 合并口径 and 母公司口径.
+        "母公司口径": ["非并表"],
+        "合并口径": ["并表"],
         "总裁": ["总经理"],
         "ceo": ["总经理"],
         "cfo": ["财务总监"],
