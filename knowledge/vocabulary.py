@@ -254,6 +254,24 @@ def _builtin() -> Vocabulary:
         # A fund is founded when its contract takes effect: 基金合同生效日.
         "成立": ["基金合同生效"],
         "成立日": ["基金合同生效日"],
+        # A fund's performance over a stage, as its report's table names the stages
+        # (阶段: 过去三个月, 过去六个月, 过去一年, 过去三年…).
+        **{
+            f"{near}{span}": [f"过去{printed}"]
+            for near in ("近", "最近")
+            for span, printed in (
+                ("三个月", "三个月"),
+                ("3个月", "三个月"),
+                ("六个月", "六个月"),
+                ("6个月", "六个月"),
+                ("一年", "一年"),
+                ("1年", "一年"),
+                ("三年", "三年"),
+                ("3年", "三年"),
+                ("五年", "五年"),
+                ("5年", "五年"),
+            )
+        },
         "债券持仓": ["债券投资"],
         "股票持仓": ["股票投资"],
         "持仓": ["投资明细"],
@@ -310,7 +328,9 @@ def _builtin() -> Vocabulary:
         "roa": ["总资产收益率"],
         "负债率": ["资产负债率"],
         "总资产": ["资产总计", "资产总额"],
-        "市值": ["总市值"],
+        # (a company's market value is its 总市值; a holding's, in a fund's or an insurer's
+        # table of investments, is printed 公允价值)
+        "市值": ["总市值", "公允价值"],
         # People and holders, as announcements print them.
         "独董": ["独立董事"],
         "实控人": ["实际控制人"],

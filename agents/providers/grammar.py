@@ -136,7 +136,9 @@ TIME = re.compile(
     r"|(?:单季度?|累计|去年|上一?年(?:末|度)?|今年|本年度?|当年|报告期末|本报告期|报告期内|本期末|期末"
     r"|本期(?!末)"
     # the present and the quarter a question is asked in (现在, 这个季度): the report's own
-    r"|现在|目前|当前|眼下|如今|这一?个?季度?|本季度?|当季度?)"
+    r"|现在|目前|当前|眼下|如今|这一?个?季度?|本季度?|当季度?"
+    # the period asked before (同期的业绩比较基准收益率呢？): the conversation's
+    r"|同期)"
 )
 # A count or an interrogative with its measure word (两只, 几家, 哪几类, 哪些): grammar of
 # the question, not what it asks about.

@@ -239,7 +239,7 @@ def _runs(
     text = SUPERLATIVE.sub("|", text)
     text = COMPARED_WITH.sub(lambda m: f"|{m.group('other')}|", text)
     for word in QUESTION_WORDS_LONGEST:
-        text = text.replace(word, "|")
+        text = _cut_question_word(text, word, corpus)
     runs: list[str] = []
     current: list[str] = []
     for char in text:
@@ -252,6 +252,23 @@ def _runs(
     if current:
         runs.append("".join(current))
     return [run.replace(_AND, "及") for run in runs], times
+
+
+def _cut_question_word(text: str, word: str, corpus: str) -> str:
+    """``text`` with ``word`` (a question word) cut out — except inside a word the excerpts
+    write, a Chinese character on each side (比较 of 业绩比较基准 is part of that name)."""
+    out, at = [], 0
+    while (found := text.find(word, at)) >= 0:
+        around = text[found - 1 : found + len(word) + 1] if found else ""
+        inside = (
+            len(around) == len(word) + 2
+            and is_han(around[0])
+            and is_han(around[-1])
+            and around in corpus
+        )
+        out += [text[at:found], word if inside else "|"]
+        at = found + len(word)
+    return "".join([*out, text[at:]])
 
 
 # 及 inside a name the excerpts write whole (手续费及佣金净收入, 现金及现金等价物) is part of
@@ -344,6 +361,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     """The terms of ``question`` as the retrieved ``corpus`` (texts, titles, labels) knows
     them; ``names``: the retrieved documents' entity names, each a term of its own."""
     names = tuple(sorted({fold(n) for n in names if len(n) >= 2}, key=len, reverse=True))
+    question = share_class(question, corpus)
     stripped = fold(question).strip()
     follow_up = stripped.startswith(FOLLOW_UP_LEAD) or stripped.rstrip("？?。 ").endswith("呢")
     # The ordinals that pick an item, read once: they cut the runs and name the ordinal.
@@ -393,6 +411,35 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         scale=scale["scale"] if (scale := SCALE_ASKED.search(stripped)) else "",
         who_or_which=bool(WHO_OR_WHICH.search(question)),
     )
+
+
+# A share class asked by its letter with 类 (C类, A类份额): the fund's 份额 of that class.
+_SHARE_CLASS = re.compile(r"(?<![A-Za-z])(?P<letter>[A-Za-z])\s*类(?:份额)?")
+
+
+def share_class(question: str, corpus: str) -> str:
+    """``question`` with a share class asked as a letter and 类 (青屿价值精选C类, A类和C类)
+    written as a fund's report names the class's 份额 — C份额, read by the letter the report
+    writes standing alone (青屿价值精选混合 C) — when the excerpts write 份额 and never the
+    letter with 类 (a rating of A 类 is written so, and stays as asked)."""
+    text = fold(question)
+    written = re.sub(r"\s+", "", fold(corpus))
+    if "份额" not in written:
+        return question
+    return _SHARE_CLASS.sub(
+        lambda m: m[0] if f"{m['letter']}类" in written else f"{m['letter']}份额", text
+    )
+
+
+# A share class's word after its letter (A份额): the letter names the class.
+_CLASS_WORD = re.compile(r"(?<![A-Za-z])([A-Za-z])份额")
+
+
+def class_letter(phrase: str) -> str:
+    """``phrase`` with a share class named by its letter alone (A份额过去一年 → A过去一年):
+    a fund's report names the class by the letter after its name (青屿价值精选混合 A) over
+    a table of its own, so its 份额 names no column."""
+    return _CLASS_WORD.sub(r"\1", phrase)
 
 
 _ASKED_UNIT = re.compile(r"(?:多少|几)(?P<rest>[^\s，。？?！!、；;]{1,4})")

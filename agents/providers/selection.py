@@ -15,6 +15,7 @@ from agents.providers.grammar import PRIOR_PERIOD
 from agents.providers.reading import (
     LEXICON,
     Question,
+    class_letter,
     counted,
     coverage,
     covers,
@@ -395,13 +396,44 @@ def carried_rows(sources: list[Source], question: str, earlier: list[str]) -> li
         if u.kind == "row" and u.clauses and not is_total(u)
     }
     labels = {label for label in labels if len(label) >= 2}
-    if any(label in fold(question) for label in labels):
+    # (a label inside a column's name the question writes is that column's word, not the
+    # row: 业绩比较基准 of 业绩比较基准收益率③)
+    cells = {
+        _CELL_TAIL.sub("", fold(c))
+        for s in sources
+        for u in s.units
+        if u.kind == "row"
+        for c in u.heading.split(" | ")[1:]
+    }
+    columns = sorted((c for c in cells if len(c) >= 3), key=len, reverse=True)
+
+    def unwritten(text: str) -> str:
+        for column in columns:
+            text = text.replace(column, "|")
+        return text
+
+    if any(_names_label(label, unwritten(fold(question))) for label in labels):
         return []
-    for text in map(fold, earlier):
-        named = [label for label in labels if label in text]
+    for text in map(lambda t: unwritten(fold(t)), earlier):
+        named = [label for label in labels if _names_label(label, text)]
         if named:
-            return sorted(named, key=text.find)
+            return sorted(named, key=lambda label: _names_label(label, text) - 1)
     return []
+
+
+# A header cell's unit in brackets and its number (份额净值增长率①, 公允价值（元）).
+_CELL_TAIL = re.compile(r"\s*(?:[（(][^）)]*[）)]|[\d①-⑳]+)\s*$")
+
+
+def _names_label(label: str, text: str) -> int:
+    """Where ``text`` names the row ``label``, plus one — as written, or by a word the
+    vocabulary prints as it (近一年 names the row 过去一年) — or 0."""
+    if label in text:
+        return text.find(label) + 1
+    for word, printed in LEXICON.items():
+        if label in printed and word in text:
+            return text.find(word) + 1
+    return 0
 
 
 def is_total(row: Unit) -> bool:
@@ -420,17 +452,39 @@ def is_member(row: Unit) -> bool:
     return not is_total(row) and not _RECONCILING.match(label)
 
 
+def _table_span(source: Source, row: Unit) -> tuple[int, int]:
+    """Where ``row``'s table lies among the excerpt's units: after the nearest header of
+    its columns before it, up to the next one (another table of the same columns under a
+    caption of its own: a fund's A class, then its C class) — the whole excerpt when
+    ``row`` is not one of its units or its header is another excerpt's."""
+    units = source.units
+    at = next((i for i, u in enumerate(units) if u is row), -1)
+    if at < 0:
+        return -1, len(units)
+    starts = [
+        i
+        for i, u in enumerate(units)
+        if u.kind == "header" and " | ".join(u.clauses) == row.heading
+    ]
+    begin = max((i for i in starts if i < at), default=-1)
+    return begin, min((i for i in starts if i > at), default=len(units))
+
+
 def table_rows(source: Source, row: Unit) -> list[Unit]:
-    """The rows of the table ``row`` belongs to (the rows under the same header)."""
-    return [u for u in source.units if u.kind == "row" and u.heading == row.heading]
+    """The rows of the table ``row`` belongs to (the rows under its header)."""
+    begin, end = _table_span(source, row)
+    return [
+        u for u in source.units[begin + 1 : end] if u.kind == "row" and u.heading == row.heading
+    ]
 
 
 def table_caption(source: Source, row: Unit) -> str:
     """The caption (or heading) written before ``row``'s table (前 10 名股东持股情况) — a
     borrowed header's, from its own excerpt."""
+    begin, _ = _table_span(source, row)
     headers = [u for u in source.units if u.kind == "header"]
     own = next((u.heading for u in headers if " | ".join(u.clauses) == row.heading), "")
-    return row.caption or own
+    return row.caption or (source.units[begin].heading if begin >= 0 else own)
 
 
 def ranked_row(source: Source, row: Unit, ordinal: int) -> bool:
@@ -517,7 +571,7 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     named = fold(title)
     asked = [
         q
-        for q in (_beyond_rank(p, ranked) for p in reading.phrases)
+        for q in (class_letter(_beyond_rank(p, ranked)) for p in reading.phrases)
         if q
         and q not in fold(header[0])
         and counted(q) not in counted(label)
@@ -529,13 +583,19 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     asked = [q for q in asked if not _share_of_its_own_figure(reading, q, label, cells)]
     # what any header cell states of each phrase, read once (a table may be 500 wide)
     touched = {p: _touched(p, cells) for p in asked}
-    return any(
-        all(_one_cell_states(p, label, c, touched[p], labels) for p in asked)
+
+    def one_cell(phrase: str, cell: str) -> bool:
         # and the periods asked, by that column with the table's caption and title (前三季度
         # 同比: no column of 本报告期比上年同期增减 / 年初至报告期末 states both)
-        and periods <= periods_in(f"{label}\n{labels}\n{c}")
-        for c in cells
-    )
+        return _one_cell_states(phrase, label, cell, touched[phrase], labels) and periods <= (
+            periods_in(f"{label}\n{labels}\n{cell}")
+        )
+
+    if reading.question.figures_asked > 1:
+        # Two clauses each asking a figure of one row (赤霞新材市值是多少，占净值比例多少):
+        # each is a cell of its own.
+        return all(any(one_cell(p, c) for c in cells) for p in asked)
+    return any(all(one_cell(p, c) for p in asked) for c in cells)
 
 
 def _share_of_its_own_figure(reading: Reading, phrase: str, label: str, cells: list[str]) -> bool:
@@ -633,9 +693,12 @@ def _one_cell_states(
     phrase, touched = _without_table_head(counted(phrase), touched, counted(fold(table)))
     here = stated_characters(phrase, f"{label}\n{cell}")
     # (a letter or a number no header cell writes names the rows — the caption's
-    # 青屿价值精选混合 A — which the floor has checked: A过去一年净值增长率)
+    # 青屿价值精选混合 A — which the floor has checked: A过去一年净值增长率; one the label
+    # states stays, with the word it is part of: 近一年 of the row 过去一年)
     asked = "".join(
-        c for c, t in zip(counted(phrase), touched, strict=True) if t or not exact_character(c)
+        c
+        for c, t, h in zip(counted(phrase), touched, here, strict=True)
+        if t or h or not exact_character(c)
     )
     return states(asked, f"{label}\n{cell}") and all(
         h or not t for h, t in zip(here, touched, strict=True)

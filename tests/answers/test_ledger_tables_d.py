@@ -52,3 +52,96 @@ def test_the_parent_banks_basis_is_the_non_consolidated_column():
     assert f"[[cite:{CAPITAL['id']}]]" in blocks[0]
     blocks = answer("松岭银行合并口径的一级资本充足率是多少？", [CAPITAL])
     assert blocks[0].startswith("**回答**（松岭银行）：一级资本充足率（本期末并表）：11.02")
+
+
+# -- a fund's holdings -------------------------------------------------------------------
+
+FUND = "松岭成长优选混合型证券投资基金 2026 年第三季度报告"
+HOLDINGS = excerpt(
+    FUND,
+    "5.2 报告期末按公允价值占基金资产净值比例大小排序的前十名股票投资明细\n\n"
+    "序号 | 股票代码 | 股票名称 | 数量（股） | 公允价值（元） | 占基金资产净值比例（%）\n\n"
+    "1 | 688101 | 石岩光电 | 2,400,000 | 192,000,000.00 | 8.12\n\n"
+    "2 | 300655 | 栖霞材料 | 5,100,000 | 160,650,000.00 | 6.79\n\n"
+    "3 | 601877 | 松岭银行 | 30,000,000 | 150,300,000.00 | 6.35",
+)
+
+
+def test_a_holdings_market_value_is_its_fair_value():
+    blocks = answer("松岭成长优选持有的栖霞材料市值是多少？", [HOLDINGS])
+    assert blocks[0].startswith(
+        "**回答**（松岭成长优选混合基金）：栖霞材料（公允价值（元））：160,650,000.00"
+    )
+    assert f"[[cite:{HOLDINGS['id']}]]" in blocks[0]
+
+
+def test_two_clauses_asking_figures_of_one_row_are_answered_by_its_two_cells():
+    blocks = answer("松岭成长优选持有的栖霞材料市值是多少，占净值比例多少？", [HOLDINGS])
+    first = blocks[0]
+    assert "160,650,000.00" in first and "6.79" in first
+    assert "松岭银行" not in first and "6.35" not in first  # not another row's share
+    assert f"[[cite:{HOLDINGS['id']}]]" in first
+
+
+# -- a fund's share classes and its performance stages -----------------------------------
+
+INDICATORS = excerpt(
+    FUND,
+    "3.1 主要财务指标（单位：人民币元）\n\n"
+    "主要财务指标 | 报告期（2026 年 7 月 1 日—2026 年 9 月 30 日） |\n\n"
+    " | 松岭成长优选混合 A | 松岭成长优选混合 C\n\n"
+    "1.本期利润 | 120,400,000.00 | 8,600,000.00\n\n"
+    "2.期末基金份额净值 | 1.2210 | 1.2034",
+)
+PERFORMANCE = excerpt(
+    FUND,
+    "3.2 基金净值表现\n\n"
+    "3.2.1 本报告期基金份额净值增长率及其与同期业绩比较基准收益率的比较\n\n"
+    "松岭成长优选混合 A\n\n"
+    "阶段 | 份额净值增长率① | 业绩比较基准收益率② | ①－②\n\n"
+    "过去三个月 | 5.20% | 4.10% | 1.10%\n\n"
+    "过去一年 | 11.35% | 8.02% | 3.33%\n\n"
+    "松岭成长优选混合 C\n\n"
+    "阶段 | 份额净值增长率① | 业绩比较基准收益率② | ①－②\n\n"
+    "过去三个月 | 5.05% | 4.10% | 0.95%\n\n"
+    "过去一年 | 10.71% | 8.02% | 2.69%\n\n"
+    "4.2 报告期内基金的业绩表现\n\n"
+    "本报告期松岭成长优选混合 A 基金份额净值增长率为 5.20%，同期业绩比较基准收益率为 4.10%。",
+)
+
+
+def test_a_share_class_asked_by_its_letter_and_lei_is_that_classs_column():
+    blocks = answer("松岭成长优选C类的期末基金份额净值是多少？", [INDICATORS])
+    assert (
+        "期末基金份额净值（报告期（2026 年 7 月 1 日—2026 年 9 月 30 日）松岭成长优选混合 C）：1.2034"
+        in (blocks[0])
+    )
+    assert f"[[cite:{INDICATORS['id']}]]" in blocks[0]
+
+
+def test_a_stage_asked_as_near_one_year_is_the_row_past_one_year():
+    blocks = answer("松岭成长优选A份额近一年的净值增长率是多少？", [PERFORMANCE])
+    assert "过去一年（份额净值增长率①）：11.35%" in blocks[0]
+    assert "10.71" not in blocks[0]  # the C class's row
+    assert f"[[cite:{PERFORMANCE['id']}]]" in blocks[0]
+
+
+def test_a_question_word_inside_a_name_the_excerpts_write_is_part_of_the_name():
+    # 比较 (compare) of 业绩比较基准收益率: one thing asked, the column of that name
+    blocks = answer("松岭成长优选A份额过去一年的业绩比较基准收益率是多少？", [PERFORMANCE])
+    assert "过去一年（业绩比较基准收益率②）：8.02%" in blocks[0]
+
+
+def test_follow_ups_go_on_with_the_stage_asked_before():
+    first = "松岭成长优选A份额近一年的净值增长率是多少？"
+    history = [{"question": first, "answer": answer(first, [PERFORMANCE])[0]}]
+    # another class of the same stage (C类呢？), then the benchmark of that stage (同期)
+    blocks = answer("C类呢？", [PERFORMANCE], history)
+    assert blocks[0].startswith(
+        "**回答**（松岭成长优选混合基金）：过去一年（份额净值增长率①）：10.71%"
+    )
+    history.append({"question": "C类呢？", "answer": blocks[0]})
+    blocks = answer("同期的业绩比较基准收益率呢？", [PERFORMANCE], history)
+    assert "过去一年（业绩比较基准收益率②）：8.02%" in blocks[0]
+    assert "4.10" not in blocks[0]  # not the quarter's, which the prose calls 同期
+    assert f"[[cite:{PERFORMANCE['id']}]]" in blocks[0]
