@@ -206,6 +206,11 @@ def _builtin() -> Vocabulary:
         "npl": ["不良贷款率"],
         "不良率": ["不良贷款率"],
         "拨覆率": ["拨备覆盖率"],
+        # The regulators' inclusive small-business loans (普惠型小微企业贷款), as an analyst
+        # shortens them; a balance against the year's start is against 上年末.
+        "普惠小微": ["普惠型小微企业"],
+        "比年初": ["较上年末", "比上年末"],
+        "较年初": ["较上年末", "比上年末"],
         # A bank's capital adequacy on two bases: the group's (并表, consolidated) and the
         # parent bank's alone (非并表) — what an analyst calls 合并口径 and 母公司口径.
         "母公司口径": ["非并表"],

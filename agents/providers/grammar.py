@@ -237,15 +237,16 @@ PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有|担任|出任|当)(?=..)")
 # verb is not — when a figure is asked (跑赢基准了吗 asks a judgement no excerpt writes).
 OUTPERFORMED = re.compile(r"^(?:跑赢|跑输|超越|超过|落后于?)(?=..)")
 # A comparison written 比 X 高 (净值增长率比基准高多少): X is what the thing is compared
-# with, 比 and the comparative are grammar (not 比例, 比重, 占比, 同比, 环比, 对比, 比较).
+# with, 比 and the comparative are grammar (not 比例, 比重, 占比, 同比, 环比, 对比, 比较, nor
+# 比年初: a balance's change since the year's start, the vocabulary's 较上年末).
 COMPARED_WITH = re.compile(
-    r"(?<![占同环对])比(?![例重率较])(?P<other>(?:比较|[^，。？?！!比|]){1,16}?)(?:更|还)?"
+    r"(?<![占同环对])比(?![例重率较]|年初)(?P<other>(?:比较|[^，。？?！!比|]){1,16}?)(?:更|还)?"
     r"[高低大小多少快慢](?:出|了)?"
 )
 # A question that compares two things of one entity (净利润率与资产负债率哪个高, 净利润增速
 # 比营收增速高多少, 相差多少): the answer ends with which is higher and by how much.
 COMPARES = re.compile(
-    r"(?<![占同环对])比(?![例重率较]|上年|去年|上期)|(?:哪个|哪项|哪一个|谁)更?[高大低小多少快慢]"
+    r"(?<![占同环对])比(?![例重率较]|上年|去年|上期|年初)|(?:哪个|哪项|哪一个|谁)更?[高大低小多少快慢]"
     r"|(?:哪个|哪项|哪一个|谁)[^，。？?]{1,8}?[高大低小快慢]"
     r"|更[高大低小多快慢好]|相差|差[了距额]|差多少|高出|多出|对比|比较|相比|孰"
 )

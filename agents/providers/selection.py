@@ -206,8 +206,8 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
             score += 0.5
     # A sentence that writes a period of its own the question does not ask (年初至报告期末
     # over 本报告期 of a Q3 report) is another period's figure (a year, 同比 aside).
-    asked = {p for p in reading.question.periods if p != "YOY" and not p.isdigit()}
-    own = {p for p in periods_in(text) if p != "YOY" and not p.isdigit()}
+    asked = {p for p in reading.question.periods if p in PARTS}
+    own = {p for p in periods_in(text) if p in PARTS}
     if unit.kind != "row" and asked and own and not own & asked:
         score -= 0.5
     # A few shared words break ties between sentences that both name the topic.
@@ -452,36 +452,28 @@ def is_member(row: Unit) -> bool:
     return not is_total(row) and not _RECONCILING.match(label)
 
 
-def _table_span(source: Source, row: Unit) -> tuple[int, int]:
-    """Where ``row``'s table lies among the excerpt's units: after the nearest header of
-    its columns before it, up to the next one (another table of the same columns under a
-    caption of its own: a fund's A class, then its C class) — the whole excerpt when
-    ``row`` is not one of its units or its header is another excerpt's."""
-    units = source.units
-    at = next((i for i, u in enumerate(units) if u is row), -1)
-    if at < 0:
-        return -1, len(units)
-    starts = [
-        i
-        for i, u in enumerate(units)
-        if u.kind == "header" and " | ".join(u.clauses) == row.heading
-    ]
-    begin = max((i for i in starts if i < at), default=-1)
-    return begin, min((i for i in starts if i > at), default=len(units))
+def _own_header(source: Source, row: Unit) -> int:
+    """Where ``row``'s header lies among the excerpt's units: the nearest header of its
+    columns before it (another table of the same columns under a caption of its own: a
+    fund's A class, then its C class), or -1 (its header is another excerpt's)."""
+    at = next((i for i, u in enumerate(source.units) if u is row), -1)
+    for i in range(at - 1, -1, -1):
+        unit = source.units[i]
+        if unit.kind == "header" and " | ".join(unit.clauses) == row.heading:
+            return i
+    return -1
 
 
 def table_rows(source: Source, row: Unit) -> list[Unit]:
-    """The rows of the table ``row`` belongs to (the rows under its header)."""
-    begin, end = _table_span(source, row)
-    return [
-        u for u in source.units[begin + 1 : end] if u.kind == "row" and u.heading == row.heading
-    ]
+    """The rows of the table ``row`` belongs to (the rows under the same header; tables of
+    the same columns — a fund's classes — answer together what names rows of each)."""
+    return [u for u in source.units if u.kind == "row" and u.heading == row.heading]
 
 
 def table_caption(source: Source, row: Unit) -> str:
     """The caption (or heading) written before ``row``'s table (前 10 名股东持股情况) — a
     borrowed header's, from its own excerpt."""
-    begin, _ = _table_span(source, row)
+    begin = _own_header(source, row)
     headers = [u for u in source.units if u.kind == "header"]
     own = next((u.heading for u in headers if " | ".join(u.clauses) == row.heading), "")
     return row.caption or (source.units[begin].heading if begin >= 0 else own)

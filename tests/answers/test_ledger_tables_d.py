@@ -145,3 +145,30 @@ def test_follow_ups_go_on_with_the_stage_asked_before():
     assert "过去一年（业绩比较基准收益率②）：8.02%" in blocks[0]
     assert "4.10" not in blocks[0]  # not the quarter's, which the prose calls 同期
     assert f"[[cite:{PERFORMANCE['id']}]]" in blocks[0]
+
+
+# -- a balance against the year's start --------------------------------------------------
+
+LOANS = excerpt(
+    BANK,
+    "三、经营情况讨论与分析\n"
+    "截至报告期末，本行各项存款余额 2,804.10 亿元，同比增长 6.2%。普惠型小微企业贷款余额"
+    " 301.26 亿元，较上年末增长 11.5%。",
+)
+
+
+def test_a_change_since_the_years_start_is_a_period_of_its_own():
+    assert periods_in("比年初增长了多少") == {"BOY"}
+    assert periods_in("较上年末增长 14.2%") == {"BOY"}
+    assert periods_in("本期末比上年末增减(%)") == {"BOY"}
+    assert periods_in("比上年同期") == {"YOY"}
+
+
+def test_inclusive_small_business_loans_against_the_years_start():
+    blocks = answer("松岭中报普惠小微贷款余额多少，比年初增长了多少？", [LOANS])
+    assert blocks[0] == (
+        "**回答**（松岭银行）：普惠型小微企业贷款余额 301.26 亿元，较上年末增长 11.5%。"
+        f" [[cite:{LOANS['id']}]]"
+    )
+    # a change on the year before (同比) is not one since the year's start
+    assert not_found(answer("松岭银行各项存款余额比年初增长了多少？", [LOANS]))
