@@ -40,10 +40,12 @@ from agents.providers.reading import (
     enumerates,
     fold,
     is_attribute,
+    is_class_letter,
     read_question,
     states,
     topic_phrases,
     unit_of,
+    without_class,
 )
 from agents.providers.selection import (
     answering_rows,
@@ -225,6 +227,13 @@ class ExtractiveProvider:
             earlier_entities = entity_terms_of(asked_before, sources)
             reading.topic = [t for t in asked_before.terms if t not in earlier_entities]
             reading.phrases = tuple(topic_phrases(asked_before, earlier_entities))
+        if earlier and reading.phrases and all(map(is_class_letter, reading.phrases)):
+            # C类呢？ after A份额近一年的净值增长率是多少？ asks the same of another class.
+            asked_before = read_question(earlier, corpus, names)
+            before = topic_phrases(asked_before, entity_terms_of(asked_before, sources))
+            rest = [without_class(p) for p in before if not is_class_letter(p)]
+            reading.phrases = (*reading.phrases, *(p for p in rest if p))
+            reading.topic += [t for t in asked_before.terms if t not in entity_terms]
         if earlier and fold(state.task).startswith(PRONOUNS):
             # 她获授多少万股？ after 财务总监是谁？: she is whoever that question asked for, so
             # a unit that also says what it asked (苏明蕙 | 副总经理、财务总监 | 25.00) is hers.

@@ -442,6 +442,19 @@ def class_letter(phrase: str) -> str:
     return _CLASS_WORD.sub(r"\1", phrase)
 
 
+_LETTER = re.compile(r"(?<![A-Za-z])[A-Za-z](?![A-Za-z])")
+
+
+def is_class_letter(phrase: str) -> bool:
+    """Whether ``phrase`` is a share class asked by its letter alone (C of C类呢？)."""
+    return len(phrase) == 1 and phrase.isascii() and phrase.isalpha()
+
+
+def without_class(phrase: str) -> str:
+    """``phrase`` without the share class it names by its letter (A近一年 → 近一年)."""
+    return _LETTER.sub("", phrase)
+
+
 _ASKED_UNIT = re.compile(r"(?:多少|几)(?P<rest>[^\s，。？?！!、；;]{1,4})")
 
 
@@ -585,8 +598,11 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
             if DOCUMENT_WORDS.search(piece) and len(piece) >= 2:
                 sources.append(piece)  # where to look (海岳证券研报里), not what is asked
                 continue
-            if (len(piece) >= 2 or lexical) and piece not in out:
-                out.append(piece)
+            # a share class is asked by its letter (C份额 → C: the report writes
+            # 青屿价值精选混合 C), however short
+            classed = class_letter(piece)
+            if (len(piece) >= 2 or lexical or classed != piece) and classed not in out:
+                out.append(classed)
     asked = [piece for piece in out if piece not in PREDICATE_ONLY]
     # (a question that asks of nothing but a document, 发布了什么公告, asks the document)
     asked = asked or out or sources

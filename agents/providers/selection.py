@@ -8,6 +8,7 @@ question's terms (docs/extractive-provider.md). No database and no model; the pr
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -330,6 +331,11 @@ def candidate_units(source: Source, reading: Reading) -> list[Unit]:
             for line in items:
                 out.append(Unit(line, "sentence", context, [line]))
             continue
+        classes = listed_alike(source, unit) if unit.kind == "row" else []
+        if classes and not unit.header_from:
+            # quoted under the row naming what each of its items is of (below)
+            header = unit.header_text or unit.heading
+            unit = replace(unit, header_text="\n".join([header, *(r.text for r in classes)]))
         out.append(unit)
         if unit.kind == "header" and reading.question.which:
             out += table_as_list(source, unit)
@@ -462,6 +468,27 @@ def _own_header(source: Source, row: Unit) -> int:
         if unit.kind == "header" and " | ".join(unit.clauses) == row.heading:
             return i
     return -1
+
+
+_ITEMS = re.compile(r"\s*/\s*")
+
+
+def _items(row: Unit) -> int:
+    """How many items the cells of ``row`` list, split by / (018462 / 018463: two)."""
+    return max((len(_ITEMS.split(c.strip())) for c in row.clauses[1:]), default=1)
+
+
+def listed_alike(source: Source, row: Unit) -> list[Unit]:
+    """The rows before ``row`` in its table that list as many items split by / as it does:
+    a fund's facts table gives one value per class (下属分级基金的交易代码 | 018462 /
+    018463) in the order of the row naming the classes (下属分级基金的基金简称 | 青屿价值精选
+    混合 A / 青屿价值精选混合 C), which says what each item is of."""
+    count = _items(row) if row.clauses else 1
+    if count < 2:
+        return []
+    rows = table_rows(source, row)
+    before = rows[: next((i for i, r in enumerate(rows) if r is row), len(rows))]
+    return [r for r in before if _items(r) == count]
 
 
 def table_rows(source: Source, row: Unit) -> list[Unit]:
@@ -892,6 +919,8 @@ def best_units(reading: Reading) -> list[Pick]:
             context = f"{year_on_year(unit.heading)}\n{framing}\n{without_headline(source.title)}"
             # a row is read with its table's labels and caption (表 2 前五名客户)
             labels = table_labels(source, unit) if unit.kind == "row" else ""
+            if unit.kind == "row" and unit.header_text != unit.heading:
+                labels += "\n" + unit.header_text  # (the row naming its items: listed_alike)
             if unit.kind == "row" and is_total(unit):
                 context += "\n" + "\n".join(TOTALS)  # the total row states the whole
             if not states_question(reading, unit.text, f"{context}\n{labels}"):

@@ -172,3 +172,29 @@ def test_inclusive_small_business_loans_against_the_years_start():
     )
     # a change on the year before (同比) is not one since the year's start
     assert not_found(answer("松岭银行各项存款余额比年初增长了多少？", [LOANS]))
+
+
+# -- a fund's facts table ----------------------------------------------------------------
+
+FACTS = excerpt(
+    FUND,
+    "§2 基金产品概况\n\n"
+    "基金简称 | 松岭成长优选混合\n\n"
+    "基金主代码 | 016201\n\n"
+    "报告期末基金份额总额 | 1,204,330,118.20 份\n\n"
+    "基金经理 | 林叙白\n\n"
+    "下属分级基金的基金简称 | 松岭成长优选混合 A / 松岭成长优选混合 C\n\n"
+    "下属分级基金的交易代码 | 016201 / 016202",
+)
+
+
+def test_a_value_per_class_is_quoted_with_the_row_naming_the_classes():
+    blocks = answer("松岭成长优选C份额的交易代码是多少？", [FACTS])
+    assert blocks[0] == (
+        "**回答**（松岭成长优选混合基金）：表格：基金简称 | 松岭成长优选混合\n"
+        "下属分级基金的基金简称 | 松岭成长优选混合 A / 松岭成长优选混合 C\n"
+        "  下属分级基金的交易代码 | 016201 / 016202"
+        f" [[cite:{FACTS['id']}]]"
+    )
+    # a class the fund does not have
+    assert not_found(answer("松岭成长优选E份额的交易代码是多少？", [FACTS]))
