@@ -12,7 +12,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from agents.providers.grammar import PRIOR_PERIOD
+from agents.providers.grammar import ASKS_FIGURE, PRIOR_PERIOD
 from agents.providers.reading import (
     LEXICON,
     Question,
@@ -610,11 +610,27 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
             periods_in(f"{label}\n{labels}\n{cell}")
         )
 
-    if reading.question.figures_asked > 1:
-        # Two clauses each asking a figure of one row (赤霞新材市值是多少，占净值比例多少):
-        # each is a cell of its own.
-        return all(any(one_cell(p, c) for c in cells) for p in asked)
-    return any(all(one_cell(p, c) for p in asked) for c in cells)
+    # Two clauses each asking a figure of one row (赤霞新材市值是多少，占净值比例多少): the
+    # phrases of each clause are a cell of their own.
+    return all(
+        any(all(one_cell(p, c) for p in group) for c in cells)
+        for group in _by_clause(reading.question, asked)
+    )
+
+
+def _by_clause(question: Question, phrases: list[str]) -> list[list[str]]:
+    """``phrases`` grouped by the clause of ``question`` asking a figure that writes them,
+    when it asks several (营收多少，同比增长多少); else one group. A phrase no such clause
+    writes (a row carried from the question before) goes with every group."""
+    if question.figures_asked < 2:
+        return [phrases]
+    clauses = [c for c in _FIGURE_CLAUSES.split(fold(question.text)) if ASKS_FIGURE.search(c)]
+    groups = [[p for p in phrases if fold(p) in c] for c in clauses]
+    rest = [p for p in phrases if not any(p in g for g in groups)]
+    return [[*g, *rest] for g in groups if g] or [phrases]
+
+
+_FIGURE_CLAUSES = re.compile(r"[，,；;?？!！。]")
 
 
 def _share_of_its_own_figure(reading: Reading, phrase: str, label: str, cells: list[str]) -> bool:

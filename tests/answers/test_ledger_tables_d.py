@@ -198,3 +198,17 @@ def test_a_value_per_class_is_quoted_with_the_row_naming_the_classes():
     )
     # a class the fund does not have
     assert not_found(answer("松岭成长优选E份额的交易代码是多少？", [FACTS]))
+
+
+def test_each_clause_asking_a_figure_is_one_cell_of_the_row():
+    # 年末股票投资 and 账面价值 are asked in one clause: no one cell of 债券投资's row states
+    # them together (上年末占比 writes 年末, 期末账面价值 the value), whatever each states apart
+    investments = excerpt(
+        "松岭保险集团股份有限公司 2026 年年度报告摘要",
+        "（四）投资资产\n单位：人民币百万元\n\n"
+        "投资品种 | 期末账面价值 | 占比（%） | 上年末占比（%）\n\n"
+        "定期存款 | 58,317.42 | 7.62 | 8.31\n\n"
+        "债券投资 | 502,516.87 | 65.28 | 63.87",
+    )
+    question = "松岭保险年末股票投资的账面价值是多少，占投资资产的比例多少？"
+    assert not_found(answer(question, [investments]))
