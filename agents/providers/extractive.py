@@ -248,7 +248,9 @@ class ExtractiveProvider:
         if earlier and not names_own_entity and not question.ordinal:
             # 出租率呢？ after 华南呢？ asks it of the row the conversation is on.
             history = [str(t.get("question") or "") for t in getattr(state, "history", None) or []]
-            carried = carried_rows(sources, state.task, [earlier, *reversed(history)])
+            carried = carried_rows(
+                sources, state.task, [earlier, *reversed(history)], reading.phrases
+            )
             # (a row named like a document's entity is that entity, not a row asked of:
             # 赤霞新材 in a fund's holdings after 赤霞新材第七项议案…)
             carried = [c for c in carried if not any(source_names(s, c) for s in sources)]

@@ -24,6 +24,7 @@ from agents.providers.reading import (
     exact_character,
     fold,
     is_attribute,
+    is_class_letter,
     is_han,
     leading_unstated,
     short_name,
@@ -391,10 +392,15 @@ def split_table_as_list(source: Source, row: Unit, sources: list[Source]) -> lis
 TOTALS = ("合计", "总计", "总体", "整体", "全部", "全公司", "总数")
 
 
-def carried_rows(sources: list[Source], question: str, earlier: list[str]) -> list[str]:
+def carried_rows(
+    sources: list[Source], question: str, earlier: list[str], asked: tuple[str, ...] = ()
+) -> list[str]:
     """The table rows the latest earlier question naming one named (华南呢？) that a
     follow-up naming no row (出租率呢？, then 干线线路呢？) goes on asking about: their
-    labels, or [] when it names a row itself. ``earlier``: latest first."""
+    labels, or [] when it names a row itself. ``earlier``: latest first. A row goes on
+    only where what the follow-up asks (``asked``, its phrases) is asked of it: its label,
+    its table's header and caption state each (对应的PE呢？ asks nothing of a row of
+    归属于母公司股东的净利润); a share class asked by its letter names a table, not a row."""
     labels = {
         fold(u.clauses[0]).strip()
         for s in sources
@@ -420,8 +426,19 @@ def carried_rows(sources: list[Source], question: str, earlier: list[str]) -> li
 
     if any(_names_label(label, unwritten(fold(question))) for label in labels):
         return []
+
+    def asked_of(label: str) -> bool:
+        return any(
+            all(
+                is_class_letter(p) or states(p, f"{label}\n{u.heading}\n{u.caption}") for p in asked
+            )
+            for s in sources
+            for u in s.units
+            if u.kind == "row" and u.clauses and fold(u.clauses[0]).strip() == label
+        )
+
     for text in map(lambda t: unwritten(fold(t)), earlier):
-        named = [label for label in labels if _names_label(label, text)]
+        named = [label for label in labels if _names_label(label, text) and asked_of(label)]
         if named:
             return sorted(named, key=lambda label: _names_label(label, text) - 1)
     return []

@@ -212,3 +212,17 @@ def test_each_clause_asking_a_figure_is_one_cell_of_the_row():
     )
     question = "松岭保险年末股票投资的账面价值是多少，占投资资产的比例多少？"
     assert not_found(answer(question, [investments]))
+
+
+def test_a_follow_up_goes_on_with_a_row_only_where_it_asks_something_of_it():
+    statement = excerpt(
+        BANK,
+        "项目 | 本期 | 上年同期\n\n归属于本行股东的净利润 | 2,052.18 | 1,971.46\n\n"
+        "（四）投资建议\n我们预测公司 2026 年归母净利润 41.2 亿元，当前股价对应 PE 5.3 倍。",
+    )
+    first = "松岭银行上半年归母净利润是多少？"
+    history = [{"question": first, "answer": answer(first, [statement])[0]}]
+    blocks = answer("对应的PE呢？", [statement], history)
+    # (归母净利润 named the row through the vocabulary; PE is asked of no row of that table)
+    assert blocks[0].startswith("**回答**（松岭银行）：我们预测公司 2026 年归母净利润 41.2 亿元")
+    assert "2,052.18" not in blocks[0]
