@@ -255,17 +255,13 @@ def _runs(
 
 
 def _cut_question_word(text: str, word: str, corpus: str) -> str:
-    """``text`` with ``word`` (a question word) cut out — except inside a word the excerpts
-    write, a Chinese character on each side (比较 of 业绩比较基准 is part of that name)."""
+    """``text`` with ``word`` (a question word) cut out — except inside a name the excerpts
+    write, two Chinese characters on each side (比较 of 业绩比较基准 is part of that name)."""
     out, at = [], 0
     while (found := text.find(word, at)) >= 0:
-        around = text[found - 1 : found + len(word) + 1] if found else ""
-        inside = (
-            len(around) == len(word) + 2
-            and is_han(around[0])
-            and is_han(around[-1])
-            and around in corpus
-        )
+        around = text[found - 2 : found + len(word) + 2] if found >= 2 else ""
+        edges = around[:2] + around[-2:]
+        inside = len(around) == len(word) + 4 and all(map(is_han, edges)) and around in corpus
         out += [text[at:found], word if inside else "|"]
         at = found + len(word)
     return "".join([*out, text[at:]])
