@@ -35,6 +35,7 @@ from agents.providers.comparison import (
 from agents.providers.grammar import MENTIONING, PRONOUNS
 from agents.providers.quoting import clause_with, picked_item, quote_rows, quote_unit, unit_stating
 from agents.providers.reading import (
+    as_asked,
     covers,
     doer_phrases,
     enumerates,
@@ -337,7 +338,7 @@ class ExtractiveProvider:
             terms = reading.entity_terms
             named = [t for t in terms if not any(t != o and t in o for o in terms)]
             entity = "、".join(f"「{t}」" for t in named[:3])
-            asked = "、".join(f"「{p}」" for p in reading.phrases[:3])
+            asked = "、".join(f"「{as_asked(p, question.text)}」" for p in reading.phrases[:3])
             if question.ordinal_text:  # as asked (第一大客户), not as read (前一大客户)
                 asked = re.sub(r"前([一二三四五六七八九十\d]+)([大名位])", r"第\1\2", asked)
             when = "、".join(question.times)

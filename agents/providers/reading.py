@@ -451,6 +451,18 @@ def without_class(phrase: str) -> str:
     return _LETTER.sub("", phrase)
 
 
+def as_asked(phrase: str, question: str) -> str:
+    """``phrase`` with a share class it names by its letter written as the question wrote
+    it (A过去五年净值增长率 → A份额过去五年净值增长率): how a non-answer names it."""
+    text = fold(question)
+    for match in _LETTER.finditer(phrase):
+        letter = match.group(0)
+        written = next((f"{letter}{w}" for w in ("类", "份额") if f"{letter}{w}" in text), "")
+        if written:
+            return phrase[: match.start()] + written + phrase[match.end() :]
+    return phrase
+
+
 _ASKED_UNIT = re.compile(r"(?:多少|几)(?P<rest>[^\s，。？?！!、；;]{1,4})")
 
 

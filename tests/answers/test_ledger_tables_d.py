@@ -226,3 +226,9 @@ def test_a_follow_up_goes_on_with_a_row_only_where_it_asks_something_of_it():
     # (归母净利润 named the row through the vocabulary; PE is asked of no row of that table)
     assert blocks[0].startswith("**回答**（松岭银行）：我们预测公司 2026 年归母净利润 41.2 亿元")
     assert "2,052.18" not in blocks[0]
+
+
+def test_a_non_answer_names_the_class_as_asked():
+    blocks = answer("松岭成长优选A份额过去五年净值增长率是多少？", [PERFORMANCE])
+    assert not_found(blocks)
+    assert "没有一段写明「A份额过去五年净值增长率」" in blocks[0]
