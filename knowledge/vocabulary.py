@@ -203,6 +203,9 @@ def _builtin() -> Vocabulary:
         "净资产收益率": ["加权平均净资产收益率"],
         "nim": ["净息差"],
         "息差": ["净息差"],
+        # A spread or a margin that narrows (净利差同比收窄) is printed as a fall: 同比下降
+        # 0.12 个百分点.
+        "收窄": ["下降"],
         "npl": ["不良贷款率"],
         "不良率": ["不良贷款率"],
         "拨覆率": ["拨备覆盖率"],
@@ -211,10 +214,10 @@ def _builtin() -> Vocabulary:
         "普惠小微": ["普惠型小微企业"],
         "比年初": ["较上年末", "比上年末"],
         "较年初": ["较上年末", "比上年末"],
-        # A bank's capital adequacy on two bases: the group's (并表, consolidated) and the
-        # parent bank's alone (非并表) — what an analyst calls 合并口径 and 母公司口径.
+        # A bank's capital adequacy on two bases: the group's (并表, consolidated; an insurer's
+        # 集团合并) and the parent bank's alone (非并表) — an analyst's 合并口径 and 母公司口径.
         "母公司口径": ["非并表"],
-        "合并口径": ["并表"],
+        "合并口径": ["并表", "合并"],
         "总裁": ["总经理"],
         "ceo": ["总经理"],
         "cfo": ["财务总监"],
@@ -280,9 +283,13 @@ def _builtin() -> Vocabulary:
         "债券持仓": ["债券投资"],
         "股票持仓": ["股票投资"],
         "持仓": ["投资明细"],
+        # A fund manager's 增配 / 减配 (adding to or cutting a sector) as its report prints
+        # them: 增加了…板块的配置, 增持; 减少…的配置, 减持.
+        "增配": ["增加", "增持"],
+        "减配": ["减少", "减持"],
         "资产配置": ["资产组合", "投资组合"],
         # What a filing prints for a dividend and a company's line of business.
-        "分红": ["派发现金红利", "利润分配"],
+        "分红": ["派发现金红利", "利润分配", "权益分派"],
         "派息": ["派发现金红利"],
         "股息": ["现金红利"],
         "主营业务": ["主营", "主要业务"],
@@ -297,6 +304,8 @@ def _builtin() -> Vocabulary:
         "持股比例": ["占总股本"],
         # The share capital as an announcement prints it (公司股本总额 40,000.00 万股).
         "总股本": ["股本总额"],
+        # A number of shares as a table's header prints it (获授的限制性股票数量（万股）).
+        "股数": ["股票数量", "股份数量"],
         "占总股本": ["持股比例"],
         # Period aliases.
         "q1": ["第一季度"],
@@ -317,6 +326,10 @@ def _builtin() -> Vocabulary:
         # What an analyst writes and what a filing prints instead.
         "扣非后净利润": ["扣除非经常性损益后的净利润", "扣除非经常性损益的净利润"],
         "地区": ["区域"],
+        # A rise or a fall said in one word (沪深300涨了多少) as a report prints it: 沪深 300
+        # 指数上涨 7.6%, 同比增长…
+        "涨": ["上涨", "增长"],
+        "跌": ["下跌", "下降"],
         # Colloquial verbs that name the figure asked (赚了多少, 卖了多少钱).
         "赚": ["净利润"],
         "挣": ["净利润"],
@@ -358,6 +371,7 @@ def _builtin() -> Vocabulary:
         "偿付能力": ["偿付能力充足率"],
         "赔付率": ["综合赔付率"],
         "财险": ["财产险"],
+        "产险": ["财产险"],
         "寿险": ["人寿保险"],
         "继续率": ["保单继续率"],
         # A dividend's dates and amounts as an implementation announcement prints them.
@@ -386,6 +400,7 @@ def _builtin() -> Vocabulary:
         "总量": ["总数"],
         # A segment as the accounting standard names it (经营分部) and a report's table heads it.
         "业务分部": ["分部"],
+        "板块": ["分部"],
         "经营分部": ["分部"],
         "可转债": ["可转换公司债券"],
         "回购": ["回购股份"],

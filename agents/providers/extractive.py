@@ -59,6 +59,8 @@ from agents.providers.selection import (
     handle_answers,
     is_about,
     relevant_figures,
+    row_owner,
+    section_about,
 )
 from agents.providers.sources import (
     Pick,
@@ -69,6 +71,7 @@ from agents.providers.sources import (
     read_sources,
     source_names,
 )
+from agents.providers.structure import Unit
 from knowledge.figures import Figure, figures_in
 
 NOT_FOUND = "未在可用的知识版本中找到与问题相关的内容，无法给出有出处的回答。"
@@ -268,14 +271,8 @@ class ExtractiveProvider:
         if not self._relevant(reading, sources):
             reading.sources = []
             return reading
-        about = [s for s in sources if is_about(s, entity_terms)]
-        # Names asked apart (澜州银行和溪南银行的目标价) are answered too by an excerpt whose
-        # text names one, whoever it is about (a broker's note on both banks) — and each
-        # must be answered, or none is.
+        about = self._about(reading, sources)
         apart = [fold(a[0]) for a in reading.apart if len(a) > 1]
-        about += [
-            s for s in sources if s not in about and any(name in fold(s.content) for name in apart)
-        ]
         # The document named most fully comes first (星河医疗健康混合基金 before 北辰医药).
         about.sort(
             key=lambda s: (
@@ -299,6 +296,22 @@ class ExtractiveProvider:
             reading.sources = []  # 第五大重仓股 over a list of three: not stated
         return reading
 
+    def _about(self, reading: Reading, sources: list[Source]) -> list[Source]:
+        """The excerpts about the question's entity: its documents', a note's sections
+        headed by its name (## 澜州银行：…, read as those sections alone) — and, for names
+        asked apart (澜州银行和溪南银行的目标价), any excerpt whose text names one, whoever
+        it is about (a broker's note on both banks): each must be answered, or none is."""
+        apart = [fold(a[0]) for a in reading.apart if len(a) > 1]
+        about = []
+        for source in sources:
+            if is_about(source, reading.entity_terms):
+                about.append(source)
+            elif any(name in fold(source.content) for name in apart):
+                about.append(source)  # (whole: each name asked apart is read of its own)
+            elif section := section_about(source, reading.entity_terms):
+                about.append(section)
+        return about
+
     def _relevant(self, reading: Reading, sources: list[Source]) -> bool:
         """The relevance floor: is the question about what was retrieved at all?"""
         question = reading.question
@@ -308,18 +321,27 @@ class ExtractiveProvider:
             return False  # it names something no excerpt mentions (贵州茅台…)
         if not question.terms and not reading.of:
             return False
-        corpus = corpus_of([s for s in sources if is_about(s, reading.entity_terms)])
+        about = self._about(reading, sources)
+        corpus = corpus_of(about)
         if any(year not in corpus for year in question.years):
             return False
-        # who did the act asked of (董事会批了多少…) is named by the document, not the clause
-        if not all(states(doer, corpus) for doer in doer_phrases(question, reading.entity_terms)):
+        # who did the act asked of (董事会批了多少…) is named by the document, not the clause:
+        # by any retrieved excerpt of it (a note's byline names its broker)
+        titles = {s.title for s in about}
+        documents = corpus_of([s for s in sources if s.title in titles])
+        doers = doer_phrases(question, reading.entity_terms)
+        if not all(states(doer, documents) for doer in doers):
             return False
         if not reading.entity_terms:
             # Without a named entity, one excerpt must speak to every term — or, for names
             # coordinated before a shared head (A和B的净息差), to some name's own (a name
             # whose part is stated nowhere says so on its own line).
             apart = [a for a in reading.apart if len(a) > 1]
-            asked = apart or [tuple(question.terms)]
+            # (who did the act or wrote the note is named by the document, checked above,
+            # not by the excerpt that answers: a note's byline names its broker once)
+            said = [r for r in question.runs if r not in question.doers]
+            own = [t for t in question.terms if any(t in r for r in said)]
+            asked = apart or [tuple(own)]
             # (an excerpt's text with the headings it is read under: a section cut across
             # two chunks keeps its heading)
             texts = [fold("\n".join([s.content, *{u.heading for u in s.units}])) for s in sources]
@@ -428,6 +450,9 @@ class ExtractiveProvider:
             self._cited["direct"] = [source.id]
             return f"**回答**：{source.name}：{text} {cite_marker(source)}{self._context_note(reading)}"
         pick = picks[0]
+        if reading.question.extreme and reading.question.top > 1 and pick.unit.kind != "row":
+            # The top N of a table (占比前三的品种): its rows ranked, not the table listed.
+            pick = next((p for p in picks if p.unit.kind == "row"), pick)
         self._direct_pick = pick
         self._cited["direct"] = [pick.source.id]
         # The cell asked: by the topic and the period a column names (年初至报告期末呢？,
@@ -457,6 +482,24 @@ class ExtractiveProvider:
             if rows != [pick.unit]:
                 quoted = quote_rows(rows, asked)
             compared = rows_compared(reading, rows)
+            owners = [row_owner(reading, r) or pick.source for r in rows]
+            if any(owner is not pick.source for owner in owners):
+                # The rows of a table split over two excerpts: each excerpt's rows quoted
+                # with its own citation.
+                parts: list[tuple[Source, list[Unit]]] = []
+                for owner, row in zip(owners, rows, strict=True):
+                    if parts and parts[-1][0] is owner:
+                        parts[-1][1].append(row)
+                    else:
+                        parts.append((owner, [row]))
+                quoted = "\n".join(
+                    f"{quote_rows(part, asked)} {cite_marker(owner)}" for owner, part in parts
+                )
+                self._cited["direct"] = list(dict.fromkeys(owner.id for owner, _ in parts))
+                return (
+                    f"**回答**（{pick.source.name}）：{quoted}{compared}"
+                    f"{self._context_note(reading)}"
+                )
         if compared:
             self._comparing = True  # no revision into one figure
         return (

@@ -21,6 +21,8 @@ QUESTION_WORDS = (
     # a date asked (什么时候成立)
     "什么时候",
     "何时",
+    "哪一天",
+    "哪天",
     # a percent asked (占总股本的百分之几)
     "百分之几",
     "百分之多少",
@@ -88,10 +90,20 @@ QUESTION_WORDS = (
     # a plan's round)
     "这次",
     "这份",
+    "那份",
+    # a note pointed back to (岚峰证券这篇综述)
+    "这篇",
+    "那篇",
     "这一期",
     "这期",
     "这一轮",
     "这轮",
+    # the term of office pointed back to (新一届的总经理, 本届董事会): the board the document
+    # elects, like 这期
+    "新一届",
+    "这一届",
+    "本届",
+    "这届",
     "该公司",
     "这家",
     "介绍一下",
@@ -132,7 +144,7 @@ TIME = re.compile(
     rf"|{PERIOD_WORDS}"
     # the year's end (年底: a balance's date, 年末; 比去年年底 is against the year before's
     # end, not the year-on-year period)
-    r"|(?:(?:比|较)?(?:去|上一?)年)?年底|(?:比|较)?(?:去|上一?)年底"
+    r"|(?:(?:比|较)?(?:去|上一?)年)?年[底末]|(?:比|较)?(?:去|上一?)年底"
     r"|(?:单季度?|累计|去年|上一?年(?:末|度)?|今年|本年度?|当年|报告期末|本报告期|报告期内|本期末|期末"
     r"|本期(?!末)"
     # the present and the quarter a question is asked in (现在, 这个季度): the report's own
@@ -144,7 +156,11 @@ TIME = re.compile(
 # the question, not what it asks about.
 MEASURE = re.compile(
     r"哪[些几一]?[个种]?(?:类别|种类|类型|级别|等级|档次)|哪(?:些|几位|几个)人"
-    r"|(?:(?<![前第])[两二三四五六七八九十几]|哪[几一]?|多少)(?:部分|方面|[只家个条台项类种位名块些户])(?!月)|哪"
+    r"|(?:(?<![前第])[两二三四五六七八九十几]|哪[几一]?|多少)(?:部分|方面|[只家个条台项类种位名块些户])(?!月)"
+    # a top N by a measure (占比前三的: TOP_COUNT)
+    r"|(?<=[^\W\d_])前[\d一二三四五六七八九十]{1,2}(?=的)"
+    # (哪天, 哪一天 ask a date: QUESTION_WORDS)
+    r"|哪(?!一?天)"
     # a comparative question: 谁更大, 哪个更高
     r"|(?:谁|哪个|哪家|哪只)更?[高大低小多少快慢好]|更[高大低小多快慢好]"
 )
@@ -177,7 +193,7 @@ LIGHT_MODIFIERS = ("主要",)
 # A verb of saying after it (研报里说, 公告称, 年报中提到) goes with it: the lead-in of a
 # question that quotes a document.
 DOCUMENT_WORDS = re.compile(
-    r"(?:研报|研究报告|报告|公告|预案|点评|纪要|财报|摘要|季报|年报)"
+    r"(?:研报|研究报告|报告|公告|预案|点评|综述|纪要|财报|摘要|季报|年报)"
     r"(?:[里中内上]?(?:说|称|讲|写|写道|提到|显示|指出|表示))?$"
 )
 # Verbs that link the thing asked to its value or its holder, not part of the thing:
@@ -192,6 +208,10 @@ PREDICATE_AFTER = re.compile(
     r"|花了?|花费|花掉|用了|(?<!定)投了?"
     # a part's share in a whole (寿险分部贡献了多少)
     r"|贡献"
+    # verbs of an appointment after the post (总经理聘的是谁, 董事长选的谁): the post is asked
+    r"|(?<![招解续返])聘(?:任|请|用)?|任命|委任|选举|(?<![人候挑精])选"
+    # verbs of a note listing or writing what is asked (风险提示都列了哪些, 哪位分析师写的)
+    r"|(?<![系序行并排陈队数])列|撰写|编写|(?<![书描编撰速填改抄缩简])写"
     # holding (持有多少股: 有多少 is the question word)
     r"|(?<![支维保坚扶主])持)$"
 )
@@ -226,6 +246,11 @@ PREDICATE_ONLY = MENTIONING | frozenset(
 # An amount asked of an act (董事会批|了多少|闲置募集资金做现金管理): 了 and the question
 # word follow the act's verb, and what comes after them is the thing measured.
 ACT_ASKED = re.compile(r"了?(?:多少|几)(?P<measured>[^？?。，,！!；;\s]*)")
+# Who a document is by (a broker, the author of its note): a name before a coverb of giving
+# (岚峰给溪南银行的目标价: the note gives it), and one right before a word pointing to a
+# document (岚峰证券这篇…综述).
+GIVER = re.compile(r"^(?P<who>[^|]{2,}?)[给向](?=.{2})")
+DOCUMENT_POINTERS = ("这篇", "那篇", "这份", "那份")
 # Who forecasts or judges what is asked (海岳证券预测泊川…): a name before a verb of
 # forecasting or judging, with more after it.
 FORECASTER = re.compile(r"^(?P<who>[^|]{2,}?)(?:预测|认为|估计|测算|判断|看好)(?=.)")
@@ -254,7 +279,16 @@ COMPARES = re.compile(
 COUNTS = re.compile(r"(?:几|多少)(?:部分|方面|[只家个条项类种位名块])")
 # A superlative asked over a table's rows (哪个区域…最高): the row with the extreme value.
 SUPERLATIVE = re.compile(r"最(?P<high>高|大|多|快|好)|最(?P<low>低|小|少|慢|差)")
+# How many of the top rows a superlative asks (获授股数最多的三位高管: the three highest).
+# A top N by the measure before it (占比前三的品种): the N highest.
+TOP_COUNT = re.compile(
+    r"最[高大多快好低小少慢差]的?(?P<n>[\d两二三四五六七八九十]{1,2})[位个只家项名种类]"
+    r"|(?<=[^\W\d_])前(?P<first>[\d一二三四五六七八九十]{1,2})(?=的)"
+)
 EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有由各都")
+# Grammar at a phrase's start only: 所 before a verb (是哪家所审阅的, 为…所持有) is the
+# particle of 所V的, not a word of what is asked (事务所, 交易所 end with it).
+LEAD_FUNCTION = set("所")
 ENUMERATES = re.compile(
     r"哪些|哪几|都有什么|都是什么|都有谁|都是谁|(?:包括|包含|涵盖)(?:了)?什么|分别|名单|列表"
     r"|几[只个家位名条项类种块][^，。？?!！]{0,12}?(?:是什么|是谁|是哪|叫什么|有什么)"

@@ -23,12 +23,15 @@ from agents.providers.grammar import (
     COMPARES,
     COUNT,
     COUNTS,
+    DOCUMENT_POINTERS,
     DOCUMENT_WORDS,
     EACH,
     EDGE_FUNCTION,
     ENUMERATES,
     FOLLOW_UP_LEAD,
     FORECASTER,
+    GIVER,
+    LEAD_FUNCTION,
     LIGHT_HEADS,
     LIGHT_MODIFIERS,
     MEASURE,
@@ -45,6 +48,7 @@ from agents.providers.grammar import (
     SHARE_WORDS,
     SUPERLATIVE,
     TIME,
+    TOP_COUNT,
     WHICH,
     WHO_OR_WHICH,
     YEAR,
@@ -204,6 +208,7 @@ class Question:
     prior: bool = False  # asks the year-ago period's own figure (去年同期呢), not a change
     each: bool = False  # asks for every one (各产品, 分别): a whole column or enumeration
     extreme: int = 0  # a superlative: 1 the highest (最高), -1 the lowest (最低)
+    top: int = 1  # how many of the extreme rows it asks (最多的三位 → 3)
     compares: bool = False  # compares two things (哪个高, 比…高多少, 相差)
     counts: bool = False  # asks how many things (几项, 多少个): a list's items answer
     ordinal: int = 0  # picks one item of a ranked list (第一大重仓股 → 1)
@@ -344,7 +349,39 @@ def _speaker_apart(
     pieces = _segment(who, corpus, names)
     if any(not known for _, known in pieces) or any(who in n or n in who for n in names):
         return [(run, doer)]
-    return [(who, True), (run[len(who) :], False)]
+    # (the verb apart from what is forecast: 预测|溪南银行 is not one phrase that 我们预测
+    # and another bank's 银行 state together)
+    verb, rest = run[len(who) : match.end()], run[match.end() :]
+    return [(who, True), (verb, False), (rest, False)]
+
+
+def _author_apart(
+    run: str, doer: bool, question: str, corpus: str, names: tuple[str, ...]
+) -> list[tuple[str, bool]]:
+    """``run`` parted from the author of the document asked of: a name the excerpts write,
+    not a document's entity, before a coverb of giving (岚峰|给溪南银行的目标价: the note
+    gives it), before a word for a document (岚峰|城商行报告) or right before a word
+    pointing to one (岚峰证券|这篇城商行中报综述) is who wrote the document. A note names its
+    broker once, in its byline, so the document must name it and the answering unit need
+    not (a doer, like who forecasts)."""
+    if doer:
+        return [(run, doer)]
+    who = ""
+    if giving := GIVER.match(run):
+        who = giving["who"]
+    elif (document := DOCUMENT_WORDS.search(run)) and document.start() >= 2:
+        before = run[: document.start()]
+        at = min((i for n in names if (i := before.find(n)) >= 0), default=len(before))
+        who = before[:at]
+    elif any(f"{run}{pointer}" in question for pointer in DOCUMENT_POINTERS):
+        who = run
+    pieces = _segment(who, corpus, names) if len(who) >= 2 else []
+    if not pieces or any(not known for _, known in pieces):
+        return [(run, doer)]
+    if any(who in n or n in who for n in names):
+        return [(run, doer)]
+    rest = run[len(who) :]
+    return [(who, True), *([(rest, False)] if rest else [])]
 
 
 def _grammar_only(piece: str) -> bool:
@@ -353,10 +390,32 @@ def _grammar_only(piece: str) -> bool:
     return piece in PREDICATE_ONLY or not PREDICATE_AFTER.sub("", piece)
 
 
+# A name with a gloss in brackets right after it (北向资金（香港中央结算）): the run of
+# characters before the bracket and the bracket's words.
+_GLOSSED = re.compile(r"(?P<name>[^\W\d_]{2,})[（(](?P<gloss>[^\W\d_]{2,20})[）)]")
+
+
+def _glossed(question: str, corpus: str, names: tuple[str, ...]) -> str:
+    """``question`` with a name the excerpts do not write replaced by the gloss in brackets
+    after it that they do (北向资金（香港中央结算）持有…多少股 asks of 香港中央结算): the gloss
+    names the same thing the way the document does. A document's entity name before it
+    stays (泊川智能北向资金（…）); a bracket the excerpts do not write is left as asked."""
+
+    def swap(match: re.Match[str]) -> str:
+        name, gloss = match["name"], match["gloss"]
+        lead = next((n for n in names if name.startswith(n) and len(name) > len(n)), "")
+        if fold(gloss) not in corpus or fold(name[len(lead) :]) in corpus:
+            return match[0]
+        return lead + gloss
+
+    return _GLOSSED.sub(swap, question)
+
+
 def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Question:
     """The terms of ``question`` as the retrieved ``corpus`` (texts, titles, labels) knows
     them; ``names``: the retrieved documents' entity names, each a term of its own."""
     names = tuple(sorted({fold(n) for n in names if len(n) >= 2}, key=len, reverse=True))
+    question = _glossed(question, fold(corpus), names)
     question = share_class(question, corpus)
     stripped = fold(question).strip()
     follow_up = stripped.startswith(FOLLOW_UP_LEAD) or stripped.rstrip("？?。 ").endswith("呢")
@@ -366,6 +425,9 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     judged = _judged_runs(stripped)
     acts = [_without_act_verb(run, stripped, corpus, names) for run in runs]
     acts = [part for run, doer in acts for part in _speaker_apart(run, doer, corpus, names)]
+    acts = [
+        part for run, doer in acts for part in _author_apart(run, doer, stripped, corpus, names)
+    ]
     runs = [run for run, _ in acts]
     terms, unknown = [], []
     for run in runs:
@@ -395,6 +457,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         and not CHANGE.search(stripped),
         each=bool(EACH.search(stripped)),
         extreme=_extreme(stripped),
+        top=_top(stripped),
         compares=bool(COMPARES.search(stripped)),
         counts=bool(COUNTS.search(stripped)),
         ordinal=_ordinal(picks[0]) if picks else 0,
@@ -539,10 +602,19 @@ def _ordinal(match: re.Match[str]) -> int:
     return int(n) if n.isdigit() else cn_number(n)
 
 
+def _top(question: str) -> int:
+    match = TOP_COUNT.search(question)
+    if match is None:
+        return 1
+    n = match.group("n") or match.group("first")
+    return int(n) if n.isdigit() else cn_number(n.replace("两", "二"))
+
+
 def _extreme(question: str) -> int:
     match = SUPERLATIVE.search(question)
     if match is None:
-        return 0
+        top = TOP_COUNT.search(question)
+        return 1 if top and top.group("first") else 0
     return 1 if match.group("high") else -1
 
 
@@ -582,7 +654,7 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
                 piece = piece[:-1]  # the comparative of 哪个占比高: 占比 is asked
             kept = (*question.terms, *SHARE_WORDS)
             # A piece the excerpts write as it is keeps its edges (在研管线 is not 研管线).
-            while piece and piece[0] in EDGE_FUNCTION and piece not in kept:
+            while piece and piece[0] in EDGE_FUNCTION | LEAD_FUNCTION and piece not in kept:
                 piece = piece[1:]
             while piece and piece[-1] in EDGE_FUNCTION and piece not in kept:
                 piece = piece[:-1]
@@ -595,7 +667,12 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
             for light in LIGHT_MODIFIERS:
                 if piece.startswith(light) and len(piece) - len(light) >= 2 and not lexical:
                     piece = piece[len(light) :]
+            # A one-character head (风险点 asks the 风险) is part of a name the excerpts
+            # write whole (速冻面点, a product).
+            whole = piece in question.terms
             for light in LIGHT_HEADS:
+                if len(light) == 1 and whole:
+                    continue
                 if piece.endswith(light) and len(piece) - len(light) >= 2 and not lexical:
                     piece = piece[: -len(light)]
                     break

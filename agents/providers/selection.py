@@ -12,7 +12,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from agents.providers.grammar import ASKS_FIGURE, PRIOR_PERIOD
+from agents.providers.grammar import ASKS_FIGURE, CHANGE, PRIOR_PERIOD, TIME
 from agents.providers.reading import (
     LEXICON,
     Question,
@@ -153,6 +153,23 @@ def is_about(source: Source, entity_terms: list[str]) -> bool:
     if not entity_terms:
         return True
     return any(covers(t, fold(source.name)) or covers(t, fold(source.title)) for t in entity_terms)
+
+
+# A section heading that is a name, or a name before its headline (## 澜州银行：规模扩张领先).
+_NAMED_SECTION = r"[#\s]*{}\s*(?:[：:（(]|$)"
+
+
+def section_about(source: Source, entity_terms: list[str]) -> Source | None:
+    """The sections of ``source`` headed by the name of the entity asked of (a broker's
+    note on several banks: ## 澜州银行：规模扩张领先，拨备充足), as an excerpt of their own
+    named by it, or None: a note's section on a company is about that company, its other
+    sections and its tables are not."""
+    for term in entity_terms:
+        named = re.compile(_NAMED_SECTION.format(re.escape(fold(term))))
+        kept = [u for u in source.units if u.kind != "row" and named.match(fold(u.heading))]
+        if len(fold(term)) >= 2 and kept:
+            return replace(source, units=kept, name=term, entity=term)
+    return None
 
 
 def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
@@ -466,13 +483,15 @@ def is_total(row: Unit) -> bool:
 # A row that reconciles the members to the total (抵销及其他, 分部间抵销, 调节项): no member
 # of what the table's rows are.
 _RECONCILING = re.compile(r"^(?:分部间|内部)?(?:抵[销消]|调节)")
+# A row that is a part of the row above it (其中：国债及地方政府债), not one more thing listed.
+_PART_ROW = re.compile(r"^其中\s*[:：]?")
 
 
 def is_member(row: Unit) -> bool:
     """A row that is one of the things the table lists — not its total, nor the row that
     reconciles them to it: 哪几个分部 lists 寿险, 财产险, 资管, not 抵销及其他."""
     label = fold(row.clauses[0]).strip() if row.clauses else ""
-    return not is_total(row) and not _RECONCILING.match(label)
+    return not is_total(row) and not _RECONCILING.match(label) and not _PART_ROW.match(label)
 
 
 def _own_header(source: Source, row: Unit) -> int:
@@ -541,6 +560,24 @@ def row_labels(source: Source, row: Unit) -> str:
     return "\n".join(u.clauses[0] for u in table_rows(source, row) if u.clauses)
 
 
+def split_parts(reading: Reading, source: Source, row: Unit) -> list[Unit]:
+    """The rows of ``row``'s table that other retrieved excerpts of its document hold under
+    the same header (a table split across two chunks: one of them borrowed its header)."""
+    return [
+        u
+        for other in reading.sources
+        if other is not source and other.title == source.title
+        for u in table_rows(other, row)
+        if u.header_from == source.id
+        or (row.header_from and row.header_from in (u.header_from, other.id))
+    ]
+
+
+def row_owner(reading: Reading, row: Unit) -> Source | None:
+    """The retrieved excerpt that holds ``row``."""
+    return next((s for s in reading.sources if any(u is row for u in s.units)), None)
+
+
 def named_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     """The rows of ``row``'s table whose labels the question names, in table order."""
     rows = [u for u in table_rows(source, row) if u.clauses]
@@ -564,16 +601,37 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
         return [row]  # its label is asked: each of its columns (本期和上年同期分别多少)
     if question.each:
         return rows or [row]
+    # (a table split over two excerpts ranks its rows in both: the rows of its other part,
+    # under the same header in a retrieved excerpt of the document)
+    rows += [r for r in split_parts(reading, source, row) if is_member(r)]
     column = row_cell(row, reading.phrases)
+    # (the things ranked, when a phrase no header cell speaks to names them — 高管 of
+    # 获授股数最多的三位高管 — are the rows whose own cells state it: 副总经理, not 骨干)
+    cells = [fold(c) for c in row.heading.split(" | ")]
+    said = fold(f"{table_caption(source, row)}\n{source.title}")
+    kinds = [p for p in reading.phrases if not any(_touched(p, cells)) and not states(p, said)]
+    of_kind = [
+        candidate
+        for candidate in rows
+        if all(
+            any(
+                _names_item(p, i)
+                for c in candidate.clauses[1:]
+                for i in _ITEM_SEPARATORS.split(fold(c))
+            )
+            for p in kinds
+        )
+    ]
     valued = []
-    for candidate in rows:
+    for candidate in of_kind or rows:
         cell = candidate.clauses[column] if 0 < column < len(candidate.clauses) else ""
         figures = quantities_in(cell) or figures_in(cell)
         if figures:
             valued.append((figures[0].value * question.extreme, candidate))
     if not valued:
         return [row]
-    return [max(valued, key=lambda v: v[0])[1]]
+    valued.sort(key=lambda v: -v[0])
+    return [candidate for _, candidate in valued[: question.top]]
 
 
 def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") -> bool:
@@ -587,7 +645,12 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     said = fold(f"{label}\n{labels}\n{row.heading}")
     if is_total(row):
         said += "\n" + "\n".join(TOTALS)
-    if not all(leading_unstated(p, said) < 2 for p in reading.phrases):
+    # (an item of the row's own cells names it too: 高管 of 董事、总经理 — not 副总经理 总经理)
+    items = [item for cell in row.clauses[1:] for item in _ITEM_SEPARATORS.split(fold(cell))]
+    if not all(
+        leading_unstated(p, said) < 2 or any(_names_item(p, item) for item in items)
+        for p in reading.phrases
+    ):
         return False
     if any(_modifies(p, label) for p in reading.phrases):
         return False
@@ -596,7 +659,15 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     # or of the caption (营收 from 营业收入, 增长 from 毛利率比上年增减); the rest names
     # rows (their labels, the caption: 前五名客户, the label column's header: 股票名称).
     header = year_on_year(row.heading).split(" | ")
-    cells = [fold(c) for c in header[1 : len(row.clauses)]]
+    # A column whose cell is the row's year (考核年度 | 2028 年) names the row, like its
+    # label: its header asks no figure, its year is the row's period.
+    dated = [
+        i
+        for i, cell in enumerate(row.clauses[1 : len(header)], start=1)
+        if _YEAR_CELL.fullmatch(cell.strip())
+    ]
+    label = "\n".join([label, *(fold(f"{header[i]} {row.clauses[i]}") for i in dated)])
+    cells = [fold(c) for i, c in enumerate(header[1 : len(row.clauses)], start=1) if i not in dated]
     periods = reading.question.periods
     # (a top N the caption counts its rows by names the rows, not a column: 第二大股东持股
     # 比例 asks the column of 持股比例 of a row of 前 10 名股东; so does a phrase the label
@@ -633,6 +704,10 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
         any(all(one_cell(p, c) for p in group) for c in cells)
         for group in _by_clause(reading.question, asked)
     )
+
+
+# A cell that is a year (2028 年, 2027 年度).
+_YEAR_CELL = re.compile(r"(?:19|20)\d{2}\s*(?:年度?)?")
 
 
 def _by_clause(question: Question, phrases: list[str]) -> list[list[str]]:
@@ -861,6 +936,36 @@ def _only_a_change(reading: Reading, unit: Unit) -> bool:
     return False
 
 
+# A figure written as a change (同比下降 1.11 个百分点, 较上年末增长 10.5%): a direction right
+# before it — not the level it reached (降至, 增长到).
+_CHANGED_BY = re.compile(
+    r"(?:增长|下降|增加|减少|提升|提高|降低|上升|下滑|下跌|上涨|减少了|增加了|增长了|下降了)"
+    r"(?:约|近|超过?)?\s*$"
+)
+
+
+# A direction asked in any word (提升了多少, 升了多少, 降了几个百分点): a change asked.
+_DIRECTION_ASKED = re.compile(r"[增减升降涨跌滑]|提高|改善|回落|变|幅")
+
+
+def _changes_only(reading: Reading, unit: Unit) -> bool:
+    """The question asks a thing's own figure — no change, no period compared — and every
+    figure the unit writes is a change (预制菜肴收入同比增长 27.4%；速冻面点毛利率同比下降
+    1.11 个百分点): the unit gives a change of the thing, not the thing."""
+    question = reading.question
+    asked = fold(question.text)
+    if CHANGE.search(asked) or _DIRECTION_ASKED.search(asked) or "YOY" in question.periods:
+        return False
+    # (a follow-up asks what the question before it asked: 那净利润呢？ after 营收同比增长多少？)
+    if question.follow_up or reading.resolved_from:
+        return False
+    if any(is_attribute(p) for p in (*reading.phrases, *reading.of)):
+        return False
+    text = without_markers(unit.text)
+    figures = quantities_in(text)
+    return bool(figures) and all(_CHANGED_BY.search(text[: f.start]) for f in figures)
+
+
 def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = "") -> bool:
     """The unit has the form of an answer: a number when the question asks for one (多少),
     several things when it asks which ones (哪些)."""
@@ -878,6 +983,8 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         return False
     if question.prior and _only_a_change(reading, unit):
         return False  # 去年同期 asks that period's figure: 同比增长 15.64% is a change on it
+    if unit.kind in ("sentence", "clause") and _changes_only(reading, unit):
+        return False  # 毛利率分别多少 asks the level: 毛利率同比下降 1.11 个百分点 is its change
     if question.asks_figure and unit.kind != "list" and _amount_asked(reading):
         figures = quantities_in(without_markers(unit.text))
         if figures and all(f.unit.startswith(("%", "％", "个百分点")) for f in figures):
@@ -910,7 +1017,9 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
     listed = unit.kind == "list" and (question.counts or question.enumerates)
     if question.asks_figure and not quantities_in(without_markers(unit.text)) and not listed:
         return False  # (a list answers "how many items" by its items)
-    if question.which and unit.kind != "list" and not enumerates(unit.text):
+    # (a top N of a table's rows, 占比前三的品种是哪些, is answered by its rows ranked)
+    ranked = unit.kind == "row" and question.extreme and question.top > 1
+    if question.which and unit.kind != "list" and not enumerates(unit.text) and not ranked:
         return False
     return unit.kind != "row" or row_answers(reading, unit, labels, title)
 
@@ -1008,15 +1117,25 @@ def _one_thing(reading: Reading) -> bool:
     自有的, 冷藏车辆中自有的): not things asked side by side."""
     text = fold(reading.question.text)
     spots = sorted((text.find(p), p) for p in reading.phrases)
-    return all(at >= 0 for at, _ in spots) and any(
-        _RESTRICTS.fullmatch(text[a + len(p) : b].strip())
-        for (a, p), (b, _) in zip(spots, spots[1:], strict=False)
+    return (
+        all(at >= 0 for at, _ in spots)
+        and any(
+            _RESTRICTS.fullmatch(between := text[a + len(p) : b].strip())
+            # (a name, its year, its thing: 云岭农商行2026年归母净利润增速 is one thing)
+            or (between and not TIME.sub("", between).strip())
+            for (a, p), (b, _) in zip(spots, spots[1:], strict=False)
+        )
     )
 
 
 # Between a thing and what names its part: 的, 中 (冷藏车辆中自有的), a count and a copula
 # (冷藏车辆有多少是自有的).
-_RESTRICTS = re.compile(r"的|(?:当中|中|里)的?|(?:中|里)?有?(?:多少|几\w?)(?:是|为|属于)")
+# (a superlative and its count between the measure and the things ranked by it:
+# 获授股数最多的三位高管)
+_RESTRICTS = re.compile(
+    r"的|(?:当中|中|里)的?|(?:中|里)?有?(?:多少|几\w?)(?:是|为|属于)"
+    r"|最[高大多快好低小少慢差]的?(?:[\d两二三四五六七八九十]{1,2}[位个只家项名种类])?的?"
+)
 
 
 # Names joined as one subject or object (A和B, A与B, A、B).

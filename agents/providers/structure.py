@@ -504,6 +504,9 @@ def _states_column(phrase: str, cell: str, label: str) -> float:
     if phrase in BASE_UNITS:
         unit = re.search(r"[（(]([^）)]*)[）)]\s*$", folded)
         return 0.0 if unit and phrase not in unit.group(1) else 0.5 * coverage(phrase, folded)
+    if phrase[-1:] in ("末", "底") and not re.search(rf"(?<![上去]){re.escape(phrase)}", folded):
+        # a balance's date (年末) is not the one before it a cell writes (上年末占比)
+        folded = folded.replace(phrase, "")
     rest = _beyond_label(phrase, label)
     return max(
         coverage(phrase, folded),
