@@ -3,7 +3,9 @@
 ``periods_in(text)`` reads the periods a text names: a year (``2026``), a report period
 (``FY`` 年度 / 年报 / 全年, ``H1`` 上半年 / 半年度 / 中报 / 中期 — an interim dividend, not a
 中期票据 —, ``H2``, ``Q1``–``Q4`` 第三季度 / 三季报 / Q3, ``YTD`` 前三季度 / 年初至报告期末; a
-statement's months, 1—9 月 → YTD, 7—9 月 → Q3) and ``YOY`` (上年同期 / 同比 / 比上年, a statement's 上期发生额 column). The extractive reader
+statement's months, 1—9 月 → YTD, 7—9 月 → Q3; a quarter's or a month's end, 三季度末 / 6月末),
+``YOY`` (上年同期 / 同比 / 比上年, a statement's 上期发生额 column) and ``BOY``, a change
+since the year's start (比年初 / 较上年末). The extractive reader
 requires the unit that answers to state every period a question names; retrieval ranks a
 document whose title names another period after the others (``other_period``).
 """
@@ -19,9 +21,14 @@ PERIOD_WORDS = (
     # a statement's months (2026 年 1—9 月, 7-9月): the period they make up
     r"(?P<months>(?<!\d)(?P<first>1[0-2]|[1-9])\s*(?:—|－|-|–|～|~|至)\s*(?P<last>1[0-2]|[1-9])\s*月)"
     r"|(?P<ytd>前三季度|年初至报告期末)"
-    r"|(?:第?(?P<q>[一二三四1-4])\s*季度|(?P<qr>[一三])季报|[Qq](?P<qq>[1-4]))"
-    r"|(?P<h1>上半年|半年度|半年报|中报|中期(?:报告)?(?!票据)|[Hh]1)"
+    # a quarter's or a half's end (三季度末, Q3末, 上半年末: the balance on its last day)
+    r"|(?:第?(?P<q>[一二三四1-4])\s*季度|(?P<qr>[一三])季报|[Qq](?P<qq>[1-4]))末?"
+    r"|(?P<h1>上半年|半年度|半年报|中报|中期(?:报告)?(?!票据)|[Hh]1)末?"
+    # a month's end (6月末, 九月底): the balance date of the report period ending then
+    r"|(?<![\d—－\-–～~至])(?P<end>12|[369]|十二|[三六九])\s*月\s*(?:末|底)"
     r"|(?P<h2>下半年|[Hh]2)"
+    # a balance's change since the year's start (比年初, 较上年末, a column 比上年末增减)
+    r"|(?P<boy>(?:比|较)(?:年初|上年末))"
     # (a statement's comparative column, 上期发生额 / 上期金额, is the year before's same period)
     r"|(?P<yoy>上年同期|去年同期|同比|(?:比|较)(?:上年|去年)(?:同期)?(?!末|年?底)|上期(?=发生额|金额))"
     # 年度 after a year or alone; 半年度 is H1 (matched first, at its own start).
@@ -30,6 +37,10 @@ PERIOD_WORDS = (
 )
 _PERIOD = re.compile(PERIOD_WORDS)
 _QUARTER = {"一": "1", "二": "2", "三": "3", "四": "4"}
+# A month's end → the report period whose balance date it is (6月末 is a half-year report's
+# 本期末, 12月末 an annual report's).
+_MONTH_ENDS = {"3": "Q1", "三": "Q1", "6": "H1", "六": "H1", "9": "Q3", "九": "Q3"}
+_MONTH_ENDS |= {"12": "FY", "十二": "FY"}
 # (first month, last month) → the period they make up; a range from January is cumulative.
 _MONTHS = {
     (1, 3): "Q1",
@@ -60,6 +71,8 @@ def periods_in(text: str) -> frozenset[str]:
         elif kind in ("q", "qq", "qr"):
             quarter = match.group(kind)
             found.add("Q" + _QUARTER.get(quarter, quarter))
+        elif kind == "end":
+            found.add(_MONTH_ENDS[match.group("end")])
         elif kind == "year":
             found.add(match.group("year"))
         elif kind is not None:

@@ -209,6 +209,15 @@ def _builtin() -> Vocabulary:
         "npl": ["不良贷款率"],
         "不良率": ["不良贷款率"],
         "拨覆率": ["拨备覆盖率"],
+        # The regulators' inclusive small-business loans (普惠型小微企业贷款), as an analyst
+        # shortens them; a balance against the year's start is against 上年末.
+        "普惠小微": ["普惠型小微企业"],
+        "比年初": ["较上年末", "比上年末"],
+        "较年初": ["较上年末", "比上年末"],
+        # A bank's capital adequacy on two bases: the group's (并表, consolidated; an insurer's
+        # 集团合并) and the parent bank's alone (非并表) — an analyst's 合并口径 and 母公司口径.
+        "母公司口径": ["非并表"],
+        "合并口径": ["并表", "合并"],
         "总裁": ["总经理"],
         "ceo": ["总经理"],
         "cfo": ["财务总监"],
@@ -253,6 +262,24 @@ def _builtin() -> Vocabulary:
         # A fund is founded when its contract takes effect: 基金合同生效日.
         "成立": ["基金合同生效"],
         "成立日": ["基金合同生效日"],
+        # A fund's performance over a stage, as its report's table names the stages
+        # (阶段: 过去三个月, 过去六个月, 过去一年, 过去三年…).
+        **{
+            f"{near}{span}": [f"过去{printed}"]
+            for near in ("近", "最近")
+            for span, printed in (
+                ("三个月", "三个月"),
+                ("3个月", "三个月"),
+                ("六个月", "六个月"),
+                ("6个月", "六个月"),
+                ("一年", "一年"),
+                ("1年", "一年"),
+                ("三年", "三年"),
+                ("3年", "三年"),
+                ("五年", "五年"),
+                ("5年", "五年"),
+            )
+        },
         "债券持仓": ["债券投资"],
         "股票持仓": ["股票投资"],
         "持仓": ["投资明细"],
@@ -319,7 +346,9 @@ def _builtin() -> Vocabulary:
         "roa": ["总资产收益率"],
         "负债率": ["资产负债率"],
         "总资产": ["资产总计", "资产总额"],
-        "市值": ["总市值"],
+        # (a company's market value is its 总市值; a holding's, in a fund's or an insurer's
+        # table of investments, is printed 公允价值)
+        "市值": ["总市值", "公允价值"],
         # People and holders, as announcements print them.
         "独董": ["独立董事"],
         "实控人": ["实际控制人"],

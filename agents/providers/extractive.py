@@ -35,15 +35,18 @@ from agents.providers.comparison import (
 from agents.providers.grammar import MENTIONING, PRONOUNS
 from agents.providers.quoting import clause_with, picked_item, quote_rows, quote_unit, unit_stating
 from agents.providers.reading import (
+    as_asked,
     covers,
     doer_phrases,
     enumerates,
     fold,
     is_attribute,
+    is_class_letter,
     read_question,
     states,
     topic_phrases,
     unit_of,
+    without_class,
 )
 from agents.providers.selection import (
     answering_rows,
@@ -228,6 +231,13 @@ class ExtractiveProvider:
             earlier_entities = entity_terms_of(asked_before, sources)
             reading.topic = [t for t in asked_before.terms if t not in earlier_entities]
             reading.phrases = tuple(topic_phrases(asked_before, earlier_entities))
+        if earlier and reading.phrases and all(map(is_class_letter, reading.phrases)):
+            # C类呢？ after A份额近一年的净值增长率是多少？ asks the same of another class.
+            asked_before = read_question(earlier, corpus, names)
+            before = topic_phrases(asked_before, entity_terms_of(asked_before, sources))
+            rest = [without_class(p) for p in before if not is_class_letter(p)]
+            reading.phrases = (*reading.phrases, *(p for p in rest if p))
+            reading.topic += [t for t in asked_before.terms if t not in entity_terms]
         if earlier and fold(state.task).startswith(PRONOUNS):
             # 她获授多少万股？ after 财务总监是谁？: she is whoever that question asked for, so
             # a unit that also says what it asked (苏明蕙 | 副总经理、财务总监 | 25.00) is hers.
@@ -242,7 +252,9 @@ class ExtractiveProvider:
         if earlier and not names_own_entity and not question.ordinal:
             # 出租率呢？ after 华南呢？ asks it of the row the conversation is on.
             history = [str(t.get("question") or "") for t in getattr(state, "history", None) or []]
-            carried = carried_rows(sources, state.task, [earlier, *reversed(history)])
+            carried = carried_rows(
+                sources, state.task, [earlier, *reversed(history)], reading.phrases
+            )
             # (a row named like a document's entity is that entity, not a row asked of:
             # 赤霞新材 in a fund's holdings after 赤霞新材第七项议案…)
             carried = [c for c in carried if not any(source_names(s, c) for s in sources)]
@@ -348,7 +360,7 @@ class ExtractiveProvider:
             terms = reading.entity_terms
             named = [t for t in terms if not any(t != o and t in o for o in terms)]
             entity = "、".join(f"「{t}」" for t in named[:3])
-            asked = "、".join(f"「{p}」" for p in reading.phrases[:3])
+            asked = "、".join(f"「{as_asked(p, question.text)}」" for p in reading.phrases[:3])
             if question.ordinal_text:  # as asked (第一大客户), not as read (前一大客户)
                 asked = re.sub(r"前([一二三四五六七八九十\d]+)([大名位])", r"第\1\2", asked)
             when = "、".join(question.times)

@@ -148,7 +148,9 @@ TIME = re.compile(
     r"|(?:单季度?|累计|去年|上一?年(?:末|度)?|今年|本年度?|当年|报告期末|本报告期|报告期内|本期末|期末"
     r"|本期(?!末)"
     # the present and the quarter a question is asked in (现在, 这个季度): the report's own
-    r"|现在|目前|当前|眼下|如今|这一?个?季度?|本季度?|当季度?)"
+    r"|现在|目前|当前|眼下|如今|这一?个?季度?|本季度?|当季度?"
+    # the period asked before (同期的业绩比较基准收益率呢？): the conversation's
+    r"|同期)"
 )
 # A count or an interrogative with its measure word (两只, 几家, 哪几类, 哪些): grammar of
 # the question, not what it asks about.
@@ -260,15 +262,16 @@ PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有|担任|出任|当)(?=..)")
 # verb is not — when a figure is asked (跑赢基准了吗 asks a judgement no excerpt writes).
 OUTPERFORMED = re.compile(r"^(?:跑赢|跑输|超越|超过|落后于?)(?=..)")
 # A comparison written 比 X 高 (净值增长率比基准高多少): X is what the thing is compared
-# with, 比 and the comparative are grammar (not 比例, 比重, 占比, 同比, 环比, 对比, 比较).
+# with, 比 and the comparative are grammar (not 比例, 比重, 占比, 同比, 环比, 对比, 比较, nor
+# 比年初: a balance's change since the year's start, the vocabulary's 较上年末).
 COMPARED_WITH = re.compile(
-    r"(?<![占同环对])比(?![例重率较])(?P<other>(?:比较|[^，。？?！!比|]){1,16}?)(?:更|还)?"
+    r"(?<![占同环对])比(?![例重率较]|年初)(?P<other>(?:比较|[^，。？?！!比|]){1,16}?)(?:更|还)?"
     r"[高低大小多少快慢](?:出|了)?"
 )
 # A question that compares two things of one entity (净利润率与资产负债率哪个高, 净利润增速
 # 比营收增速高多少, 相差多少): the answer ends with which is higher and by how much.
 COMPARES = re.compile(
-    r"(?<![占同环对])比(?![例重率较]|上年|去年|上期)|(?:哪个|哪项|哪一个|谁)更?[高大低小多少快慢]"
+    r"(?<![占同环对])比(?![例重率较]|上年|去年|上期|年初)|(?:哪个|哪项|哪一个|谁)更?[高大低小多少快慢]"
     r"|(?:哪个|哪项|哪一个|谁)[^，。？?]{1,8}?[高大低小快慢]"
     r"|更[高大低小多快慢好]|相差|差[了距额]|差多少|高出|多出|对比|比较|相比|孰"
 )

@@ -254,7 +254,7 @@ def _runs(
     text = SUPERLATIVE.sub("|", text)
     text = COMPARED_WITH.sub(lambda m: f"|{m.group('other')}|", text)
     for word in QUESTION_WORDS_LONGEST:
-        text = text.replace(word, "|")
+        text = _cut_question_word(text, word, corpus)
     runs: list[str] = []
     current: list[str] = []
     for char in text:
@@ -267,6 +267,19 @@ def _runs(
     if current:
         runs.append("".join(current))
     return [run.replace(_AND, "及") for run in runs], times
+
+
+def _cut_question_word(text: str, word: str, corpus: str) -> str:
+    """``text`` with ``word`` (a question word) cut out — except inside a name the excerpts
+    write, two Chinese characters on each side (比较 of 业绩比较基准 is part of that name)."""
+    out, at = [], 0
+    while (found := text.find(word, at)) >= 0:
+        around = text[found - 2 : found + len(word) + 2] if found >= 2 else ""
+        edges = around[:2] + around[-2:]
+        inside = len(around) == len(word) + 4 and all(map(is_han, edges)) and around in corpus
+        out += [text[at:found], word if inside else "|"]
+        at = found + len(word)
+    return "".join([*out, text[at:]])
 
 
 # 及 inside a name the excerpts write whole (手续费及佣金净收入, 现金及现金等价物) is part of
@@ -413,6 +426,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     them; ``names``: the retrieved documents' entity names, each a term of its own."""
     names = tuple(sorted({fold(n) for n in names if len(n) >= 2}, key=len, reverse=True))
     question = _glossed(question, fold(corpus), names)
+    question = share_class(question, corpus)
     stripped = fold(question).strip()
     follow_up = stripped.startswith(FOLLOW_UP_LEAD) or stripped.rstrip("？?。 ").endswith("呢")
     # The ordinals that pick an item, read once: they cut the runs and name the ordinal.
@@ -466,6 +480,60 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         scale=scale["scale"] if (scale := SCALE_ASKED.search(stripped)) else "",
         who_or_which=bool(WHO_OR_WHICH.search(question)),
     )
+
+
+# A share class asked by its letter with 类 (C类, A类份额): the fund's 份额 of that class.
+_SHARE_CLASS = re.compile(r"(?<![A-Za-z])(?P<letter>[A-Za-z])\s*类(?:份额)?")
+
+
+def share_class(question: str, corpus: str) -> str:
+    """``question`` with a share class asked as a letter and 类 (青屿价值精选C类, A类和C类)
+    written as a fund's report names the class's 份额 — C份额, read by the letter the report
+    writes standing alone (青屿价值精选混合 C) — when the excerpts write 份额 and never the
+    letter with 类 (a rating of A 类 is written so, and stays as asked)."""
+    text = fold(question)
+    written = re.sub(r"\s+", "", fold(corpus))
+    if "份额" not in written:
+        return question
+    return _SHARE_CLASS.sub(
+        lambda m: m[0] if f"{m['letter']}类" in written else f"{m['letter']}份额", text
+    )
+
+
+# A share class's word after its letter (A份额): the letter names the class.
+_CLASS_WORD = re.compile(r"(?<![A-Za-z])([A-Za-z])份额")
+
+
+def class_letter(phrase: str) -> str:
+    """``phrase`` with a share class named by its letter alone (A份额过去一年 → A过去一年):
+    a fund's report names the class by the letter after its name (青屿价值精选混合 A) over
+    a table of its own, so its 份额 names no column."""
+    return _CLASS_WORD.sub(r"\1", phrase)
+
+
+_LETTER = re.compile(r"(?<![A-Za-z])[A-Za-z](?![A-Za-z])")
+
+
+def is_class_letter(phrase: str) -> bool:
+    """Whether ``phrase`` is a share class asked by its letter alone (C of C类呢？)."""
+    return len(phrase) == 1 and phrase.isascii() and phrase.isalpha()
+
+
+def without_class(phrase: str) -> str:
+    """``phrase`` without the share class it names by its letter (A近一年 → 近一年)."""
+    return _LETTER.sub("", phrase)
+
+
+def as_asked(phrase: str, question: str) -> str:
+    """``phrase`` with a share class it names by its letter written as the question wrote
+    it (A过去五年净值增长率 → A份额过去五年净值增长率): how a non-answer names it."""
+    text = fold(question)
+    for match in _LETTER.finditer(phrase):
+        letter = match.group(0)
+        written = next((f"{letter}{w}" for w in ("类", "份额") if f"{letter}{w}" in text), "")
+        if written:
+            return phrase[: match.start()] + written + phrase[match.end() :]
+    return phrase
 
 
 _ASKED_UNIT = re.compile(r"(?:多少|几)(?P<rest>[^\s，。？?！!、；;]{1,4})")
@@ -625,8 +693,11 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
             if DOCUMENT_WORDS.search(piece) and len(piece) >= 2:
                 sources.append(piece)  # where to look (海岳证券研报里), not what is asked
                 continue
-            if (len(piece) >= 2 or lexical) and piece not in out:
-                out.append(piece)
+            # a share class is asked by its letter (C份额 → C: the report writes
+            # 青屿价值精选混合 C), however short
+            classed = class_letter(piece)
+            if (len(piece) >= 2 or lexical or classed != piece) and classed not in out:
+                out.append(classed)
     asked = [piece for piece in out if piece not in PREDICATE_ONLY]
     # (a question that asks of nothing but a document, 发布了什么公告, asks the document)
     asked = asked or out or sources

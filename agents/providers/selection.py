@@ -12,11 +12,12 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from agents.providers.grammar import CHANGE, PRIOR_PERIOD
+from agents.providers.grammar import ASKS_FIGURE, CHANGE, PRIOR_PERIOD
 from agents.providers.reading import (
     LEXICON,
     MODIFIED,
     Question,
+    class_letter,
     counted,
     coverage,
     covers,
@@ -24,6 +25,7 @@ from agents.providers.reading import (
     exact_character,
     fold,
     is_attribute,
+    is_class_letter,
     is_han,
     leading_unstated,
     short_name,
@@ -284,8 +286,8 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
             score += 0.5
     # A sentence that writes a period of its own the question does not ask (年初至报告期末
     # over 本报告期 of a Q3 report) is another period's figure (a year, 同比 aside).
-    asked = {p for p in reading.question.periods if p != "YOY" and not p.isdigit()}
-    own = {p for p in periods_in(text) if p != "YOY" and not p.isdigit()}
+    asked = {p for p in reading.question.periods if p in PARTS}
+    own = {p for p in periods_in(text) if p in PARTS}
     if unit.kind != "row" and asked and own and not own & asked:
         score -= 0.5
     # A few shared words break ties between sentences that both name the topic.
@@ -408,6 +410,11 @@ def candidate_units(source: Source, reading: Reading) -> list[Unit]:
             for line in items:
                 out.append(Unit(line, "sentence", context, [line]))
             continue
+        classes = listed_alike(source, unit) if unit.kind == "row" else []
+        if classes and not unit.header_from:
+            # quoted under the row naming what each of its items is of (below)
+            header = unit.header_text or unit.heading
+            unit = replace(unit, header_text="\n".join([header, *(r.text for r in classes)]))
         out.append(unit)
         if unit.kind == "header" and reading.question.which:
             out += table_as_list(source, unit)
@@ -463,10 +470,15 @@ def split_table_as_list(source: Source, row: Unit, sources: list[Source]) -> lis
 TOTALS = ("合计", "总计", "总体", "整体", "全部", "全公司", "总数")
 
 
-def carried_rows(sources: list[Source], question: str, earlier: list[str]) -> list[str]:
+def carried_rows(
+    sources: list[Source], question: str, earlier: list[str], asked: tuple[str, ...] = ()
+) -> list[str]:
     """The table rows the latest earlier question naming one named (华南呢？) that a
     follow-up naming no row (出租率呢？, then 干线线路呢？) goes on asking about: their
-    labels, or [] when it names a row itself. ``earlier``: latest first."""
+    labels, or [] when it names a row itself. ``earlier``: latest first. A row goes on
+    only where what the follow-up asks (``asked``, its phrases) is asked of it: its label,
+    its table's header and caption state each (对应的PE呢？ asks nothing of a row of
+    归属于母公司股东的净利润); a share class asked by its letter names a table, not a row."""
     labels = {
         fold(u.clauses[0]).strip()
         for s in sources
@@ -474,13 +486,55 @@ def carried_rows(sources: list[Source], question: str, earlier: list[str]) -> li
         if u.kind == "row" and u.clauses and not is_total(u)
     }
     labels = {label for label in labels if len(label) >= 2}
-    if any(label in fold(question) for label in labels):
+    # (a label inside a column's name the question writes is that column's word, not the
+    # row: 业绩比较基准 of 业绩比较基准收益率③)
+    cells = {
+        _CELL_TAIL.sub("", fold(c))
+        for s in sources
+        for u in s.units
+        if u.kind == "row"
+        for c in u.heading.split(" | ")[1:]
+    }
+    columns = sorted((c for c in cells if len(c) >= 3), key=len, reverse=True)
+
+    def unwritten(text: str) -> str:
+        for column in columns:
+            text = text.replace(column, "|")
+        return text
+
+    if any(_names_label(label, unwritten(fold(question))) for label in labels):
         return []
-    for text in map(fold, earlier):
-        named = [label for label in labels if label in text]
+
+    def asked_of(label: str) -> bool:
+        return any(
+            all(
+                is_class_letter(p) or states(p, f"{label}\n{u.heading}\n{u.caption}") for p in asked
+            )
+            for s in sources
+            for u in s.units
+            if u.kind == "row" and u.clauses and fold(u.clauses[0]).strip() == label
+        )
+
+    for text in map(lambda t: unwritten(fold(t)), earlier):
+        named = [label for label in labels if _names_label(label, text) and asked_of(label)]
         if named:
-            return sorted(named, key=text.find)
+            return sorted(named, key=lambda label: _names_label(label, text) - 1)
     return []
+
+
+# A header cell's unit in brackets and its number (份额净值增长率①, 公允价值（元）).
+_CELL_TAIL = re.compile(r"\s*(?:[（(][^）)]*[）)]|[\d①-⑳]+)\s*$")
+
+
+def _names_label(label: str, text: str) -> int:
+    """Where ``text`` names the row ``label``, plus one — as written, or by a word the
+    vocabulary prints as it (近一年 names the row 过去一年) — or 0."""
+    if label in text:
+        return text.find(label) + 1
+    for word, printed in LEXICON.items():
+        if label in printed and word in text:
+            return text.find(word) + 1
+    return 0
 
 
 def is_total(row: Unit) -> bool:
@@ -501,17 +555,52 @@ def is_member(row: Unit) -> bool:
     return not is_total(row) and not _RECONCILING.match(label) and not _PART_ROW.match(label)
 
 
+def _own_header(source: Source, row: Unit) -> int:
+    """Where ``row``'s header lies among the excerpt's units: the nearest header of its
+    columns before it (another table of the same columns under a caption of its own: a
+    fund's A class, then its C class), or -1 (its header is another excerpt's)."""
+    at = next((i for i, u in enumerate(source.units) if u is row), -1)
+    for i in range(at - 1, -1, -1):
+        unit = source.units[i]
+        if unit.kind == "header" and " | ".join(unit.clauses) == row.heading:
+            return i
+    return -1
+
+
+_ITEMS = re.compile(r"\s*/\s*")
+
+
+def _items(row: Unit) -> int:
+    """How many items the cells of ``row`` list, split by / (018462 / 018463: two)."""
+    return max((len(_ITEMS.split(c.strip())) for c in row.clauses[1:]), default=1)
+
+
+def listed_alike(source: Source, row: Unit) -> list[Unit]:
+    """The rows before ``row`` in its table that list as many items split by / as it does:
+    a fund's facts table gives one value per class (下属分级基金的交易代码 | 018462 /
+    018463) in the order of the row naming the classes (下属分级基金的基金简称 | 青屿价值精选
+    混合 A / 青屿价值精选混合 C), which says what each item is of."""
+    count = _items(row) if row.clauses else 1
+    if count < 2:
+        return []
+    rows = table_rows(source, row)
+    before = rows[: next((i for i, r in enumerate(rows) if r is row), len(rows))]
+    return [r for r in before if _items(r) == count]
+
+
 def table_rows(source: Source, row: Unit) -> list[Unit]:
-    """The rows of the table ``row`` belongs to (the rows under the same header)."""
+    """The rows of the table ``row`` belongs to (the rows under the same header; tables of
+    the same columns — a fund's classes — answer together what names rows of each)."""
     return [u for u in source.units if u.kind == "row" and u.heading == row.heading]
 
 
 def table_caption(source: Source, row: Unit) -> str:
     """The caption (or heading) written before ``row``'s table (前 10 名股东持股情况) — a
     borrowed header's, from its own excerpt."""
+    begin = _own_header(source, row)
     headers = [u for u in source.units if u.kind == "header"]
     own = next((u.heading for u in headers if " | ".join(u.clauses) == row.heading), "")
-    return row.caption or own
+    return row.caption or (source.units[begin].heading if begin >= 0 else own)
 
 
 def ranked_row(source: Source, row: Unit, ordinal: int) -> bool:
@@ -650,7 +739,7 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     named = fold(title)
     asked = [
         q
-        for q in (_beyond_rank(p, ranked) for p in reading.phrases)
+        for q in (class_letter(_beyond_rank(p, ranked)) for p in reading.phrases)
         if q
         and q not in fold(header[0])
         and counted(q) not in counted(label)
@@ -663,24 +752,28 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     # what any header cell states of each phrase, read once (a table may be 500 wide)
     touched = {p: _touched(p, cells) for p in asked}
 
-    def answered(phrases: list[str]) -> bool:
-        return any(
-            all(_one_cell_states(p, label, c, touched[p], labels) for p in phrases)
-            # and the periods asked, by that column with the table's caption and title (前三季度
+    def of_the_period(cell: str) -> bool:
+        return (
+            # the periods asked, by that column with the table's caption and title (前三季度
             # 同比: no column of 本报告期比上年同期增减 / 年初至报告期末 states both)
-            and periods <= periods_in(f"{label}\n{labels}\n{c}")
+            periods <= periods_in(f"{label}\n{labels}\n{cell}")
             # (a column headed by a year alone — 2025A, 2026E — is that whole year's, whatever
             # part of a year the title names: 三季报点评's forecast table has no quarter)
-            and not (periods & PARTS and _YEAR_ALONE.fullmatch(c.strip()))
+            and not (periods & PARTS and _YEAR_ALONE.fullmatch(cell.strip()))
             # (the quarter alone asked — 单季 — is its own column's, not the title's)
-            and (not asks_quarter_alone(reading.question) or states_quarter_alone(c))
-            for c in cells
+            and (not asks_quarter_alone(reading.question) or states_quarter_alone(cell))
         )
 
-    if reading.question.figures_asked > 1:
-        # Two figures asked of one row (股票投资的账面价值是多少，占比多少): one cell each.
-        return all(answered([p]) for p in asked)
-    return answered(asked)
+    # Two clauses each asking a figure of one row (赤霞新材市值是多少，占净值比例多少): the
+    # phrases of each clause are a cell of their own.
+    return all(
+        any(
+            of_the_period(c)
+            and all(_one_cell_states(p, label, c, touched[p], labels) for p in group)
+            for c in cells
+        )
+        for group in _by_clause(reading.question, asked)
+    )
 
 
 # A cell that is a year (2028 年, 2027 年度).
@@ -694,6 +787,21 @@ def asks_quarter_alone(question: Question) -> bool:
 
 
 _YEAR_ALONE = re.compile(r"(?:19|20)\d{2}\s*(?:[AEae]|年度?|年报)?")
+
+
+def _by_clause(question: Question, phrases: list[str]) -> list[list[str]]:
+    """``phrases`` grouped by the clause of ``question`` asking a figure that writes them,
+    when it asks several (营收多少，同比增长多少); else one group. A phrase no such clause
+    writes (a row carried from the question before) goes with every group."""
+    if question.figures_asked < 2:
+        return [phrases]
+    clauses = [c for c in _FIGURE_CLAUSES.split(fold(question.text)) if ASKS_FIGURE.search(c)]
+    groups = [[p for p in phrases if fold(p) in c] for c in clauses]
+    rest = [p for p in phrases if not any(p in g for g in groups)]
+    return [[*g, *rest] for g in groups if g] or [phrases]
+
+
+_FIGURE_CLAUSES = re.compile(r"[，,；;?？!！。]")
 
 
 def _share_of_its_own_figure(reading: Reading, phrase: str, label: str, cells: list[str]) -> bool:
@@ -791,9 +899,12 @@ def _one_cell_states(
     phrase, touched = _without_table_head(counted(phrase), touched, counted(fold(table)))
     here = stated_characters(phrase, f"{label}\n{cell}")
     # (a letter or a number no header cell writes names the rows — the caption's
-    # 青屿价值精选混合 A — which the floor has checked: A过去一年净值增长率)
+    # 青屿价值精选混合 A — which the floor has checked: A过去一年净值增长率; one the label
+    # states stays, with the word it is part of: 近一年 of the row 过去一年)
     asked = "".join(
-        c for c, t in zip(counted(phrase), touched, strict=True) if t or not exact_character(c)
+        c
+        for c, t, h in zip(counted(phrase), touched, here, strict=True)
+        if t or h or not exact_character(c)
     )
     return states(asked, f"{label}\n{cell}") and all(
         h or not t for h, t in zip(here, touched, strict=True)
@@ -1073,6 +1184,8 @@ def best_units(reading: Reading) -> list[Pick]:
             context = f"{year_on_year(unit.heading)}\n{framing}\n{without_headline(source.title)}"
             # a row is read with its table's labels and caption (表 2 前五名客户)
             labels = table_labels(source, unit) if unit.kind == "row" else ""
+            if unit.kind == "row" and unit.header_text != unit.heading:
+                labels += "\n" + unit.header_text  # (the row naming its items: listed_alike)
             if unit.kind == "row" and is_total(unit):
                 context += "\n" + "\n".join(TOTALS)  # the total row states the whole
             heading = unit.heading if unit.kind != "row" else ""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from agents.providers.reading import cn_number, coverage, fold
+from agents.providers.reading import cn_number, coverage, fold, is_han
 from agents.providers.table_lines import caption_row, is_data_row, line_cells
 from knowledge.figures import BASE_UNITS
 from knowledge.periods import periods_in
@@ -237,6 +237,24 @@ def _item_lines(lines: list[str]) -> list[bool]:
     return items
 
 
+# A page's furniture: its number (第 2 页 共 4 页, — 12 —) or a running header set apart by
+# a layout's spaces.
+_PAGE_FURNITURE = re.compile(r"第\s*\d+\s*页|^[\W\d_]*$|\S\s{2,}\S")
+
+
+def _names_another_table(unit: Unit) -> bool:
+    """Whether ``unit``, right before a table's header written again, is the caption of
+    another table of the same columns (青屿价值精选混合 A's table, then 青屿价值精选混合 C
+    over the same header) — not a page's furniture between two parts of one table."""
+    text = unit.text.strip()
+    return (
+        unit.kind == "heading"
+        and is_caption(text)
+        and sum(map(is_han, text)) >= 2
+        and not _PAGE_FURNITURE.search(text)
+    )
+
+
 def is_caption(text: str) -> bool:
     """A line that names what follows it (a table's or a list's title): it ends with no
     punctuation mark, as a sentence or a clause does."""
@@ -279,7 +297,7 @@ def units(content: str) -> list[Unit]:
         if cells is not None:
             starts = not header or (out and out[-1].kind not in ("row", "header"))
             starts = starts or at in spaced_headers
-            if cells in header_lines:
+            if cells in header_lines and not (out and _names_another_table(out[-1])):
                 continue  # the header again, after a page break: no row
             caption = caption_row(cells) if starts else ""
             if caption:

@@ -29,7 +29,9 @@ from tests.factories import add_document, lease, make_knowledge, publish
         ("7-9月", {"Q3"}),
         ("2026年1～6月", {"2026", "H1"}),
         ("2026 年 10 月 28 日", {"2026"}),
-        ("比上年末增长", set()),  # the year's end, a balance: no period
+        # the year's end, a balance: not the year-on-year period, a change since the year's
+        # start (比年初 asks it)
+        ("比上年末增长", {"BOY"}),
         ("第九届董事会第十次会议决议公告", set()),
         # an interim dividend is the half year's; a medium-term note is no period
         ("中期分红每股多少", {"H1"}),
