@@ -108,6 +108,7 @@ _COLLOQUIAL_CHANGE = ("涨幅", "跌幅", "涨", "跌")
 # 升 and 降 of 升了多少 / 降了多少 too).
 _UP = ("增长", "增加", "提高", "上升", "提升", "上涨", "升")
 _DOWN = ("下降", "减少", "降低", "下滑", "下跌", "回落", "降")
+_IN_YUAN = re.compile(r"\d\s*[万亿千百]*元")
 _SHARE_OF = re.compile(r"占[^，。；,;\n\d]{1,24}?的?(?=\s*\d+(?:\.\d+)?\s*[%％])")
 _ENUMERATION = re.compile(
     r"[^\s、；;，,。]、[^\s、；;，,。]|[；;]\s*\S|[^\s]\s*(?:与|和|及|以及)\s*[^\s]"
@@ -156,6 +157,8 @@ def _mask(term: str, text: str) -> list[bool]:
         (_DOWN, any(w in text for w in _DOWN)),
         (_CHANGE_ASKED, bool(_CHANGE_STATED.search(text))),
         (_DIRECTIONS, bool(_SIGNED_CHANGE.search(text))),
+        # 金额 asked is stated by an amount in yuan (其中海外订单 12.3 亿元)
+        (("金额",), bool(_IN_YUAN.search(text))),
     ):
         for word in words:
             at = term.find(word)
@@ -772,6 +775,10 @@ def exact_character(character: str) -> bool:
     return character in _NUMERALS or (character.isascii() and character.isalnum())
 
 
+# An average's modifier (月均, 人均, 日均, 年均, 户均): written before its head or after it.
+_AVERAGE = re.compile(r"[月日年人户]均")
+
+
 def _swapped(phrase: str, text: str) -> bool:
     """Whether ``text`` writes two pieces of ``phrase`` only in the other order, side by
     side (发行对象 over 向特定对象发行: 对象发行 is another word, the issue to the objects)
@@ -784,6 +791,8 @@ def _swapped(phrase: str, text: str) -> bool:
             pieces.append(phrase[i:j])
         i = j or i + 1
     for first, second in zip(pieces, pieces[1:], strict=False):
+        if _AVERAGE.fullmatch(first):
+            continue  # 月均代理人 is written 代理人月均人数: an average stands either side
         swapped = re.escape(second) + r"[^\s，。；、,;|]{0,2}" + re.escape(first)
         in_order = re.escape(first) + r"[^。；;！？!?\n]*" + re.escape(second)
         if re.search(swapped, text) and not re.search(in_order, text):
@@ -864,6 +873,20 @@ def without_headline(title: str) -> str:
 
 
 _COLON = re.compile(r"[:：]")
+# A section heading that names its subject before a colon and a claim after it (## 云岭农商行：
+# 息差低位，资产质量有待观察).
+_NAME_AND_CLAIM = re.compile(r"^(?P<name>[#\s]*[^\W\d_]{2,16})\s*[:：]\s*[^\W\d_]")
+
+
+def without_claim(heading: str) -> str:
+    """A heading without the headline after its colon (## 云岭农商行：息差低位 → ## 云岭农商行,
+    # 城商行 2026 年中报综述：息差降幅收窄 → …中报综述): what a note claims of the section is
+    not what a sentence under it states, so it is not the sentence's context."""
+    cut = without_headline(heading)
+    if cut != heading:
+        return cut
+    match = _NAME_AND_CLAIM.match(heading)
+    return match.group("name") if match else heading
 
 
 def short_name(entity: str) -> str:
