@@ -86,6 +86,20 @@ def _lexicon() -> dict[str, tuple[str, ...]]:
 
 
 LEXICON = _lexicon()
+# Each spelling of a term of the vocabulary with all the term's spellings (归属于上市公司股东的
+# 净利润 → 归母净利润, 归属于母公司股东的净利润…): one figure however a report names it.
+SPELLINGS: dict[str, set[str]] = {}
+for _term, _printed in LEXICON.items():
+    for _spelling in _printed:
+        SPELLINGS.setdefault(_spelling, set()).update(_printed)
+
+
+def spelled_otherwise(phrase: str, text: str) -> bool:
+    """Whether ``text`` writes another spelling of the vocabulary's figure ``phrase`` is a
+    spelling of (归属于母公司股东的净利润 for 归属于上市公司股东的净利润)."""
+    return any(s in text for s in SPELLINGS.get(phrase, ()))
+
+
 # Each term of the vocabulary with the longer terms that end with it after a modifier of
 # their own (归母净利润 → 扣非归母净利润).
 MODIFIED = {

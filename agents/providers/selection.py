@@ -29,6 +29,7 @@ from agents.providers.reading import (
     is_han,
     leading_unstated,
     short_name,
+    spelled_otherwise,
     stated_characters,
     states,
     unit_of,
@@ -182,6 +183,8 @@ def foreign_modifier(reading: Reading, phrase: str, said: str) -> bool:
     over 澄远人寿's sentence, 柳川农商行 over the sector's 农商行) — "most of the characters"
     is not the thing asked. A word they write only apart (业务 of 汽车电子业务毛利率) is not."""
     phrase = counted(fold(phrase))
+    if spelled_otherwise(phrase, said):
+        return False  # the vocabulary's one figure, however spelled
     mask = stated_characters(phrase, said)
     written = ""
     at = 0
@@ -1218,7 +1221,7 @@ def best_units(reading: Reading) -> list[Pick]:
                 # the report period a sentence names is its own, whatever its title names:
                 # 第三季度 asked, a 三季报点评's 前三季度实现营收… states the year to date
                 continue
-            holders = section_holders(source, leads.get(id(unit), ""))
+            holders = section_holders(source, leads.get(unit.heading, ""))
             if holders_apart(reading, holders) and not any(h in fold(unit.text) for h in holders):
                 # 澄远保险 asked: a sentence whose subject its section's first one names
                 # (澄远人寿) is not the group's; one naming the subsidiary shows whose it is
@@ -1267,17 +1270,15 @@ def period_headings(source: Source) -> dict[int, str]:
     return out
 
 
-def section_leads(source: Source) -> dict[int, str]:
-    """For each unit (by ``id``), the first sentence or item under its heading: where a
-    report names the section's subject once (（一）寿险业务: 2026 年，澄远人寿实现…) and its
-    other sentences leave it out (个人代理人月均人数 48,216 人…)."""
-    out: dict[int, str] = {}
+def section_leads(source: Source) -> dict[str, str]:
+    """For each heading, the first sentence or item under it: where a report names the
+    section's subject once (（一）寿险业务: 2026 年，澄远人寿实现…) and its other sentences
+    leave it out (个人代理人月均人数 48,216 人…)."""
     first: dict[str, str] = {}
     for unit in source.units:
         if unit.kind in ("sentence", "list"):
             first.setdefault(unit.heading, unit.text)
-        out[id(unit)] = first.get(unit.heading, "")
-    return out
+    return first
 
 
 def section_holders(source: Source, lead: str) -> list[str]:
