@@ -1217,7 +1217,7 @@ def best_units(reading: Reading) -> list[Pick]:
             ordinal = reading.question.ordinal
             if unit.kind == "row" and ordinal and not ranked_row(source, unit, ordinal):
                 continue  # 第一大股东: the first row of a ranked table only
-            if unit.kind != "row" and of_another_period(reading, fold(unit.text)):
+            if unit.kind != "row" and of_another_period(reading, without_report_names(unit.text)):
                 # the report period a sentence names is its own, whatever its title names:
                 # 第三季度 asked, a 三季报点评's 前三季度实现营收… states the year to date
                 continue
@@ -1242,7 +1242,9 @@ def best_units(reading: Reading) -> list[Pick]:
             if (
                 unit.kind != "row"
                 and asks_quarter_alone(reading.question)
-                and not states_quarter_alone(f"{unit.text}\n{unit.heading}\n{framing}")
+                and not states_quarter_alone(
+                    f"{without_report_names(unit.text)}\n{unit.heading}\n{framing}"
+                )
             ):
                 continue  # 单季 over a Q3 report: the title's quarter is not the unit's
             title = without_headline(source.title)
@@ -1268,6 +1270,19 @@ def period_headings(source: Source) -> dict[int, str]:
         if unit.kind == "heading" and periods_in(unit.text) & PARTS:
             framing = without_claim(unit.text)
     return out
+
+
+# A report named by its period (三季报, 第三季度报告, 半年报, 年报): the document, not a period
+# of the sentence naming it.
+_REPORT_NAME = re.compile(
+    r"第?[一二三四1-4]季度报告|[一二三四1-4]季报|半年度报告|年度报告|半年报|中报|年报|季报"
+)
+
+
+def without_report_names(text: str) -> str:
+    """``text`` without the reports it names by their period: 公司发布 2026 年三季报，前三季度
+    实现营业收入… states the year to date, not the third quarter its report is named by."""
+    return _REPORT_NAME.sub("|", fold(text))
 
 
 def section_leads(source: Source) -> dict[str, str]:

@@ -107,3 +107,56 @@ REPORT = excerpt(
 def test_an_amount_asked_is_stated_by_a_figure_in_yuan():
     first = answer("泊岸机械海外订单金额是多少？", [REPORT])[0]
     assert "8.6 亿元" in first and "[[cite:" in first, first
+
+
+def test_a_clause_of_the_first_sentence_names_the_sections_subject_too():
+    # the first sentence cut at ；: 新业务价值率为 21.4% is 澄川人寿's
+    doc = excerpt(
+        "澄川保险集团股份有限公司 2026 年年度报告摘要",
+        "（一）寿险业务\n2026 年，澄川人寿实现新业务价值 98.10 亿元，同比增长 11.20%；新业务价值率为"
+        " 21.4%，同比上升 1.5 个百分点。",
+    )
+    first = answer("澄川人寿新业务价值率多少？", [doc])[0]
+    assert "21.4%" in first and "98.10" not in first and "[[cite:" in first, first
+
+
+EVENT = excerpt(
+    "汀岸科技 2026 年三季报点评：业绩稳健",
+    "# 汀岸科技 2026 年三季报点评：业绩稳健\n\n"
+    "**事件**：公司发布 2026 年三季报，前三季度实现营业收入 21.40 亿元，同比增长 12.30%；"
+    "扣非归母净利润 1.96 亿元，同比增长 9.80%。其中 Q3 单季实现营收 7.62 亿元，同比增长 14.10%；"
+    "归母净利润 0.81 亿元，同比增长 11.50%。",
+)
+
+
+def test_a_sentence_inside_an_enumeration_is_an_item_of_its_own():
+    # 。 ends the 扣非 item: the quarter's revenue is quoted alone
+    first = answer("汀岸科技Q3单季营收是多少？", [EVENT])[0]
+    assert "7.62 亿元" in first and "扣非" not in first and "[[cite:" in first, first
+
+
+def test_a_report_named_by_its_period_is_no_period_of_the_sentence():
+    # 公司发布 2026 年三季报，前三季度实现… states the year to date
+    first = answer("汀岸科技第三季度单季营收多少？", [EVENT])[0]
+    assert "7.62 亿元" in first and "21.40" not in first, first
+
+
+FOLLOWED = [
+    excerpt(
+        "溪川电子股份有限公司 2026 年第三季度报告",
+        "一、主要财务数据\n\n项目 | 本报告期 | 年初至报告期末\n\n"
+        "归属于上市公司股东的净利润 | 1,420.38 | 3,761.54",
+    ),
+    excerpt(
+        "溪川电子股份有限公司 2026 年第三季度报告",
+        "合并利润表（节选）  2026 年 1—9 月\n\n项目 | 本期发生额 | 上期发生额\n\n"
+        "归属于母公司股东的净利润 | 3,761.54 | 3,158.83",
+    ),
+]
+
+
+def test_a_figure_of_the_vocabulary_is_stated_by_any_of_its_spellings():
+    # 归属于母公司股东的净利润 is 归属于上市公司股东的净利润: 上市 is no qualifier of its own
+    history = [{"question": "溪川电子前三季度归母净利润多少万元？", "answer": "3,761.54 万元"}]
+    first = answer("上年同期呢？", FOLLOWED, history)[0]
+    assert "3,158.83" in first and "[[cite:" in first, first
