@@ -160,3 +160,13 @@ def test_a_figure_of_the_vocabulary_is_stated_by_any_of_its_spellings():
     history = [{"question": "溪川电子前三季度归母净利润多少万元？", "answer": "3,761.54 万元"}]
     first = answer("上年同期呢？", FOLLOWED, history)[0]
     assert "3,158.83" in first and "[[cite:" in first, first
+
+
+def test_a_qualifier_the_documents_write_elsewhere_is_not_stated_by_its_stem():
+    # 澄川财险 asked: the sentence's 澄川 is 澄川人寿's, and 澄川财险 is written elsewhere
+    doc = excerpt(
+        "澄川保险集团股份有限公司 2026 年年度报告摘要",
+        "五、经营情况讨论与分析\n澄川人寿 13 个月保单继续率为 93.8%。澄川财险综合成本率为 98.1%。",
+    )
+    blocks = answer("澄川财险13个月保单继续率是多少？", [doc])
+    assert not_found(blocks), blocks
