@@ -1288,10 +1288,10 @@ def without_report_names(text: str) -> str:
 def section_leads(source: Source) -> dict[str, str]:
     """For each heading, the first sentence or item under it: where a report names the
     section's subject once (（一）寿险业务: 2026 年，澄远人寿实现…) and its other sentences
-    leave it out (个人代理人月均人数 48,216 人…)."""
+    leave it out (个人代理人月均人数 48,216 人…). Text under no heading is no section."""
     first: dict[str, str] = {}
     for unit in source.units:
-        if unit.kind in ("sentence", "list"):
+        if unit.kind in ("sentence", "list") and unit.heading.strip():
             first.setdefault(unit.heading, unit.text)
     return first
 

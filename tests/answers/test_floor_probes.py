@@ -170,3 +170,13 @@ def test_a_qualifier_the_documents_write_elsewhere_is_not_stated_by_its_stem():
     )
     blocks = answer("澄川财险13个月保单继续率是多少？", [doc])
     assert not_found(blocks), blocks
+
+
+def test_text_under_no_heading_has_no_sections_subject():
+    # the excerpt's first sentence names 澄川人寿; the next, under no heading, is the group's
+    doc = excerpt(
+        "澄川保险集团股份有限公司 2026 年年度报告摘要",
+        "澄川人寿实现新业务价值 98.10 亿元。集团综合偿付能力充足率为 215.3%。",
+    )
+    first = answer("澄川保险综合偿付能力充足率是多少？", [doc])[0]
+    assert "215.3%" in first and "[[cite:" in first, first
