@@ -779,7 +779,20 @@ def states(phrase: str, text: str) -> bool:
         return False
     if any(exact_character(c) and not m for c, m in zip(phrase, mask, strict=True)):
         return False  # a number or a letter is exact: 过去一年 is not 过去五年, A份额 not C份额
-    return mask[-1] and not _swapped(phrase, text)
+    return mask[-1] and not _swapped(phrase, text) and not _one_changed(phrase, mask, text)
+
+
+def _one_changed(phrase: str, mask: list[bool], text: str) -> bool:
+    """Whether ``text`` writes ``phrase`` whole but for one unstated Chinese character
+    inside it, another in its place: that word names another thing (各项存款余额 is not
+    各项贷款余额) — the mirror of the head rule and of ``contrasted`` for a middle character."""
+    for at in range(1, len(phrase) - 1):
+        if mask[at] or not is_han(phrase[at]):
+            continue
+        other = rf"{re.escape(phrase[:at])}[\u4e00-\u9fff]{re.escape(phrase[at + 1 :])}"
+        if re.search(other, text):
+            return True
+    return False
 
 
 _NUMERALS = frozenset("0123456789一二两三四五六七八九十百千")

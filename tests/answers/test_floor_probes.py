@@ -180,3 +180,20 @@ def test_text_under_no_heading_has_no_sections_subject():
     )
     first = answer("澄川保险综合偿付能力充足率是多少？", [doc])[0]
     assert "215.3%" in first and "[[cite:" in first, first
+
+
+DEPOSITS = excerpt(
+    "溪岸银行股份有限公司 2026 年半年度报告摘要",
+    "三、经营情况\n"
+    "截至报告期末，本行各项贷款余额 2,418.60 亿元，同比增长 8.10%。各项存款余额 3,102.55 亿元，"
+    "比年初增长 5.20%。",
+)
+
+
+def test_a_word_written_with_one_character_changed_names_another_thing():
+    # 各项存款余额 is not 各项贷款余额: 存 in 贷's place, the rest written whole (and the
+    # loans' growth is 同比, not 比年初)
+    blocks = answer("溪岸银行各项贷款余额比年初增长多少？", [DEPOSITS])
+    assert not_found(blocks), blocks
+    first = answer("溪岸银行各项存款余额比年初增长多少？", [DEPOSITS])[0]
+    assert "5.20%" in first and "[[cite:" in first, first
