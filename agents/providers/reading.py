@@ -86,6 +86,20 @@ def _lexicon() -> dict[str, tuple[str, ...]]:
 
 
 LEXICON = _lexicon()
+# Each spelling of a term of the vocabulary with all the term's spellings (归属于上市公司股东的
+# 净利润 → 归母净利润, 归属于母公司股东的净利润…): one figure however a report names it.
+SPELLINGS: dict[str, set[str]] = {}
+for _term, _printed in LEXICON.items():
+    for _spelling in _printed:
+        SPELLINGS.setdefault(_spelling, set()).update(_printed)
+
+
+def spelled_otherwise(phrase: str, text: str) -> bool:
+    """Whether ``text`` writes another spelling of the vocabulary's figure ``phrase`` is a
+    spelling of (归属于母公司股东的净利润 for 归属于上市公司股东的净利润)."""
+    return any(s in text for s in SPELLINGS.get(phrase, ()))
+
+
 # Each term of the vocabulary with the longer terms that end with it after a modifier of
 # their own (归母净利润 → 扣非归母净利润).
 MODIFIED = {
@@ -108,6 +122,7 @@ _COLLOQUIAL_CHANGE = ("涨幅", "跌幅", "涨", "跌")
 # 升 and 降 of 升了多少 / 降了多少 too).
 _UP = ("增长", "增加", "提高", "上升", "提升", "上涨", "升")
 _DOWN = ("下降", "减少", "降低", "下滑", "下跌", "回落", "降")
+_IN_YUAN = re.compile(r"\d\s*[万亿千百]*元")
 _SHARE_OF = re.compile(r"占[^，。；,;\n\d]{1,24}?的?(?=\s*\d+(?:\.\d+)?\s*[%％])")
 _ENUMERATION = re.compile(
     r"[^\s、；;，,。]、[^\s、；;，,。]|[；;]\s*\S|[^\s]\s*(?:与|和|及|以及)\s*[^\s]"
@@ -156,6 +171,8 @@ def _mask(term: str, text: str) -> list[bool]:
         (_DOWN, any(w in text for w in _DOWN)),
         (_CHANGE_ASKED, bool(_CHANGE_STATED.search(text))),
         (_DIRECTIONS, bool(_SIGNED_CHANGE.search(text))),
+        # 金额 asked is stated by an amount in yuan (其中海外订单 12.3 亿元)
+        (("金额",), bool(_IN_YUAN.search(text))),
     ):
         for word in words:
             at = term.find(word)
@@ -762,7 +779,20 @@ def states(phrase: str, text: str) -> bool:
         return False
     if any(exact_character(c) and not m for c, m in zip(phrase, mask, strict=True)):
         return False  # a number or a letter is exact: 过去一年 is not 过去五年, A份额 not C份额
-    return mask[-1] and not _swapped(phrase, text)
+    return mask[-1] and not _swapped(phrase, text) and not _one_changed(phrase, mask, text)
+
+
+def _one_changed(phrase: str, mask: list[bool], text: str) -> bool:
+    """Whether ``text`` writes ``phrase`` whole but for one unstated Chinese character
+    inside it, another in its place: that word names another thing (各项存款余额 is not
+    各项贷款余额) — the mirror of the head rule and of ``contrasted`` for a middle character."""
+    for at in range(1, len(phrase) - 1):
+        if mask[at] or not is_han(phrase[at]):
+            continue
+        other = rf"{re.escape(phrase[:at])}[\u4e00-\u9fff]{re.escape(phrase[at + 1 :])}"
+        if re.search(other, text):
+            return True
+    return False
 
 
 _NUMERALS = frozenset("0123456789一二两三四五六七八九十百千")
@@ -770,6 +800,10 @@ _NUMERALS = frozenset("0123456789一二两三四五六七八九十百千")
 
 def exact_character(character: str) -> bool:
     return character in _NUMERALS or (character.isascii() and character.isalnum())
+
+
+# An average's modifier (月均, 人均, 日均, 年均, 户均): written before its head or after it.
+_AVERAGE = re.compile(r"[月日年人户]均")
 
 
 def _swapped(phrase: str, text: str) -> bool:
@@ -784,6 +818,8 @@ def _swapped(phrase: str, text: str) -> bool:
             pieces.append(phrase[i:j])
         i = j or i + 1
     for first, second in zip(pieces, pieces[1:], strict=False):
+        if _AVERAGE.fullmatch(first):
+            continue  # 月均代理人 is written 代理人月均人数: an average stands either side
         swapped = re.escape(second) + r"[^\s，。；、,;|]{0,2}" + re.escape(first)
         in_order = re.escape(first) + r"[^。；;！？!?\n]*" + re.escape(second)
         if re.search(swapped, text) and not re.search(in_order, text):
@@ -864,6 +900,20 @@ def without_headline(title: str) -> str:
 
 
 _COLON = re.compile(r"[:：]")
+# A section heading that names its subject before a colon and a claim after it (## 云岭农商行：
+# 息差低位，资产质量有待观察).
+_NAME_AND_CLAIM = re.compile(r"^(?P<name>[#\s]*[^\W\d_]{2,16})\s*[:：]\s*[^\W\d_]")
+
+
+def without_claim(heading: str) -> str:
+    """A heading without the headline after its colon (## 云岭农商行：息差低位 → ## 云岭农商行,
+    # 城商行 2026 年中报综述：息差降幅收窄 → …中报综述): what a note claims of the section is
+    not what a sentence under it states, so it is not the sentence's context."""
+    cut = without_headline(heading)
+    if cut != heading:
+        return cut
+    match = _NAME_AND_CLAIM.match(heading)
+    return match.group("name") if match else heading
 
 
 def short_name(entity: str) -> str:

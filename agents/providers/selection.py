@@ -29,9 +29,11 @@ from agents.providers.reading import (
     is_han,
     leading_unstated,
     short_name,
+    spelled_otherwise,
     stated_characters,
     states,
     unit_of,
+    without_claim,
     without_headline,
     without_share_wholes,
 )
@@ -167,16 +169,49 @@ def entity_names(reading: Reading) -> list[str]:
     return sorted((n for n in names if len(n) >= 4), key=len, reverse=True)
 
 
+# The head words a segment's name ends with (汽车电子业务, 仿制药板块): a table's row
+# label leaves them out (汽车电子 | 96.5 | …).
+SEGMENT_HEADS = "板块|业务|分部|事业部|产品线"
+
+
 def foreign_modifier(reading: Reading, phrase: str, said: str) -> bool:
-    """Whether ``phrase`` begins with a modifier (two characters or more) that ``said``
-    does not state and that none of the entity's excerpts writes: it names something the
-    documents do not have (东北区域冷链仓储面积 over a report without 东北, 整体… over
-    a region's figure) — not a word of theirs left out here (持有东岳生物)."""
-    lead = leading_unstated(phrase, said)
-    if lead < 2:
-        return False
-    written = fold("\n".join(f"{s.title}\n{s.content}" for s in reading.sources))
-    return counted(fold(phrase))[:lead] not in counted(written)
+    """Whether ``phrase`` has a qualifier (two Chinese characters or more) that ``said`` does
+    not state: one at its start that none of the entity's excerpts writes names something
+    the documents do not have (东北区域冷链仓储面积 over a report without 东北, 整体… over a
+    region's figure); one anywhere that they write elsewhere, joined to the stated piece
+    beside it as the question writes them, names the other thing they tell apart (澄远财险
+    over 澄远人寿's sentence, 柳川农商行 over the sector's 农商行) — "most of the characters"
+    is not the thing asked. A word they write only apart (业务 of 汽车电子业务毛利率) is not."""
+    phrase = counted(fold(phrase))
+    if spelled_otherwise(phrase, said):
+        return False  # the vocabulary's one figure, however spelled
+    mask = stated_characters(phrase, said)
+    written = ""
+    at = 0
+    while at < len(phrase):
+        if mask[at]:
+            at += 1
+            continue
+        end = at
+        while end < len(phrase) and not mask[end]:
+            end += 1
+        run = phrase[at:end]
+        if len(run) >= 2:
+            written = written or counted(
+                fold("\n".join(f"{s.title}\n{s.content}" for s in reading.sources))
+            )
+            if at == 0 and (run not in written or phrase[: end + 1] in written):
+                return True
+            # the word the question writes — the run after the stated piece it qualifies —
+            # is one the documents write elsewhere
+            start = at
+            while start > 0 and mask[start - 1]:
+                start -= 1
+            segment_head = re.fullmatch(SEGMENT_HEADS, run)
+            if at and all(map(is_han, run)) and not segment_head and phrase[start:end] in written:
+                return True
+        at = end
+    return False
 
 
 def sibling_named(phrase: str, said: str, heading: str) -> bool:
@@ -925,7 +960,7 @@ def _without_table_head(phrase: str, touched: list[bool], table: str) -> tuple[s
 # subject, at its start, ends with a segment's head word.
 _SEGMENT_SUBJECT = re.compile(
     r"^(?:报告期内|本报告期|上半年|下半年|\d{4}\s*年)?[，,]?\s*"
-    r"(?P<segment>[^，。；,;\d\s]{1,12}?)(?:板块|业务|分部|事业部|产品线)"
+    rf"(?P<segment>[^，。；,;\d\s]{{1,12}}?)(?:{SEGMENT_HEADS})"
 )
 
 
@@ -1174,6 +1209,7 @@ def best_units(reading: Reading) -> list[Pick]:
     picks = []
     for source in reading.sources:
         framings = period_headings(source)
+        leads = section_leads(source)
         for unit in candidate_units(source, reading):
             framing = framings.get(id(unit), "")
             if of_another_period(reading, framing):
@@ -1181,7 +1217,19 @@ def best_units(reading: Reading) -> list[Pick]:
             ordinal = reading.question.ordinal
             if unit.kind == "row" and ordinal and not ranked_row(source, unit, ordinal):
                 continue  # 第一大股东: the first row of a ranked table only
-            context = f"{year_on_year(unit.heading)}\n{framing}\n{without_headline(source.title)}"
+            if unit.kind != "row" and of_another_period(reading, without_report_names(unit.text)):
+                # the report period a sentence names is its own, whatever its title names:
+                # 第三季度 asked, a 三季报点评's 前三季度实现营收… states the year to date
+                continue
+            holders = section_holders(source, leads.get(unit.heading, ""))
+            if holders_apart(reading, holders) and not any(h in fold(unit.text) for h in holders):
+                # 澄远保险 asked: a sentence whose subject its section's first one names
+                # (澄远人寿) is not the group's; one naming the subsidiary shows whose it is
+                continue
+            context = (
+                f"{year_on_year(without_claim(unit.heading))}\n{framing}\n"
+                f"{without_headline(source.title)}\n" + "\n".join(holders)
+            )
             # a row is read with its table's labels and caption (表 2 前五名客户)
             labels = table_labels(source, unit) if unit.kind == "row" else ""
             if unit.kind == "row" and unit.header_text != unit.heading:
@@ -1194,7 +1242,9 @@ def best_units(reading: Reading) -> list[Pick]:
             if (
                 unit.kind != "row"
                 and asks_quarter_alone(reading.question)
-                and not states_quarter_alone(f"{unit.text}\n{unit.heading}\n{framing}")
+                and not states_quarter_alone(
+                    f"{without_report_names(unit.text)}\n{unit.heading}\n{framing}"
+                )
             ):
                 continue  # 单季 over a Q3 report: the title's quarter is not the unit's
             title = without_headline(source.title)
@@ -1218,8 +1268,55 @@ def period_headings(source: Source) -> dict[int, str]:
     for unit in source.units:
         out[id(unit)] = framing
         if unit.kind == "heading" and periods_in(unit.text) & PARTS:
-            framing = without_headline(unit.text)
+            framing = without_claim(unit.text)
     return out
+
+
+# A report named by its period (三季报, 第三季度报告, 半年报, 年报): the document, not a period
+# of the sentence naming it.
+_REPORT_NAME = re.compile(
+    r"第?[一二三四1-4]季度报告|[一二三四1-4]季报|半年度报告|年度报告|半年报|中报|年报|季报"
+)
+
+
+def without_report_names(text: str) -> str:
+    """``text`` without the reports it names by their period: 公司发布 2026 年三季报，前三季度
+    实现营业收入… states the year to date, not the third quarter its report is named by."""
+    return _REPORT_NAME.sub("|", fold(text))
+
+
+def section_leads(source: Source) -> dict[str, str]:
+    """For each heading, the first sentence or item under it: where a report names the
+    section's subject once (（一）寿险业务: 2026 年，澄远人寿实现…) and its other sentences
+    leave it out (个人代理人月均人数 48,216 人…). Text under no heading is no section."""
+    first: dict[str, str] = {}
+    for unit in source.units:
+        if unit.kind in ("sentence", "list") and unit.heading.strip():
+            first.setdefault(unit.heading, unit.text)
+    return first
+
+
+def section_holders(source: Source, lead: str) -> list[str]:
+    """The holders a section's ``lead`` (``section_leads``) names as its subject — at the
+    start of a clause — that share the document's name's first two characters but not its
+    next two: its subsidiaries or segments (澄远人寿 and 澄远财险 in 澄远保险集团's report).
+    The section's sentences state what that holder has, not what the document's entity has."""
+    name = short_name(fold(source.entity))
+    if len(name) < 4 or not all(map(is_han, name[:4])):
+        return []
+    pattern = rf"(?:^|[，,；;。：:])\s*({re.escape(name[:2])}[\u4e00-\u9fff]{{2}})"
+    found = re.findall(pattern, fold(lead))
+    return list(dict.fromkeys(h for h in found if h != name[:4]))
+
+
+def holders_apart(reading: Reading, holders: list[str]) -> bool:
+    """Whether the question names a holder of the same name's stem but none of the section's
+    ``holders`` (``section_holders``): 澄远保险13个月保单继续率 over the 寿险 section, whose
+    subject is 澄远人寿, asks the group's, which the section does not state."""
+    if not holders:
+        return False
+    asked = fold(reading.question.text)
+    return holders[0][:2] in asked and not any(h in asked for h in holders)
 
 
 def of_another_period(reading: Reading, framing: str) -> bool:

@@ -105,7 +105,9 @@ def inline_items(line: str) -> tuple[str, list[str]] | None:
         return lead, [i for i in items if i]
     colon = max(line.find("："), line.find(":"))
     if colon > 0:
-        parts = [p.strip().rstrip("。") for p in re.split(r"[；;]", line[colon + 1 :])]
+        # a sentence's end inside the enumeration ends an item too (…同比增长 21.77%。其中 Q3
+        # 单季实现营收…: two sentences, never one item)
+        parts = [p.strip().rstrip("。") for p in re.split(r"[；;]|(?<=。)", line[colon + 1 :])]
         parts = [p for p in parts if p]
         if len(parts) >= 2:
             return line[: colon + 1].strip(), parts
