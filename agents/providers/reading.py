@@ -115,7 +115,7 @@ _SHARE = re.compile(
 # asked (增长多少) by a signed change (a column 本报告期比上年同期增减).
 _CHANGE_ASKED = ("变化", "变动", "增减", "升降")
 _CHANGE_STATED = re.compile(r"增长|下降|增加|减少|提高|降低|上升|增减|变动|变化|提升|下滑")
-_DIRECTIONS = ("增长", "下降", "增加", "减少", "提高", "降低", "上升", "提升", "下滑")
+_DIRECTIONS = ("增长", "下降", "增加", "减少", "提高", "降低", "上升", "提升", "下滑", "升", "降")
 _SIGNED_CHANGE = re.compile(r"增减|变动|变化")
 _COLLOQUIAL_CHANGE = ("涨幅", "跌幅", "涨", "跌")
 # A direction is stated by another word of the same sense (下滑 by 下降 4.5%; the colloquial

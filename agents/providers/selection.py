@@ -46,6 +46,8 @@ from agents.providers.sources import (
 from agents.providers.structure import (
     QUARTER_ALONE,
     Unit,
+    asks_change,
+    change_columns,
     is_item,
     is_section_heading,
     labels_named,
@@ -1154,6 +1156,8 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         units |= {unit_of(m["unit"]) for m in _LABELLED_UNIT.finditer(fold(unit.text))}
         if question.unit not in units:
             return False
+    if unit.kind == "row" and asks_change(unit, reading.phrases) and not change_columns(unit):
+        return False  # a change asked (涨了多少): a row of levels alone does not state it
     if unit.kind == "row" and question.asks_figure:
         # the cell asked (by the topic and the period its column names) states no value
         # (经营活动现金流量净额 本报告期：不适用): the document has no figure to give

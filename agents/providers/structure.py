@@ -483,7 +483,11 @@ def row_cell(row: Unit, phrases: list[str] | tuple[str, ...]) -> int:
     header = row.heading.split(" | ")
     label = fold(row.clauses[0]) if row.clauses else ""
     best, best_key = -1, (0.0, 0)
+    # (a change asked — 手续费及佣金净收入涨了多少 — is the change column's, never a level's)
+    changes = change_columns(row) if asks_change(row, phrases) else []
     for index, cell in enumerate(header[1 : len(row.clauses)], start=1):
+        if changes and index not in changes:
+            continue
         score = sum(_states_column(p, cell, label) for p in phrases)
         if score and re.search(r"\d", row.clauses[index]):
             score += 0.001
@@ -493,6 +497,38 @@ def row_cell(row: Unit, phrases: list[str] | tuple[str, ...]) -> int:
         if score and (best < 0 or key > best_key):
             best, best_key = index, key
     return best
+
+
+# A phrase asking its thing's change: the question glued a direction or a change to it
+# (手续费及佣金净收入涨了多少, 营业收入增长多少, 同比变化).
+_CHANGE_ASKED = re.compile(
+    r"(?:增长|下降|增加|减少|提高|降低|上升|提升|下滑|上涨|下跌|回落|增减|变动|变化|[涨跌升降])$"
+)
+# A header cell of a change: 本期比上年同期增减(%), 同比, 变动, 增长率.
+_CHANGE_COLUMN = re.compile(
+    r"增减|变动|变化|增长|下降|增加|减少|同比|环比|涨跌|增幅|降幅|增速|幅度"
+)
+
+
+def asks_change(row: Unit, phrases: list[str] | tuple[str, ...]) -> bool:
+    """Whether a phrase asks a change of ``row``'s item — one the row's label does not write
+    as part of its own name (现金及现金等价物净增加额 is a level)."""
+    label = fold(row.clauses[0]) if row.clauses else ""
+    for phrase in phrases:
+        match = _CHANGE_ASKED.search(fold(phrase))
+        if match and match.group() not in label:
+            return True
+    return False
+
+
+def change_columns(row: Unit) -> list[int]:
+    """The columns of ``row``'s table whose header cell states a change."""
+    header = row.heading.split(" | ")
+    return [
+        i
+        for i, cell in enumerate(header[1 : len(row.clauses)], start=1)
+        if _CHANGE_COLUMN.search(fold(cell))
+    ]
 
 
 def _states_column(phrase: str, cell: str, label: str) -> float:
