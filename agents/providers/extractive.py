@@ -61,6 +61,7 @@ from agents.providers.selection import (
     relevant_figures,
     row_owner,
     section_about,
+    section_subject,
 )
 from agents.providers.sources import (
     Pick,
@@ -502,8 +503,12 @@ class ExtractiveProvider:
                 )
         if compared:
             self._comparing = True  # no revision into one figure
+        # (a sentence of a section whose lead names a subsidiary as its subject is that
+        # subsidiary's: 澄远保险集团 · 澄远人寿)
+        subject = section_subject(pick.source, pick.unit)
+        holder = f"{pick.source.name} · {subject}" if subject else pick.source.name
         return (
-            f"**回答**（{pick.source.name}）：{quoted} "
+            f"**回答**（{holder}）：{quoted} "
             f"{cite_marker(pick.source)}"
             f"{compared}"
             f"{self._context_note(reading)}"

@@ -1313,6 +1313,27 @@ def section_holders(source: Source, lead: str) -> list[str]:
     return list(dict.fromkeys(h for h in found if h != name[:4]))
 
 
+def section_subject(source: Source, unit: Unit) -> str:
+    """The holder a sentence speaks of when its section's lead opens with it (（一）寿险业务:
+    2026 年，澄远人寿实现…) and the sentence itself names none (新业务价值率为 23.6%): the
+    answer's label names it beside the document's entity. "" for a row (its label names
+    its item) or a section whose lead opens with no such holder (本公司及主要保险子公司…)."""
+    if unit.kind == "row" or not unit.heading.strip():
+        return ""
+    lead = fold(section_leads(source).get(unit.heading, "")).strip()
+    holders = section_holders(source, lead)
+    if not holders or any(h in fold(unit.text) for h in holders):
+        return ""
+    opening = _LEAD_OPENING.match(lead)
+    return next((h for h in holders if opening and lead[opening.end() :].startswith(h)), "")
+
+
+# What a section's lead may say before its subject: when (2026 年，报告期内).
+_LEAD_OPENING = re.compile(
+    r"(?:(?:19|20)\d{2}\s*年度?|报告期内|本报告期|[上下]半年|本年度|全年)?\s*[，,]?\s*"
+)
+
+
 def holders_apart(reading: Reading, holders: list[str]) -> bool:
     """Whether the question names a holder of the same name's stem but none of the section's
     ``holders`` (``section_holders``): 澄远保险13个月保单继续率 over the 寿险 section, whose

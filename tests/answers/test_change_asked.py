@@ -50,3 +50,30 @@ def test_a_level_asked_is_still_the_level():
 def test_a_change_asked_of_a_table_of_levels_is_not_found():
     assert not_found(answer("汀州银行上半年手续费及佣金净收入增长多少？", [LEVELS]))
     assert not_found(answer("汀州银行上半年手续费及佣金净收入涨了多少？", [LEVELS]))
+
+
+# -- a sentence of a subsidiary's section is labelled with the subsidiary ----------------
+
+INSURER = excerpt(
+    "汐川保险集团股份有限公司 2026 年年度报告摘要",
+    "五、经营情况讨论与分析\n（一）寿险业务\n"
+    "2026 年，汐川人寿实现新业务价值 88.20 亿元，同比增长 10.52%；新业务价值率为 21.4%，"
+    "同比上升 1.5 个百分点。个人代理人月均人数 32,118 人，同比下降 5.2%。\n"
+    "（二）偿付能力\n"
+    "本公司及主要保险子公司偿付能力充足率均满足监管要求。汐川人寿核心偿付能力充足率为 118.3%。"
+    "综合偿付能力充足率为 206.5%。\n",
+)
+
+
+def test_a_clause_of_a_subsidiarys_section_is_labelled_with_it():
+    first = answer("汐川人寿新业务价值率是多少？", [INSURER])[0]
+    assert first.startswith("**回答**（汐川保险集团 · 汐川人寿）：新业务价值率为 21.4%"), first
+    assert "[[cite:" in first
+    first = answer("汐川人寿个人代理人月均人数多少？", [INSURER])[0]
+    assert first.startswith("**回答**（汐川保险集团 · 汐川人寿）："), first
+    assert "32,118 人" in first and "[[cite:" in first
+
+
+def test_a_section_whose_lead_opens_with_the_company_keeps_its_name():
+    first = answer("汐川保险集团偿付能力充足率是否满足监管要求？", [INSURER])[0]
+    assert first.startswith("**回答**（汐川保险集团）："), first
