@@ -8,6 +8,7 @@ question's terms (docs/extractive-provider.md). No database and no model; the pr
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any
@@ -189,14 +190,7 @@ def foreign_modifier(reading: Reading, phrase: str, said: str) -> bool:
         return False  # the vocabulary's one figure, however spelled
     mask = stated_characters(phrase, said)
     written = ""
-    at = 0
-    while at < len(phrase):
-        if mask[at]:
-            at += 1
-            continue
-        end = at
-        while end < len(phrase) and not mask[end]:
-            end += 1
+    for at, end in unstated_runs(mask):
         run = phrase[at:end]
         if len(run) >= 2:
             written = written or counted(
@@ -212,8 +206,21 @@ def foreign_modifier(reading: Reading, phrase: str, said: str) -> bool:
             segment_head = re.fullmatch(SEGMENT_HEADS, run)
             if at and all(map(is_han, run)) and not segment_head and phrase[start:end] in written:
                 return True
-        at = end
     return False
+
+
+def unstated_runs(mask: list[bool]) -> Iterator[tuple[int, int]]:
+    """The (start, end) of each run of characters ``mask`` marks unstated."""
+    at = 0
+    while at < len(mask):
+        if mask[at]:
+            at += 1
+            continue
+        end = at
+        while end < len(mask) and not mask[end]:
+            end += 1
+        yield at, end
+        at = end
 
 
 def sibling_named(phrase: str, said: str, heading: str) -> bool:
@@ -227,14 +234,7 @@ def sibling_named(phrase: str, said: str, heading: str) -> bool:
         return False
     phrase = counted(fold(phrase))
     mask = stated_characters(phrase, said)
-    at = 0
-    while at < len(phrase):
-        if mask[at]:
-            at += 1
-            continue
-        end = at
-        while end < len(phrase) and not mask[end]:
-            end += 1
+    for at, end in unstated_runs(mask):
         run, after = phrase[at:end], phrase[end : end + 1]
         if end - at >= 2 and all(map(is_han, run)):
             han = f"[\u4e00-\u9fff]{{{len(run) - 1}}}"
@@ -243,7 +243,6 @@ def sibling_named(phrase: str, said: str, heading: str) -> bool:
             for pattern in filter(None, (same_head, before_next)):
                 if any(m.group(0) != run for m in re.finditer(pattern, heading)):
                     return True
-        at = end
     return False
 
 
