@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from agents.providers.grammar import (
@@ -479,7 +480,8 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         which=bool(WHICH.search(stripped)),
         asks_figure=bool(ASKS_FIGURE.search(stripped)),
         figures_asked=_figures_asked(stripped),
-        asks_share=bool(ASKS_SHARE.search(stripped)),
+        # (a share class's 份额 — C份额 — names the class, no share asked of a whole)
+        asks_share=bool(ASKS_SHARE.search(class_letter(stripped))),
         prior=bool(PRIOR_PERIOD.search(stripped) or YEAR_BACK.search(stripped))
         and not CHANGE.search(stripped),
         each=bool(EACH.search(stripped)),
@@ -779,20 +781,35 @@ def states(phrase: str, text: str) -> bool:
         return False
     if any(exact_character(c) and not m for c, m in zip(phrase, mask, strict=True)):
         return False  # a number or a letter is exact: 过去一年 is not 过去五年, A份额 not C份额
-    return mask[-1] and not _swapped(phrase, text) and not _one_changed(phrase, mask, text)
+    return mask[-1] and not _swapped(phrase, text) and not inner_replaced(phrase, mask, text)
 
 
-def _one_changed(phrase: str, mask: list[bool], text: str) -> bool:
-    """Whether ``text`` writes ``phrase`` whole but for one unstated Chinese character
-    inside it, another in its place: that word names another thing (各项存款余额 is not
-    各项贷款余额) — the mirror of the head rule and of ``contrasted`` for a middle character."""
-    for at in range(1, len(phrase) - 1):
-        if mask[at] or not is_han(phrase[at]):
-            continue
-        other = rf"{re.escape(phrase[:at])}[\u4e00-\u9fff]{re.escape(phrase[at + 1 :])}"
-        if re.search(other, text):
-            return True
+def inner_replaced(phrase: str, mask: list[bool], text: str) -> bool:
+    """Whether ``text`` writes ``phrase`` whole but for one unstated run of Chinese
+    characters inside it, as many others in its place: that word names another thing
+    (各项存款余额 is not 各项贷款余额, 期末基金份额净值 not 期末基金资产净值) — the mirror
+    of the head rule and of ``contrasted`` for the middle of a word."""
+    for at, end in unstated_runs(mask):
+        run = phrase[at:end]
+        if at > 0 and end < len(phrase) and all(map(is_han, run)):
+            han = rf"[\u4e00-\u9fff]{{{len(run)}}}"
+            if re.search(rf"{re.escape(phrase[:at])}{han}{re.escape(phrase[end:])}", text):
+                return True
     return False
+
+
+def unstated_runs(mask: list[bool]) -> Iterator[tuple[int, int]]:
+    """The (start, end) of each run of characters ``mask`` marks unstated."""
+    at = 0
+    while at < len(mask):
+        if mask[at]:
+            at += 1
+            continue
+        end = at
+        while end < len(mask) and not mask[end]:
+            end += 1
+        yield at, end
+        at = end
 
 
 _NUMERALS = frozenset("0123456789一二两三四五六七八九十百千")
