@@ -326,6 +326,7 @@ def _builtin() -> Vocabulary:
         # What an analyst writes and what a filing prints instead.
         "扣非后净利润": ["扣除非经常性损益后的净利润", "扣除非经常性损益的净利润"],
         "地区": ["区域"],
+        "片区": ["区域"],
         # A rise or a fall said in one word (沪深300涨了多少) as a report prints it: 沪深 300
         # 指数上涨 7.6%, 同比增长…
         "涨": ["上涨", "增长"],
@@ -402,6 +403,9 @@ def _builtin() -> Vocabulary:
         "业务分部": ["分部"],
         "板块": ["分部"],
         "经营分部": ["分部"],
+        # Cold-chain logistics: a cold store (冷库) is what a logistics report prints as its
+        # 冷链仓储 (冷链仓储面积 … 万平方米), a refrigerated truck (冷藏车) as its 冷藏车辆.
+        "冷库": ["冷链仓储", "冷链仓库"],
         "可转债": ["可转换公司债券"],
         "回购": ["回购股份"],
     }

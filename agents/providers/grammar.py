@@ -156,7 +156,10 @@ TIME = re.compile(
 # the question, not what it asks about.
 MEASURE = re.compile(
     r"哪[些几一]?[个种]?(?:类别|种类|类型|级别|等级|档次)|哪(?:些|几位|几个)人"
-    r"|(?:(?<![前第])[两二三四五六七八九十几]|哪[几一]?|多少)(?:部分|方面|[只家个条台项类种位名块些户])(?!月)"
+    # (有 before the question word is the verb of having, grammar like 有多少: 华南片区有几台…
+    # names no doer of an act)
+    r"|(?:(?<![前第])(?:有?几|[两二三四五六七八九十])|哪[几一]?|有?多少)"
+    r"(?:部分|方面|[只家个条台辆项类种位名块些户])(?!月)"
     # a top N by a measure (占比前三的: TOP_COUNT)
     r"|(?<=[^\W\d_])前[\d一二三四五六七八九十]{1,2}(?=的)"
     # (哪天, 哪一天 ask a date: QUESTION_WORDS)
@@ -276,7 +279,9 @@ COMPARES = re.compile(
     r"|更[高大低小多快慢好]|相差|差[了距额]|差多少|高出|多出|对比|比较|相比|孰"
 )
 # How many things (几项风险, 多少个项目), not how much (多少钱).
-COUNTS = re.compile(r"(?:几|多少)(?:部分|方面|[只家个条项类种位名块])")
+# (a vehicle's or a machine's measure word — 辆, 台 — counts the things as 个 does: 冷藏车辆
+# 1,870 台 answers 多少辆冷藏车)
+COUNTS = re.compile(r"(?:几|多少)(?:部分|方面|[只家个条项类种位名块辆台])")
 # A superlative asked over a table's rows (哪个区域…最高): the row with the extreme value.
 SUPERLATIVE = re.compile(r"最(?P<high>高|大|多|快|好)|最(?P<low>低|小|少|慢|差)")
 # How many of the top rows a superlative asks (获授股数最多的三位高管: the three highest).

@@ -144,13 +144,15 @@ def without_coordinated_qualifiers(question: Question, said: str) -> tuple[str, 
     return said, joined
 
 
-_SHARE_OF_PART = re.compile(r"^(.{2,}?)(?:的)?(?:占比|比例|比重)$")
+# (the whole written between 占 and the share word is no part: 前五大客户销售额占营收比例)
+_SHARE_OF_PART = re.compile(r"^(.{2,}?)(?:占[^占]{2,}?)?(?:的)?(?:占比|比例|比重)$")
 
 
 def _share_part(phrase: str) -> str:
-    """The part a share phrase is asked of (海外收入占比 → 海外收入), or "": a share word
-    inside a word of the vocabulary is that word's (汀州实业持股比例 → 汀州实业, the holder
-    whose 持股比例 is asked)."""
+    """The part a share phrase is asked of (海外收入占比 → 海外收入; 前五大客户销售额占营收比例
+    → 前五大客户销售额, the words before the verb 占 — those after it name the whole), or "":
+    a share word inside a word of the vocabulary is that word's (汀州实业持股比例 → 汀州实业,
+    the holder whose 持股比例 is asked)."""
     word = max((k for k in LEXICON if phrase.endswith(k) and len(k) > 2), key=len, default="")
     if word and _SHARE_OF_PART.match(word):
         rest = phrase[: -len(word)].removesuffix("的")

@@ -1,0 +1,83 @@
+"""Tables and measure words a fifth hand's questions ask of: a row of a region asked as a
+片区, a column asked by a word of the trade (冷库面积 for 冷链仓储面积), a count asked with a
+vehicle's measure word (多少辆 over 冷藏车辆 … 台), a share whose part and whole are glued by
+占. One test per rule, each on a document of its own (not the sets' fixtures), driven
+without a database (tests/answers/reader.py)."""
+
+from tests.answers.reader import answer, excerpt, not_found
+
+NETWORK = excerpt(
+    "汀岚冷运股份有限公司 2026 年半年度报告",
+    "## 一、冷链网络\n\n"
+    "截至报告期末，公司冷链仓储面积合计 51.9 万平方米，公司主要服务华中与东北区域的"
+    "乳品客户。\n\n"
+    "表 1 分区域冷链网络（报告期末）\n\n"
+    "区域 | 冷链仓储面积（万平方米） | 干线线路（条） | 冷藏车辆（台） | 仓库出租率\n\n"
+    "华中 | 31.6 | 58 | 604 | 90.1%\n\n"
+    "西北 | 20.3 | 41 | 388 | 84.2%\n\n"
+    "合计 | 51.9 | 99 | 992 | 88.0%\n\n"
+    "## 二、经营情况\n\n"
+    "报告期内，公司实现营业收入 40.2 亿元；公司前五大客户合计销售额占营业收入的 18.3%。",
+)
+
+FLEET = excerpt(
+    "岚桥冷链股份有限公司 2026 年半年度报告摘要",
+    "二、经营情况\n\n"
+    "截至报告期末，公司冷链仓储面积 44.7 万平方米，开通干线线路 126 条，冷藏车辆 1,512 台。",
+)
+
+
+# -- a count's measure word -----------------------------------------------------------------
+
+
+def test_a_vehicles_measure_word_counts_the_vehicles():
+    # 多少辆 is a count with its measure word (not 辆冷藏车, a thing asked), and 辆 is no unit
+    # the answer must write: 冷藏车辆 1,512 台 counts the same trucks
+    first = answer("岚桥冷链有多少辆冷藏车？", [FLEET])[0]
+    assert "1,512" in first, first
+    assert f"[[cite:{FLEET['id']}]]" in first, first
+    # what is asked is 冷藏车, as the non-answer over a report without trucks says
+    storage = excerpt(
+        "岚桥冷链股份有限公司 2026 年半年度报告摘要", "公司冷链仓储面积 44.7 万平方米。"
+    )
+    blocks = answer("岚桥冷链有多少辆冷藏车？", [storage])
+    assert not_found(blocks) and "「冷藏车」" in blocks[0], blocks
+
+
+def test_having_before_a_count_names_no_doer_of_an_act():
+    # 有 before 几台 is the verb of having (like 有多少), not an act whose doer the document
+    # need only name somewhere: the region before it is asked of the row that answers, so a
+    # region the table has no row of is not answered by another row or the total
+    assert not_found(answer("东北区域汀岚冷运有几台冷藏车？", [NETWORK]))
+    first = answer("西北区域汀岚冷运有几台冷藏车？", [NETWORK])[0]
+    assert "西北（冷藏车辆（台））：388" in first, first
+
+
+# -- a region and a column in the trade's words ---------------------------------------------
+
+
+def test_a_region_asked_as_a_pian_qu_is_the_tables_region():
+    # 片区 is the vocabulary's 区域: the row 西北 under the header 区域
+    first = answer("西北片区汀岚冷运有几台冷藏车", [NETWORK])[0]
+    assert "西北（冷藏车辆（台））：388" in first, first
+    assert f"[[cite:{NETWORK['id']}]]" in first, first
+
+
+def test_a_cold_store_is_the_reports_cold_chain_storage():
+    # 冷库面积 is the report's 冷链仓储面积 (the vocabulary): the region's cell answers
+    first = answer("汀岚冷运华中区域的冷库面积有多大？", [NETWORK])[0]
+    assert "华中（冷链仓储面积（万平方米））：31.6" in first, first
+    assert f"[[cite:{NETWORK['id']}]]" in first, first
+
+
+# -- a share's part and whole glued by 占 -----------------------------------------------------
+
+
+def test_the_part_of_a_share_is_what_comes_before_its_verb():
+    # 前五大客户销售额占营收比例: the part is 前五大客户销售额, 营收 the whole — the sentence
+    # writing the part and its share of 营业收入 answers
+    first = answer("汀岚冷运前五大客户销售额占营收比例", [NETWORK])[0]
+    assert "18.3%" in first, first
+    assert f"[[cite:{NETWORK['id']}]]" in first, first
+    # another part of the same whole is still not stated by it (its head, 利润, is not)
+    assert not_found(answer("汀岚冷运前五大客户利润占营收比例", [NETWORK]))
