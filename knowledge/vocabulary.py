@@ -403,6 +403,9 @@ def _builtin() -> Vocabulary:
         "业务分部": ["分部"],
         "板块": ["分部"],
         "经营分部": ["分部"],
+        # Industries and product lines as an analyst shortens them (工控 for 工业控制, a
+        # report's 工业控制 row of its products).
+        "工控": ["工业控制"],
         # Cold-chain logistics: a cold store (冷库) is what a logistics report prints as its
         # 冷链仓储 (冷链仓储面积 … 万平方米), a refrigerated truck (冷藏车) as its 冷藏车辆.
         "冷库": ["冷链仓储", "冷链仓库"],

@@ -81,3 +81,22 @@ def test_the_part_of_a_share_is_what_comes_before_its_verb():
     assert f"[[cite:{NETWORK['id']}]]" in first, first
     # another part of the same whole is still not stated by it (its head, 利润, is not)
     assert not_found(answer("汀岚冷运前五大客户利润占营收比例", [NETWORK]))
+
+
+# -- a product line in an analyst's abbreviation --------------------------------------------
+
+PRODUCTS = excerpt(
+    "岳川精密股份有限公司 2025 年年度报告摘要",
+    "## 二、分产品经营情况\n\n"
+    "产品 | 营业收入（亿元） | 营业成本（亿元） | 毛利率\n\n"
+    "医疗器械 | 33.8 | 21.5 | 36.4%\n\n"
+    "工业控制 | 18.9 | 13.7 | 27.5%\n\n"
+    "合计 | 52.7 | 35.2 | 33.2%",
+)
+
+
+def test_an_industry_abbreviated_names_the_product_row():
+    # 工控 is the vocabulary's 工业控制: 工控产品的营业成本 is that row's cell, not the total
+    first = answer("岳川精密工控产品的营业成本是多少亿？", [PRODUCTS])[0]
+    assert "工业控制（营业成本（亿元））：13.7" in first, first
+    assert f"[[cite:{PRODUCTS['id']}]]" in first, first
