@@ -243,6 +243,9 @@ def _builtin() -> Vocabulary:
         "收入": ["营业收入"],
         "净利": ["净利润"],
         "仓位": ["占比"],
+        # A holding's weight in a fund is its share of the fund's net assets, as the report's
+        # list of holdings prints it (占基金资产净值 3.6%).
+        "权重": ["占比", "占基金资产净值"],
         "重仓股": ["前五名股票", "第一大重仓股"],
         "净值增长": ["净值增长率"],
         "研发投入": ["研发费用"],

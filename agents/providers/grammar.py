@@ -327,7 +327,8 @@ WHO_OR_WHICH = re.compile(r"谁|哪(?:一)?[位个家只名些]")
 SCALE_ASKED = re.compile(r"(?:多少|几)(?P<scale>千万|百万|万|亿)")
 # Asks for a share (占…, 比例, 比重, 占比): the whole a share is of is then part of it.
 EACH = re.compile(r"各|分别|每个|每一")
-ASKS_SHARE = re.compile(r"占|比例|比重|份额|仓位|费用率")  # (an expense ratio: a share of revenue)
+# (an expense ratio: a share of revenue; a holding's weight: its share of the fund's net assets)
+ASKS_SHARE = re.compile(r"占|比例|比重|份额|仓位|权重|费用率")
 QUANTITATIVE = re.compile(r"多少|几|比例|占比|[率额]|规模|金额")
 
 

@@ -100,3 +100,24 @@ def test_an_industry_abbreviated_names_the_product_row():
     first = answer("岳川精密工控产品的营业成本是多少亿？", [PRODUCTS])[0]
     assert "工业控制（营业成本（亿元））：13.7" in first, first
     assert f"[[cite:{PRODUCTS['id']}]]" in first, first
+
+
+# -- a holding's weight ----------------------------------------------------------------------
+
+HOLDINGS = excerpt(
+    "岚溪中证500指数证券投资基金 2026 年第 2 季度报告",
+    "§2 投资组合\n\n"
+    "报告期末前三名股票投资明细：\n"
+    "1. 汀川化工，占基金资产净值 2.7%；\n"
+    "2. 岚溪电力，占基金资产净值 2.2%；\n"
+    "3. 北岙医疗，占基金资产净值 1.9%。",
+)
+
+
+def test_a_holdings_weight_is_its_share_of_the_funds_net_assets():
+    # 权重 asks a share (the vocabulary: 占基金资产净值), so the item's 占基金资产净值 2.2%
+    # states it; the ordinal picks the second item of the ranked list
+    first = answer("岚溪中证500的第二大重仓股是哪只，权重多少？", [HOLDINGS])[0]
+    assert "2. 岚溪电力，占基金资产净值 2.2%" in first, first
+    assert "汀川化工" not in first, first
+    assert f"[[cite:{HOLDINGS['id']}]]" in first, first
