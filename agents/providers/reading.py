@@ -763,6 +763,31 @@ def doer_phrases(question: Question, entity_terms: list[str] | tuple[str, ...]) 
     return topic_phrases(replace(question, runs=question.doers, doers=()), entity_terms)
 
 
+def qualified_before(
+    phrases: tuple[str, ...], before: list[str] | tuple[str, ...], corpus: str
+) -> tuple[str, ...]:
+    """A follow-up's ``phrases`` read against the phrases asked ``before``: one that the
+    excerpts write right before an earlier phrase (核心一级 of 核心一级资本充足率, after
+    …并表口径的资本充足率多少？) is a qualifier of that thing, not a thing of its own — it
+    asks the qualified thing with the rest asked before (核心一级资本充足率, 并表). Else
+    ``phrases`` as they are."""
+    written = re.sub(r"\s+", "", fold(corpus))
+    for phrase in phrases:
+        head = next(
+            (
+                b
+                for b in before
+                if len(b) >= 2 and phrase not in b and b not in phrase and phrase + b in written
+            ),
+            "",
+        )
+        if head:
+            others = [p for p in phrases if p != phrase]
+            rest = [b for b in before if b != head and b not in others]
+            return (*others, phrase + head, *rest)
+    return phrases
+
+
 def states(phrase: str, text: str) -> bool:
     """Does ``text`` state ``phrase`` — verbatim, through a declared synonym (LEXICON), or by
     pieces covering at least 60 % of it, its head included? A Chinese phrase ends with its

@@ -121,3 +121,28 @@ def test_a_holdings_weight_is_its_share_of_the_funds_net_assets():
     assert "2. 岚溪电力，占基金资产净值 2.2%" in first, first
     assert "汀川化工" not in first, first
     assert f"[[cite:{HOLDINGS['id']}]]" in first, first
+
+
+# -- a follow-up naming a qualifier of what was asked before -------------------------------
+
+CAPITAL = excerpt(
+    "溪岭银行股份有限公司 2026 年半年度报告摘要",
+    "（三）资本充足率\n单位：人民币百万元、%\n\n"
+    "项目 | 本期末 | 本期末 | 上年末 | 上年末\n\n"
+    " | 并表 | 非并表 | 并表 | 非并表\n\n"
+    "核心一级资本充足率 | 8.96 | 8.71 | 9.08 | 8.83\n\n"
+    "一级资本充足率 | 10.41 | 10.17 | 10.52 | 10.30\n\n"
+    "资本充足率 | 12.77 | 12.49 | 12.95 | 12.61",
+)
+
+
+def test_a_follow_up_naming_a_qualifier_asks_the_qualified_thing_of_the_same_base():
+    # 核心一级呢？ after …并表口径的资本充足率: the excerpts write 核心一级 before 资本充足率, so
+    # it asks 核心一级资本充足率, on the base asked before (并表), not a thing of its own
+    first = "溪岭银行 6 月末并表口径的资本充足率多少？"
+    history = [{"question": first, "answer": answer(first, [CAPITAL])[0]}]
+    assert "资本充足率（本期末并表）：12.77" in history[0]["answer"], history
+    blocks = answer("核心一级呢？", [CAPITAL], history)
+    lead = "**回答**（溪岭银行）：核心一级资本充足率（本期末并表）：8.96"
+    assert blocks[0].startswith(lead), blocks
+    assert f"[[cite:{CAPITAL['id']}]]" in blocks[0], blocks
