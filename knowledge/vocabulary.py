@@ -265,6 +265,14 @@ def _builtin() -> Vocabulary:
         # A fund is founded when its contract takes effect: 基金合同生效日.
         "成立": ["基金合同生效"],
         "成立日": ["基金合同生效日"],
+        # A fund's stage since it was founded, as its report's table of stages prints it.
+        "成立以来": ["自基金合同生效起至今"],
+        "成立至今": ["自基金合同生效起至今"],
+        # Its return over its benchmark's (超额收益): its net value's growth less the
+        # benchmark's return, as the report's table of stages heads that column (①－③ over
+        # 份额净值增长率① and 业绩比较基准收益率③, read by agents/providers/structure.py).
+        "超额收益": ["净值增长率－业绩比较基准收益率"],
+        "超额收益率": ["净值增长率－业绩比较基准收益率"],
         # A fund's performance over a stage, as its report's table names the stages
         # (阶段: 过去三个月, 过去六个月, 过去一年, 过去三年…).
         **{

@@ -271,6 +271,9 @@ COMPARED_WITH = re.compile(
     r"(?<![占同环对])比(?![例重率较]|年初)(?P<other>(?:比较|[^，。？?！!比|]){1,16}?)(?:更|还)?"
     r"[高低大小多少快慢](?:出|了)?"
 )
+# What a figure is taken relative to (相对业绩基准的超额收益): a coverb before what the figure
+# is measured against, 的 after it — both are asked, the coverb is not (相对收益 is a name).
+RELATIVE_TO = re.compile(r"相对于?(?P<other>[^，。？?！!|的]{2,16}?)的")
 # A question that compares two things of one entity (净利润率与资产负债率哪个高, 净利润增速
 # 比营收增速高多少, 相差多少): the answer ends with which is higher and by how much.
 COMPARES = re.compile(

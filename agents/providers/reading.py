@@ -45,6 +45,7 @@ from agents.providers.grammar import (
     PURPOSE,
     QUANTITATIVE,
     QUESTION_WORDS_LONGEST,
+    RELATIVE_TO,
     SCALE_ASKED,
     SHARE_WORDS,
     SUPERLATIVE,
@@ -271,6 +272,7 @@ def _runs(
     text = MEASURE.sub("|", text)
     text = SUPERLATIVE.sub("|", text)
     text = COMPARED_WITH.sub(lambda m: f"|{m.group('other')}|", text)
+    text = RELATIVE_TO.sub(lambda m: f"|{m.group('other')}|", text)
     for word in QUESTION_WORDS_LONGEST:
         text = _cut_question_word(text, word, corpus)
     runs: list[str] = []
@@ -715,7 +717,9 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
             # a share class is asked by its letter (C份额 → C: the report writes
             # 青屿价值精选混合 C), however short
             classed = class_letter(piece)
-            if (len(piece) >= 2 or lexical or classed != piece) and classed not in out:
+            # (a letter standing apart, 青屿价值精选 C 成立以来…, is a share class asked too)
+            named = len(piece) >= 2 or lexical or classed != piece or is_class_letter(piece)
+            if named and classed not in out:
                 out.append(classed)
     asked = [piece for piece in out if piece not in PREDICATE_ONLY]
     # (a question that asks of nothing but a document, 发布了什么公告, asks the document)

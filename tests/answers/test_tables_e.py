@@ -146,3 +146,50 @@ def test_a_follow_up_naming_a_qualifier_asks_the_qualified_thing_of_the_same_bas
     lead = "**回答**（溪岭银行）：核心一级资本充足率（本期末并表）：8.96"
     assert blocks[0].startswith(lead), blocks
     assert f"[[cite:{CAPITAL['id']}]]" in blocks[0], blocks
+
+
+# -- a fund's excess return over its benchmark, by stage and class ---------------------------
+
+STAGES = excerpt(
+    "岚汀稳进混合型证券投资基金 2026 年第三季度报告",
+    "3.2 基金净值表现\n\n"
+    "3.2.1 本报告期基金份额净值增长率及其与同期业绩比较基准收益率的比较\n\n"
+    "岚汀稳进混合 A\n\n"
+    "阶段 | 份额净值增长率① | 份额净值增长率标准差② | 业绩比较基准收益率③ | "
+    "业绩比较基准收益率标准差④ | ①－③ | ②－④\n\n"
+    "过去一年 | 9.62% | 0.88% | 6.15% | 0.70% | 3.47% | 0.18%\n\n"
+    "自基金合同生效起至今 | 27.40% | 1.02% | 15.96% | 0.81% | 11.44% | 0.21%\n\n"
+    "岚汀稳进混合 C\n\n"
+    "阶段 | 份额净值增长率① | 份额净值增长率标准差② | 业绩比较基准收益率③ | "
+    "业绩比较基准收益率标准差④ | ①－③ | ②－④\n\n"
+    "过去一年 | 9.18% | 0.88% | 6.15% | 0.70% | 3.03% | 0.18%\n\n"
+    "自基金合同生效起至今 | 25.33% | 1.02% | 15.96% | 0.81% | 9.37% | 0.21%",
+)
+
+
+def test_a_header_of_references_is_read_as_the_columns_it_refers_to():
+    # ①－③ is 份额净值增长率① less 业绩比较基准收益率③: the excess over the benchmark
+    # (超额收益, the vocabulary), which 相对业绩基准 qualifies in one cell; 成立以来 is the
+    # stage 自基金合同生效起至今
+    first = answer("岚汀稳进 A 成立以来相对业绩基准的超额收益是多少？", [STAGES])[0]
+    assert "自基金合同生效起至今（①－③）：11.44%" in first, first
+    assert f"[[cite:{STAGES['id']}]]" in first, first
+    # the standard deviations' difference (②－④) is no excess return
+    assert "0.21" not in first.split("表格：")[0], first
+
+
+def test_what_a_figure_is_relative_to_is_asked_apart_from_it():
+    # 相对基准的超额收益: 相对 is a coverb, 基准 what the excess is measured against — not a
+    # phrase 相对基准 of which the table writes half
+    first = answer("岚汀稳进 A 过去一年相对基准的超额收益是多少？", [STAGES])[0]
+    assert "过去一年（①－③）：3.47%" in first, first
+    assert f"[[cite:{STAGES['id']}]]" in first, first
+    # (the letter apart names the A table: the C table's row of the stage is not quoted)
+    assert "3.03" not in first, first
+
+
+def test_a_class_letter_written_apart_names_its_table():
+    # 岚汀稳进 C 成立以来…: the letter standing apart asks the C class's table, not the A's
+    first = answer("岚汀稳进 C 成立以来的超额收益是多少？", [STAGES])[0]
+    assert "自基金合同生效起至今（①－③）：9.37%" in first, first
+    assert "11.44" not in first, first
