@@ -590,6 +590,11 @@ def _figures_asked(question: str) -> int:
     return max(1, sum(1 for c in _CLAUSES.split(fold(question)) if ASKS_FIGURE.search(c)))
 
 
+# A yes/no sentence: one ending with 吗, or asking a verb and its negation (利润是不是下滑了,
+# 有没有超额收益, 是否跑赢基准, 下滑了没有).
+_YES_NO = re.compile(r"吗$|是不是|是否|有没有|会不会|算不算|能不能|了没有?$")
+
+
 def _judged_runs(question: str) -> tuple[str, ...]:
     """The runs of a yes/no sentence (跑赢基准了吗？) that another sentence of the question
     asks the figures of (净值增长率和基准收益率各是多少？): the reader quotes the figures and
@@ -597,7 +602,7 @@ def _judged_runs(question: str) -> tuple[str, ...]:
     sentences = [s.strip() for s in _SENTENCES.findall(fold(question)) if s.strip()]
     if len(sentences) < 2:
         return ()
-    yes_no = [s for s in sentences if s.rstrip("?？!！。 ").endswith("吗")]
+    yes_no = [s for s in sentences if _YES_NO.search(s.rstrip("?？!！。 "))]
     asking = [s for s in sentences if s not in yes_no and ASKS_FIGURE.search(s)]
     if not yes_no or not asking:
         return ()

@@ -24,3 +24,23 @@ def test_a_vocabulary_word_is_stated_by_its_expansion_whatever_order_the_report_
         assert segment in first, first
     assert f"[[cite:{INSURER['id']}]]" in first, first
     assert not_found(answer("汀澜保险分哪几个经营区域披露？", [INSURER]))
+
+
+HALF_YEAR = excerpt(
+    "松岩电气股份有限公司 2027 年半年度报告",
+    "第二节 主要会计数据\n报告期内，公司实现营业收入 312.50 亿元，同比增长 6.80%；归属于上市公司"
+    "股东的净利润 21.4 亿元，同比下降 2.6%。",
+)
+
+
+def test_a_verb_and_its_negation_asks_yes_or_no_of_the_figures_asked_beside_it():
+    # 利润是不是下滑了 (like 下滑了吗): the figures are quoted, the judgement is the reader's
+    # (reading._judged_runs)
+    first = answer("松岩电气上半年营收、归母净利润同比各变动多少？利润是不是下滑了？", [HALF_YEAR])[
+        0
+    ]
+    assert "6.80" in first and "2.6%" in first, first
+    assert f"[[cite:{HALF_YEAR['id']}]]" in first, first
+    first = answer("松岩电气上半年归母净利润同比变动多少？有没有下滑？", [HALF_YEAR])[0]
+    assert "2.6%" in first and f"[[cite:{HALF_YEAR['id']}]]" in first, first
+    assert not_found(answer("松岩电气上半年海外收入同比变动多少？利润是不是下滑了？", [HALF_YEAR]))
