@@ -156,6 +156,9 @@ TIME = re.compile(
 # the question, not what it asks about.
 MEASURE = re.compile(
     r"哪[些几一]?[个种]?(?:类别|种类|类型|级别|等级|档次)|哪(?:些|几位|几个)人"
+    # a place asked by its kind (总部在哪个城市, 位于哪个省份): where, like 在哪里 — the kind
+    # names the answer's form, not what is asked
+    r"|哪(?:一?个|座)?(?:城市|省份|省|国家)(?=[的呢吗？?，,。!！]|$)"
     r"|(?:(?<![前第])[两二三四五六七八九十几]|哪[几一]?|多少)(?:部分|方面|[只家个条台项类种位名块些户])(?!月)"
     # a top N by a measure (占比前三的: TOP_COUNT)
     r"|(?<=[^\W\d_])前[\d一二三四五六七八九十]{1,2}(?=的)"

@@ -44,3 +44,18 @@ def test_a_verb_and_its_negation_asks_yes_or_no_of_the_figures_asked_beside_it()
     first = answer("松岩电气上半年归母净利润同比变动多少？有没有下滑？", [HALF_YEAR])[0]
     assert "2.6%" in first and f"[[cite:{HALF_YEAR['id']}]]" in first, first
     assert not_found(answer("松岩电气上半年海外收入同比变动多少？利润是不是下滑了？", [HALF_YEAR]))
+
+
+PROFILE = excerpt(
+    "澜石化工股份有限公司 2027 年年度报告",
+    "第一节 公司简介\n公司主营环氧树脂与特种涂料，总部位于宁波。\n\n"
+    "第二节 主要会计数据\n报告期内，公司实现营业收入 88.60 亿元，同比增长 4.10%。",
+)
+
+
+def test_a_place_asked_by_its_kind_asks_where():
+    # 在哪个城市 (位于哪个省份): the kind names the answer's form, like 在哪里
+    # (grammar.MEASURE)
+    first = answer("澜石化工总部在哪个城市？", [PROFILE])[0]
+    assert "宁波" in first and f"[[cite:{PROFILE['id']}]]" in first, first
+    assert not_found(answer("澜石化工的研发中心在哪个城市？", [PROFILE]))
