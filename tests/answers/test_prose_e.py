@@ -59,3 +59,15 @@ def test_a_place_asked_by_its_kind_asks_where():
     first = answer("澜石化工总部在哪个城市？", [PROFILE])[0]
     assert "宁波" in first and f"[[cite:{PROFILE['id']}]]" in first, first
     assert not_found(answer("澜石化工的研发中心在哪个城市？", [PROFILE]))
+
+
+def test_yoy_is_the_year_on_year_period():
+    # YoY is an analyst's 同比 (knowledge/periods.py: YOY), not a word the report must write
+    first = answer("松岩电气上半年营收多少？YoY 增长多少？", [HALF_YEAR])[0]
+    assert "312.50" in first and "6.80" in first, first
+    assert f"[[cite:{HALF_YEAR['id']}]]" in first, first
+    level = excerpt(
+        "松岩电气股份有限公司 2027 年半年度报告",
+        "第二节 主要会计数据\n报告期内，公司实现营业收入 312.50 亿元，较上年末增长 6.80%。",
+    )
+    assert not_found(answer("松岩电气上半年营收yoy增长多少？", [level]))
