@@ -260,7 +260,8 @@ FORECASTER = re.compile(r"^(?P<who>[^|]{2,}?)(?:预测|认为|估计|测算|判�
 # A verb of purpose between the thing and its use (闲置募集资金做现金管理, 募集资金用于…):
 # two things asked, each stated on its own.
 PURPOSE = re.compile(r"用于|用来|用作|拿来|拿去|做")
-PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有|担任|出任|当)(?=..)")
+# (a post held: 当, 做 — 聘了谁做总经理 — like 担任; 做市 is a trade of its own)
+PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有|担任|出任|当|做(?!市))(?=..)")
 # By how much a thing beat another (跑赢基准多少): what it is compared with is asked, the
 # verb is not — when a figure is asked (跑赢基准了吗 asks a judgement no excerpt writes).
 OUTPERFORMED = re.compile(r"^(?:跑赢|跑输|超越|超过|落后于?)(?=..)")

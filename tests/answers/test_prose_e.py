@@ -71,3 +71,20 @@ def test_yoy_is_the_year_on_year_period():
         "第二节 主要会计数据\n报告期内，公司实现营业收入 312.50 亿元，较上年末增长 6.80%。",
     )
     assert not_found(answer("松岩电气上半年营收yoy增长多少？", [level]))
+
+
+BOARD = excerpt(
+    "qingshan-board-2027-04",
+    "证券代码：301466          证券简称：青杉科技          公告编号：2027-021\n\n"
+    "青杉科技股份有限公司\n第二届董事会第一次会议决议公告\n\n"
+    "（一）审议通过《关于聘任公司总经理的议案》\n\n"
+    "经董事长提名，同意聘任程远帆先生为公司总经理，任期与第二届董事会任期一致。\n\n"
+    "表决结果：同意 7 票，反对 0 票，弃权 0 票。",
+)
+
+
+def test_a_post_held_after_who_is_asked_like_its_verb():
+    # 聘了谁做总经理: 做 before the post is 当 / 担任 (grammar.PREDICATE_BEFORE)
+    first = answer("青杉科技董事会聘了谁做总经理？", [BOARD])[0]
+    assert "程远帆" in first and f"[[cite:{BOARD['id']}]]" in first, first
+    assert not_found(answer("青杉科技董事会聘了谁做财务总监？", [BOARD]))
