@@ -222,6 +222,12 @@ PREDICATE_AFTER = re.compile(
 # nothing of its own when the question asks something else.
 # Verbs of a report mentioning what is asked (三季报提示了哪些风险): no topic to rank by.
 MENTIONING = frozenset(["列举", "列出", "提到", "提及", "披露", "提示"])
+# A report warning its readers (公司提醒投资者注意哪几项风险, 提请投资者关注): a verb of
+# mentioning, with the company that warns and the investors warned — what is asked is what
+# they are told to note.
+WARNING = re.compile(
+    r"(?:本?公司|管理人|管理层|董事会)?(?:提醒|提请|提示|请)(?:广大)?投资者(?:注意|关注|留意)?"
+)
 PREDICATE_ONLY = MENTIONING | frozenset(
     [
         "面临",

@@ -50,6 +50,7 @@ from agents.providers.grammar import (
     SUPERLATIVE,
     TIME,
     TOP_COUNT,
+    WARNING,
     WHICH,
     WHO_OR_WHICH,
     YEAR,
@@ -267,6 +268,8 @@ def _runs(
     )
     times = [m.group(0).strip() for m in TIME.finditer(text)]
     text = TIME.sub("|", text)
+    # A report warning its readers (公司提醒投资者注意) mentions what is asked.
+    text = WARNING.sub("|", text)
     # Counts with their measure word first (哪几块, 前三大), then question words.
     text = MEASURE.sub("|", text)
     text = SUPERLATIVE.sub("|", text)

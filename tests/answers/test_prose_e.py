@@ -88,3 +88,21 @@ def test_a_post_held_after_who_is_asked_like_its_verb():
     first = answer("青杉科技董事会聘了谁做总经理？", [BOARD])[0]
     assert "程远帆" in first and f"[[cite:{BOARD['id']}]]" in first, first
     assert not_found(answer("青杉科技董事会聘了谁做财务总监？", [BOARD]))
+
+
+QUARTER = excerpt(
+    "澄波电子股份有限公司 2027 年第一季度报告",
+    "三、其他提醒事项\n"
+    "公司提请投资者关注以下风险：（1）消费电子需求复苏不及预期；（2）晶圆采购价格波动；"
+    "（3）海外客户集中度较高。",
+)
+
+
+def test_a_report_warning_investors_is_a_verb_of_mentioning():
+    # 公司提醒投资者注意 (提请投资者关注): the company warns, what is asked is what it names
+    # (grammar.WARNING)
+    first = answer("澄波电子一季报里公司提醒投资者注意哪几项风险？", [QUARTER])[0]
+    for risk in ("消费电子需求复苏不及预期", "晶圆采购价格波动", "海外客户集中度较高"):
+        assert risk in first, first
+    assert f"[[cite:{QUARTER['id']}]]" in first, first
+    assert not_found(answer("澄波电子一季报里公司提醒投资者注意哪几项机遇？", [QUARTER]))
