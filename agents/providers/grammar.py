@@ -202,7 +202,9 @@ DOCUMENT_WORDS = re.compile(
 # Verbs that link the thing asked to its value or its holder, not part of the thing:
 # 冷链仓储面积达到(了多少), 半年报提到(了哪些风险), 收益率下行到(多少), 持有华岳银行(的比例).
 PREDICATE_AFTER = re.compile(
-    r"(?:达到|做到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|下行到|上行到|上升到|下降到|增长到|降至|升至|增至|减至|到|达"
+    r"(?:达到|做到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|到|达"
+    # a direction to the level reached (收益率下行到, 降到了多少, 回落至)
+    r"|(?:下行|上行|上升|下降|增长|回落|提升|提高|降低|减少|增加|[降升增减涨跌])(?:到|至)"
     # verbs of a rating given (澄远人寿评了几类, 被评为哪一级)
     r"|(?<![点测好差书影短时复互总股品])被?评(?:了|为)?|获评"
     # verbs of obtaining and of reaching a stage (拿到了多少首付款, 几个项目进了三期临床)

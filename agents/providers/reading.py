@@ -356,6 +356,8 @@ def _without_act_verb(
     if measured is None or len(pieces) < 2 or pieces[-1][1]:
         return run, False
     verb, thing = pieces[-1][0], measured["measured"].removeprefix("的")
+    if verb in EDGE_FUNCTION:
+        return run, False  # a coverb (收益率从|多少降到了多少: from), no act of its own
     if len(thing) >= 2 and not unit_of(thing):
         return run[: -len(verb)], True
     # The thing measured put before the act (干线线路开了多少条): the verb is stated where

@@ -106,3 +106,27 @@ def test_a_report_warning_investors_is_a_verb_of_mentioning():
         assert risk in first, first
     assert f"[[cite:{QUARTER['id']}]]" in first, first
     assert not_found(answer("澄波电子一季报里公司提醒投资者注意哪几项机遇？", [QUARTER]))
+
+
+BOND_FUND = excerpt(
+    "松涛纯债债券型证券投资基金 2027 年第 1 季度报告",
+    "§4 管理人报告\n一季度债券市场先抑后扬，十年期国债收益率自 1.92% 下行至 1.85%。本基金维持中性久期。",
+)
+
+
+def test_from_how_much_is_a_coverb_not_the_act_asked_of():
+    # 收益率从多少降到了多少: 从 is the coverb of a range, not a verb whose doer is 收益率
+    # (reading._without_act_verb); the fund's 季报 names where to look
+    first = answer("松涛纯债的季报里，一季度十年期国债收益率从多少降到了多少？", [BOND_FUND])[0]
+    assert "1.92" in first and "1.85" in first, first
+    assert f"[[cite:{BOND_FUND['id']}]]" in first, first
+    assert not_found(
+        answer("松涛纯债的季报里，一季度五年期国债收益率从多少降到了多少？", [BOND_FUND])
+    )
+
+
+def test_a_direction_to_the_level_reached_links_the_thing_to_its_figure():
+    # 降到 (回落至, 涨到) like 下行到: no word the excerpts must write (grammar.PREDICATE_AFTER)
+    first = answer("一季度十年期国债收益率降到了多少？", [BOND_FUND])[0]
+    assert "1.85" in first and f"[[cite:{BOND_FUND['id']}]]" in first, first
+    assert not_found(answer("一季度五年期国债收益率降到了多少？", [BOND_FUND]))
