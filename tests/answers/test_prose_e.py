@@ -130,3 +130,27 @@ def test_a_direction_to_the_level_reached_links_the_thing_to_its_figure():
     first = answer("一季度十年期国债收益率降到了多少？", [BOND_FUND])[0]
     assert "1.85" in first and f"[[cite:{BOND_FUND['id']}]]" in first, first
     assert not_found(answer("一季度五年期国债收益率降到了多少？", [BOND_FUND]))
+
+
+def _cash_management(motion: str) -> dict:
+    return excerpt(
+        "qingshan-board-2027-04",
+        "证券代码：301466          证券简称：青杉科技          公告编号：2027-021\n\n"
+        "青杉科技股份有限公司\n第二届董事会第一次会议决议公告\n\n"
+        "（五）审议通过《关于使用部分闲置募集资金进行现金管理的议案》\n\n" + motion,
+    )
+
+
+def test_how_long_an_authorisation_holds_is_its_term():
+    # 有效期 → 期限 (knowledge/vocabulary.py): 使用期限…12 个月内有效 is how long it holds
+    notice = _cash_management(
+        "同意公司使用额度不超过人民币 2.0 亿元的闲置募集资金购买保本型理财产品，使用期限自董事会"
+        "审议通过之日起 6 个月内有效。"
+    )
+    first = answer("青杉科技拿多少闲置募资做现金管理？额度有效期多久？", [notice])[0]
+    assert "2.0 亿元" in first and "6 个月" in first, first
+    assert f"[[cite:{notice['id']}]]" in first, first
+    untimed = _cash_management(
+        "同意公司使用额度不超过人民币 2.0 亿元的闲置募集资金购买保本型理财产品。"
+    )
+    assert not_found(answer("青杉科技拿多少闲置募资做现金管理？额度有效期多久？", [untimed]))
