@@ -257,6 +257,13 @@ PREDICATE_ONLY = MENTIONING | frozenset(
 # An amount asked of an act (董事会批|了多少|闲置募集资金做现金管理): 了 and the question
 # word follow the act's verb, and what comes after them is the thing measured.
 ACT_ASKED = re.compile(r"了?(?:多少|几)(?P<measured>[^？?。，,！!；;\s]*)")
+# An intention before the act asked (募来的钱准备投哪几个项目: 准备 before a verb of the
+# grammar, like 打算): a report writes the plan as 拟…. 准备 is a noun where something else
+# follows it or the excerpts write it glued to its neighbour (减值准备, 准备金).
+INTENTION = "准备"
+# The money an act brought (募来的钱, 融到的钱): the trade writes it as the act's 资 (募资,
+# 融资, 筹资).
+MONEY_OF_ACT = re.compile(r"(?P<verb>[^\W\d_])[来到得]的(?:钱|资金)")
 # Who a document is by (a broker, the author of its note): a name before a coverb of giving
 # (岚峰给溪南银行的目标价: the note gives it), and one right before a word pointing to a
 # document (岚峰证券这篇…综述).

@@ -32,10 +32,12 @@ from agents.providers.grammar import (
     FOLLOW_UP_LEAD,
     FORECASTER,
     GIVER,
+    INTENTION,
     LEAD_FUNCTION,
     LIGHT_HEADS,
     LIGHT_MODIFIERS,
     MEASURE,
+    MONEY_OF_ACT,
     OUTPERFORMED,
     PARTICLES,
     PREDICATE_AFTER,
@@ -276,6 +278,7 @@ def _runs(
     text = COMPARED_WITH.sub(lambda m: f"|{m.group('other')}|", text)
     for word in QUESTION_WORDS_LONGEST:
         text = _cut_question_word(text, word, corpus)
+    text = _without_intention(text, corpus)
     runs: list[str] = []
     current: list[str] = []
     for char in text:
@@ -288,6 +291,36 @@ def _runs(
     if current:
         runs.append("".join(current))
     return [run.replace(_AND, "及") for run in runs], times
+
+
+def _without_intention(text: str, corpus: str) -> str:
+    """``text`` (its question words cut) with an intention before the act asked cut out
+    (钱|准备|投|哪几个项目), like 打算: 准备 followed by nothing but a verb of the grammar
+    (投, 用于, 花) before the question word. Where the excerpts write it glued to the
+    character before or after it (减值准备, 准备金), or something else follows it (坏账准备
+    余额), it is a noun, and stays asked."""
+    out, at = [], 0
+    while (found := text.find(INTENTION, at)) >= 0:
+        end = found + len(INTENTION)
+        verb = re.match(r"[^|]*", text[end:])[0]  # type: ignore[index]
+        verb = next((verb[:i] for i, c in enumerate(verb) if c in PARTICLES), verb)
+        glued = (found > 0 and text[found - 1 : end] in corpus) or text[found : end + 1] in corpus
+        acting = bool(verb) and not PREDICATE_AFTER.sub("", verb)
+        out += [text[at:found], "|" if acting and not glued else INTENTION]
+        at = end
+    return "".join([*out, text[at:]])
+
+
+def _money_of_act(question: str, corpus: str) -> str:
+    """``question`` with the money an act brought (募来的钱, 融到的钱) written as the trade
+    writes it, the act's 资 (募资 → 募集资金, 融资, 筹资), where the vocabulary or the
+    excerpts write that word; else as asked."""
+
+    def swap(match: re.Match[str]) -> str:
+        word = f"{match['verb']}资"
+        return word if word in LEXICON or word in corpus else match[0]
+
+    return MONEY_OF_ACT.sub(swap, question)
 
 
 def _cut_question_word(text: str, word: str, corpus: str) -> str:
@@ -450,6 +483,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     names = tuple(sorted({fold(n) for n in names if len(n) >= 2}, key=len, reverse=True))
     question = _glossed(question, fold(corpus), names)
     question = share_class(question, corpus)
+    question = _money_of_act(fold(question), fold(corpus))
     stripped = fold(question).strip()
     follow_up = stripped.startswith(FOLLOW_UP_LEAD) or stripped.rstrip("？?。 ").endswith("呢")
     # The ordinals that pick an item, read once: they cut the runs and name the ordinal.

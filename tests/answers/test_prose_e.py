@@ -154,3 +154,37 @@ def test_how_long_an_authorisation_holds_is_its_term():
         "同意公司使用额度不超过人民币 2.0 亿元的闲置募集资金购买保本型理财产品。"
     )
     assert not_found(answer("青杉科技拿多少闲置募资做现金管理？额度有效期多久？", [untimed]))
+
+
+PLACEMENT = excerpt(
+    "岚溪生物股份有限公司 2027 年度向特定对象发行 A 股股票预案",
+    "六、募集资金金额及用途\n"
+    "本次向特定对象发行股票募集资金总额不超过 80,000.00 万元（含本数），扣除发行费用后的"
+    "募集资金净额拟投资于以下项目：\n"
+    "1、创新药研发中心建设项目，拟使用募集资金 36,000.00 万元；\n"
+    "2、生物药产业化基地项目，拟使用募集资金 28,000.00 万元；\n"
+    "3、补充流动资金，拟使用募集资金 16,000.00 万元。",
+)
+PROVISIONS = excerpt(
+    "岚溪生物股份有限公司 2027 年半年度报告",
+    "第三节 管理层讨论与分析\n报告期内，公司坏账核销金额 0.31 亿元，应收账款余额 6.20 亿元。",
+)
+
+
+def test_the_money_an_act_brought_is_the_act_s_funds():
+    # 募来的钱 is the trade's 募资 (募集资金; reading._money_of_act)
+    first = answer("岚溪生物定增募来的钱投哪几个项目？", [PLACEMENT])[0]
+    for project in ("创新药研发中心建设项目", "生物药产业化基地项目", "补充流动资金"):
+        assert project in first, first
+    assert f"[[cite:{PLACEMENT['id']}]]" in first, first
+    assert not_found(answer("岚溪生物可转债募来的钱投哪几个项目？", [PLACEMENT, PROVISIONS]))
+
+
+def test_an_intention_before_the_act_asked_asks_nothing_of_its_own():
+    # 准备投 (like 打算): the plan a report writes as 拟… (reading._without_intention)
+    first = answer("岚溪生物定增募资准备投哪几个项目？", [PLACEMENT])[0]
+    for project in ("创新药研发中心建设项目", "生物药产业化基地项目", "补充流动资金"):
+        assert project in first, first
+    assert f"[[cite:{PLACEMENT['id']}]]" in first, first
+    # 准备 followed by no verb is a noun asked (坏账准备, not the 坏账核销 written)
+    assert not_found(answer("岚溪生物上半年坏账准备是多少？", [PLACEMENT, PROVISIONS]))
