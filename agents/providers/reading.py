@@ -320,7 +320,8 @@ def _money_of_act(question: str, corpus: str) -> str:
         word = f"{match['verb']}资"
         return word if word in LEXICON or word in corpus else match[0]
 
-    return MONEY_OF_ACT.sub(swap, question)
+    swapped = MONEY_OF_ACT.sub(swap, fold(question))
+    return swapped if swapped != fold(question) else question
 
 
 def _cut_question_word(text: str, word: str, corpus: str) -> str:
@@ -483,7 +484,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     names = tuple(sorted({fold(n) for n in names if len(n) >= 2}, key=len, reverse=True))
     question = _glossed(question, fold(corpus), names)
     question = share_class(question, corpus)
-    question = _money_of_act(fold(question), fold(corpus))
+    question = _money_of_act(question, fold(corpus))
     stripped = fold(question).strip()
     follow_up = stripped.startswith(FOLLOW_UP_LEAD) or stripped.rstrip("？?。 ").endswith("呢")
     # The ordinals that pick an item, read once: they cut the runs and name the ordinal.
