@@ -2,7 +2,9 @@
 counts with their measure words, comparatives and superlatives, time qualifiers, the verbs
 that link a thing to its value, and the words that ask for a figure, a share, a list or
 each. ``agents.providers.reading`` cuts these out of a question before it reads its topic
-(docs/extractive-provider.md, "Reading the question"). Data only: no function here.
+(docs/extractive-provider.md, "Reading the question"). Also the one home of the words of a
+change (RISE, FALL, UNSIGNED_CHANGE …), which the reader's modules compose their patterns
+from with ``words`` / ``words_re``. Data, and those two builders only.
 """
 
 import re
@@ -303,8 +305,59 @@ PRIOR_PERIOD = re.compile(r"(?:上年|去年)同期|上期")
 YEAR_BACK = re.compile(
     r"(?:上年|去年)(?=第?[一二三四1-4]季度|[上下]半年|前三季度|[Qq][1-4]|[Hh][12])"
 )
+
+
+# -- the words of a change: their one home -----------------------------------------------
+# The modules of the reader compose their patterns from these names (``words``,
+# ``words_re``); where a composition leaves a group out or adds to it, the difference is a
+# principle, commented where it is composed.
+
+# A rise as a report (and a question) writes it: 同比增长 6.1%, 较上年末提升 2.3 个百分点.
+RISE = ("增长", "增加", "提高", "上升", "提升", "上涨")
+# A fall as a report (and a question) writes it: 同比下降 3.2%, 回落至 ….
+FALL = ("下降", "减少", "降低", "下滑", "下跌", "回落")
+# The asker's one-character rise and fall (涨了多少, 升了多少; 跌了多少, 降了多少). 升 and
+# 降 are characters of other words too (升级, 晋升, 降级), so a pattern reads them as a
+# move only at the end of a phrase; 涨 and 跌 name a move wherever they stand (MOVE).
+RISE_COLLOQUIAL = ("涨", "升")
+FALL_COLLOQUIAL = ("跌", "降")
+MOVE = ("涨", "跌")
+# A change written without its sign, which its figure carries: a column 本期比上年同期增减(%),
+# 变动（%）, 涨跌; a question's 变化了多少, 升降.
+UNSIGNED_CHANGE = ("增减", "变动", "变化", "升降", "涨跌")
+# The nouns of the rate of a rise (增幅, 涨幅) and of a fall (降幅, 跌幅), and all the
+# nouns of a rate of change (营收增速, 变动幅度, 净利润增长率 too).
+RISE_RATE = ("增幅", "涨幅")
+FALL_RATE = ("降幅", "跌幅")
+RATE_OF_CHANGE = ("增速", "幅度", "增长率", *RISE_RATE, *FALL_RATE)
+# A spread's or a gap's change (息差收窄, 差距扩大).
+SPREAD_CHANGE = ("收窄", "扩大")
+# A change on an earlier period named by its period: 同比 (the year before), 环比 (the
+# period before), and a comparison with the year before written out (比上年, 较去年).
+ON_EARLIER = ("同比", "环比")
+AGAINST_LAST_YEAR = r"(?:比|较)(?:上年|去年)"
+
+
+def words(*groups: tuple[str, ...]) -> str:
+    """The words of ``groups`` as one non-capturing alternation, longest first (a word is
+    never cut short by another it begins with: 增长率 before 增长)."""
+    unique = dict.fromkeys(w for group in groups for w in group)
+    ordered = sorted(unique, key=len, reverse=True)
+    return "(?:" + "|".join(re.escape(w) for w in ordered) + ")"
+
+
+def words_re(*groups: tuple[str, ...], prefix: str = "", suffix: str = "") -> re.Pattern[str]:
+    """``words`` of ``groups`` compiled, between the regex ``prefix`` and ``suffix``
+    (``suffix="$"``: a phrase that ends with one of them)."""
+    return re.compile(prefix + words(*groups) + suffix)
+
+
+# A question that asks a change (同比增长多少, 上年同期提升了多少, 增幅, 涨了多少): the
+# directions, the unsigned change, its rate, its period and 涨 / 跌 anywhere — a lone 升 /
+# 降 is no change asked anywhere in a question (升级, 降级), only at a phrase's end
+# (structure's change asked).
 CHANGE = re.compile(
-    r"同比|环比|增长|增加|下降|减少|增减|变化|变动|增速|幅度|提高|降低|涨|跌|(?:比|较)(?:上年|去年)"
+    words(ON_EARLIER, RISE, FALL, UNSIGNED_CHANGE, RATE_OF_CHANGE, MOVE) + "|" + AGAINST_LAST_YEAR
 )
 # Asks which ones (a list of things), not how much of each.
 WHICH = re.compile(
