@@ -339,6 +339,9 @@ def _builtin() -> Vocabulary:
         "锁定期": ["限售期"],
         # A cap as a plan prints it (募集资金总额不超过…, 不超过本次发行前总股本的 30%).
         "上限": ["不超过"],
+        # How long an authorisation or a resolution holds, as a board prints it (使用期限自董事会
+        # 审议通过之日起 12 个月内有效; 授权期限, 决议有效期).
+        "有效期": ["期限"],
         "研报": ["研究报告", "点评"],
         "pe": ["p/e", "市盈率"],
         # Valuation and balance-sheet words an analyst abbreviates.

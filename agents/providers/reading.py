@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from agents.providers.grammar import (
@@ -34,10 +35,12 @@ from agents.providers.grammar import (
     FOLLOW_UP_LEAD,
     FORECASTER,
     GIVER,
+    INTENTION,
     LEAD_FUNCTION,
     LIGHT_HEADS,
     LIGHT_MODIFIERS,
     MEASURE,
+    MONEY_OF_ACT,
     ON_EARLIER,
     OUTPERFORMED,
     PARTICLES,
@@ -58,6 +61,7 @@ from agents.providers.grammar import (
     TIME,
     TOP_COUNT,
     UNSIGNED_CHANGE,
+    WARNING,
     WHICH,
     WHO_OR_WHICH,
     YEAR,
@@ -276,12 +280,15 @@ def _runs(
     )
     times = [m.group(0).strip() for m in TIME.finditer(text)]
     text = TIME.sub("|", text)
+    # A report warning its readers (公司提醒投资者注意) mentions what is asked.
+    text = WARNING.sub("|", text)
     # Counts with their measure word first (哪几块, 前三大), then question words.
     text = MEASURE.sub("|", text)
     text = SUPERLATIVE.sub("|", text)
     text = COMPARED_WITH.sub(lambda m: f"|{m.group('other')}|", text)
     for word in QUESTION_WORDS_LONGEST:
         text = _cut_question_word(text, word, corpus)
+    text = _without_intention(text, corpus)
     runs: list[str] = []
     current: list[str] = []
     for char in text:
@@ -294,6 +301,37 @@ def _runs(
     if current:
         runs.append("".join(current))
     return [run.replace(_AND, "及") for run in runs], times
+
+
+def _without_intention(text: str, corpus: str) -> str:
+    """``text`` (its question words cut) with an intention before the act asked cut out
+    (钱|准备|投|哪几个项目), like 打算: 准备 followed by nothing but a verb of the grammar
+    (投, 用于, 花) before the question word. Where the excerpts write it glued to the
+    character before or after it (减值准备, 准备金), or something else follows it (坏账准备
+    余额), it is a noun, and stays asked."""
+    out, at = [], 0
+    while (found := text.find(INTENTION, at)) >= 0:
+        end = found + len(INTENTION)
+        verb = re.match(r"[^|]*", text[end:])[0]  # type: ignore[index]
+        verb = next((verb[:i] for i, c in enumerate(verb) if c in PARTICLES), verb)
+        glued = (found > 0 and text[found - 1 : end] in corpus) or text[found : end + 1] in corpus
+        acting = bool(verb) and not PREDICATE_AFTER.sub("", verb)
+        out += [text[at:found], "|" if acting and not glued else INTENTION]
+        at = end
+    return "".join([*out, text[at:]])
+
+
+def _money_of_act(question: str, corpus: str) -> str:
+    """``question`` with the money an act brought (募来的钱, 融到的钱) written as the trade
+    writes it, the act's 资 (募资 → 募集资金, 融资, 筹资), where the vocabulary or the
+    excerpts write that word; else as asked."""
+
+    def swap(match: re.Match[str]) -> str:
+        word = f"{match['verb']}资"
+        return word if word in LEXICON or word in corpus else match[0]
+
+    swapped = MONEY_OF_ACT.sub(swap, fold(question))
+    return swapped if swapped != fold(question) else question
 
 
 def _cut_question_word(text: str, word: str, corpus: str) -> str:
@@ -362,6 +400,8 @@ def _without_act_verb(
     if measured is None or len(pieces) < 2 or pieces[-1][1]:
         return run, False
     verb, thing = pieces[-1][0], measured["measured"].removeprefix("的")
+    if verb in EDGE_FUNCTION:
+        return run, False  # a coverb (收益率从|多少降到了多少: from), no act of its own
     if len(thing) >= 2 and not unit_of(thing):
         return run[: -len(verb)], True
     # The thing measured put before the act (干线线路开了多少条): the verb is stated where
@@ -454,6 +494,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     names = tuple(sorted({fold(n) for n in names if len(n) >= 2}, key=len, reverse=True))
     question = _glossed(question, fold(corpus), names)
     question = share_class(question, corpus)
+    question = _money_of_act(question, fold(corpus))
     stripped = fold(question).strip()
     follow_up = stripped.startswith(FOLLOW_UP_LEAD) or stripped.rstrip("？?。 ").endswith("呢")
     # The ordinals that pick an item, read once: they cut the runs and name the ordinal.
@@ -489,7 +530,8 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         which=bool(WHICH.search(stripped)),
         asks_figure=bool(ASKS_FIGURE.search(stripped)),
         figures_asked=_figures_asked(stripped),
-        asks_share=bool(ASKS_SHARE.search(stripped)),
+        # (a share class's 份额 — C份额 — names the class, no share asked of a whole)
+        asks_share=bool(ASKS_SHARE.search(class_letter(stripped))),
         prior=bool(PRIOR_PERIOD.search(stripped) or YEAR_BACK.search(stripped))
         and not CHANGE.search(stripped),
         each=bool(EACH.search(stripped)),
@@ -598,6 +640,11 @@ def _figures_asked(question: str) -> int:
     return max(1, sum(1 for c in _CLAUSES.split(fold(question)) if ASKS_FIGURE.search(c)))
 
 
+# A yes/no sentence: one ending with 吗, or asking a verb and its negation (利润是不是下滑了,
+# 有没有超额收益, 是否跑赢基准, 下滑了没有).
+_YES_NO = re.compile(r"吗$|是不是|是否|有没有|会不会|算不算|能不能|了没有?$")
+
+
 def _judged_runs(question: str) -> tuple[str, ...]:
     """The runs of a yes/no sentence (跑赢基准了吗？) that another sentence of the question
     asks the figures of (净值增长率和基准收益率各是多少？): the reader quotes the figures and
@@ -605,7 +652,7 @@ def _judged_runs(question: str) -> tuple[str, ...]:
     sentences = [s.strip() for s in _SENTENCES.findall(fold(question)) if s.strip()]
     if len(sentences) < 2:
         return ()
-    yes_no = [s for s in sentences if s.rstrip("?？!！。 ").endswith("吗")]
+    yes_no = [s for s in sentences if _YES_NO.search(s.rstrip("?？!！。 "))]
     asking = [s for s in sentences if s not in yes_no and ASKS_FIGURE.search(s)]
     if not yes_no or not asking:
         return ()
@@ -782,6 +829,10 @@ def states(phrase: str, text: str) -> bool:
         text = text.replace(f"{phrase}率", "|")
     if not phrase or phrase in text:
         return True
+    if any(e in text for e in LEXICON.get(phrase, ())):
+        # a word of the vocabulary stated by what a report prints for it (经营分部 by 分部,
+        # however the report's 分部经营情况 orders its pieces)
+        return True
     mask = _mask(phrase, text)
     if sum(mask) / len(phrase) < 0.6:
         return False
@@ -789,20 +840,35 @@ def states(phrase: str, text: str) -> bool:
         return False
     if any(exact_character(c) and not m for c, m in zip(phrase, mask, strict=True)):
         return False  # a number or a letter is exact: 过去一年 is not 过去五年, A份额 not C份额
-    return mask[-1] and not _swapped(phrase, text) and not _one_changed(phrase, mask, text)
+    return mask[-1] and not _swapped(phrase, text) and not inner_replaced(phrase, mask, text)
 
 
-def _one_changed(phrase: str, mask: list[bool], text: str) -> bool:
-    """Whether ``text`` writes ``phrase`` whole but for one unstated Chinese character
-    inside it, another in its place: that word names another thing (各项存款余额 is not
-    各项贷款余额) — the mirror of the head rule and of ``contrasted`` for a middle character."""
-    for at in range(1, len(phrase) - 1):
-        if mask[at] or not is_han(phrase[at]):
-            continue
-        other = rf"{re.escape(phrase[:at])}[\u4e00-\u9fff]{re.escape(phrase[at + 1 :])}"
-        if re.search(other, text):
-            return True
+def inner_replaced(phrase: str, mask: list[bool], text: str) -> bool:
+    """Whether ``text`` writes ``phrase`` whole but for one unstated run of Chinese
+    characters inside it, as many others in its place: that word names another thing
+    (各项存款余额 is not 各项贷款余额, 期末基金份额净值 not 期末基金资产净值) — the mirror
+    of the head rule and of ``contrasted`` for the middle of a word."""
+    for at, end in unstated_runs(mask):
+        run = phrase[at:end]
+        if at > 0 and end < len(phrase) and all(map(is_han, run)):
+            han = rf"[\u4e00-\u9fff]{{{len(run)}}}"
+            if re.search(rf"{re.escape(phrase[:at])}{han}{re.escape(phrase[end:])}", text):
+                return True
     return False
+
+
+def unstated_runs(mask: list[bool]) -> Iterator[tuple[int, int]]:
+    """The (start, end) of each run of characters ``mask`` marks unstated."""
+    at = 0
+    while at < len(mask):
+        if mask[at]:
+            at += 1
+            continue
+        end = at
+        while end < len(mask) and not mask[end]:
+            end += 1
+        yield at, end
+        at = end
 
 
 _NUMERALS = frozenset("0123456789一二两三四五六七八九十百千")

@@ -8,7 +8,6 @@ question's terms (docs/extractive-provider.md). No database and no model; the pr
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any
@@ -39,6 +38,7 @@ from agents.providers.reading import (
     enumerates,
     exact_character,
     fold,
+    inner_replaced,
     is_attribute,
     is_class_letter,
     is_han,
@@ -48,6 +48,7 @@ from agents.providers.reading import (
     stated_characters,
     states,
     unit_of,
+    unstated_runs,
     without_claim,
     without_headline,
     without_share_wholes,
@@ -221,20 +222,6 @@ def foreign_modifier(reading: Reading, phrase: str, said: str) -> bool:
             if at and all(map(is_han, run)) and not segment_head and phrase[start:end] in written:
                 return True
     return False
-
-
-def unstated_runs(mask: list[bool]) -> Iterator[tuple[int, int]]:
-    """The (start, end) of each run of characters ``mask`` marks unstated."""
-    at = 0
-    while at < len(mask):
-        if mask[at]:
-            at += 1
-            continue
-        end = at
-        while end < len(mask) and not mask[end]:
-            end += 1
-        yield at, end
-        at = end
 
 
 def sibling_named(phrase: str, said: str, heading: str) -> bool:
@@ -764,6 +751,14 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     ):
         return False
     if any(_modifies(p, label) for p in reading.phrases):
+        return False
+    # (a label writing a phrase asked with another word inside it is another row's:
+    # 期末基金份额净值 does not answer 期末基金资产净值, whatever the table's other labels say)
+    if any(
+        inner_replaced(q, stated_characters(q, label), label)
+        for q in map(counted, reading.phrases)
+        if not spelled_otherwise(q, label)
+    ):
         return False
     # One cell answers: what the question asks of a column (a phrase a header cell states
     # part of) is stated by the row's label and one column's header, not by pieces of two

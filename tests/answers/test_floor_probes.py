@@ -197,3 +197,38 @@ def test_a_word_written_with_one_character_changed_names_another_thing():
     assert not_found(blocks), blocks
     first = answer("溪岸银行各项存款余额比年初增长多少？", [DEPOSITS])[0]
     assert "5.20%" in first and "[[cite:" in first, first
+
+
+FUND_INDICATORS = excerpt(
+    "松溪稳进混合型证券投资基金 2026 年第三季度报告",
+    "§3 主要财务指标和基金净值表现\n\n"
+    "主要财务指标 | 松溪稳进混合 A | 松溪稳进混合 C\n\n"
+    "1.本期已实现收益 | 81,204,330.12 | 6,390,218.47\n\n"
+    "4.期末基金资产净值 | 2,418,903,122.50 | 204,117,380.66\n\n"
+    "5.期末基金份额净值 | 1.2175 | 1.2031",
+)
+
+
+def test_a_label_with_another_word_inside_the_phrase_asked_is_another_rows():
+    # 期末基金资产净值 asked: 期末基金份额净值 writes it but for 份额 in the place of 资产 —
+    # the unit's value per share, not the fund's assets
+    first = answer("松溪稳进C类份额的期末基金资产净值是多少？", [FUND_INDICATORS])[0]
+    assert "204,117,380.66" in first and "4.期末基金资产净值" in first, first
+    assert "1.2031" not in first.split("\n")[0], first
+    only_shares = excerpt(
+        "松溪稳进混合型证券投资基金 2026 年第三季度报告",
+        "主要财务指标 | 松溪稳进混合 A | 松溪稳进混合 C\n\n5.期末基金份额净值 | 1.2175 | 1.2031",
+    )
+    assert not_found(answer("松溪稳进C类份额的期末基金资产净值是多少？", [only_shares]))
+    # the row asked by its own words still answers
+    first = answer("松溪稳进A类的期末基金份额净值是多少？", [only_shares])[0]
+    assert "1.2175" in first and "[[cite:" in first, first
+
+
+def test_a_share_class_asks_no_share():
+    # C份额 names a class of the fund's units; no 占比 / 比例 is asked of a whole
+    from agents.providers.reading import read_question
+
+    question = read_question("C类份额的期末基金资产净值是多少？", "松溪稳进混合 C 份额")
+    assert not question.asks_share
+    assert read_question("C类份额占基金总份额的比例是多少？", "份额").asks_share
