@@ -2,7 +2,9 @@
 counts with their measure words, comparatives and superlatives, time qualifiers, the verbs
 that link a thing to its value, and the words that ask for a figure, a share, a list or
 each. ``agents.providers.reading`` cuts these out of a question before it reads its topic
-(docs/extractive-provider.md, "Reading the question"). Data only: no function here.
+(docs/extractive-provider.md, "Reading the question"). Also the one home of the words of a
+change (RISE, FALL, UNSIGNED_CHANGE …), which the reader's modules compose their patterns
+from with ``words`` / ``words_re``. Data, and those two builders only.
 """
 
 import re
@@ -202,12 +204,62 @@ DOCUMENT_WORDS = re.compile(
     r"(?:研报|研究报告|报告|公告|预案|点评|综述|纪要|财报|摘要|季报|年报)"
     r"(?:[里中内上]?(?:说|称|讲|写|写道|提到|显示|指出|表示))?$"
 )
+# -- the words of a change: their one home -----------------------------------------------
+# The modules of the reader compose their patterns from these names (``words``,
+# ``words_re``); where a composition leaves a group out or adds to it, the difference is a
+# principle, commented where it is composed.
+
+# A rise as a report (and a question) writes it: 同比增长 6.1%, 较上年末提升 2.3 个百分点.
+RISE = ("增长", "增加", "提高", "上升", "提升", "上涨")
+# A fall as a report (and a question) writes it: 同比下降 3.2%, 回落至 ….
+FALL = ("下降", "减少", "降低", "下滑", "下跌", "回落")
+# The asker's one-character rise and fall (涨了多少, 升了多少; 跌了多少, 降了多少). 升 and
+# 降 are characters of other words too (升级, 晋升, 降级), so a pattern reads them as a
+# move only at the end of a phrase; 涨 and 跌 name a move wherever they stand (MOVE).
+RISE_COLLOQUIAL = ("涨", "升")
+FALL_COLLOQUIAL = ("跌", "降")
+MOVE = ("涨", "跌")
+# A change written without its sign, which its figure carries: a column 本期比上年同期增减(%),
+# 变动（%）, 涨跌; a question's 变化了多少, 升降.
+UNSIGNED_CHANGE = ("增减", "变动", "变化", "升降", "涨跌")
+# The nouns of the rate of a rise (增幅, 涨幅) and of a fall (降幅, 跌幅), and all the
+# nouns of a rate of change (营收增速, 变动幅度, 净利润增长率 too).
+RISE_RATE = ("增幅", "涨幅")
+FALL_RATE = ("降幅", "跌幅")
+RATE_OF_CHANGE = ("增速", "幅度", "增长率", *RISE_RATE, *FALL_RATE)
+# A spread's or a gap's change (息差收窄, 差距扩大), a rate's or a yield's move (收益率下行).
+SPREAD_CHANGE = ("收窄", "扩大")
+YIELD_MOVE = ("上行", "下行")
+# A change on an earlier period named by its period: 同比 (the year before), 环比 (the
+# period before), and a comparison with the year before written out (比上年, 较去年).
+ON_EARLIER = ("同比", "环比")
+AGAINST_LAST_YEAR = r"(?:比|较)(?:上年|去年)"
+
+
+def words(*groups: tuple[str, ...]) -> str:
+    """The words of ``groups`` as one non-capturing alternation, longest first (a word is
+    never cut short by another it begins with: 增长率 before 增长)."""
+    unique = dict.fromkeys(w for group in groups for w in group)
+    ordered = sorted(unique, key=len, reverse=True)
+    return "(?:" + "|".join(re.escape(w) for w in ordered) + ")"
+
+
+def words_re(*groups: tuple[str, ...], prefix: str = "", suffix: str = "") -> re.Pattern[str]:
+    """``words`` of ``groups`` compiled, between the regex ``prefix`` and ``suffix``
+    (``suffix="$"``: a phrase that ends with one of them)."""
+    return re.compile(prefix + words(*groups) + suffix)
+
+
 # Verbs that link the thing asked to its value or its holder, not part of the thing:
 # 冷链仓储面积达到(了多少), 半年报提到(了哪些风险), 收益率下行到(多少), 持有华岳银行(的比例).
 PREDICATE_AFTER = re.compile(
     r"(?:达到|做到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|到|达"
-    # a direction to the level reached (收益率下行到, 降到了多少, 回落至)
-    r"|(?:下行|上行|上升|下降|增长|回落|提升|提高|降低|减少|增加|[降升增减涨跌])(?:到|至)"
+    # a direction to the level reached (收益率下行到, 降到了多少, 回落至, 增至): any rise or
+    # fall, a yield's 上行 / 下行, and the one-character ones, 增 and 减 as a report writes
+    # them before 至
+    + "|"
+    + words(RISE, FALL, YIELD_MOVE, RISE_COLLOQUIAL, FALL_COLLOQUIAL, ("增", "减"))
+    + r"(?:到|至)"
     # verbs of a rating given (澄远人寿评了几类, 被评为哪一级)
     r"|(?<![点测好差书影短时复互总股品])被?评(?:了|为)?|获评"
     # verbs of obtaining and of reaching a stage (拿到了多少首付款, 几个项目进了三期临床)
@@ -330,8 +382,14 @@ PRIOR_PERIOD = re.compile(r"(?:上年|去年)同期|上期")
 YEAR_BACK = re.compile(
     r"(?:上年|去年)(?=第?[一二三四1-4]季度|[上下]半年|前三季度|[Qq][1-4]|[Hh][12])"
 )
+
+
+# A question that asks a change (同比增长多少, 上年同期提升了多少, 增幅, 涨了多少): the
+# directions, the unsigned change, its rate, its period and 涨 / 跌 anywhere — a lone 升 /
+# 降 is no change asked anywhere in a question (升级, 降级), only at a phrase's end
+# (structure's change asked).
 CHANGE = re.compile(
-    r"同比|环比|增长|增加|下降|减少|增减|变化|变动|增速|幅度|提高|降低|涨|跌|(?:比|较)(?:上年|去年)"
+    words(ON_EARLIER, RISE, FALL, UNSIGNED_CHANGE, RATE_OF_CHANGE, MOVE) + "|" + AGAINST_LAST_YEAR
 )
 # Asks which ones (a list of things), not how much of each.
 WHICH = re.compile(

@@ -29,6 +29,9 @@ from agents.providers.grammar import (
     EACH,
     EDGE_FUNCTION,
     ENUMERATES,
+    FALL,
+    FALL_COLLOQUIAL,
+    FALL_RATE,
     FOLLOW_UP_LEAD,
     FORECASTER,
     GIVER,
@@ -38,6 +41,7 @@ from agents.providers.grammar import (
     LIGHT_MODIFIERS,
     MEASURE,
     MONEY_OF_ACT,
+    ON_EARLIER,
     OUTPERFORMED,
     PARTICLES,
     PREDICATE_AFTER,
@@ -47,17 +51,24 @@ from agents.providers.grammar import (
     PURPOSE,
     QUANTITATIVE,
     QUESTION_WORDS_LONGEST,
+    RATE_OF_CHANGE,
     RELATIVE_TO,
+    RISE,
+    RISE_COLLOQUIAL,
+    RISE_RATE,
     SCALE_ASKED,
     SHARE_WORDS,
     SUPERLATIVE,
     TIME,
     TOP_COUNT,
+    UNSIGNED_CHANGE,
     WARNING,
     WHICH,
     WHO_OR_WHICH,
     YEAR,
     YEAR_BACK,
+    words,
+    words_re,
 )
 from knowledge.figures import figures_in, in_base_unit
 from knowledge.periods import periods_in
@@ -117,16 +128,17 @@ _SHARE = re.compile(
 )
 # The whole a share is of: 占营业收入的 (39.9%), 占基金资产净值 (8.9%).
 # A change asked (变化了多少) is stated by the direction it took (下降 4.2%); a direction
-# asked (增长多少) by a signed change (a column 本报告期比上年同期增减).
-_CHANGE_ASKED = ("变化", "变动", "增减", "升降")
-_CHANGE_STATED = re.compile(r"增长|下降|增加|减少|提高|降低|上升|增减|变动|变化|提升|下滑")
-_DIRECTIONS = ("增长", "下降", "增加", "减少", "提高", "降低", "上升", "提升", "下滑", "升", "降")
-_SIGNED_CHANGE = re.compile(r"增减|变动|变化")
-_COLLOQUIAL_CHANGE = ("涨幅", "跌幅", "涨", "跌")
-# A direction is stated by another word of the same sense (下滑 by 下降 4.5%; the colloquial
-# 升 and 降 of 升了多少 / 降了多少 too).
-_UP = ("增长", "增加", "提高", "上升", "提升", "上涨", "升")
-_DOWN = ("下降", "减少", "降低", "下滑", "下跌", "回落", "降")
+# asked (增长多少) by a signed change (a column 本报告期比上年同期增减). A text states a
+# change in a word of two characters (a lone 升 of a text may be 升级's); a question may
+# ask it in one (升了多少).
+_CHANGE_STATED = words_re(RISE, FALL, UNSIGNED_CHANGE)
+_SIGNED_CHANGE = words_re(UNSIGNED_CHANGE)
+# A direction asked is stated by another word of the same sense (下滑 by 下降 4.5%; the
+# colloquial 涨了多少 by 上涨 5.2% or 增长 7.85%, 降了多少 and 跌幅 by 下降 3.2% — never by a
+# change the other way), or by a signed change.
+_UP = (*RISE, *RISE_COLLOQUIAL, *RISE_RATE)
+_DOWN = (*FALL, *FALL_COLLOQUIAL, *FALL_RATE)
+_DIRECTIONS = (*_UP, *_DOWN)
 _IN_YUAN = re.compile(r"\d\s*[万亿千百]*元")
 _SHARE_OF = re.compile(r"占[^，。；,;\n\d]{1,24}?的?(?=\s*\d+(?:\.\d+)?\s*[%％])")
 _ENUMERATION = re.compile(
@@ -168,18 +180,16 @@ def _mask(term: str, text: str) -> list[bool]:
             stated = bool(_SHARE.search(text))
         if at >= 0 and stated:
             covered[at : at + len(key)] = [True] * len(key)
-    for words, stated in (
+    for asked, stated in (
         (("占比",), bool(_SHARE.search(text))),
-        # 涨了多少 / 跌幅 ask a change, stated by the direction a report writes (增长 7.85%)
-        (_COLLOQUIAL_CHANGE, bool(_CHANGE_STATED.search(text))),
-        (_UP, any(w in text for w in _UP)),
-        (_DOWN, any(w in text for w in _DOWN)),
-        (_CHANGE_ASKED, bool(_CHANGE_STATED.search(text))),
+        (_UP, any(w in text for w in RISE)),
+        (_DOWN, any(w in text for w in FALL)),
+        (UNSIGNED_CHANGE, bool(_CHANGE_STATED.search(text))),
         (_DIRECTIONS, bool(_SIGNED_CHANGE.search(text))),
         # 金额 asked is stated by an amount in yuan (其中海外订单 12.3 亿元)
         (("金额",), bool(_IN_YUAN.search(text))),
     ):
-        for word in words:
+        for word in asked:
             at = term.find(word)
             if at >= 0 and stated:
                 covered[at : at + len(word)] = [True] * len(word)
@@ -949,7 +959,7 @@ _EXPENSE_SHARE = re.compile(r"^(.{1,8}费用)占(?:营收|营业收入|收入)�
 # What a figure is of another (its change, its share) — a follow-up asking only this
 # (同比增长多少？) asks it of the earlier question's topic.
 _ATTRIBUTE = re.compile(
-    r"(?:同比|环比|增长率?|下降|增加|减少|提高|降低|变化|变动|增减|占比|比例|比重|增速|幅度)+"
+    words(ON_EARLIER, RISE, FALL, UNSIGNED_CHANGE, RATE_OF_CHANGE, SHARE_WORDS) + "+"
 )
 
 

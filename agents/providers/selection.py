@@ -12,7 +12,21 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from agents.providers.grammar import ASKS_FIGURE, CHANGE, PRIOR_PERIOD
+from agents.providers.grammar import (
+    ASKS_FIGURE,
+    CHANGE,
+    FALL,
+    FALL_COLLOQUIAL,
+    ON_EARLIER,
+    PRIOR_PERIOD,
+    RATE_OF_CHANGE,
+    RISE,
+    RISE_COLLOQUIAL,
+    SPREAD_CHANGE,
+    UNSIGNED_CHANGE,
+    words,
+    words_re,
+)
 from agents.providers.reading import (
     LEXICON,
     MODIFIED,
@@ -864,7 +878,7 @@ def _share_of_its_own_figure(reading: Reading, phrase: str, label: str, cells: l
 # A table's column of the year before (上年, 上年同期, 上期 — not 上年末, a balance's date) and
 # a column of the change (变动（%）, 增减, 变化) without a period of its own.
 _YEAR_BEFORE_COLUMN = re.compile(r"^(?:上年|去年)(?:同期|度)?(?!末)|^上期(?!末)")
-_CHANGE_HEADER = re.compile(r"变动|增减|变化")
+_CHANGE_HEADER = words_re(UNSIGNED_CHANGE)
 
 
 def year_on_year(heading: str) -> str:
@@ -1037,40 +1051,37 @@ def _amount_asked(reading: Reading) -> bool:
 
 # A label's unit in brackets right before its figure (股东总数（户）  23,418).
 _LABELLED_UNIT = re.compile(r"[（(](?P<unit>[^（）()\d\s]{1,4})[）)]\s*(?=[-+]?\d)")
-# A column of a change (本报告期比上年同期增减变动幅度(%), 同比增减): no period's own figure.
-_CHANGE_COLUMN = re.compile(r"增减|变动|幅度|增长率|同比|比上年")
-
 
 # A change on the year-ago period (较上年同期增长, 比去年同期下降): no figure of that period.
-_CHANGE_ON_PRIOR = re.compile(
-    r"(?:上年|去年)同期(?:相比)?的?(?:增长|下降|增加|减少|提升|提高|降低|上升|增减|下滑|变动)"
-)
+_CHANGE_ON_PRIOR = words_re(RISE, FALL, UNSIGNED_CHANGE, prefix=r"(?:上年|去年)同期(?:相比)?的?")
 
 
 def _only_a_change(reading: Reading, unit: Unit) -> bool:
     """The unit gives no figure of the year-ago period, only changes on it: a sentence or
     clause that names that period only in a change (同比增长 15.64%, 较上年同期增长 8.7%), or
-    a row whose cell asked sits in a column of changes (…比上年同期增减变动幅度(%))."""
+    a row whose cell asked sits in a column of changes (…比上年同期增减变动幅度(%):
+    ``change_columns``)."""
     if unit.kind in ("sentence", "clause"):
         # (同比提升 1.28 个百分点, 较上年同期增长 8.7% are changes; 上年同期为 30.33% a figure)
         return not PRIOR_PERIOD.search(_CHANGE_ON_PRIOR.sub("", fold(unit.text)))
     if unit.kind == "row":
         column = row_cell(unit, (*reading.phrases, *reading.of, *reading.question.times))
-        header = unit.heading.split(" | ")
-        return 0 < column < len(header) and bool(_CHANGE_COLUMN.search(header[column]))
+        return column in change_columns(unit)
     return False
 
 
 # A figure written as a change: right after a direction (同比增长 15.64%, 较上年同期提升约
 # 2.3 个百分点), or in percentage points — 提升至 41.3% is the level reached.
-_DIRECTION_BEFORE = re.compile(
-    r"(?:增长|下降|增加|减少|提高|降低|上升|提升|下滑|上涨|下跌|回落|增减|变动|收窄|扩大)"
-    r"(?:了|约|近|超过?|幅度为?|为|达)?\s*$"
+_DIRECTION_BEFORE = words_re(
+    RISE, FALL, UNSIGNED_CHANGE, SPREAD_CHANGE, suffix=r"(?:了|约|近|超过?|幅度为?|为|达)?\s*$"
 )
 # A question asking a change, a comparison or a share (增速, 同比, 较…, 变动, 涨了, 占比…):
-# anything but a level.
+# anything but a level. Broader than the words of a change: any character of one (增, 降,
+# 涨, 掉, 较, 比: 掉了多少, 比上年) is enough, the words with none (提高, 提升, 回落, 收窄)
+# too, and the colloquial moves of another kind (走高, 多了, 改善).
 _NOT_A_LEVEL = re.compile(
-    r"同比|环比|[增减降升涨跌掉滑变幅较比]|提高|提升|回落|收窄|扩大|走[高低]|多了|少了|改善|恶化"
+    words(ON_EARLIER, RISE, FALL, SPREAD_CHANGE)
+    + r"|[增减降升涨跌掉滑变幅较比]|走[高低]|多了|少了|改善|恶化"
 )
 
 
@@ -1080,7 +1091,14 @@ def _is_change(text: str, figure: Figure) -> bool:
     )
 
 
-_CHANGE_ASKED = re.compile(r"增长|下降|增加|减少|提高|降低|上升|提升|下滑|增减|变动|变化|增速|幅度")
+# A phrase asking a change: a direction, the unsigned change or its rate anywhere in it
+# (海外新签订单同比增长, 海外订单增速), a colloquial one at its end (海外订单涨).
+_CHANGE_ASKED = re.compile(
+    words(RISE, FALL, UNSIGNED_CHANGE, RATE_OF_CHANGE)
+    + "|"
+    + words(RISE_COLLOQUIAL, FALL_COLLOQUIAL)
+    + "$"
+)
 _CLAUSE_END = re.compile(r"[，,；;。]")
 _RUN_IN = re.compile(r"^\s*\*\*[^*]+\*\*\s*")
 
@@ -1513,8 +1531,11 @@ MAX_QUOTED_CELLS = 12
 
 
 # A phrase that asks a rate or a share: its figure is a percent (增速 11.7%, not 214.8 亿元).
+# A phrase that ends with a change asks it as a percent too (净利润增长, 营收降).
 RATE = re.compile(
-    r"(?:率|速|比|重|例|幅|增长|增加|下降|减少|下滑|提高|提升|降低|上升|变化|变动|增减|涨|跌|仓位)$"
+    r"(?:率|速|比|重|例|幅|仓位|"
+    + words(RISE, FALL, UNSIGNED_CHANGE, RISE_COLLOQUIAL, FALL_COLLOQUIAL)
+    + ")$"
 )
 # What is counted in money (a currency amount): 收入, 利润, 费用 … or 多少钱 / 多少亿.
 _AMOUNT_HEAD = re.compile(

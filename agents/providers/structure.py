@@ -13,6 +13,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from agents.providers.grammar import (
+    AGAINST_LAST_YEAR,
+    FALL,
+    FALL_COLLOQUIAL,
+    ON_EARLIER,
+    RATE_OF_CHANGE,
+    RISE,
+    RISE_COLLOQUIAL,
+    UNSIGNED_CHANGE,
+    words,
+    words_re,
+)
 from agents.providers.reading import cn_number, coverage, fold, is_han
 from agents.providers.table_lines import caption_row, is_data_row, line_cells
 from knowledge.figures import BASE_UNITS
@@ -527,13 +539,16 @@ def row_cell(row: Unit, phrases: list[str] | tuple[str, ...]) -> int:
 
 
 # A phrase asking its thing's change: the question glued a direction or a change to it
-# (手续费及佣金净收入涨了多少, 营业收入增长多少, 同比变化).
-_CHANGE_ASKED = re.compile(
-    r"(?:增长|下降|增加|减少|提高|降低|上升|提升|下滑|上涨|下跌|回落|增减|变动|变化|[涨跌升降])$"
-)
-# A header cell of a change: 本期比上年同期增减(%), 同比, 变动, 增长率.
+# (手续费及佣金净收入涨了多少, 营业收入增长多少, 同比变化) — at its end, where a lone 升 / 降
+# is a move too. Not a rate's noun (净利润增长率, 增速): a table may hold that as a row or a
+# column of its own, which the phrase's words find.
+_CHANGE_ASKED = words_re(RISE, FALL, UNSIGNED_CHANGE, RISE_COLLOQUIAL, FALL_COLLOQUIAL, suffix="$")
+# A header cell of a change: 本期比上年同期增减(%), 同比, 变动, 涨跌幅, 增长率. Wider than a
+# phrase asking one: a header names its change by the rate's noun (增速, 幅度) or by the
+# period it is on (同比, 比上年) as often as by a direction, and often unsigned (增减, 涨跌)
+# where prose writes the direction (上涨 5.2%).
 _CHANGE_COLUMN = re.compile(
-    r"增减|变动|变化|增长|下降|增加|减少|同比|环比|涨跌|增幅|降幅|增速|幅度"
+    words(UNSIGNED_CHANGE, RISE, FALL, ON_EARLIER, RATE_OF_CHANGE) + "|" + AGAINST_LAST_YEAR
 )
 
 

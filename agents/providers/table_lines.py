@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from agents.providers.grammar import RATE_OF_CHANGE, UNSIGNED_CHANGE, words
 from agents.providers.reading import fold
 from knowledge.figures import figures_in
 from knowledge.text import SECTION_HEADING  # a section heading ends a table
@@ -367,11 +368,17 @@ def _completed_header(header: list[str], words: list[str], text: str) -> list[st
     return cells
 
 
+# How a header's last cell ends: with a unit in brackets or a percent, or with the words of
+# an unsigned change or its rate (本期比上年同期增减, 变动幅度, 涨跌幅) — not a direction,
+# which a row's own words may end with too.
+_HEADER_END = re.compile(r"[%％)）]$|" + words(UNSIGNED_CHANGE, RATE_OF_CHANGE) + "$")
+
+
 def _completing_the_last(header: list[str], words: list[str]) -> list[str] | None:
     """With no word the document writes elsewhere, a wrapped line completes the header's
     last cells, in order — a header wraps its widest, last columns (本期比上年同 / 期增减(%))
     — when its words end as a unit or a change does (%, 增减, 幅度); else None."""
-    if len(words) >= len(header) or not re.search(r"[%％)）]$|增减$|幅度$", words[-1]):
+    if len(words) >= len(header) or not _HEADER_END.search(words[-1]):
         return None
     cells = list(header)
     for offset, word in enumerate(words):

@@ -2,6 +2,15 @@
 qualifier a count names, the thing a count counts — each rule on a document of its own
 (not the evaluation sets' fixtures). Driven without a database (tests/answers/reader.py)."""
 
+import pytest
+
+from agents.providers.grammar import (
+    FALL,
+    FALL_COLLOQUIAL,
+    RISE,
+    RISE_COLLOQUIAL,
+    UNSIGNED_CHANGE,
+)
 from tests.answers.reader import answer, excerpt, not_found
 
 RESOLUTION = excerpt(
@@ -171,3 +180,51 @@ def test_a_count_goes_on_from_the_thing_named_before_it():
         "二、发行对象\n本次发行的发行对象为符合中国证监会规定条件的特定投资者，不超过 35 名。",
     )
     assert "35 名" in answer("青川食品定增的发行对象有几名？", [plan])[0]
+
+
+# -- the words of a change have one home (grammar.py) -----------------------------------
+
+SUMMARY = excerpt(
+    "临川精工股份有限公司 2026 年半年度报告摘要",
+    "二、公司基本情况\n（一）主要会计数据和财务指标\n单位：人民币万元\n\n"
+    "项目 | 2026 年 1—6 月 | 2025 年 1—6 月 | 本期比上年同期增减(%)\n\n"
+    "营业收入 | 86,420.10 | 80,115.60 | 7.87\n\n"
+    "现金及现金等价物净增加额 | 3,125.40 | 2,800.00 | 11.62",
+)
+
+
+@pytest.mark.parametrize(
+    "word", [*RISE, *FALL, *RISE_COLLOQUIAL, *FALL_COLLOQUIAL, *UNSIGNED_CHANGE]
+)
+def test_every_word_of_a_change_asks_the_change_column(word):
+    """Each word grammar.py lists for a change (回落 too, which one list had forgotten) asks
+    the row's signed change, not its level."""
+    first = answer(f"临川精工上半年营业收入{word}了多少？", [SUMMARY])[0]
+    assert "营业收入（本期比上年同期增减(%)）：7.87" in first, first
+    assert "[[cite:" in first, first
+
+
+def test_a_label_that_names_a_change_is_a_level():
+    """现金及现金等价物净增加额 writes 增加 as part of its own name: asked what it is, the
+    level answers, not the change column."""
+    first = answer("临川精工上半年现金及现金等价物净增加额是多少？", [SUMMARY])[0]
+    assert "现金及现金等价物净增加额（2026 年 1—6 月）：3,125.40" in first, first
+    assert first.splitlines()[0].endswith("：3,125.40"), first
+    assert "[[cite:" in first, first
+
+
+def test_a_colloquial_move_is_stated_by_a_move_of_its_own_sense():
+    """涨了多少 is answered by the rise a report writes, never by a fall (下降 4.1%): 涨 / 跌
+    read like 升 / 降."""
+    rise = excerpt(
+        "临川精工股份有限公司 2026 年半年度报告摘要",
+        "三、经营情况讨论与分析\n报告期内，公司实现营业收入 8.64 亿元，同比增长 7.9%。",
+    )
+    fall = excerpt(
+        "临川精工股份有限公司 2026 年半年度报告摘要",
+        "三、经营情况讨论与分析\n报告期内，公司实现营业收入 8.64 亿元，同比下降 4.1%。",
+    )
+    assert "同比增长 7.9%" in answer("临川精工上半年营业收入涨了多少？", [rise])[0]
+    assert "同比下降 4.1%" in answer("临川精工上半年营业收入跌了多少？", [fall])[0]
+    assert not_found(answer("临川精工上半年营业收入涨了多少？", [fall]))
+    assert not_found(answer("临川精工上半年营业收入跌了多少？", [rise]))
