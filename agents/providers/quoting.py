@@ -7,6 +7,7 @@ that marker's excerpt.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from agents.providers.selection import MAX_QUOTED_CELLS
 from agents.providers.sources import Source
@@ -60,10 +61,12 @@ def quote_rows(rows: list[Unit], phrases: tuple[str, ...] = ()) -> str:
 
 def _cell_line(row: Unit, phrases: tuple[str, ...], before: str) -> str:
     """A row's cell the phrases ask for, named by its label and column (unless the header
-    names a number, which another excerpt states), or ""."""
+    names a number, which another excerpt states — a column's mark ① is the number 1 once
+    folded, as a reader of the figures reads it), or ""."""
     column = row_cell(row, phrases)
     header = row.heading.split(" | ")
-    if 0 < column < min(len(header), len(row.clauses)) and not re.search(r"\d", header[column]):
+    named = unicodedata.normalize("NFKC", header[column]) if 0 < column < len(header) else ""
+    if 0 < column < len(row.clauses) and named and not re.search(r"\d", named):
         return f"{before}{row.clauses[0]}（{header[column]}）：{row.clauses[column]}"
     return ""
 

@@ -193,3 +193,22 @@ def test_a_class_letter_written_apart_names_its_table():
     first = answer("岚汀稳进 C 成立以来的超额收益是多少？", [STAGES])[0]
     assert "自基金合同生效起至今（①－③）：9.37%" in first, first
     assert "11.44" not in first, first
+
+
+def test_a_columns_mark_is_a_number_never_quoted_before_anothers_citation():
+    # A split table's header carries each column's mark (①): folded, the mark is the number
+    # 1, which the rows' excerpt does not state — the cell is not named by that header
+    # before the rows' citation; the row and the header each stand with their own.
+    title = "澄渚均衡配置混合型证券投资基金 2026 年第三季度报告"
+    head = excerpt(
+        title,
+        "3.2.1 本报告期基金份额净值增长率及其与同期业绩比较基准收益率的比较\n\n"
+        "澄渚均衡配置混合 A\n\n"
+        "阶段 | 份额净值增长率① | 份额净值增长率标准差② | 业绩比较基准收益率③\n\n"
+        "过去三个月 | 4.12% | 0.66% | 3.05%",
+    )
+    rest = excerpt(title, "过去一年 | 11.40% | 0.81% | 8.92%")
+    first = answer("澄渚均衡配置 A 过去一年的份额净值增长率是多少？", [rest, head])[0]
+    assert f"[[cite:{head['id']}]]" in first and "过去一年 | 11.40%" in first, first
+    before_rest = first.split(f"[[cite:{rest['id']}]]")[0].split(f"[[cite:{head['id']}]]")[-1]
+    assert "①" not in before_rest, first
