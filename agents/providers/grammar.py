@@ -181,6 +181,8 @@ LIGHT_HEADS = (
     "因素",
     "方面",
     "口径",
+    # a forecast's range (扣非净利润预告区间: 预计 … 至 …) is the form its figure is given in
+    "区间",
     "点",
     "上限",
     "下限",

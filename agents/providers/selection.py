@@ -1046,6 +1046,27 @@ def _only_a_change(reading: Reading, unit: Unit) -> bool:
     return False
 
 
+# The year before named in a question (去年, 上年同期, 上期, 同期的…呢): its figure is asked.
+_YEAR_BEFORE = re.compile(r"上一?年|去年|上期|同期")
+
+
+def _of_the_year_before(reading: Reading, unit: Unit) -> bool:
+    """The question asks a figure of its own period, not of the year before nor a change on
+    it, and the unit's words before its first figure name the year-ago period (上年同期为
+    268,415.77 万元, 上年同期为盈利 27,274.12 万元): the figure it is compared with, not
+    the one asked."""
+    question = reading.question
+    asked = fold(" ".join([question.text, *question.times]))
+    if question.prior or "YOY" in question.periods or _YEAR_BEFORE.search(asked):
+        return False
+    if CHANGE.search(asked) or any(is_attribute(p) for p in (*reading.phrases, *reading.of)):
+        return False
+    subject = _subject(fold(unit.text))
+    return subject != fold(unit.text) and bool(
+        PRIOR_PERIOD.search(_CHANGE_ON_PRIOR.sub("", subject))
+    )
+
+
 # A figure written as a change: right after a direction (同比增长 15.64%, 较上年同期提升约
 # 2.3 个百分点), or in percentage points — 提升至 41.3% is the level reached.
 _DIRECTION_BEFORE = re.compile(
@@ -1134,6 +1155,8 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         return False
     if question.prior and _only_a_change(reading, unit):
         return False  # 去年同期 asks that period's figure: 同比增长 15.64% is a change on it
+    if unit.kind in ("sentence", "clause") and _of_the_year_before(reading, unit):
+        return False  # 2026 年营收 asked: 上年同期为 268,415.77 万元 is the year before's
     if unit.kind in ("sentence", "clause") and _changes_only(reading, unit):
         return False  # a level asked: 提升约 2.3 个百分点 is its change
     context = f"{unit.heading}\n{title}"  # (the title without a note's headline)
