@@ -738,6 +738,13 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
         return False
     if any(_modifies(p, label) for p in reading.phrases):
         return False
+    # (a phrase that is another row's label whole names that row, not this one, unless the
+    # question names this row too: 预留部分的激励对象 is not asked of 核心骨干（182 人）)
+    others = {fold(line).strip() for line in labels.split("\n")} - {label.strip()}
+    if any(p in others for p in reading.phrases) and not any(
+        states(p, label) for p in reading.phrases
+    ):
+        return False
     # (a label writing a phrase asked with another word inside it is another row's:
     # 期末基金份额净值 does not answer 期末基金资产净值, whatever the table's other labels say)
     if any(
@@ -1182,12 +1189,15 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         if 0 < column < len(unit.clauses) and unit.clauses[column] in NO_VALUE:
             return False
     # a row's unit is its table's (营业收入（万元）): 多少吨 is not asked of it unless the
-    # table writes 吨 (money aside, which a table's 单位 line states apart)
+    # table writes 吨 (money aside, which a table's 单位 line states apart): its header, the
+    # row, or its other labels and caption as a unit — 销量（吨）, 单位：吨 — not a word
+    # (人员) nor another row's own count (核心骨干（182 人）)
     foreign_unit = question.unit and not question.unit.endswith("元")
     if (
         foreign_unit
         and unit.kind == "row"
-        and question.unit not in f"{unit.heading}\n{unit.text}\n{labels}"
+        and question.unit not in f"{unit.heading}\n{unit.text}"
+        and not _writes_unit(question.unit, labels)
     ):
         return False
     counting = question.counts and not question.enumerates  # (哪几块 asks which ones)
@@ -1201,6 +1211,15 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
     if question.which and unit.kind != "list" and not enumerates(unit.text) and not ranked:
         return False
     return unit.kind != "row" or row_answers(reading, unit, labels, title)
+
+
+def _writes_unit(unit: str, text: str) -> bool:
+    """Whether ``text`` writes ``unit`` as the unit of figures: in brackets, after a scale
+    or not (营业收入（万吨）), or on a 单位 line (单位：吨、%)."""
+    for figure in reversed(quantities_in(text)):
+        text = f"{text[: figure.start]}|{text[figure.end :]}"  # a count of its own: 182 人
+    u = re.escape(unit)
+    return bool(re.search(rf"[（(]\s*[万亿千百]?{u}\s*[）)]|单位[：:][^\n]*{u}", text))
 
 
 _CLAUSES = re.compile(r"[^，,；;。]+")

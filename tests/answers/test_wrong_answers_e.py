@@ -5,8 +5,11 @@ driven without a database (tests/answers/reader.py)."""
 
 from tests.answers.reader import answer, excerpt, not_found
 
+# (a text file's title is its name; the notice's own title is its first lines)
 PREVIEW = excerpt(
-    "汀岸材料股份有限公司公告 2027-006",
+    "tingan-preview-2026",
+    "证券代码：301562          证券简称：汀岸材料          公告编号：2027-006\n\n"
+    "汀岸材料股份有限公司\n2026 年度业绩预告\n\n"
     "一、本期业绩预计情况\n\n"
     "扣除非经常性损益后的净利润：预计 12,600 万元 至 14,100 万元，比上年同期增长 20.45% 至 "
     "34.79%；上年同期为盈利 10,460.18 万元。\n\n"
@@ -37,3 +40,27 @@ def test_the_year_befores_figure_does_not_answer_the_period_asked():
 def test_the_year_befores_figure_answers_when_the_year_before_is_asked():
     first = answer("汀岸材料营业收入上年同期是多少？", [PREVIEW])[0]
     assert "79,316.52" in first
+
+
+# -- a table's rows ----------------------------------------------------------------------
+
+GRANTS = excerpt(
+    "澍桥科技股份有限公司 2027 年限制性股票激励计划（草案）摘要",
+    "## 三、激励对象的范围及分配\n\n"
+    "姓名 | 职务 | 获授的限制性股票数量（万股） | 占授予限制性股票总数的比例\n\n"
+    "韦知澜 | 董事长 | 30.00 | 7.50%\n\n"
+    "中层管理人员及核心骨干（96 人） | — | 310.00 | 77.50%\n\n"
+    "预留部分 | — | 60.00 | 15.00%\n\n"
+    "合计 | — | 400.00 | 100.00%",
+)
+
+
+def test_a_count_asked_of_a_row_that_states_none_is_not_another_rows_count():
+    # (the table writes 人 only inside another row's label, as that row's own figure; the
+    # row asked names no people at all)
+    assert not_found(answer("澍桥科技预留部分的激励对象有多少人？", [GRANTS]))
+
+
+def test_a_count_a_rows_label_states_answers_for_that_row():
+    first = answer("澍桥科技中层管理人员及核心骨干有多少人？", [GRANTS])[0]
+    assert "96 人" in first and "[[cite:" in first
