@@ -201,6 +201,8 @@ DOCUMENT_WORDS = re.compile(
 # Verbs that link the thing asked to its value or its holder, not part of the thing:
 # 冷链仓储面积达到(了多少), 半年报提到(了哪些风险), 收益率下行到(多少), 持有华岳银行(的比例).
 PREDICATE_AFTER = re.compile(
+    # (a modal before the verb goes with it: 净利润增速要达到, 需达到, 须达到)
+    r"(?:需要|必须|应当|须|需|(?<![主重纲摘概想只])要)?"
     r"(?:达到|做到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|下行到|上行到|上升到|下降到|增长到|降至|升至|增至|减至|到|达"
     # verbs of a rating given (澄远人寿评了几类, 被评为哪一级)
     r"|(?<![点测好差书影短时复互总股品])被?评(?:了|为)?|获评"

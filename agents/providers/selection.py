@@ -832,7 +832,7 @@ def _by_clause(question: Question, phrases: list[str]) -> list[list[str]]:
     when it asks several (营收多少，同比增长多少); else one group. A phrase no such clause
     writes (a row carried from the question before) goes with every group."""
     if question.figures_asked < 2:
-        return [phrases]
+        return _coordinated_each(question, phrases) or [phrases]
     clauses = [c for c in _FIGURE_CLAUSES.split(fold(question.text)) if ASKS_FIGURE.search(c)]
     groups = [[p for p in phrases if fold(p) in c] for c in clauses]
     rest = [p for p in phrases if not any(p in g for g in groups)]
@@ -840,6 +840,24 @@ def _by_clause(question: Question, phrases: list[str]) -> list[list[str]]:
 
 
 _FIGURE_CLAUSES = re.compile(r"[，,；;?？!！。]")
+
+
+def _coordinated_each(question: Question, phrases: list[str]) -> list[list[str]]:
+    """``phrases`` grouped by the things a question coordinates and asks each of (营收和净利润
+    增速各要达到多少, A与B分别是多少): each is a figure of its own, with the phrases that name
+    the row (第二个解除限售期); [] when it coordinates none or does not ask each."""
+    if not question.each:
+        return []
+    text = fold(question.text)
+    spots = sorted((text.find(p), p) for p in phrases if text.find(p) >= 0)
+    members: list[str] = []
+    for (a, p), (b, q) in zip(spots, spots[1:], strict=False):
+        if COORDINATED.fullmatch(text[a + len(p) : b]):
+            members += [p, q] if not members or members[-1] != p else [q]
+        elif members:
+            break
+    rest = [p for p in phrases if p not in members]
+    return [[m, *rest] for m in members]
 
 
 def _share_of_its_own_figure(reading: Reading, phrase: str, label: str, cells: list[str]) -> bool:

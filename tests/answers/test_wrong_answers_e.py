@@ -64,3 +64,27 @@ def test_a_count_asked_of_a_row_that_states_none_is_not_another_rows_count():
 def test_a_count_a_rows_label_states_answers_for_that_row():
     first = answer("澍桥科技中层管理人员及核心骨干有多少人？", [GRANTS])[0]
     assert "96 人" in first and "[[cite:" in first
+
+
+# -- a table of targets per tranche ----------------------------------------------------
+
+TARGETS = excerpt(
+    "澜汐医疗股份有限公司 2027 年股票期权激励计划（草案）摘要",
+    "## 五、公司层面业绩考核要求\n\n"
+    "以 2026 年营业收入、净利润为基数，各年度业绩考核目标如下：\n\n"
+    "行权期 | 考核年度 | 营业收入增长率 | 净利润增长率\n\n"
+    "第一个行权期 | 2027 年 | 不低于 18% | 不低于 12%\n\n"
+    "第二个行权期 | 2028 年 | 不低于 39% | 不低于 27%\n\n"
+    "第三个行权期 | 2029 年 | 不低于 62% | 不低于 45%",
+)
+
+
+def test_a_modal_before_the_verb_linking_the_thing_to_its_value_asks_nothing():
+    first = answer("澜汐医疗第三个行权期净利润增速要达到多少？", [TARGETS])[0]
+    assert "45%" in first and "[[cite:" in first
+
+
+def test_things_coordinated_and_asked_each_are_a_cell_each_of_the_row():
+    blocks = answer("澜汐医疗第二个行权期的业绩考核，营收和净利润增速各需达到多少？", [TARGETS])
+    assert "39%" in blocks[0] and "27%" in blocks[0]
+    assert "62%" not in blocks[0] and "[[cite:" in blocks[0]
