@@ -423,14 +423,22 @@ def _grammar_only(piece: str) -> bool:
 _GLOSSED = re.compile(r"(?P<name>[^\W\d_]{2,})[（(](?P<gloss>[^\W\d_]{2,20})[）)]")
 
 
+_ENDS_ASKING = re.compile(r"(?:多少|几|多大|多高|多长|多久|是什么|是谁)$")
+
+
 def _glossed(question: str, corpus: str, names: tuple[str, ...]) -> str:
     """``question`` with a name the excerpts do not write replaced by the gloss in brackets
     after it that they do (北向资金（香港中央结算）持有…多少股 asks of 香港中央结算): the gloss
     names the same thing the way the document does. A document's entity name before it
-    stays (泊川智能北向资金（…）); a bracket the excerpts do not write is left as asked."""
+    stays (泊川智能北向资金（…）); a bracket the excerpts do not write, or a unit, is left as
+    asked."""
 
     def swap(match: re.Match[str]) -> str:
         name, gloss = match["name"], match["gloss"]
+        if unit_of(gloss) or _ENDS_ASKING.search(name):
+            # (a bracket after a question word, 各多少（百万元）, or a unit, 营业收入（万元）,
+            # is the answer's form, no name's gloss)
+            return match[0]
         lead = next((n for n in names if name.startswith(n) and len(name) > len(n)), "")
         if fold(gloss) not in corpus or fold(name[len(lead) :]) in corpus:
             return match[0]
@@ -559,7 +567,10 @@ _ASKED_UNIT = re.compile(r"(?:多少|几)(?P<rest>[^\s，。？?！!、；;]{1,4
 
 
 def unit_of(text: str) -> str:
-    """The base unit ``text`` is, whole (万元 → 元, 股, 个月), or ""."""
+    """The base unit ``text`` is, whole (万元 → 元, 股, 个月), or "". A scale of a scale
+    (百万元, a bank's tables; 千万元) is a scale too."""
+    if text[:1] in ("百", "千") and text[1:2] in ("万", "亿"):
+        text = text[1:]
     figures = figures_in(f"1{text}")
     if len(figures) != 1 or figures[0].end != len(text) + 1 or not figures[0].unit:
         return ""

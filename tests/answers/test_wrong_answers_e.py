@@ -88,3 +88,30 @@ def test_things_coordinated_and_asked_each_are_a_cell_each_of_the_row():
     blocks = answer("澜汐医疗第二个行权期的业绩考核，营收和净利润增速各需达到多少？", [TARGETS])
     assert "39%" in blocks[0] and "27%" in blocks[0]
     assert "62%" not in blocks[0] and "[[cite:" in blocks[0]
+
+
+# -- the unit an answer is asked in ------------------------------------------------------
+
+BALANCES = excerpt(
+    "澧川银行股份有限公司 2026 年半年度报告摘要",
+    "二、主要会计数据和财务指标\n\n单位：人民币百万元\n\n"
+    "项目 | 本期末 | 上年末 | 本期末比上年末增减(%)\n\n"
+    "资产总额 | 402,118.35 | 381,902.64 | 5.29\n\n"
+    "吸收存款总额 | 288,460.17 | 270,013.58 | 6.83",
+)
+
+
+def test_a_unit_in_brackets_after_the_question_word_is_the_answers_form_not_a_gloss():
+    first = answer("澧川银行吸收存款总额本期末和上年末各多少（百万元）？", [BALANCES])[0]
+    assert "288,460.17" in first and "270,013.58" in first
+    assert "402,118.35" not in first
+
+
+def test_a_scale_of_a_scale_is_a_unit_asked_not_a_thing_asked():
+    # (a table in 万元 states the figure asked in 百万元, in another scale)
+    costs = excerpt(
+        "沅舟物流股份有限公司 2026 年年度报告摘要",
+        "单位：万元\n\n项目 | 本年 | 上年\n\n管理费用 | 18,204.66 | 16,930.12",
+    )
+    first = answer("沅舟物流本年管理费用是多少百万元？", [costs])[0]
+    assert "18,204.66" in first and "[[cite:" in first
