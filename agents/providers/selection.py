@@ -402,9 +402,15 @@ def defines(term: str, text: str) -> bool:
     )
 
 
+# A section's number opening a line before its title (4.3 报告期内基金持有人数或…说明).
+_SECTION_NUMBER = re.compile(r"^[ \t]*(\d+(?:\.\d+)+)[ \t]+(?=[^\W\d_])", re.MULTILINE)
+
+
 def quantities_in(text: str) -> list[Figure]:
-    """The figures ``text`` writes that are quantities: dates (2026 年, 7 月) are not."""
-    return [f for f in figures_in(text) if not f.date]
+    """The figures ``text`` writes that are quantities: dates (2026 年, 7 月) are not, nor a
+    section's number (4.3 报告期内…: it numbers, it counts nothing)."""
+    numbers = {m.start(1) for m in _SECTION_NUMBER.finditer(text)}
+    return [f for f in figures_in(text) if not f.date and not (f.start in numbers and not f.unit)]
 
 
 _SPACES = re.compile(r"\s+")

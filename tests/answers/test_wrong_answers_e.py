@@ -115,3 +115,28 @@ def test_a_scale_of_a_scale_is_a_unit_asked_not_a_thing_asked():
     )
     first = answer("沅舟物流本年管理费用是多少百万元？", [costs])[0]
     assert "18,204.66" in first and "[[cite:" in first
+
+
+# -- a section's number ------------------------------------------------------------------
+
+FUND = excerpt(
+    "汐川稳进增利混合型证券投资基金 2026 年第三季度报告",
+    "## §4 管理人报告\n\n"
+    "4.3 报告期内基金持有人数或基金资产净值预警说明\n\n"
+    "本报告期内，本基金未出现连续二十个工作日基金份额持有人数量不满二百人或者基金资产净值低于"
+    "五千万元的情形。",
+)
+
+
+def test_a_sections_number_is_no_figure_of_what_its_title_names():
+    assert not_found(answer("汐川稳进增利报告期末有多少持有人？", [FUND]))
+
+
+def test_the_sentence_under_a_numbered_section_answers_its_figure():
+    performance = excerpt(
+        "汐川稳进增利混合型证券投资基金 2026 年第三季度报告",
+        "4.2 报告期内基金的业绩表现\n\n"
+        "截至本报告期末，本基金份额净值为 1.1275 元，本报告期基金份额净值增长率为 3.41%。",
+    )
+    first = answer("汐川稳进增利本报告期基金份额净值增长率是多少？", [performance])[0]
+    assert "3.41%" in first and "[[cite:" in first
