@@ -190,6 +190,10 @@ LIGHT_HEADS = (
 # Modifiers that rank what is asked, not name another thing (主要风险 asks the 风险 a report
 # lists under 风险提示): dropped from the start of a phrase that keeps two characters.
 LIGHT_MODIFIERS = ("主要",)
+# The head of a relative clause standing alone (政府补助（计入损益的部分）: the part of the
+# thing named before it that the clause says): it names nothing of its own. (预留部分, a
+# name written whole, keeps it.)
+RELATIVE_HEADS = ("部分",)
 # Words for a document (研报, 公告, 预案, a broker's 点评 / 综述…): a phrase ending with one (海岳证券研报里) names
 # where to look, not what is asked of it.
 # A verb of saying after it (研报里说, 公告称, 年报中提到) goes with it: the lead-in of a

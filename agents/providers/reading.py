@@ -45,6 +45,7 @@ from agents.providers.grammar import (
     PURPOSE,
     QUANTITATIVE,
     QUESTION_WORDS_LONGEST,
+    RELATIVE_HEADS,
     SCALE_ASKED,
     SHARE_WORDS,
     SUPERLATIVE,
@@ -716,7 +717,7 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
                 if piece.endswith(light) and len(piece) - len(light) >= 2 and not lexical:
                     piece = piece[: -len(light)]
                     break
-            if piece in LIGHT_MODIFIERS:
+            if piece in LIGHT_MODIFIERS or piece in RELATIVE_HEADS:
                 continue  # 主要 alone (主要做什么业务) ranks, it names nothing
             if unit_of(piece) and not lexical:
                 continue  # the unit asked (是多少万元) is the answer's form, not its topic

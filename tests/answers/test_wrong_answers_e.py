@@ -140,3 +140,20 @@ def test_the_sentence_under_a_numbered_section_answers_its_figure():
     )
     first = answer("汐川稳进增利本报告期基金份额净值增长率是多少？", [performance])[0]
     assert "3.41%" in first and "[[cite:" in first
+
+
+# -- a relative clause's head ------------------------------------------------------------
+
+NON_RECURRING = excerpt(
+    "汶港重工股份有限公司 2026 年第三季度报告",
+    "（二）非经常性损益项目和金额\n单位：万元  币种：人民币\n\n"
+    "非经常性损益项目 | 本期金额 | 年初至报告期末金额\n\n"
+    "非流动性资产处置损益 | 8.31 | 22.70\n\n"
+    "计入当期损益的政府补助 | 416.52 | 1,207.94\n\n"
+    "合计 | 380.17 | 1,096.55",
+)
+
+
+def test_the_head_of_a_relative_clause_alone_names_nothing_of_its_own():
+    first = answer("汶港重工前三季度拿到的政府补助（计入损益的部分）有多少？", [NON_RECURRING])[0]
+    assert "1,207.94" in first and "[[cite:" in first
