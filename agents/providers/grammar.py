@@ -140,7 +140,8 @@ FOLLOW_UP_LEAD = ("那么", "那", "还有", "另外", "再看", "再问", "同�
 # knowledge/periods.py's words (one home: 三季度, 上半年, 年初至报告期末, 上年同期, 1—9 月…),
 # after a year with its 年 / 年度; besides them, the relative times a question is asked in.
 TIME = re.compile(
-    r"(?:(?:19|20)\d{2}\s*年?(?:度)?)"
+    # (a year a broker's table marks actual or forecast, 2025A, 2027E, is that year)
+    r"(?:(?:19|20)\d{2}(?:[AEae](?![A-Za-z])|\s*年?(?:度)?))"
     rf"|{PERIOD_WORDS}"
     # the year's end (年底: a balance's date, 年末; 比去年年底 is against the year before's
     # end, not the year-on-year period)
@@ -259,6 +260,9 @@ ACT_ASKED = re.compile(r"了?(?:多少|几)(?P<measured>[^？?。，,！!；;\s]
 # document (岚峰证券这篇…综述).
 GIVER = re.compile(r"^(?P<who>[^|]{2,}?)[给向](?=.{2})")
 DOCUMENT_POINTERS = ("这篇", "那篇", "这份", "那份")
+# Who judges or forecasts a company, addressed to it (海岳对泊川…的预测): a name before 对
+# and the company's name.
+ADDRESSER = re.compile(r"^(?P<who>[^|]{2,}?)对(?=.{2})")
 # Who forecasts or judges what is asked (海岳证券预测泊川…): a name before a verb of
 # forecasting or judging, with more after it.
 FORECASTER = re.compile(r"^(?P<who>[^|]{2,}?)(?:预测|认为|估计|测算|判断|看好)(?=.)")

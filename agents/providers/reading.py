@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from agents.providers.grammar import (
     ACT_ASKED,
+    ADDRESSER,
     ASKS_FIGURE,
     ASKS_SHARE,
     CHANGE,
@@ -389,7 +390,7 @@ def _author_apart(
 ) -> list[tuple[str, bool]]:
     """``run`` parted from the author of the document asked of: a name the excerpts write,
     not a document's entity, before a coverb of giving (岚峰|给溪南银行的目标价: the note
-    gives it), before a word for a document (岚峰|城商行报告) or right before a word
+    gives it), before 对 and the company judged (海岳|对泊川…的预测), before a word for a document (岚峰|城商行报告) or right before a word
     pointing to one (岚峰证券|这篇城商行中报综述) is who wrote the document. A note names its
     broker once, in its byline, so the document must name it and the answering unit need
     not (a doer, like who forecasts)."""
@@ -398,6 +399,10 @@ def _author_apart(
     who = ""
     if giving := GIVER.match(run):
         who = giving["who"]
+    elif (addressing := ADDRESSER.match(run)) and any(
+        len(n) >= 2 and run[addressing.end() :][:2] == n[:2] for n in names
+    ):
+        who = addressing["who"]  # (海岳|对泊川…的预测: the note's broker judges 泊川)
     elif (document := DOCUMENT_WORDS.search(run)) and document.start() >= 2:
         before = run[: document.start()]
         at = min((i for n in names if (i := before.find(n)) >= 0), default=len(before))

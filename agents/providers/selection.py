@@ -744,9 +744,11 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
         return False
     if any(_modifies(p, label) for p in reading.phrases):
         return False
-    # (a phrase that is another row's label whole names that row, not this one, unless the
-    # question names this row too: 预留部分的激励对象 is not asked of 核心骨干（182 人）)
-    others = {fold(line).strip() for line in labels.split("\n")} - {label.strip()}
+    # (a phrase that is another row's label whole, its unit in brackets aside, names that
+    # row, not this one, unless the question names this row too: 预留部分的激励对象 is not
+    # asked of 核心骨干（182 人）, 营业收入 not of 归母净利润（百万元）)
+    others = {_UNIT_AFTER.sub("", fold(line)) for line in labels.split("\n")}
+    others -= {_UNIT_AFTER.sub("", label)}
     if any(p in others for p in reading.phrases) and not any(
         states(p, label) for p in reading.phrases
     ):
@@ -818,6 +820,10 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
         )
         for group in _by_clause(reading.question, asked)
     )
+
+
+# A label's unit in brackets at its end (营业收入（百万元）), with the spaces around it.
+_UNIT_AFTER = re.compile(r"^\s+|\s*(?:[（(][^（）()]*[）)])?\s*$")
 
 
 # A cell that is a year (2028 年, 2027 年度).

@@ -157,3 +157,42 @@ NON_RECURRING = excerpt(
 def test_the_head_of_a_relative_clause_alone_names_nothing_of_its_own():
     first = answer("汶港重工前三季度拿到的政府补助（计入损益的部分）有多少？", [NON_RECURRING])[0]
     assert "1,207.94" in first and "[[cite:" in first
+
+
+# -- a broker's forecast column ----------------------------------------------------------
+
+NOTE_TITLE = "溯澜科技（300981）2026 年中报点评：出货提速，盈利改善"
+
+
+def _forecasts(revenue_2028: str = "3,702") -> list[dict]:
+    return [
+        excerpt(
+            NOTE_TITLE,
+            f"# {NOTE_TITLE}\n\n岱川证券研究所 | 公司研究 | 电子 | 2026 年 8 月 28 日\n\n"
+            "**投资评级：增持（维持）**",
+        ),
+        excerpt(
+            NOTE_TITLE,
+            "## 盈利预测与估值\n\n"
+            "指标 | 2025A | 2026E | 2027E | 2028E\n\n"
+            f"营业收入（百万元） | 2,118 | 2,604 | 3,175 | {revenue_2028}\n\n"
+            "归母净利润（百万元） | 236 | 291 | 358 | 430\n\n"
+            "EPS（元/股） | 0.59 | 0.73 | 0.90 | 1.08",
+        ),
+    ]
+
+
+def test_a_brokers_forecast_asked_of_a_company_by_its_year_marked_e_is_that_column():
+    first = answer("岱川对溯澜科技 2027E 营业收入的预测是多少？", _forecasts())[0]
+    assert "3,175" in first and "[[cite:" in first
+    assert "2,604" not in first.split("\n")[0]
+
+
+def test_a_year_marked_e_is_a_time_however_it_is_glued_to_what_follows():
+    first = answer("岱川对溯澜科技2026E归母净利润的预测是多少？", _forecasts())[0]
+    assert "291" in first and "[[cite:" in first
+
+
+def test_a_row_named_by_its_label_and_unit_is_not_answered_by_another_row():
+    # (the note gives no revenue for 2028: the net profit's row is not the one asked)
+    assert not_found(answer("岱川对溯澜科技 2028E 营业收入的预测是多少？", _forecasts("—")))
