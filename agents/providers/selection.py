@@ -1245,11 +1245,11 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
 
 def _writes_unit(unit: str, text: str) -> bool:
     """Whether ``text`` writes ``unit`` as the unit of figures: in brackets, after a scale
-    or not (营业收入（万吨）), or on a 单位 line (单位：吨、%)."""
+    or not (产量（万吨）, 产能（万吨/年）), or on a 单位 line (单位：吨、%)."""
     for figure in reversed(quantities_in(text)):
         text = f"{text[: figure.start]}|{text[figure.end :]}"  # a count of its own: 182 人
     u = re.escape(unit)
-    return bool(re.search(rf"[（(]\s*[万亿千百]?{u}\s*[）)]|单位[：:][^\n]*{u}", text))
+    return bool(re.search(rf"[（(]\s*[万亿千百]?{u}[^（）()\n]*[）)]|单位[：:][^\n]*{u}", text))
 
 
 _CLAUSES = re.compile(r"[^，,；;。]+")
