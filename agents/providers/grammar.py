@@ -261,8 +261,9 @@ ACT_ASKED = re.compile(r"了?(?:多少|几)(?P<measured>[^？?。，,！!；;\s]
 GIVER = re.compile(r"^(?P<who>[^|]{2,}?)[给向](?=.{2})")
 DOCUMENT_POINTERS = ("这篇", "那篇", "这份", "那份")
 # Who judges or forecasts a company, addressed to it (海岳对泊川…的预测): a name before 对
-# and the company's name.
+# and the company's name, in a question asking a judgement (a holder's 对…的持股比例 is none).
 ADDRESSER = re.compile(r"^(?P<who>[^|]{2,}?)对(?=.{2})")
+JUDGEMENT = re.compile(r"预测|预期|评级|目标价|估值|判断|看法|观点|测算|估计")
 # Who forecasts or judges what is asked (海岳证券预测泊川…): a name before a verb of
 # forecasting or judging, with more after it.
 FORECASTER = re.compile(r"^(?P<who>[^|]{2,}?)(?:预测|认为|估计|测算|判断|看好)(?=.)")

@@ -33,6 +33,7 @@ from agents.providers.grammar import (
     FOLLOW_UP_LEAD,
     FORECASTER,
     GIVER,
+    JUDGEMENT,
     LEAD_FUNCTION,
     LIGHT_HEADS,
     LIGHT_MODIFIERS,
@@ -399,8 +400,10 @@ def _author_apart(
     who = ""
     if giving := GIVER.match(run):
         who = giving["who"]
-    elif (addressing := ADDRESSER.match(run)) and any(
-        len(n) >= 2 and run[addressing.end() :][:2] == n[:2] for n in names
+    elif (
+        (addressing := ADDRESSER.match(run))
+        and JUDGEMENT.search(question)
+        and any(len(n) >= 2 and run[addressing.end() :][:2] == n[:2] for n in names)
     ):
         who = addressing["who"]  # (海岳|对泊川…的预测: the note's broker judges 泊川)
     elif (document := DOCUMENT_WORDS.search(run)) and document.start() >= 2:

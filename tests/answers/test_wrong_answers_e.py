@@ -196,3 +196,15 @@ def test_a_year_marked_e_is_a_time_however_it_is_glued_to_what_follows():
 def test_a_row_named_by_its_label_and_unit_is_not_answered_by_another_row():
     # (the note gives no revenue for 2028: the net profit's row is not the one asked)
     assert not_found(answer("岱川对溯澜科技 2028E 营业收入的预测是多少？", _forecasts("—")))
+
+
+def test_a_holder_before_对_is_no_author_when_no_judgement_is_asked():
+    holders = excerpt(
+        "澍桥科技股份有限公司 2026 年半年度报告摘要",
+        "（二）前十名股东持股情况\n\n"
+        "股东名称 | 持股比例(%)\n\n"
+        "澍桥控股集团有限公司 | 32.15\n\n"
+        "全国社保基金一一三组合 | 2.04\n\n"
+        "注：香港中央结算有限公司为沪股通股票的名义持有人，报告期末未进入前十名股东。",
+    )
+    assert not_found(answer("香港中央结算对澍桥科技的持股比例是多少？", [holders]))
