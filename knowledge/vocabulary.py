@@ -243,6 +243,9 @@ def _builtin() -> Vocabulary:
         "收入": ["营业收入"],
         "净利": ["净利润"],
         "仓位": ["占比"],
+        # A holding's weight in a fund is its share of the fund's net assets, as the report's
+        # list of holdings prints it (占基金资产净值 3.6%).
+        "权重": ["占比", "占基金资产净值"],
         "重仓股": ["前五名股票", "第一大重仓股"],
         "净值增长": ["净值增长率"],
         "研发投入": ["研发费用"],
@@ -262,6 +265,14 @@ def _builtin() -> Vocabulary:
         # A fund is founded when its contract takes effect: 基金合同生效日.
         "成立": ["基金合同生效"],
         "成立日": ["基金合同生效日"],
+        # A fund's stage since it was founded, as its report's table of stages prints it.
+        "成立以来": ["自基金合同生效起至今"],
+        "成立至今": ["自基金合同生效起至今"],
+        # Its return over its benchmark's (超额收益): its net value's growth less the
+        # benchmark's return, as the report's table of stages heads that column (①－③ over
+        # 份额净值增长率① and 业绩比较基准收益率③, read by agents/providers/structure.py).
+        "超额收益": ["净值增长率－业绩比较基准收益率"],
+        "超额收益率": ["净值增长率－业绩比较基准收益率"],
         # A fund's performance over a stage, as its report's table names the stages
         # (阶段: 过去三个月, 过去六个月, 过去一年, 过去三年…).
         **{
@@ -326,6 +337,7 @@ def _builtin() -> Vocabulary:
         # What an analyst writes and what a filing prints instead.
         "扣非后净利润": ["扣除非经常性损益后的净利润", "扣除非经常性损益的净利润"],
         "地区": ["区域"],
+        "片区": ["区域"],
         # A rise or a fall said in one word (沪深300涨了多少) as a report prints it: 沪深 300
         # 指数上涨 7.6%, 同比增长…
         "涨": ["上涨", "增长"],
@@ -339,6 +351,9 @@ def _builtin() -> Vocabulary:
         "锁定期": ["限售期"],
         # A cap as a plan prints it (募集资金总额不超过…, 不超过本次发行前总股本的 30%).
         "上限": ["不超过"],
+        # How long an authorisation or a resolution holds, as a board prints it (使用期限自董事会
+        # 审议通过之日起 12 个月内有效; 授权期限, 决议有效期).
+        "有效期": ["期限"],
         "研报": ["研究报告", "点评"],
         "pe": ["p/e", "市盈率"],
         # Valuation and balance-sheet words an analyst abbreviates.
@@ -404,6 +419,12 @@ def _builtin() -> Vocabulary:
         "业务分部": ["分部"],
         "板块": ["分部"],
         "经营分部": ["分部"],
+        # Industries and product lines as an analyst shortens them (工控 for 工业控制, a
+        # report's 工业控制 row of its products).
+        "工控": ["工业控制"],
+        # Cold-chain logistics: a cold store (冷库) is what a logistics report prints as its
+        # 冷链仓储 (冷链仓储面积 … 万平方米), a refrigerated truck (冷藏车) as its 冷藏车辆.
+        "冷库": ["冷链仓储", "冷链仓库"],
         "可转债": ["可转换公司债券"],
         "回购": ["回购股份"],
     }

@@ -42,6 +42,7 @@ from agents.providers.reading import (
     fold,
     is_attribute,
     is_class_letter,
+    qualified_before,
     read_question,
     states,
     topic_phrases,
@@ -239,6 +240,15 @@ class ExtractiveProvider:
             rest = [without_class(p) for p in before if not is_class_letter(p)]
             reading.phrases = (*reading.phrases, *(p for p in rest if p))
             reading.topic += [t for t in asked_before.terms if t not in entity_terms]
+        if earlier and not names_own_entity and reading.phrases:
+            # 核心一级呢？ after …并表口径的资本充足率多少？ qualifies what was asked before:
+            # 核心一级资本充足率, of the same base (并表)
+            asked_before = read_question(earlier, corpus, names)
+            before = topic_phrases(asked_before, entity_terms_of(asked_before, sources))
+            qualified = qualified_before(reading.phrases, before, corpus)
+            if qualified != reading.phrases:
+                reading.topic += [p for p in qualified if p not in reading.phrases]
+                reading.phrases = qualified
         if earlier and fold(state.task).startswith(PRONOUNS):
             # 她获授多少万股？ after 财务总监是谁？: she is whoever that question asked for, so
             # a unit that also says what it asked (苏明蕙 | 副总经理、财务总监 | 25.00) is hers.

@@ -157,7 +157,13 @@ TIME = re.compile(
 # the question, not what it asks about.
 MEASURE = re.compile(
     r"哪[些几一]?[个种]?(?:类别|种类|类型|级别|等级|档次)|哪(?:些|几位|几个)人"
-    r"|(?:(?<![前第])[两二三四五六七八九十几]|哪[几一]?|多少)(?:部分|方面|[只家个条台项类种位名块些户])(?!月)"
+    # a place asked by its kind (总部在哪个城市, 位于哪个省份): where, like 在哪里 — the kind
+    # names the answer's form, not what is asked
+    r"|哪(?:一?个|座)?(?:城市|省份|省|国家)(?=[的呢吗？?，,。!！]|$)"
+    # (有 before the question word is the verb of having, grammar like 有多少: 华南片区有几台…
+    # names no doer of an act)
+    r"|(?:(?<![前第])(?:有?几|[两二三四五六七八九十])|哪[几一]?|有?多少)"
+    r"(?:部分|方面|[只家个条台辆项类种位名块些户])(?!月)"
     # a top N by a measure (占比前三的: TOP_COUNT)
     r"|(?<=[^\W\d_])前[\d一二三四五六七八九十]{1,2}(?=的)"
     # (哪天, 哪一天 ask a date: QUESTION_WORDS)
@@ -208,7 +214,9 @@ DOCUMENT_WORDS = re.compile(
 PREDICATE_AFTER = re.compile(
     # (a modal before the verb goes with it: 净利润增速要达到, 需达到, 须达到)
     r"(?:需要|必须|应当|须|需|(?<![主重纲摘概想只])要)?"
-    r"(?:达到|做到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|下行到|上行到|上升到|下降到|增长到|降至|升至|增至|减至|到|达"
+    r"(?:达到|做到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|到|达"
+    # a direction to the level reached (收益率下行到, 降到了多少, 回落至)
+    r"|(?:下行|上行|上升|下降|增长|回落|提升|提高|降低|减少|增加|[降升增减涨跌])(?:到|至)"
     # verbs of a rating given (澄远人寿评了几类, 被评为哪一级)
     r"|(?<![点测好差书影短时复互总股品])被?评(?:了|为)?|获评"
     # verbs of obtaining and of reaching a stage (拿到了多少首付款, 几个项目进了三期临床)
@@ -228,6 +236,12 @@ PREDICATE_AFTER = re.compile(
 # nothing of its own when the question asks something else.
 # Verbs of a report mentioning what is asked (三季报提示了哪些风险): no topic to rank by.
 MENTIONING = frozenset(["列举", "列出", "提到", "提及", "披露", "提示"])
+# A report warning its readers (公司提醒投资者注意哪几项风险, 提请投资者关注): a verb of
+# mentioning, with the company that warns and the investors warned — what is asked is what
+# they are told to note.
+WARNING = re.compile(
+    r"(?:本?公司|管理人|管理层|董事会)?(?:提醒|提请|提示|请)(?:广大)?投资者(?:注意|关注|留意)?"
+)
 PREDICATE_ONLY = MENTIONING | frozenset(
     [
         "面临",
@@ -255,6 +269,13 @@ PREDICATE_ONLY = MENTIONING | frozenset(
 # An amount asked of an act (董事会批|了多少|闲置募集资金做现金管理): 了 and the question
 # word follow the act's verb, and what comes after them is the thing measured.
 ACT_ASKED = re.compile(r"了?(?:多少|几)(?P<measured>[^？?。，,！!；;\s]*)")
+# An intention before the act asked (募来的钱准备投哪几个项目: 准备 before a verb of the
+# grammar, like 打算): a report writes the plan as 拟…. 准备 is a noun where something else
+# follows it or the excerpts write it glued to its neighbour (减值准备, 准备金).
+INTENTION = "准备"
+# The money an act brought (募来的钱, 融到的钱): the trade writes it as the act's 资 (募资,
+# 融资, 筹资).
+MONEY_OF_ACT = re.compile(r"(?P<verb>[^\W\d_])[来到得]的(?:钱|资金)")
 # Who a document is by (a broker, the author of its note): a name before a coverb of giving
 # (岚峰给溪南银行的目标价: the note gives it), and one right before a word pointing to a
 # document (岚峰证券这篇…综述).
@@ -270,7 +291,8 @@ FORECASTER = re.compile(r"^(?P<who>[^|]{2,}?)(?:预测|认为|估计|测算|判�
 # A verb of purpose between the thing and its use (闲置募集资金做现金管理, 募集资金用于…):
 # two things asked, each stated on its own.
 PURPOSE = re.compile(r"用于|用来|用作|拿来|拿去|做")
-PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有|担任|出任|当)(?=..)")
+# (a post held: 当, 做 — 聘了谁做总经理 — like 担任; 做市 is a trade of its own)
+PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有|担任|出任|当|做(?!市))(?=..)")
 # By how much a thing beat another (跑赢基准多少): what it is compared with is asked, the
 # verb is not — when a figure is asked (跑赢基准了吗 asks a judgement no excerpt writes).
 OUTPERFORMED = re.compile(r"^(?:跑赢|跑输|超越|超过|落后于?)(?=..)")
@@ -281,6 +303,9 @@ COMPARED_WITH = re.compile(
     r"(?<![占同环对])比(?![例重率较]|年初)(?P<other>(?:比较|[^，。？?！!比|]){1,16}?)(?:更|还)?"
     r"[高低大小多少快慢](?:出|了)?"
 )
+# What a figure is taken relative to (相对业绩基准的超额收益): a coverb before what the figure
+# is measured against, 的 after it — both are asked, the coverb is not (相对收益 is a name).
+RELATIVE_TO = re.compile(r"相对于?(?P<other>[^，。？?！!|的]{2,16}?)的")
 # A question that compares two things of one entity (净利润率与资产负债率哪个高, 净利润增速
 # 比营收增速高多少, 相差多少): the answer ends with which is higher and by how much.
 COMPARES = re.compile(
@@ -289,7 +314,9 @@ COMPARES = re.compile(
     r"|更[高大低小多快慢好]|相差|差[了距额]|差多少|高出|多出|对比|比较|相比|孰"
 )
 # How many things (几项风险, 多少个项目), not how much (多少钱).
-COUNTS = re.compile(r"(?:几|多少)(?:部分|方面|[只家个条项类种位名块])")
+# (a vehicle's or a machine's measure word — 辆, 台 — counts the things as 个 does: 冷藏车辆
+# 1,870 台 answers 多少辆冷藏车)
+COUNTS = re.compile(r"(?:几|多少)(?:部分|方面|[只家个条项类种位名块辆台])")
 # A superlative asked over a table's rows (哪个区域…最高): the row with the extreme value.
 SUPERLATIVE = re.compile(r"最(?P<high>高|大|多|快|好)|最(?P<low>低|小|少|慢|差)")
 # How many of the top rows a superlative asks (获授股数最多的三位高管: the three highest).
@@ -335,7 +362,8 @@ WHO_OR_WHICH = re.compile(r"谁|哪(?:一)?[位个家只名些]")
 SCALE_ASKED = re.compile(r"(?:多少|几)(?P<scale>千万|百万|万|亿)")
 # Asks for a share (占…, 比例, 比重, 占比): the whole a share is of is then part of it.
 EACH = re.compile(r"各|分别|每个|每一")
-ASKS_SHARE = re.compile(r"占|比例|比重|份额|仓位|费用率")  # (an expense ratio: a share of revenue)
+# (an expense ratio: a share of revenue; a holding's weight: its share of the fund's net assets)
+ASKS_SHARE = re.compile(r"占|比例|比重|份额|仓位|权重|费用率")
 QUANTITATIVE = re.compile(r"多少|几|比例|占比|[率额]|规模|金额")
 
 

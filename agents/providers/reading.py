@@ -33,11 +33,13 @@ from agents.providers.grammar import (
     FOLLOW_UP_LEAD,
     FORECASTER,
     GIVER,
+    INTENTION,
     JUDGEMENT,
     LEAD_FUNCTION,
     LIGHT_HEADS,
     LIGHT_MODIFIERS,
     MEASURE,
+    MONEY_OF_ACT,
     OUTPERFORMED,
     PARTICLES,
     PREDICATE_AFTER,
@@ -48,11 +50,13 @@ from agents.providers.grammar import (
     QUANTITATIVE,
     QUESTION_WORDS_LONGEST,
     RELATIVE_HEADS,
+    RELATIVE_TO,
     SCALE_ASKED,
     SHARE_WORDS,
     SUPERLATIVE,
     TIME,
     TOP_COUNT,
+    WARNING,
     WHICH,
     WHO_OR_WHICH,
     YEAR,
@@ -270,12 +274,16 @@ def _runs(
     )
     times = [m.group(0).strip() for m in TIME.finditer(text)]
     text = TIME.sub("|", text)
+    # A report warning its readers (公司提醒投资者注意) mentions what is asked.
+    text = WARNING.sub("|", text)
     # Counts with their measure word first (哪几块, 前三大), then question words.
     text = MEASURE.sub("|", text)
     text = SUPERLATIVE.sub("|", text)
     text = COMPARED_WITH.sub(lambda m: f"|{m.group('other')}|", text)
+    text = RELATIVE_TO.sub(lambda m: f"|{m.group('other')}|", text)
     for word in QUESTION_WORDS_LONGEST:
         text = _cut_question_word(text, word, corpus)
+    text = _without_intention(text, corpus)
     runs: list[str] = []
     current: list[str] = []
     for char in text:
@@ -288,6 +296,37 @@ def _runs(
     if current:
         runs.append("".join(current))
     return [run.replace(_AND, "及") for run in runs], times
+
+
+def _without_intention(text: str, corpus: str) -> str:
+    """``text`` (its question words cut) with an intention before the act asked cut out
+    (钱|准备|投|哪几个项目), like 打算: 准备 followed by nothing but a verb of the grammar
+    (投, 用于, 花) before the question word. Where the excerpts write it glued to the
+    character before or after it (减值准备, 准备金), or something else follows it (坏账准备
+    余额), it is a noun, and stays asked."""
+    out, at = [], 0
+    while (found := text.find(INTENTION, at)) >= 0:
+        end = found + len(INTENTION)
+        verb = re.match(r"[^|]*", text[end:])[0]  # type: ignore[index]
+        verb = next((verb[:i] for i, c in enumerate(verb) if c in PARTICLES), verb)
+        glued = (found > 0 and text[found - 1 : end] in corpus) or text[found : end + 1] in corpus
+        acting = bool(verb) and not PREDICATE_AFTER.sub("", verb)
+        out += [text[at:found], "|" if acting and not glued else INTENTION]
+        at = end
+    return "".join([*out, text[at:]])
+
+
+def _money_of_act(question: str, corpus: str) -> str:
+    """``question`` with the money an act brought (募来的钱, 融到的钱) written as the trade
+    writes it, the act's 资 (募资 → 募集资金, 融资, 筹资), where the vocabulary or the
+    excerpts write that word; else as asked."""
+
+    def swap(match: re.Match[str]) -> str:
+        word = f"{match['verb']}资"
+        return word if word in LEXICON or word in corpus else match[0]
+
+    swapped = MONEY_OF_ACT.sub(swap, fold(question))
+    return swapped if swapped != fold(question) else question
 
 
 def _cut_question_word(text: str, word: str, corpus: str) -> str:
@@ -356,6 +395,8 @@ def _without_act_verb(
     if measured is None or len(pieces) < 2 or pieces[-1][1]:
         return run, False
     verb, thing = pieces[-1][0], measured["measured"].removeprefix("的")
+    if verb in EDGE_FUNCTION:
+        return run, False  # a coverb (收益率从|多少降到了多少: from), no act of its own
     if len(thing) >= 2 and not unit_of(thing):
         return run[: -len(verb)], True
     # The thing measured put before the act (干线线路开了多少条): the verb is stated where
@@ -462,6 +503,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     names = tuple(sorted({fold(n) for n in names if len(n) >= 2}, key=len, reverse=True))
     question = _glossed(question, fold(corpus), names)
     question = share_class(question, corpus)
+    question = _money_of_act(question, fold(corpus))
     stripped = fold(question).strip()
     follow_up = stripped.startswith(FOLLOW_UP_LEAD) or stripped.rstrip("？?。 ").endswith("呢")
     # The ordinals that pick an item, read once: they cut the runs and name the ordinal.
@@ -610,6 +652,11 @@ def _figures_asked(question: str) -> int:
     return max(1, sum(1 for c in _CLAUSES.split(fold(question)) if ASKS_FIGURE.search(c)))
 
 
+# A yes/no sentence: one ending with 吗, or asking a verb and its negation (利润是不是下滑了,
+# 有没有超额收益, 是否跑赢基准, 下滑了没有).
+_YES_NO = re.compile(r"吗$|是不是|是否|有没有|会不会|算不算|能不能|了没有?$")
+
+
 def _judged_runs(question: str) -> tuple[str, ...]:
     """The runs of a yes/no sentence (跑赢基准了吗？) that another sentence of the question
     asks the figures of (净值增长率和基准收益率各是多少？): the reader quotes the figures and
@@ -617,7 +664,7 @@ def _judged_runs(question: str) -> tuple[str, ...]:
     sentences = [s.strip() for s in _SENTENCES.findall(fold(question)) if s.strip()]
     if len(sentences) < 2:
         return ()
-    yes_no = [s for s in sentences if s.rstrip("?？!！。 ").endswith("吗")]
+    yes_no = [s for s in sentences if _YES_NO.search(s.rstrip("?？!！。 "))]
     asking = [s for s in sentences if s not in yes_no and ASKS_FIGURE.search(s)]
     if not yes_no or not asking:
         return ()
@@ -735,7 +782,9 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
             # a share class is asked by its letter (C份额 → C: the report writes
             # 青屿价值精选混合 C), however short
             classed = class_letter(piece)
-            if (len(piece) >= 2 or lexical or classed != piece) and classed not in out:
+            # (a letter standing apart, 青屿价值精选 C 成立以来…, is a share class asked too)
+            named = len(piece) >= 2 or lexical or classed != piece or is_class_letter(piece)
+            if named and classed not in out:
                 out.append(classed)
     asked = [piece for piece in out if piece not in PREDICATE_ONLY]
     # (a question that asks of nothing but a document, 发布了什么公告, asks the document)
@@ -783,6 +832,31 @@ def doer_phrases(question: Question, entity_terms: list[str] | tuple[str, ...]) 
     return topic_phrases(replace(question, runs=question.doers, doers=()), entity_terms)
 
 
+def qualified_before(
+    phrases: tuple[str, ...], before: list[str] | tuple[str, ...], corpus: str
+) -> tuple[str, ...]:
+    """A follow-up's ``phrases`` read against the phrases asked ``before``: one that the
+    excerpts write right before an earlier phrase (核心一级 of 核心一级资本充足率, after
+    …并表口径的资本充足率多少？) is a qualifier of that thing, not a thing of its own — it
+    asks the qualified thing with the rest asked before (核心一级资本充足率, 并表). Else
+    ``phrases`` as they are."""
+    written = re.sub(r"\s+", "", fold(corpus))
+    for phrase in phrases:
+        head = next(
+            (
+                b
+                for b in before
+                if len(b) >= 2 and phrase not in b and b not in phrase and phrase + b in written
+            ),
+            "",
+        )
+        if head:
+            others = [p for p in phrases if p != phrase]
+            rest = [b for b in before if b != head and b not in others]
+            return (*others, phrase + head, *rest)
+    return phrases
+
+
 def states(phrase: str, text: str) -> bool:
     """Does ``text`` state ``phrase`` — verbatim, through a declared synonym (LEXICON), or by
     pieces covering at least 60 % of it, its head included? A Chinese phrase ends with its
@@ -793,6 +867,10 @@ def states(phrase: str, text: str) -> bool:
         # 研发费用率 is a ratio, not the 研发费用 it is of: the longer word's head is 率
         text = text.replace(f"{phrase}率", "|")
     if not phrase or phrase in text:
+        return True
+    if any(e in text for e in LEXICON.get(phrase, ())):
+        # a word of the vocabulary stated by what a report prints for it (经营分部 by 分部,
+        # however the report's 分部经营情况 orders its pieces)
         return True
     mask = _mask(phrase, text)
     if sum(mask) / len(phrase) < 0.6:

@@ -50,6 +50,7 @@ from agents.providers.structure import (
     Unit,
     asks_change,
     change_columns,
+    header_cells,
     is_item,
     is_section_heading,
     labels_named,
@@ -144,13 +145,15 @@ def without_coordinated_qualifiers(question: Question, said: str) -> tuple[str, 
     return said, joined
 
 
-_SHARE_OF_PART = re.compile(r"^(.{2,}?)(?:的)?(?:占比|比例|比重)$")
+# (the whole written between 占 and the share word is no part: 前五大客户销售额占营收比例)
+_SHARE_OF_PART = re.compile(r"^(.{2,}?)(?:占[^占]{2,}?)?(?:的)?(?:占比|比例|比重)$")
 
 
 def _share_part(phrase: str) -> str:
-    """The part a share phrase is asked of (海外收入占比 → 海外收入), or "": a share word
-    inside a word of the vocabulary is that word's (汀州实业持股比例 → 汀州实业, the holder
-    whose 持股比例 is asked)."""
+    """The part a share phrase is asked of (海外收入占比 → 海外收入; 前五大客户销售额占营收比例
+    → 前五大客户销售额, the words before the verb 占 — those after it name the whole), or "":
+    a share word inside a word of the vocabulary is that word's (汀州实业持股比例 → 汀州实业,
+    the holder whose 持股比例 is asked)."""
     word = max((k for k in LEXICON if phrase.endswith(k) and len(k) > 2), key=len, default="")
     if word and _SHARE_OF_PART.match(word):
         rest = phrase[: -len(word)].removesuffix("的")
@@ -671,6 +674,18 @@ def row_owner(reading: Reading, row: Unit) -> Source | None:
 def named_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     """The rows of ``row``'s table whose labels the question names, in table order."""
     rows = [u for u in table_rows(source, row) if u.clauses]
+    # (a share class asked by its letter — 岚汀稳进 A 过去一年… — names its own table of
+    # the columns the classes share: the rows under its caption)
+    letters = [fold(p) for p in reading.phrases if is_class_letter(p)]
+    if letters:
+        rows = [
+            u
+            for u in rows
+            if all(
+                re.search(rf"(?<![a-z]){re.escape(x)}(?![a-z])", fold(table_caption(source, u)))
+                for x in letters
+            )
+        ]
     named = labels_named([fold(u.clauses[0]).strip() for u in rows], fold(reading.question.text))
     return [u for u in rows if fold(u.clauses[0]).strip() in named]
 
@@ -732,7 +747,7 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     label = fold(row.clauses[0]) if row.clauses else ""
     if _named_by_its_cells(reading, row):
         return True
-    said = fold(f"{label}\n{labels}\n{row.heading}")
+    said = fold(f"{label}\n{labels}\n{' | '.join(header_cells(row.heading))}")
     if is_total(row):
         said += "\n" + "\n".join(TOTALS)
     # (an item of the row's own cells names it too: 高管 of 董事、总经理 — not 副总经理 总经理)
@@ -765,7 +780,7 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     # part of) is stated by the row's label and one column's header, not by pieces of two
     # or of the caption (营收 from 营业收入, 增长 from 毛利率比上年增减); the rest names
     # rows (their labels, the caption: 前五名客户, the label column's header: 股票名称).
-    header = year_on_year(row.heading).split(" | ")
+    header = header_cells(year_on_year(row.heading))
     # A column whose cell is the row's year (考核年度 | 2028 年) names the row, like its
     # label: its header asks no figure, its year is the row's period.
     dated = [
@@ -1297,7 +1312,8 @@ def best_units(reading: Reading) -> list[Pick]:
                 # (澄远人寿) is not the group's; one naming the subsidiary shows whose it is
                 continue
             context = (
-                f"{year_on_year(without_claim(unit.heading))}\n{framing}\n"
+                f"{' | '.join(header_cells(year_on_year(without_claim(unit.heading))))}\n"
+                f"{framing}\n"
                 f"{without_headline(source.title)}\n" + "\n".join(holders)
             )
             # a row is read with its table's labels and caption (表 2 前五名客户)

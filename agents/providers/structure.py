@@ -474,13 +474,40 @@ def _list_for(
     return None
 
 
+# A header cell made of references to other columns by their markers (①－③, ②-④: a fund
+# report's excess over its benchmark), and a column's marker after its name (份额净值增长率①).
+_REFERENCES = re.compile(r"\s*[①-⑳](?:\s*[－+＋×÷/\-]\s*[①-⑳])+\s*")
+_MARKED = re.compile(r"([①-⑳])\s*$")
+
+
+def header_cells(heading: str) -> list[str]:
+    """A table's header cells as read: a cell of references to other columns by their
+    markers (①－③ over 份额净值增长率① … 业绩比较基准收益率③) is read with what those
+    columns name, joined as it joins them (①－③ 份额净值增长率－业绩比较基准收益率): the
+    fund's growth less its benchmark's. Quoted as written, elsewhere."""
+    cells = heading.split(" | ")
+    named = {
+        m.group(1): _MARKED.sub("", c).strip()
+        for c in cells
+        if (m := _MARKED.search(c)) and not _REFERENCES.fullmatch(c)
+    }
+
+    def read(cell: str) -> str:
+        references = re.findall("[①-⑳]", cell)
+        if not _REFERENCES.fullmatch(cell) or not all(r in named for r in references):
+            return cell
+        return f"{cell} " + re.sub("[①-⑳]", lambda m: named[m.group(0)], cell.strip())
+
+    return [read(c) for c in cells]
+
+
 def row_cell(row: Unit, phrases: list[str] | tuple[str, ...]) -> int:
     """The column of a table ``row`` (its header in ``row.heading``) the phrases ask for:
     the header cell stating most of them, never the row label; -1 when none does. Of
     two cells stating as much, one holding a figure (持股数量 142,416,000, not 股东性质
     境内非国有法人 for 多少股), then the one writing the fewest words the question does not
     (并表 asks 本期末并表, not 本期末非并表: a header cell is matched as a whole term)."""
-    header = row.heading.split(" | ")
+    header = header_cells(row.heading)
     label = fold(row.clauses[0]) if row.clauses else ""
     best, best_key = -1, (0.0, 0)
     # (a change asked — 手续费及佣金净收入涨了多少 — is the change column's, never a level's)

@@ -224,8 +224,10 @@ def test_a_source_that_trickles_its_answer_still_times_out(crm, context, remote_
 def test_a_slow_source_is_asked_only_once(crm, context, remote_knowledge):
     remote_knowledge.sleep(5)
 
+    # (a deadline of a second, far under the server's five: on a loaded machine 0.2 s could
+    # pass before the request was even written, and then nothing would be proven)
     with pytest.raises(RemoteTimeout):
-        call(crm, context, timeout=0.2)
+        call(crm, context, timeout=1.0)
     # On a loaded machine the deadline can pass before the server's thread has recorded the
     # request it is reading: wait for the first, then long enough for a retry to show.
     deadline = time.monotonic() + 5
