@@ -410,6 +410,8 @@ def _builtin() -> Vocabulary:
         "预增": ["业绩预告", "业绩变动"],
         "预减": ["业绩预告", "业绩变动"],
         "预亏": ["业绩预告", "业绩变动"],
+        # A preview's figures are printed as what the company expects (预计 … 至 … 万元).
+        "预告": ["预计"],
         # A total as a sentence or a table prints it (共计派发现金红利…, a 合计 row).
         "总额": ["共计", "合计", "总计"],
         "总量": ["总数"],

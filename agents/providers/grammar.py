@@ -142,7 +142,8 @@ FOLLOW_UP_LEAD = ("那么", "那", "还有", "另外", "再看", "再问", "同�
 # knowledge/periods.py's words (one home: 三季度, 上半年, 年初至报告期末, 上年同期, 1—9 月…),
 # after a year with its 年 / 年度; besides them, the relative times a question is asked in.
 TIME = re.compile(
-    r"(?:(?:19|20)\d{2}\s*年?(?:度)?)"
+    # (a year a broker's table marks actual or forecast, 2025A, 2027E, is that year)
+    r"(?:(?:19|20)\d{2}(?:[AEae](?![A-Za-z])|\s*年?(?:度)?))"
     rf"|{PERIOD_WORDS}"
     # the year's end (年底: a balance's date, 年末; 比去年年底 is against the year before's
     # end, not the year-on-year period)
@@ -189,6 +190,8 @@ LIGHT_HEADS = (
     "因素",
     "方面",
     "口径",
+    # a forecast's range (扣非净利润预告区间: 预计 … 至 …) is the form its figure is given in
+    "区间",
     "点",
     "上限",
     "下限",
@@ -196,6 +199,10 @@ LIGHT_HEADS = (
 # Modifiers that rank what is asked, not name another thing (主要风险 asks the 风险 a report
 # lists under 风险提示): dropped from the start of a phrase that keeps two characters.
 LIGHT_MODIFIERS = ("主要",)
+# The head of a relative clause standing alone (政府补助（计入损益的部分）: the part of the
+# thing named before it that the clause says): it names nothing of its own. (预留部分, a
+# name written whole, keeps it.)
+RELATIVE_HEADS = ("部分",)
 # Words for a document (研报, 公告, 预案, a broker's 点评 / 综述…): a phrase ending with one (海岳证券研报里) names
 # where to look, not what is asked of it.
 # A verb of saying after it (研报里说, 公告称, 年报中提到) goes with it: the lead-in of a
@@ -253,6 +260,8 @@ def words_re(*groups: tuple[str, ...], prefix: str = "", suffix: str = "") -> re
 # Verbs that link the thing asked to its value or its holder, not part of the thing:
 # 冷链仓储面积达到(了多少), 半年报提到(了哪些风险), 收益率下行到(多少), 持有华岳银行(的比例).
 PREDICATE_AFTER = re.compile(
+    # (a modal before the verb goes with it: 净利润增速要达到, 需达到, 须达到)
+    r"(?:需要|必须|应当|须|需|(?<![主重纲摘概想只])要)?"
     r"(?:达到|做到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|到|达"
     # a direction to the level reached (收益率下行到, 降到了多少, 回落至, 增至): any rise or
     # fall, a yield's 上行 / 下行, and the one-character ones, 增 and 减 as a report writes
@@ -324,6 +333,10 @@ MONEY_OF_ACT = re.compile(r"(?P<verb>[^\W\d_])[来到得]的(?:钱|资金)")
 # document (岚峰证券这篇…综述).
 GIVER = re.compile(r"^(?P<who>[^|]{2,}?)[给向](?=.{2})")
 DOCUMENT_POINTERS = ("这篇", "那篇", "这份", "那份")
+# Who judges or forecasts a company, addressed to it (海岳对泊川…的预测): a name before 对
+# and the company's name, in a question asking a judgement (a holder's 对…的持股比例 is none).
+ADDRESSER = re.compile(r"^(?P<who>[^|]{2,}?)对(?=.{2})")
+JUDGEMENT = re.compile(r"预测|预期|评级|目标价|估值|判断|看法|观点|测算|估计")
 # Who forecasts or judges what is asked (海岳证券预测泊川…): a name before a verb of
 # forecasting or judging, with more after it.
 FORECASTER = re.compile(r"^(?P<who>[^|]{2,}?)(?:预测|认为|估计|测算|判断|看好)(?=.)")

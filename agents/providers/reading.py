@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from agents.providers.grammar import (
     ACT_ASKED,
+    ADDRESSER,
     ASKS_FIGURE,
     ASKS_SHARE,
     CHANGE,
@@ -36,6 +37,7 @@ from agents.providers.grammar import (
     FORECASTER,
     GIVER,
     INTENTION,
+    JUDGEMENT,
     LEAD_FUNCTION,
     LIGHT_HEADS,
     LIGHT_MODIFIERS,
@@ -52,6 +54,7 @@ from agents.providers.grammar import (
     QUANTITATIVE,
     QUESTION_WORDS_LONGEST,
     RATE_OF_CHANGE,
+    RELATIVE_HEADS,
     RELATIVE_TO,
     RISE,
     RISE_COLLOQUIAL,
@@ -439,7 +442,7 @@ def _author_apart(
 ) -> list[tuple[str, bool]]:
     """``run`` parted from the author of the document asked of: a name the excerpts write,
     not a document's entity, before a coverb of giving (岚峰|给溪南银行的目标价: the note
-    gives it), before a word for a document (岚峰|城商行报告) or right before a word
+    gives it), before 对 and the company judged (海岳|对泊川…的预测), before a word for a document (岚峰|城商行报告) or right before a word
     pointing to one (岚峰证券|这篇城商行中报综述) is who wrote the document. A note names its
     broker once, in its byline, so the document must name it and the answering unit need
     not (a doer, like who forecasts)."""
@@ -448,6 +451,12 @@ def _author_apart(
     who = ""
     if giving := GIVER.match(run):
         who = giving["who"]
+    elif (
+        (addressing := ADDRESSER.match(run))
+        and JUDGEMENT.search(question)
+        and any(len(n) >= 2 and run[addressing.end() :][:2] == n[:2] for n in names)
+    ):
+        who = addressing["who"]  # (海岳|对泊川…的预测: the note's broker judges 泊川)
     elif (document := DOCUMENT_WORDS.search(run)) and document.start() >= 2:
         before = run[: document.start()]
         at = min((i for n in names if (i := before.find(n)) >= 0), default=len(before))
@@ -474,14 +483,22 @@ def _grammar_only(piece: str) -> bool:
 _GLOSSED = re.compile(r"(?P<name>[^\W\d_]{2,})[（(](?P<gloss>[^\W\d_]{2,20})[）)]")
 
 
+_ENDS_ASKING = re.compile(r"(?:多少|几|多大|多高|多长|多久|是什么|是谁)$")
+
+
 def _glossed(question: str, corpus: str, names: tuple[str, ...]) -> str:
     """``question`` with a name the excerpts do not write replaced by the gloss in brackets
     after it that they do (北向资金（香港中央结算）持有…多少股 asks of 香港中央结算): the gloss
     names the same thing the way the document does. A document's entity name before it
-    stays (泊川智能北向资金（…）); a bracket the excerpts do not write is left as asked."""
+    stays (泊川智能北向资金（…）); a bracket the excerpts do not write, or a unit, is left as
+    asked."""
 
     def swap(match: re.Match[str]) -> str:
         name, gloss = match["name"], match["gloss"]
+        if unit_of(gloss) or _ENDS_ASKING.search(name):
+            # (a bracket after a question word, 各多少（百万元）, or a unit, 营业收入（万元）,
+            # is the answer's form, no name's gloss)
+            return match[0]
         lead = next((n for n in names if name.startswith(n) and len(name) > len(n)), "")
         if fold(gloss) not in corpus or fold(name[len(lead) :]) in corpus:
             return match[0]
@@ -611,7 +628,10 @@ _ASKED_UNIT = re.compile(r"(?:多少|几)(?P<rest>[^\s，。？?！!、；;]{1,4
 
 
 def unit_of(text: str) -> str:
-    """The base unit ``text`` is, whole (万元 → 元, 股, 个月), or ""."""
+    """The base unit ``text`` is, whole (万元 → 元, 股, 个月), or "". A scale of a scale
+    (百万元, a bank's tables; 千万元) is a scale too."""
+    if text[:1] in ("百", "千") and text[1:2] in ("万", "亿"):
+        text = text[1:]
     figures = figures_in(f"1{text}")
     if len(figures) != 1 or figures[0].end != len(text) + 1 or not figures[0].unit:
         return ""
@@ -762,7 +782,7 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
                 if piece.endswith(light) and len(piece) - len(light) >= 2 and not lexical:
                     piece = piece[: -len(light)]
                     break
-            if piece in LIGHT_MODIFIERS:
+            if piece in LIGHT_MODIFIERS or piece in RELATIVE_HEADS:
                 continue  # 主要 alone (主要做什么业务) ranks, it names nothing
             if unit_of(piece) and not lexical:
                 continue  # the unit asked (是多少万元) is the answer's form, not its topic

@@ -419,9 +419,15 @@ def defines(term: str, text: str) -> bool:
     )
 
 
+# A section's number opening a line before its title (4.3 报告期内基金持有人数或…说明).
+_SECTION_NUMBER = re.compile(r"^[ \t]*(\d+(?:\.\d+)+)[ \t]+(?=[^\W\d_])", re.MULTILINE)
+
+
 def quantities_in(text: str) -> list[Figure]:
-    """The figures ``text`` writes that are quantities: dates (2026 年, 7 月) are not."""
-    return [f for f in figures_in(text) if not f.date]
+    """The figures ``text`` writes that are quantities: dates (2026 年, 7 月) are not, nor a
+    section's number (4.3 报告期内…: it numbers, it counts nothing)."""
+    numbers = {m.start(1) for m in _SECTION_NUMBER.finditer(text)}
+    return [f for f in figures_in(text) if not f.date and not (f.start in numbers and not f.unit)]
 
 
 _SPACES = re.compile(r"\s+")
@@ -767,6 +773,15 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
         return False
     if any(_modifies(p, label) for p in reading.phrases):
         return False
+    # (a phrase that is another row's label whole, its unit in brackets aside, names that
+    # row, not this one, unless the question names this row too: 预留部分的激励对象 is not
+    # asked of 核心骨干（182 人）, 营业收入 not of 归母净利润（百万元）)
+    others = {_UNIT_AFTER.sub("", fold(line)) for line in labels.split("\n")}
+    others -= {_UNIT_AFTER.sub("", label)}
+    if any(p in others for p in reading.phrases) and not any(
+        states(p, label) for p in reading.phrases
+    ):
+        return False
     # (a label writing a phrase asked with another word inside it is another row's:
     # 期末基金份额净值 does not answer 期末基金资产净值, whatever the table's other labels say)
     if any(
@@ -836,6 +851,10 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     )
 
 
+# A label's unit in brackets at its end (营业收入（百万元）), with the spaces around it.
+_UNIT_AFTER = re.compile(r"^\s+|\s*(?:[（(][^（）()]*[）)])?\s*$")
+
+
 # A cell that is a year (2028 年, 2027 年度).
 _YEAR_CELL = re.compile(r"(?:19|20)\d{2}\s*(?:年度?)?")
 
@@ -854,7 +873,7 @@ def _by_clause(question: Question, phrases: list[str]) -> list[list[str]]:
     when it asks several (营收多少，同比增长多少); else one group. A phrase no such clause
     writes (a row carried from the question before) goes with every group."""
     if question.figures_asked < 2:
-        return [phrases]
+        return _coordinated_each(question, phrases) or [phrases]
     clauses = [c for c in _FIGURE_CLAUSES.split(fold(question.text)) if ASKS_FIGURE.search(c)]
     groups = [[p for p in phrases if fold(p) in c] for c in clauses]
     rest = [p for p in phrases if not any(p in g for g in groups)]
@@ -862,6 +881,24 @@ def _by_clause(question: Question, phrases: list[str]) -> list[list[str]]:
 
 
 _FIGURE_CLAUSES = re.compile(r"[，,；;?？!！。]")
+
+
+def _coordinated_each(question: Question, phrases: list[str]) -> list[list[str]]:
+    """``phrases`` grouped by the things a question coordinates and asks each of (营收和净利润
+    增速各要达到多少, A与B分别是多少): each is a figure of its own, with the phrases that name
+    the row (第二个解除限售期); [] when it coordinates none or does not ask each."""
+    if not question.each:
+        return []
+    text = fold(question.text)
+    spots = sorted((text.find(p), p) for p in phrases if text.find(p) >= 0)
+    members: list[str] = []
+    for (a, p), (b, q) in zip(spots, spots[1:], strict=False):
+        if COORDINATED.fullmatch(text[a + len(p) : b]):
+            members += [p, q] if not members or members[-1] != p else [q]
+        elif members:
+            break
+    rest = [p for p in phrases if p not in members]
+    return [[m, *rest] for m in members]
 
 
 def _share_of_its_own_figure(reading: Reading, phrase: str, label: str, cells: list[str]) -> bool:
@@ -1070,6 +1107,27 @@ def _only_a_change(reading: Reading, unit: Unit) -> bool:
     return False
 
 
+# The year before named in a question (去年, 上年同期, 上期, 同期的…呢): its figure is asked.
+_YEAR_BEFORE = re.compile(r"上一?年|去年|上期|同期")
+
+
+def _of_the_year_before(reading: Reading, unit: Unit) -> bool:
+    """The question asks a figure of its own period, not of the year before nor a change on
+    it, and the unit's words before its first figure name the year-ago period (上年同期为
+    268,415.77 万元, 上年同期为盈利 27,274.12 万元): the figure it is compared with, not
+    the one asked."""
+    question = reading.question
+    asked = fold(" ".join([question.text, *question.times]))
+    if question.prior or "YOY" in question.periods or _YEAR_BEFORE.search(asked):
+        return False
+    if CHANGE.search(asked) or any(is_attribute(p) for p in (*reading.phrases, *reading.of)):
+        return False
+    subject = _subject(fold(unit.text))
+    return subject != fold(unit.text) and bool(
+        PRIOR_PERIOD.search(_CHANGE_ON_PRIOR.sub("", subject))
+    )
+
+
 # A figure written as a change: right after a direction (同比增长 15.64%, 较上年同期提升约
 # 2.3 个百分点), or in percentage points — 提升至 41.3% is the level reached.
 _DIRECTION_BEFORE = words_re(
@@ -1167,6 +1225,8 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         return False
     if question.prior and _only_a_change(reading, unit):
         return False  # 去年同期 asks that period's figure: 同比增长 15.64% is a change on it
+    if unit.kind in ("sentence", "clause") and _of_the_year_before(reading, unit):
+        return False  # 2026 年营收 asked: 上年同期为 268,415.77 万元 is the year before's
     if unit.kind in ("sentence", "clause") and _changes_only(reading, unit):
         return False  # a level asked: 提升约 2.3 个百分点 is its change
     context = f"{unit.heading}\n{title}"  # (the title without a note's headline)
@@ -1192,12 +1252,15 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         if 0 < column < len(unit.clauses) and unit.clauses[column] in NO_VALUE:
             return False
     # a row's unit is its table's (营业收入（万元）): 多少吨 is not asked of it unless the
-    # table writes 吨 (money aside, which a table's 单位 line states apart)
+    # table writes 吨 (money aside, which a table's 单位 line states apart): its header, the
+    # row, or its other labels and caption as a unit — 销量（吨）, 单位：吨 — not a word
+    # (人员) nor another row's own count (核心骨干（182 人）)
     foreign_unit = question.unit and not question.unit.endswith("元")
     if (
         foreign_unit
         and unit.kind == "row"
-        and question.unit not in f"{unit.heading}\n{unit.text}\n{labels}"
+        and question.unit not in f"{unit.heading}\n{unit.text}"
+        and not _writes_unit(question.unit, labels)
     ):
         return False
     counting = question.counts and not question.enumerates  # (哪几块 asks which ones)
@@ -1211,6 +1274,15 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
     if question.which and unit.kind != "list" and not enumerates(unit.text) and not ranked:
         return False
     return unit.kind != "row" or row_answers(reading, unit, labels, title)
+
+
+def _writes_unit(unit: str, text: str) -> bool:
+    """Whether ``text`` writes ``unit`` as the unit of figures: in brackets, after a scale
+    or not (产量（万吨）, 产能（万吨/年）), or on a 单位 line (单位：吨、%)."""
+    for figure in reversed(quantities_in(text)):
+        text = f"{text[: figure.start]}|{text[figure.end :]}"  # a count of its own: 182 人
+    u = re.escape(unit)
+    return bool(re.search(rf"[（(]\s*[万亿千百]?{u}[^（）()\n]*[）)]|单位[：:][^\n]*{u}", text))
 
 
 _CLAUSES = re.compile(r"[^，,；;。]+")
