@@ -599,6 +599,14 @@ def class_letter(phrase: str) -> str:
     return _CLASS_WORD.sub(r"\1", phrase)
 
 
+def classes_asked(question: str) -> list[str]:
+    """The share classes ``question`` names by a letter and 份额 (青屿价值精选C份额…, and
+    C类, which ``share_class`` writes so): each asks its own table, as the letter standing
+    apart does (青屿价值精选 C …) — though, its 份额 read away, the letter stays glued to
+    the words after it (C过去一年…) and is no phrase of its own."""
+    return list(dict.fromkeys(_CLASS_WORD.findall(fold(question))))
+
+
 _LETTER = re.compile(r"(?<![A-Za-z])[A-Za-z](?![A-Za-z])")
 
 

@@ -32,6 +32,7 @@ from agents.providers.reading import (
     MODIFIED,
     Question,
     class_letter,
+    classes_asked,
     counted,
     coverage,
     covers,
@@ -691,6 +692,7 @@ def named_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     # (a share class asked by its letter — 岚汀稳进 A 过去一年… — names its own table of
     # the columns the classes share: the rows under its caption)
     letters = [fold(p) for p in reading.phrases if is_class_letter(p)]
+    letters += [x for x in classes_asked(reading.question.text) if x not in letters]
     if letters:
         rows = [
             u

@@ -1,0 +1,41 @@
+"""A fund's share classes and the cell asked: a class asked by its letter with 类 or 份额 is
+answered from that class's own table, two classes asked together each from its own, an
+excess over the benchmark from the column of the difference — never the benchmark's level —
+and two columns asked of one row by those two cells. One test per rule, each on a document
+of its own (not the sets' fixtures), driven without a database (tests/answers/reader.py)."""
+
+from tests.answers.reader import answer, excerpt
+
+FUND = "汀澜稳健增利混合型证券投资基金 2026 年第三季度报告"
+HEADER = (
+    "阶段 | 份额净值增长率① | 份额净值增长率标准差② | 业绩比较基准收益率③ | "
+    "业绩比较基准收益率标准差④ | ①－③ | ②－④\n\n"
+)
+STAGES = excerpt(
+    FUND,
+    "3.2 基金净值表现\n\n"
+    "汀澜稳健增利混合 A\n\n"
+    + HEADER
+    + "过去三个月 | 4.36% | 0.52% | 2.81% | 0.44% | 1.55% | 0.08%\n\n"
+    "过去一年 | 8.74% | 0.61% | 5.02% | 0.49% | 3.72% | 0.12%\n\n"
+    "汀澜稳健增利混合 C\n\n"
+    + HEADER
+    + "过去三个月 | 4.21% | 0.52% | 2.81% | 0.44% | 1.40% | 0.08%\n\n"
+    "过去一年 | 8.15% | 0.61% | 5.02% | 0.49% | 3.13% | 0.12%",
+)
+
+
+# -- a share class asked by its letter with 类 or 份额 ---------------------------------------
+
+
+def test_a_class_asked_by_its_letter_and_lei_is_answered_from_its_own_table():
+    # C类 (written C份额 where the report writes 份额) asks the table under 汀澜稳健增利混合 C,
+    # as 汀澜稳健增利 C does: the A table's row of the same stage is not quoted
+    for question in ("汀澜稳健增利C类过去一年净值增长率", "汀澜稳健增利C份额过去一年净值增长率"):
+        first = answer(question, [STAGES])[0]
+        assert "过去一年（份额净值增长率①）：8.15%" in first, first
+        assert "8.74" not in first, first
+        assert f"[[cite:{STAGES['id']}]]" in first, first
+    first = answer("汀澜稳健增利A类过去一年净值增长率", [STAGES])[0]
+    assert "过去一年（份额净值增长率①）：8.74%" in first, first
+    assert "8.15" not in first, first
