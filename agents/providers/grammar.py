@@ -348,6 +348,11 @@ PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有|担任|出任|当|做(?!市))(
 # By how much a thing beat another (跑赢基准多少): what it is compared with is asked, the
 # verb is not — when a figure is asked (跑赢基准了吗 asks a judgement no excerpt writes).
 OUTPERFORMED = re.compile(r"^(?:跑赢|跑输|超越|超过|落后于?)(?=..)")
+# The margin asked of such a verb (跑赢基准多少, 落后同类几个百分点): the difference of the
+# thing and what it is compared with — never what it is compared with on its own.
+BEATEN_BY = re.compile(
+    r"(?:跑赢|跑输|超越|超过|落后于?)[^，,。？?！!；;]{1,16}?(?:多少|几个?百分点)"
+)
 # A comparison written 比 X 高 (净值增长率比基准高多少): X is what the thing is compared
 # with, 比 and the comparative are grammar (not 比例, 比重, 占比, 同比, 环比, 对比, 比较, nor
 # 比年初: a balance's change since the year's start, the vocabulary's 较上年末).

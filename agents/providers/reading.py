@@ -20,6 +20,7 @@ from agents.providers.grammar import (
     ADDRESSER,
     ASKS_FIGURE,
     ASKS_SHARE,
+    BEATEN_BY,
     CHANGE,
     COMPARED_WITH,
     COMPARES,
@@ -248,6 +249,7 @@ class Question:
     quantitative: bool = False  # asks for a figure (多少, 比例, …率)
     which: bool = False  # asks which ones (哪些, 哪几): a list of things
     asks_figure: bool = False  # asks for a number (多少, 多大, 几个)
+    margin: bool = False  # asks by how much one thing beat another (跑赢基准多少)
     figures_asked: int = 1  # clauses asking a figure each (营收预计多少，上年同期是多少: 2)
     asks_share: bool = False  # asks for a share (占, 比例, 比重)
     prior: bool = False  # asks the year-ago period's own figure (去年同期呢), not a change
@@ -548,6 +550,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         quantitative=bool(QUANTITATIVE.search(stripped)),
         which=bool(WHICH.search(stripped)),
         asks_figure=bool(ASKS_FIGURE.search(stripped)),
+        margin=bool(BEATEN_BY.search(stripped)),
         figures_asked=_figures_asked(stripped),
         # (a share class's 份额 — C份额 — names the class, no share asked of a whole)
         asks_share=bool(ASKS_SHARE.search(class_letter(stripped))),

@@ -65,6 +65,7 @@ from agents.providers.structure import (
     Unit,
     asks_change,
     change_columns,
+    difference_columns,
     header_cells,
     is_item,
     is_section_heading,
@@ -1252,6 +1253,10 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         # (经营活动现金流量净额 本报告期：不适用): the document has no figure to give
         column = row_cell(unit, (*reading.phrases, *question.times))
         if 0 < column < len(unit.clauses) and unit.clauses[column] in NO_VALUE:
+            return False
+        # a margin asked (跑赢基准多少) is a difference's column (①－③), never the level of
+        # what the thing is compared with (业绩比较基准收益率③)
+        if question.margin and column not in difference_columns(unit):
             return False
     # a row's unit is its table's (营业收入（万元）): 多少吨 is not asked of it unless the
     # table writes 吨 (money aside, which a table's 单位 line states apart): its header, the

@@ -563,6 +563,18 @@ def asks_change(row: Unit, phrases: list[str] | tuple[str, ...]) -> bool:
     return False
 
 
+def difference_columns(row: Unit) -> list[int]:
+    """The columns of ``row``'s table whose header cell is a difference of two others, by
+    their marks (①－③: the fund's growth less its benchmark's), or names one (超额收益,
+    差额): what a margin asked (跑赢基准多少) is read from."""
+    header = row.heading.split(" | ")
+    return [
+        i
+        for i, cell in enumerate(header[1 : len(row.clauses)], start=1)
+        if re.fullmatch(r"\s*[①-⑳]\s*[－\-]\s*[①-⑳]\s*", cell) or re.search("超额|差额|差值", cell)
+    ]
+
+
 def change_columns(row: Unit) -> list[int]:
     """The columns of ``row``'s table whose header cell states a change."""
     header = row.heading.split(" | ")

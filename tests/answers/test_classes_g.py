@@ -4,7 +4,7 @@ excess over the benchmark from the column of the difference — never the benchm
 and two columns asked of one row by those two cells. One test per rule, each on a document
 of its own (not the sets' fixtures), driven without a database (tests/answers/reader.py)."""
 
-from tests.answers.reader import answer, excerpt
+from tests.answers.reader import answer, excerpt, not_found
 
 FUND = "汀澜稳健增利混合型证券投资基金 2026 年第三季度报告"
 HEADER = (
@@ -39,3 +39,18 @@ def test_a_class_asked_by_its_letter_and_lei_is_answered_from_its_own_table():
     first = answer("汀澜稳健增利A类过去一年净值增长率", [STAGES])[0]
     assert "过去一年（份额净值增长率①）：8.74%" in first, first
     assert "8.15" not in first, first
+
+
+# -- a margin over the benchmark -------------------------------------------------------------
+
+
+def test_a_margin_over_the_benchmark_is_never_the_benchmarks_own_level():
+    # 跑赢基准多少 asks the difference (①－③), not 业绩比较基准收益率③: a row whose cell
+    # asked is the benchmark's level does not answer — better not found than its 2.81%
+    blocks = answer("汀澜稳健增利 C 过去三个月跑赢基准多少？", [STAGES])
+    first = blocks[0]
+    assert "（业绩比较基准收益率③）" not in first, first
+    assert not_found(blocks) or "1.40%" in first.split("表格：")[0], first
+    # the benchmark's level asked as such is still its column
+    first = answer("汀澜稳健增利 C 过去三个月业绩比较基准收益率是多少？", [STAGES])[0]
+    assert "过去三个月（业绩比较基准收益率③）：2.81%" in first, first
