@@ -11,7 +11,7 @@ import unicodedata
 
 from agents.providers.selection import MAX_QUOTED_CELLS
 from agents.providers.sources import Source
-from agents.providers.structure import Unit, marker, row_cell
+from agents.providers.structure import Unit, cells_asked, marker, row_cell
 from knowledge.figures import figures_in, value_spans
 
 
@@ -91,17 +91,18 @@ def quote_unit(unit: Unit, phrases: tuple[str, ...] = ()) -> str:
     if unit.kind == "row" and unit.header_from:
         # The header is another excerpt's: quoted with its own citation, the cell asked
         # after it (unless the header names a number, which that excerpt states).
-        column = row_cell(unit, phrases)
         quoted = (
             f"表格：{unit.header_text or unit.heading} [[cite:{unit.header_from}]]\n  {unit.text}"
         )
         return quoted + _cell_line(unit, phrases, "\n")
     if unit.kind == "row":
-        column = row_cell(unit, phrases)
+        columns = cells_asked(unit, phrases)
         quoted = f"表格：{unit.header_text or unit.heading}\n  {unit.text}"
-        if column > 0:
+        if columns:
             header = unit.heading.split(" | ")
-            cell = f"{unit.clauses[0]}（{header[column]}）：{unit.clauses[column]}"
+            cell = "\n".join(
+                f"{unit.clauses[0]}（{header[c]}）：{unit.clauses[c]}" for c in columns
+            )
             # A wide table's row is answered by its cell alone (a record of 500 columns is
             # not an answer to read).
             return cell if len(unit.clauses) > MAX_QUOTED_CELLS else f"{cell}\n  {quoted}"

@@ -552,6 +552,25 @@ _CHANGE_COLUMN = re.compile(
 )
 
 
+def cells_asked(row: Unit, phrases: list[str] | tuple[str, ...]) -> list[int]:
+    """The columns of ``row`` the phrases ask for: each column a phrase names by its whole
+    header cell, its unit aside, when two or more are so named (本期末 and 上年末 over
+    本期末 | 上年末 | 本期末比上年末增减(%): both cells asked, not a third writing the two
+    words) — else the one ``row_cell`` reads, if any."""
+    header = [
+        re.sub(r"\s*[（(][^）)]*[）)]\s*$", "", fold(c)).strip() for c in row.heading.split(" | ")
+    ]
+    named: list[int] = []
+    for phrase in map(fold, phrases):
+        for index, cell in enumerate(header[1 : len(row.clauses)], start=1):
+            if cell and cell == phrase and index not in named:
+                named.append(index)
+    if len(named) >= 2:
+        return named
+    column = row_cell(row, phrases)
+    return [column] if column > 0 else []
+
+
 def asks_change(row: Unit, phrases: list[str] | tuple[str, ...]) -> bool:
     """Whether a phrase asks a change of ``row``'s item — one the row's label does not write
     as part of its own name (现金及现金等价物净增加额 is a level)."""

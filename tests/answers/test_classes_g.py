@@ -54,3 +54,30 @@ def test_a_margin_over_the_benchmark_is_never_the_benchmarks_own_level():
     # the benchmark's level asked as such is still its column
     first = answer("汀澜稳健增利 C 过去三个月业绩比较基准收益率是多少？", [STAGES])[0]
     assert "过去三个月（业绩比较基准收益率③）：2.81%" in first, first
+
+
+# -- two columns asked of one row --------------------------------------------------------------
+
+BALANCES = excerpt(
+    "汀州银行股份有限公司 2026 年半年度报告摘要",
+    "（一）主要会计数据\n单位：人民币百万元\n\n"
+    "项目 | 本期末 | 上年末 | 本期末比上年末增减(%)\n\n"
+    "资产总额 | 912,480.33 | 861,207.54 | 5.95\n\n"
+    "吸收存款总额 | 602,114.80 | 571,036.27 | 5.44",
+)
+
+
+def test_two_columns_asked_of_one_row_are_each_named_not_a_third_writing_both():
+    # 本期末 and 上年末 are each a header cell whole: both cells are named, not the change
+    # column whose header writes the two words (本期末比上年末增减(%))
+    first = answer("汀州银行吸收存款总额本期末和上年末各多少（百万元）？", [BALANCES])[0]
+    assert first.startswith(
+        "**回答**（汀州银行）：吸收存款总额（本期末）：602,114.80\n吸收存款总额（上年末）：571,036.27\n"
+    ), first
+    assert "（本期末比上年末增减(%)）" not in first, first
+    assert f"[[cite:{BALANCES['id']}]]" in first, first
+    # one column asked is named alone; the change asked is still the change column
+    first = answer("汀州银行吸收存款总额上年末是多少？", [BALANCES])[0]
+    assert "吸收存款总额（上年末）：571,036.27" in first and "（本期末）" not in first, first
+    first = answer("汀州银行吸收存款总额比上年末增长多少？", [BALANCES])[0]
+    assert "吸收存款总额（本期末比上年末增减(%)）：5.44" in first, first
