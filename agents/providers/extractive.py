@@ -295,6 +295,11 @@ class ExtractiveProvider:
             source.rank = rank
         reading.sources = about
         picks = reading.picks = best_units(reading)
+        if picks and reading.apart and all(is_class_letter(a[0]) for a in reading.apart):
+            # share classes asked together that one unit states together (a table of the
+            # classes as columns, a sentence naming each) are answered by it; else each
+            # class by its own table
+            reading.apart, apart = (), []
         # (read once: what each thing asked apart is answered by, when it decides)
         each = reading.each = best_units_each(reading) if apart or not picks else []
         if apart and not each:

@@ -1516,6 +1516,17 @@ def asked_apart(reading: Reading) -> list[tuple[str, ...]]:
     apart: []."""
     phrases = reading.phrases
     text = fold(reading.question.text)
+    # Share classes asked together by their letters (A 和 C 过去一年的…, A类和C类…) each ask
+    # the rest of the question of their own table: (A, 过去一年, …), (C, 过去一年, …).
+    letters = [p for p in phrases if is_class_letter(p)]
+    letters += [x for x in classes_asked(text) if x not in letters]
+    if len(letters) >= 2:
+        rest = [
+            p[1:] if p[0] in letters and is_han(p[1]) else p
+            for p in map(class_letter, phrases)
+            if not is_class_letter(p)
+        ]
+        return [(x, *rest) for x in letters]
     named = dict.fromkeys([*phrases, *(fold(t) for t in reading.entity_terms)])
     spots = sorted((text.find(p), p) for p in named if text.find(p) >= 0)
     between = [text[a + len(p) : b] for (a, p), (b, _) in zip(spots, spots[1:], strict=False)]

@@ -81,3 +81,32 @@ def test_two_columns_asked_of_one_row_are_each_named_not_a_third_writing_both():
     assert "吸收存款总额（上年末）：571,036.27" in first and "（本期末）" not in first, first
     first = answer("汀州银行吸收存款总额比上年末增长多少？", [BALANCES])[0]
     assert "吸收存款总额（本期末比上年末增减(%)）：5.44" in first, first
+
+
+# -- two share classes asked together --------------------------------------------------------
+
+
+def test_two_classes_asked_together_are_each_answered_from_their_own_table():
+    # A 和 C (or A类和C类) before a shared stage and column: each class asks the rest of the
+    # question of its own table, each row cited — no table states both letters
+    for question in (
+        "汀澜稳健增利 A 和 C 过去一年的净值增长率分别是多少？",
+        "汀澜稳健增利A类和C类过去一年的净值增长率分别是多少？",
+    ):
+        first = answer(question, [STAGES])[0]
+        assert "- A（汀澜稳健增利混合基金）：过去一年（份额净值增长率①）：8.74%" in first, first
+        assert "- C（汀澜稳健增利混合基金）：过去一年（份额净值增长率①）：8.15%" in first, first
+        assert first.count(f"[[cite:{STAGES['id']}]]") == 2, first
+        assert "4.36" not in first and "4.21" not in first, first  # no other stage's row
+
+
+def test_classes_asked_together_that_one_sentence_states_are_answered_by_it():
+    # one unit stating both classes answers them together, as before
+    prose = excerpt(
+        FUND,
+        "4.2 报告期内基金的业绩表现\n截至本报告期末，汀澜稳健增利混合 A 的基金份额净值为 1.1874 元；"
+        "汀澜稳健增利混合 C 的基金份额净值为 1.1702 元。",
+    )
+    first = answer("汀澜稳健增利 A 类和 C 类期末份额净值各是多少？", [prose])[0]
+    assert first.startswith("**回答**（汀澜稳健增利混合基金）：截至本报告期末"), first
+    assert "1.1874" in first and "1.1702" in first, first
