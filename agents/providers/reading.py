@@ -442,18 +442,20 @@ def _author_apart(
 ) -> list[tuple[str, bool]]:
     """``run`` parted from the author of the document asked of: a name the excerpts write,
     not a document's entity, before a coverb of giving (岚峰|给溪南银行的目标价: the note
-    gives it), before 对 and the company judged (海岳|对泊川…的预测), before a word for a document (岚峰|城商行报告) or right before a word
+    gives it) or before 对 and the company judged (海岳|对泊川…的预测) in a question asking a
+    judgement (a lender's 向公司提供的借款 is none), before a word for a document (岚峰|城商行报告) or right before a word
     pointing to one (岚峰证券|这篇城商行中报综述) is who wrote the document. A note names its
     broker once, in its byline, so the document must name it and the answering unit need
     not (a doer, like who forecasts)."""
     if doer:
         return [(run, doer)]
     who = ""
-    if giving := GIVER.match(run):
-        who = giving["who"]
+    judged = JUDGEMENT.search(question) is not None
+    if judged and (giving := GIVER.match(run)):
+        who = giving["who"]  # (岚峰|给溪南银行的目标价; not 控股股东|向公司提供的借款)
     elif (
-        (addressing := ADDRESSER.match(run))
-        and JUDGEMENT.search(question)
+        judged
+        and (addressing := ADDRESSER.match(run))
         and any(len(n) >= 2 and run[addressing.end() :][:2] == n[:2] for n in names)
     ):
         who = addressing["who"]  # (海岳|对泊川…的预测: the note's broker judges 泊川)
