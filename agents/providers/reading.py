@@ -359,9 +359,58 @@ _AND = "\ue000"
 
 
 def _segment(run: str, corpus: str, names: tuple[str, ...] = ()) -> list[tuple[str, bool]]:
-    """Greedy longest pieces of ``run`` the corpus states: (piece, known). A document's
-    entity name is a piece of its own (北辰医药|核心产品, not 北辰医药核心产品 because a
-    text once wrote them together)."""
+    """The pieces of ``run`` the corpus states: (piece, known). Greedy longest pieces left
+    to right, unless that cut leaves characters no piece covers that another cut does: a
+    short name glued to a term (远川冷|库面积 — 远川冷 only a part of 远川冷链 — is
+    远川|冷库面积, the name and a word of the vocabulary), so the cut with the fewest
+    unknown characters, then the fewest pieces, is taken. A document's entity name is a
+    piece of its own (北辰医药|核心产品, not 北辰医药核心产品 because a text once wrote them
+    together)."""
+    greedy = _greedy_pieces(run, corpus, names)
+    left = sum(len(piece) for piece, known in greedy if not known)
+    if not left:
+        return greedy
+    covered = _covering_pieces(run, corpus, names)
+    if sum(len(piece) for piece, known in covered if not known) < left:
+        return covered
+    return greedy
+
+
+def _known_lengths(run: str, i: int, corpus: str, names: tuple[str, ...]) -> list[int]:
+    """The lengths of the known pieces of ``run`` starting at ``i``, longest first: an
+    entity name there, else every span the corpus or the vocabulary writes (two characters
+    or more, or a single character of the vocabulary)."""
+    if named := next((len(n) for n in names if run.startswith(n, i)), 0):
+        return [named]
+    lengths = [
+        j - i
+        for j in range(min(len(run), i + MAX_PIECE), i + 1, -1)
+        if run[i:j] in corpus or run[i:j] in LEXICON
+    ]
+    return lengths + ([1] if run[i] in LEXICON else [])
+
+
+def _covering_pieces(run: str, corpus: str, names: tuple[str, ...]) -> list[tuple[str, bool]]:
+    """The cut of ``run`` into known pieces leaving the fewest characters unknown, then
+    the fewest pieces; among equals, the longer piece first (as the greedy cut would)."""
+    # best[i]: (unknown characters, pieces, the cut) of run[i:]
+    best: list[tuple[int, int, list[tuple[str, bool]]]] = [(0, 0, [])] * (len(run) + 1)
+    for i in range(len(run) - 1, -1, -1):
+        unknown, count, rest = best[i + 1]
+        if rest and not rest[0][1]:
+            choice = (unknown + 1, count, [(run[i] + rest[0][0], False), *rest[1:]])
+        else:
+            choice = (unknown + 1, count + 1, [(run[i], False), *rest])
+        for length in _known_lengths(run, i, corpus, names):
+            unknown, count, rest = best[i + length]
+            if (unknown, count + 1) < choice[:2]:
+                choice = (unknown, count + 1, [(run[i : i + length], True), *rest])
+        best[i] = choice
+    return best[0][2]
+
+
+def _greedy_pieces(run: str, corpus: str, names: tuple[str, ...]) -> list[tuple[str, bool]]:
+    """Greedy longest pieces of ``run`` the corpus states, left to right."""
     pieces: list[tuple[str, bool]] = []
     i = 0
     unknown: list[str] = []

@@ -23,3 +23,42 @@ def test_a_lender_before_向_is_no_author_when_no_judgement_is_asked():
 def test_a_lender_before_给_is_no_author_when_no_judgement_is_asked():
     blocks = answer("控股股东给公司提供的借款余额是多少？", [LOANS])
     assert not_found(blocks) and "8,600" not in blocks[0]
+
+
+# -- a short name glued to a term: the cut into the name and a word of the vocabulary ---------
+
+COLD_STORES = excerpt(
+    "溯岭冷链物流股份有限公司 2026 年半年度报告",
+    "一、经营情况\n\n截至报告期末，公司冷链仓储面积合计 84.3 万平方米，较上年末增加 6.1 万平方米；"
+    "冷藏车辆 1,120 台。",
+)
+
+
+def test_a_short_name_glued_to_a_term_is_cut_into_the_name_and_the_term():
+    # (溯岭冷|库面积 leaves 库面积 unread; 溯岭|冷库面积 is the name and 冷库 ↔ 冷链仓储)
+    first = answer("溯岭冷库面积多大？", [COLD_STORES])[0]
+    assert "84.3 万平方米" in first and "[[cite:" in first
+
+
+# -- a numbered heading is never an answer on its own ---------------------------------------
+
+_WARNING_HEADING = "4.3 报告期内基金持有人数或基金资产净值预警说明"
+_FUND = "澈溪稳健回报混合型证券投资基金 2026 年第二季度报告"
+_BEFORE = "4.2 管理人对报告期内基金的投资策略和运作分析\n\n本基金报告期内维持中性仓位。\n\n"
+
+
+def test_a_numbered_heading_asked_is_answered_by_the_paragraph_under_it():
+    fund = excerpt(
+        _FUND,
+        f"{_BEFORE}{_WARNING_HEADING}\n\n"
+        "本报告期内，本基金未出现连续二十个工作日基金份额持有人数量不满二百人或者基金资产净值"
+        "低于五千万元的情形。\n\n§5 投资组合报告",
+    )
+    first = answer("澈溪稳健回报报告期内基金持有人数或基金资产净值预警说明是什么？", [fund])[0]
+    assert "本基金未出现连续二十个工作日" in first and "[[cite:" in first
+    assert _WARNING_HEADING not in first
+
+
+def test_a_numbered_heading_with_nothing_under_it_is_not_found():
+    fund = excerpt(_FUND, f"{_BEFORE}{_WARNING_HEADING}")
+    assert not_found(answer("澈溪稳健回报基金资产净值预警说明写了什么？", [fund]))
