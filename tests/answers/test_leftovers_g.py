@@ -62,3 +62,27 @@ def test_a_numbered_heading_asked_is_answered_by_the_paragraph_under_it():
 def test_a_numbered_heading_with_nothing_under_it_is_not_found():
     fund = excerpt(_FUND, f"{_BEFORE}{_WARNING_HEADING}")
     assert not_found(answer("澈溪稳健回报基金资产净值预警说明写了什么？", [fund]))
+
+
+# -- a total asked is the whole's own figure, not its first item's ---------------------------
+
+PLACEMENT = excerpt(
+    "岑溪电子股份有限公司 2026 年度向特定对象发行 A 股股票预案",
+    "五、募集资金金额及用途\n\n本次向特定对象发行股票募集资金总额不超过 86,000.00 万元（含本数），"
+    "扣除发行费用后的募集资金净额拟投资于以下项目：\n\n"
+    "1、岑溪电子功率模块扩产项目，项目投资总额 52,300.00 万元，拟使用募集资金 46,000.00 万元；\n\n"
+    "2、研发中心建设项目，项目投资总额 21,500.00 万元，拟使用募集资金 16,000.00 万元；\n\n"
+    "3、补充流动资金，项目投资总额 24,000.00 万元，拟使用募集资金 24,000.00 万元。",
+)
+
+
+def test_a_total_asked_is_the_lead_ins_own_figure_not_the_first_items():
+    for question in ("岑溪电子定增募集资金总额是多少？", "岑溪定增打算募多少钱？"):
+        first = answer(question, [PLACEMENT])[0]
+        assert "86,000.00" in first and "[[cite:" in first
+        assert "46,000.00" not in first
+
+
+def test_an_item_named_by_its_label_still_answers_for_itself():
+    first = answer("岑溪电子研发中心建设项目拟使用募集资金多少？", [PLACEMENT])[0]
+    assert "16,000.00" in first and "[[cite:" in first
