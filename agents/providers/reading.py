@@ -359,54 +359,31 @@ _AND = "\ue000"
 
 
 def _segment(run: str, corpus: str, names: tuple[str, ...] = ()) -> list[tuple[str, bool]]:
-    """The pieces of ``run`` the corpus states: (piece, known). Greedy longest pieces left
-    to right, unless that cut leaves characters no piece covers that another cut does: a
-    short name glued to a term (远川冷|库面积 — 远川冷 only a part of 远川冷链 — is
-    远川|冷库面积, the name and a word of the vocabulary), so the cut with the fewest
-    unknown characters, then the fewest pieces, is taken. A document's entity name is a
-    piece of its own (北辰医药|核心产品, not 北辰医药核心产品 because a text once wrote them
-    together)."""
-    greedy = _greedy_pieces(run, corpus, names)
-    left = sum(len(piece) for piece, known in greedy if not known)
-    if not left:
-        return greedy
-    covered = _covering_pieces(run, corpus, names)
-    if sum(len(piece) for piece, known in covered if not known) < left:
-        return covered
-    return greedy
-
-
-def _known_lengths(run: str, i: int, corpus: str, names: tuple[str, ...]) -> list[int]:
-    """The lengths of the known pieces of ``run`` starting at ``i``, longest first: an
-    entity name there, else every span the corpus or the vocabulary writes (two characters
-    or more, or a single character of the vocabulary)."""
-    if named := next((len(n) for n in names if run.startswith(n, i)), 0):
-        return [named]
-    lengths = [
-        j - i
-        for j in range(min(len(run), i + MAX_PIECE), i + 1, -1)
-        if run[i:j] in corpus or run[i:j] in LEXICON
-    ]
-    return lengths + ([1] if run[i] in LEXICON else [])
-
-
-def _covering_pieces(run: str, corpus: str, names: tuple[str, ...]) -> list[tuple[str, bool]]:
-    """The cut of ``run`` into known pieces leaving the fewest characters unknown, then
-    the fewest pieces; among equals, the longer piece first (as the greedy cut would)."""
-    # best[i]: (unknown characters, pieces, the cut) of run[i:]
-    best: list[tuple[int, int, list[tuple[str, bool]]]] = [(0, 0, [])] * (len(run) + 1)
-    for i in range(len(run) - 1, -1, -1):
-        unknown, count, rest = best[i + 1]
-        if rest and not rest[0][1]:
-            choice = (unknown + 1, count, [(run[i] + rest[0][0], False), *rest[1:]])
-        else:
-            choice = (unknown + 1, count + 1, [(run[i], False), *rest])
-        for length in _known_lengths(run, i, corpus, names):
-            unknown, count, rest = best[i + length]
-            if (unknown, count + 1) < choice[:2]:
-                choice = (unknown, count + 1, [(run[i : i + length], True), *rest])
-        best[i] = choice
-    return best[0][2]
+    """The pieces of ``run`` the corpus states: (piece, known), greedy longest pieces left
+    to right. A document's entity name is a piece of its own (北辰医药|核心产品, not
+    北辰医药核心产品 because a text once wrote them together). A piece that only begins an
+    entity's name and leaves what follows it unread (远川冷|库面积: 远川冷 the start of
+    远川冷链) is the name's short form cut shorter, the characters it took beginning the
+    term after it (远川|冷库|面积), when that leaves fewer characters unread."""
+    pieces = _greedy_pieces(run, corpus, names)
+    at = 0
+    for k, (piece, known) in enumerate(pieces):
+        after = pieces[k + 1] if k + 1 < len(pieces) else None
+        if (
+            known
+            and after is not None
+            and not after[1]
+            and piece not in LEXICON
+            and any(n.startswith(piece) and len(n) > len(piece) for n in names)
+        ):
+            rest = pieces[k + 1 :]
+            unread = sum(len(p) for p, seen in rest if not seen)
+            for short in range(len(piece) - 1, 1, -1):
+                again = _greedy_pieces(run[at + short :], corpus, names)
+                if sum(len(p) for p, seen in again if not seen) < unread:
+                    return [*pieces[:k], (piece[:short], True), *again]
+        at += len(piece)
+    return pieces
 
 
 def _greedy_pieces(run: str, corpus: str, names: tuple[str, ...]) -> list[tuple[str, bool]]:
