@@ -329,8 +329,9 @@ INTENTION = "准备"
 # 融资, 筹资).
 MONEY_OF_ACT = re.compile(r"(?P<verb>[^\W\d_])[来到得]的(?:钱|资金)")
 # Who a document is by (a broker, the author of its note): a name before a coverb of giving
-# (岚峰给溪南银行的目标价: the note gives it), and one right before a word pointing to a
-# document (岚峰证券这篇…综述).
+# (岚峰给溪南银行的目标价: the note gives it) in a question asking a judgement (JUDGEMENT;
+# a lender's 向公司提供的借款 is none), and one right before a word pointing to a document
+# (岚峰证券这篇…综述).
 GIVER = re.compile(r"^(?P<who>[^|]{2,}?)[给向](?=.{2})")
 DOCUMENT_POINTERS = ("这篇", "那篇", "这份", "那份")
 # Who judges or forecasts a company, addressed to it (海岳对泊川…的预测): a name before 对

@@ -361,9 +361,35 @@ _AND = "\ue000"
 
 
 def _segment(run: str, corpus: str, names: tuple[str, ...] = ()) -> list[tuple[str, bool]]:
-    """Greedy longest pieces of ``run`` the corpus states: (piece, known). A document's
-    entity name is a piece of its own (北辰医药|核心产品, not 北辰医药核心产品 because a
-    text once wrote them together)."""
+    """The pieces of ``run`` the corpus states: (piece, known), greedy longest pieces left
+    to right. A document's entity name is a piece of its own (北辰医药|核心产品, not
+    北辰医药核心产品 because a text once wrote them together). A piece that only begins an
+    entity's name and leaves what follows it unread (远川冷|库面积: 远川冷 the start of
+    远川冷链) is the name's short form cut shorter, the characters it took beginning the
+    term after it (远川|冷库|面积), when that leaves fewer characters unread."""
+    pieces = _greedy_pieces(run, corpus, names)
+    at = 0
+    for k, (piece, known) in enumerate(pieces):
+        after = pieces[k + 1] if k + 1 < len(pieces) else None
+        if (
+            known
+            and after is not None
+            and not after[1]
+            and piece not in LEXICON
+            and any(n.startswith(piece) and len(n) > len(piece) for n in names)
+        ):
+            rest = pieces[k + 1 :]
+            unread = sum(len(p) for p, seen in rest if not seen)
+            for short in range(len(piece) - 1, 1, -1):
+                again = _greedy_pieces(run[at + short :], corpus, names)
+                if sum(len(p) for p, seen in again if not seen) < unread:
+                    return [*pieces[:k], (piece[:short], True), *again]
+        at += len(piece)
+    return pieces
+
+
+def _greedy_pieces(run: str, corpus: str, names: tuple[str, ...]) -> list[tuple[str, bool]]:
+    """Greedy longest pieces of ``run`` the corpus states, left to right."""
     pieces: list[tuple[str, bool]] = []
     i = 0
     unknown: list[str] = []
@@ -444,18 +470,20 @@ def _author_apart(
 ) -> list[tuple[str, bool]]:
     """``run`` parted from the author of the document asked of: a name the excerpts write,
     not a document's entity, before a coverb of giving (岚峰|给溪南银行的目标价: the note
-    gives it), before 对 and the company judged (海岳|对泊川…的预测), before a word for a document (岚峰|城商行报告) or right before a word
+    gives it) or before 对 and the company judged (海岳|对泊川…的预测) in a question asking a
+    judgement (a lender's 向公司提供的借款 is none), before a word for a document (岚峰|城商行报告) or right before a word
     pointing to one (岚峰证券|这篇城商行中报综述) is who wrote the document. A note names its
     broker once, in its byline, so the document must name it and the answering unit need
     not (a doer, like who forecasts)."""
     if doer:
         return [(run, doer)]
     who = ""
-    if giving := GIVER.match(run):
-        who = giving["who"]
+    judged = JUDGEMENT.search(question) is not None
+    if judged and (giving := GIVER.match(run)):
+        who = giving["who"]  # (岚峰|给溪南银行的目标价; not 控股股东|向公司提供的借款)
     elif (
-        (addressing := ADDRESSER.match(run))
-        and JUDGEMENT.search(question)
+        judged
+        and (addressing := ADDRESSER.match(run))
         and any(len(n) >= 2 and run[addressing.end() :][:2] == n[:2] for n in names)
     ):
         who = addressing["who"]  # (海岳|对泊川…的预测: the note's broker judges 泊川)

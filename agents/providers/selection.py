@@ -435,6 +435,20 @@ def quantities_in(text: str) -> list[Figure]:
 _SPACES = re.compile(r"\s+")
 
 
+_ITEM_MARK = re.compile(r"^\s*(?:\d{1,3}[、.)）]|[（(]\d{1,3}[)）]|[①-⑳]|[-•·*●○■□▪◆◇►▶])\s*")
+
+
+def _names_an_item(reading: Reading, items: list[str]) -> bool:
+    """Whether the question names one of a list's ``items`` by its label, the words before
+    its first comma or colon (2、研发中心建设项目，…拟使用募集资金…: 研发中心建设项目)."""
+    asked = fold(reading.question.text)
+    for item in items:
+        label = re.split(r"[，,：:；;。]", _ITEM_MARK.sub("", fold(item)), maxsplit=1)[0]
+        if len(label) >= 2 and coverage(label, asked) >= 0.6:
+            return True
+    return False
+
+
 def candidate_units(source: Source, reading: Reading) -> list[Unit]:
     """A list is one answer to "which ones"; otherwise each item stands on its own."""
     out = []
@@ -455,6 +469,10 @@ def candidate_units(source: Source, reading: Reading) -> list[Unit]:
                 # A lead-in writing a figure of its own (募集资金总额不超过 120,000.00 万元，
                 # …拟投资于以下项目：) is a sentence that answers by itself.
                 out.append(Unit(lead_in, "sentence", unit.heading, [lead_in]))
+                if not reading.question.ordinal and not _names_an_item(reading, items):
+                    # (the whole's own figure answers what names none of its parts: 募集资金
+                    # 总额 asked is the lead-in's 120,000.00 万元, not the first project's)
+                    continue
             for line in items:
                 out.append(Unit(line, "sentence", context, [line]))
             continue

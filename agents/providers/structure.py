@@ -94,9 +94,16 @@ def is_section_heading(line: str) -> bool:
     return bool(_HEADING.match(line))
 
 
+# A section numbered by its place in a chapter (4.3 报告期内…预警说明), words after it.
+_DECIMAL_SECTION = re.compile(r"^\d{1,2}(?:\.\d{1,2}){1,3}\s*(?=[^\W\d_])")
+
+
 def _is_heading(line: str) -> bool:
     if _HEADING.match(line):
         return len(line) <= 40 and "。" not in line
+    if _DECIMAL_SECTION.match(line):
+        # (a heading is never an answer of its own: the paragraph under it is)
+        return len(line) <= 40 and not re.search(r"[。；，：:,;！？!?|]", line)
     return len(line) <= 24 and not re.search(r"[。；，：:,;！？!?]", line)
 
 
