@@ -388,7 +388,7 @@ EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有�
 # particle of 所V的, not a word of what is asked (事务所, 交易所 end with it).
 LEAD_FUNCTION = set("所")
 ENUMERATES = re.compile(
-    r"哪些|哪几|都有什么|都是什么|都有谁|都是谁|(?:包括|包含|涵盖)(?:了)?什么|分别|名单|列表"
+    r"哪些|哪几|都有什么|都是什么|都有谁|都是谁|(?:包括|包含|涵盖|提示|提到|提及|列举|列出|列|披露)(?:了)?什么|分别|名单|列表"
     r"|几[只个家位名条项类种块][^，。？?!！]{0,12}?(?:是什么|是谁|是哪|叫什么|有什么)"
     r"|前[\d一二三四五六七八九十]+[名大]|(?<!哪)几[项类种]"
 )
@@ -410,9 +410,10 @@ YEAR_BACK = re.compile(
 CHANGE = re.compile(
     words(ON_EARLIER, RISE, FALL, UNSIGNED_CHANGE, RATE_OF_CHANGE, MOVE) + "|" + AGAINST_LAST_YEAR
 )
-# Asks which ones (a list of things), not how much of each.
+# Asks which ones (a list of things), not how much of each. What a report includes or
+# mentions (包括什么, 三季报提示了什么风险, 年报里列了什么) is all it lists, as 哪些 asks.
 WHICH = re.compile(
-    r"哪些|哪几|都有什么|都是什么|都有谁|都是谁|(?:包括|包含|涵盖)(?:了)?什么"
+    r"哪些|哪几|都有什么|都是什么|都有谁|都是谁|(?:包括|包含|涵盖|提示|提到|提及|列举|列出|列|披露)(?:了)?什么"
     # a count whose things are named (持仓最多的几只股票是什么, 前三大股东是谁): which ones
     r"|(?:几[只个家位名条项类种块]|前[\d一二三四五六七八九十]+[名大])"
     r"[^，。？?!！]{0,12}?(?:是什么|是谁|是哪|叫什么|有什么)"
