@@ -281,6 +281,9 @@ PREDICATE_AFTER = re.compile(
     r"|(?<![招解续返])聘(?:任|请|用)?|任命|委任|选举|(?<![人候挑精])选"
     # verbs of a note listing or writing what is asked (风险提示都列了哪些, 哪位分析师写的)
     r"|(?<![系序行并排陈队数])列|撰写|编写|(?<![书描编撰速填改抄缩简])写"
+    # verbs of where a thing is (总部设在哪, 工厂坐落在哪个城市): the place is asked, the
+    # verb is no word of the thing (设 of 建设, 开设, 下设 is part of another verb)
+    r"|(?<![建假开增预陈铺架新创下分附内常特装敷拟虚])设|坐落"
     # holding (持有多少股: 有多少 is the question word)
     r"|(?<![支维保坚扶主])持)$"
 )

@@ -18,3 +18,13 @@ def test_what_a_report_mentions_is_all_it_lists():
     for question in ("澜岸食品的三季报里提示了什么风险", "澜岸食品三季报提到了什么风险？"):
         first = answer(question, [risks])[0]
         assert "原料奶" in first and "产能爬坡" in first and "汇率波动" in first, first
+
+
+def test_a_verb_of_where_a_thing_is_asks_the_place():
+    profile = excerpt(
+        "岳川储能股份有限公司 2026 年半年度报告",
+        "第一节 公司简介\n公司主营液流电池与储能系统集成，总部位于长沙，在株洲设有生产基地。",
+    )
+    for question in ("岳川储能的总部设在哪？", "岳川储能总部设在哪个城市？", "岳川储能总部坐落在哪里"):
+        first = answer(question, [profile])[0]
+        assert "长沙" in first and f"[[cite:{profile['id']}]]" in first, (question, first)
