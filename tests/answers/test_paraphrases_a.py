@@ -25,6 +25,10 @@ def test_a_verb_of_where_a_thing_is_asks_the_place():
         "岳川储能股份有限公司 2026 年半年度报告",
         "第一节 公司简介\n公司主营液流电池与储能系统集成，总部位于长沙，在株洲设有生产基地。",
     )
-    for question in ("岳川储能的总部设在哪？", "岳川储能总部设在哪个城市？", "岳川储能总部坐落在哪里"):
+    for question in (
+        "岳川储能的总部设在哪？",
+        "岳川储能总部设在哪个城市？",
+        "岳川储能总部坐落在哪里",
+    ):
         first = answer(question, [profile])[0]
         assert "长沙" in first and f"[[cite:{profile['id']}]]" in first, (question, first)
