@@ -348,7 +348,9 @@ FORECASTER = re.compile(r"^(?P<who>[^|]{2,}?)(?:预测|认为|估计|测算|判�
 # two things asked, each stated on its own.
 PURPOSE = re.compile(r"用于|用来|用作|拿来|拿去|做")
 # (a post held: 当, 做 — 聘了谁做总经理 — like 担任; 做市 is a trade of its own)
-PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有|担任|出任|当|做(?!市))(?=..)")
+# (a stage reached, before what reached it: 进入三期临床的项目 asks the 三期临床 项目 — a
+# report writes 处于三期临床阶段)
+PREDICATE_BEFORE = re.compile(r"^(?:持有|拥有|担任|出任|当|做(?!市)|进入|处于)(?=..)")
 # By how much a thing beat another (跑赢基准多少): what it is compared with is asked, the
 # verb is not — when a figure is asked (跑赢基准了吗 asks a judgement no excerpt writes).
 OUTPERFORMED = re.compile(r"^(?:跑赢|跑输|超越|超过|落后于?)(?=..)")

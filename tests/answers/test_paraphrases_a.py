@@ -2,7 +2,7 @@
 of the evaluation sets the way another analyst would (reordered, abbreviated, a colloquial
 ending), on a document of its own. Driven without a database (tests/answers/reader.py)."""
 
-from tests.answers.reader import answer, excerpt
+from tests.answers.reader import answer, excerpt, not_found
 
 REPORT = "澜岸食品股份有限公司 2026 年第三季度报告"
 
@@ -32,3 +32,16 @@ def test_a_verb_of_where_a_thing_is_asks_the_place():
     ):
         first = answer(question, [profile])[0]
         assert "长沙" in first and f"[[cite:{profile['id']}]]" in first, (question, first)
+
+
+def test_a_verb_of_reaching_a_stage_before_it_is_grammar():
+    pipeline = excerpt(
+        "云杉生物医药股份有限公司 2026 年半年度报告",
+        "第三节 经营情况讨论与分析\n截至报告期末，公司在研项目 37 项，其中 6 项处于三期临床阶段，"
+        "11 项处于二期临床阶段。",
+    )
+    for question in ("云杉生物进入三期临床的项目有几个", "处于三期临床的项目，云杉生物有几个？"):
+        first = answer(question, [pipeline])[0]
+        assert "6 项处于三期临床" in first and f"[[cite:{pipeline['id']}]]" in first, first
+    # the stage is still what is asked: one the report does not write is not found
+    assert not_found(answer("云杉生物进入一期临床的项目有几个", [pipeline]))
