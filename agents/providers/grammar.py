@@ -337,6 +337,12 @@ MONEY_OF_ACT = re.compile(r"(?P<verb>[^\W\d_])[来到得]的(?:钱|资金)")
 # (岚峰证券这篇…综述).
 GIVER = re.compile(r"^(?P<who>[^|]{2,}?)[给向](?=.{2})")
 DOCUMENT_POINTERS = ("这篇", "那篇", "这份", "那份")
+# The head words a segment's name ends with (汽车电子业务, 仿制药板块): a table's row
+# label leaves them out (汽车电子 | 96.5 | …).
+SEGMENT_HEADS = "板块|业务|分部|事业部|产品线"
+# A segment's name and what is asked of it, 的 between them or not (汽车电子业务的毛利率 is
+# 汽车电子业务毛利率): one phrase, read as the glued one is.
+SEGMENT_OF = re.compile(rf"(?<=[^\W\d_]{{2}})({SEGMENT_HEADS})的(?=[^\W\d_])")
 # Who judges or forecasts a company, addressed to it (海岳对泊川…的预测): a name before 对
 # and the company's name, in a question asking a judgement (a holder's 对…的持股比例 is none).
 ADDRESSER = re.compile(r"^(?P<who>[^|]{2,}?)对(?=.{2})")

@@ -61,6 +61,7 @@ from agents.providers.grammar import (
     RISE_COLLOQUIAL,
     RISE_RATE,
     SCALE_ASKED,
+    SEGMENT_OF,
     SHARE_WORDS,
     SUPERLATIVE,
     TIME,
@@ -288,6 +289,7 @@ def _runs(
     text = TIME.sub("|", text)
     # A report warning its readers (公司提醒投资者注意) mentions what is asked.
     text = WARNING.sub("|", text)
+    text = SEGMENT_OF.sub(r"\1", text)
     # Counts with their measure word first (哪几块, 前三大), then question words.
     text = MEASURE.sub("|", text)
     text = SUPERLATIVE.sub("|", text)

@@ -22,6 +22,7 @@ from agents.providers.grammar import (
     RATE_OF_CHANGE,
     RISE,
     RISE_COLLOQUIAL,
+    SEGMENT_HEADS,
     SPREAD_CHANGE,
     UNSIGNED_CHANGE,
     words,
@@ -190,11 +191,6 @@ def entity_names(reading: Reading) -> list[str]:
             names |= {fold(source.name), fold(source.entity)}
     names |= {_GENERIC_TAIL.sub("", n) for n in names}
     return sorted((n for n in names if len(n) >= 4), key=len, reverse=True)
-
-
-# The head words a segment's name ends with (汽车电子业务, 仿制药板块): a table's row
-# label leaves them out (汽车电子 | 96.5 | …).
-SEGMENT_HEADS = "板块|业务|分部|事业部|产品线"
 
 
 def foreign_modifier(reading: Reading, phrase: str, said: str) -> bool:

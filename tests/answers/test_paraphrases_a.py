@@ -45,3 +45,23 @@ def test_a_verb_of_reaching_a_stage_before_it_is_grammar():
         assert "6 项处于三期临床" in first and f"[[cite:{pipeline['id']}]]" in first, first
     # the stage is still what is asked: one the report does not write is not found
     assert not_found(answer("云杉生物进入一期临床的项目有几个", [pipeline]))
+
+
+def test_a_segment_and_its_measure_are_one_phrase_with_or_without_de():
+    margins = excerpt(
+        "汀州电气股份有限公司 2025 年年度报告",
+        "二、主营业务分析\n表 2 营业收入、营业成本及毛利率（按产品）\n"
+        "产品 | 营业收入（亿元） | 营业成本（亿元） | 毛利率 | 毛利率比上年增减\n"
+        "储能变流器 | 48.2 | 35.1 | 27.2% | 增加 1.3 个百分点\n"
+        "工业电源 | 31.6 | 24.9 | 21.2% | 减少 0.8 个百分点\n"
+        "合计 | 79.8 | 60.0 | 24.8% | 增加 0.5 个百分点\n"
+        "储能变流器业务受益于海外储能装机增长，收入同比增长 18.5%；工业电源业务受下游需求疲弱影响，"
+        "收入同比下降 3.2%。",
+    )
+    for question in (
+        "汀州电气储能变流器业务的毛利率是多少？",
+        "储能变流器业务的毛利率，汀州电气的是多少？",
+    ):
+        first = answer(question, [margins])[0]
+        # the row's margin, not the segment's sentence about its revenue growth
+        assert "27.2%" in first and "18.5" not in first, first
