@@ -21,3 +21,25 @@ def test_a_figure_asked_by_its_full_name_is_stated_by_another_full_name_of_the_v
     assert f"[[cite:{BANK['id']}]]" in first, first
     # the floor still holds for a figure the report does not state
     assert not_found(answer("汐川银行上半年归属于母公司股东的扣非净利润是多少？", [BANK]))
+
+HOLDERS = excerpt(
+    "汐川银行股份有限公司 2027 年半年度报告",
+    "前十名股东持股情况\n单位：股\n\n"
+    "股东名称 | 股东性质 | 持股比例(%) | 持股总数 | 质押或冻结\n\n"
+    "汐川市财政局 | 国家 | 14.36 | 615,200,000 | 无\n\n"
+    "汐川港口集团有限公司 | 国有法人 | 8.02 | 343,600,000 | 无\n\n"
+    "汐川能源投资有限公司 | 国有法人 | 5.91 | 253,180,000 | 质押 90,000,000\n\n"
+    "临浦纺织股份有限公司 | 境内非国有法人 | 2.44 | 104,530,000 | 无",
+)
+
+
+def test_a_top_n_count_asked_as_a_bare_noun_phrase_lists_the_ranked_rows():
+    # 帮我查一下…的前三大股东 asks what 前三大股东是谁 asks: a count of named things that ends
+    # the question, nothing asked after it, asks which ones (grammar.WHICH)
+    first = answer("帮我查一下汐川银行的前三大股东", [HOLDERS])[0]
+    for holder in ("汐川市财政局", "汐川港口集团有限公司", "汐川能源投资有限公司"):
+        assert holder in first, first
+    assert f"[[cite:{HOLDERS['id']}]]" in first, first
+    # a figure asked after the count is still a figure (多少), not the names
+    figure = answer("汐川银行第一大股东持股比例是多少？", [HOLDERS])[0]
+    assert "14.36" in figure, figure
