@@ -22,6 +22,7 @@ def test_a_figure_asked_by_its_full_name_is_stated_by_another_full_name_of_the_v
     # the floor still holds for a figure the report does not state
     assert not_found(answer("汐川银行上半年归属于母公司股东的扣非净利润是多少？", [BANK]))
 
+
 HOLDERS = excerpt(
     "汐川银行股份有限公司 2027 年半年度报告",
     "前十名股东持股情况\n单位：股\n\n"
