@@ -932,12 +932,21 @@ def qualified_before(
     return phrases
 
 
+_LATIN_BY_HAN = re.compile(r"[A-Za-z][\u4e00-\u9fff]|[\u4e00-\u9fff][A-Za-z]")
+_TYPESET_SPACE = re.compile(
+    r"(?<=[A-Za-z])[ \t]+(?=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff])[ \t]+(?=[A-Za-z])"
+)
+
+
 def states(phrase: str, text: str) -> bool:
     """Does ``text`` state ``phrase`` — verbatim, through a declared synonym (LEXICON), or by
     pieces covering at least 60 % of it, its head included? A Chinese phrase ends with its
     head: one whose last character no stated piece covers names another thing (董事长 is
     not stated by 董事会, 换手率 not by 换手, 电池产能 not by 电池销量)."""
     phrase, text = counted(phrase), counted(text)
+    if _LATIN_BY_HAN.search(phrase):
+        # a space between a letter and a Chinese character is typesetting (A 股 is A股)
+        text = _TYPESET_SPACE.sub("", text)
     if phrase and not phrase.endswith("率"):
         # 研发费用率 is a ratio, not the 研发费用 it is of: the longer word's head is 率
         text = text.replace(f"{phrase}率", "|")

@@ -44,3 +44,20 @@ def test_a_top_n_count_asked_as_a_bare_noun_phrase_lists_the_ranked_rows():
     # a figure asked after the count is still a figure (多少), not the names
     figure = answer("汐川银行第一大股东持股比例是多少？", [HOLDERS])[0]
     assert "14.36" in figure, figure
+
+
+DATES = excerpt(
+    "临溪精工股份有限公司 2026 年年度权益分派实施公告",
+    "三、相关日期\n股份类别 | 股权登记日 | 最后交易日 | 除权（息）日 | 现金红利发放日\n"
+    "A 股 | 2027/6/11 | － | 2027/6/12 | 2027/6/12",
+)
+
+
+def test_a_space_between_a_letter_and_a_chinese_character_is_typesetting():
+    # A股的股权登记日 (A股 a phrase of its own after 的) over a table's 「A 股」
+    # (reading.states)
+    first = answer("临溪精工A股的股权登记日是哪天？", [DATES])[0]
+    assert "2027/6/11" in first, first
+    assert f"[[cite:{DATES['id']}]]" in first, first
+    # the letter is still exact: B股 is not the A 股 row
+    assert not_found(answer("临溪精工B股的股权登记日是哪天？", [DATES]))
