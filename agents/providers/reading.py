@@ -354,14 +354,14 @@ for _term, _direct in BUILTIN.entries().items():
 
 
 def _figure_named_in_full(question: str, corpus: str) -> str:
-    """``question`` with a figure asked by one of its full names (归属于母公司股东的净利润,
-    经营活动产生的现金流量净额) read as the vocabulary's term for it (归母净利润, 经营性现金流)
-    where the excerpts print any of its spellings (a bank's 归属于本行股东的净利润, or the
-    name itself): the 的 of a name is not a particle between a modifier and a head. Else as
-    asked."""
+    """``question`` with a figure asked by one of its full names the excerpts do not print
+    (归属于母公司股东的净利润 over a bank's 归属于本行股东的净利润) read as the vocabulary's
+    term for it (归母净利润), whose spellings the excerpts may print; the 的 of a name is
+    not a particle between a modifier and a head. Else as asked."""
     folded = fold(question)
     for spelling, term in _IN_FULL.items():
-        if spelling in folded and any(s in corpus for s in LEXICON[term]):
+        printed = any(s in corpus for s in LEXICON[term])
+        if spelling in folded and spelling not in corpus and printed:
             folded = folded.replace(spelling, term)
     return folded if folded != fold(question) else question
 
