@@ -3,6 +3,7 @@ name where a question had an abbreviation, a polite lead, a reordered phrase). O
 rule, each on a document of its own (not the sets' fixtures), driven without a database
 (tests/answers/reader.py)."""
 
+from agents.providers.grammar import WHICH
 from tests.answers.reader import answer, excerpt, not_found
 
 BANK = excerpt(
@@ -41,6 +42,8 @@ def test_a_top_n_count_asked_as_a_bare_noun_phrase_lists_the_ranked_rows():
     for holder in ("汐川市财政局", "汐川港口集团有限公司", "汐川能源投资有限公司"):
         assert holder in first, first
     assert f"[[cite:{HOLDERS['id']}]]" in first, first
+    # a figure of the ranked things asked as a noun phrase is not which ones
+    assert not WHICH.search("汐川银行前五大客户销售额占营收比例")
     # a figure asked after the count is still a figure (多少), not the names
     figure = answer("汐川银行第一大股东持股比例是多少？", [HOLDERS])[0]
     assert "14.36" in figure, figure
