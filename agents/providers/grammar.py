@@ -428,6 +428,10 @@ WHICH = re.compile(
     # a count whose things are named (持仓最多的几只股票是什么, 前三大股东是谁): which ones
     r"|(?:几[只个家位名条项类种块]|前[\d一二三四五六七八九十]+[名大])"
     r"[^，。？?!！]{0,12}?(?:是什么|是谁|是哪|叫什么|有什么)"
+    # or a ranked count whose noun ends the question, nothing asked after it (帮我查一下…的
+    # 前三大股东, 列出前五名重仓股): the noun phrase names the things wanted — not a figure
+    # of them (前五大客户销售额占营收比例)
+    r"|前[\d一二三四五六七八九十]+[名大][^\W\d_]{1,5}(?<![占比额率量值数])[。？?!！]*$"
 )
 # Asks for a number: how much, how many, how large.
 ASKS_FIGURE = re.compile(r"多少|百分之几|多大|多高|多长|多久|(?<!哪)几[个家只条项台人名位次年倍]")

@@ -343,6 +343,31 @@ def _money_of_act(question: str, corpus: str) -> str:
     return swapped if swapped != fold(question) else question
 
 
+# The vocabulary's figures a report names in full, as a phrase of its own words (归属于母公司
+# 股东的净利润, 经营活动产生的现金流量净额), each with the term it is printed for: the term with
+# the fewest spellings among those that print it directly (归母净利润, not 归母净利).
+_IN_FULL: dict[str, str] = {}
+for _term, _direct in BUILTIN.entries().items():
+    for _spelling in _direct:
+        if "的" in _spelling and _spelling not in LEXICON and _term in LEXICON:
+            _held = _IN_FULL.get(_spelling)
+            if _held is None or len(LEXICON[_term]) < len(LEXICON[_held]):
+                _IN_FULL[_spelling] = _term
+
+
+def _figure_named_in_full(question: str, corpus: str) -> str:
+    """``question`` with a figure asked by one of its full names the excerpts do not print
+    (归属于母公司股东的净利润 over a bank's 归属于本行股东的净利润) read as the vocabulary's
+    term for it (归母净利润), whose spellings the excerpts may print; the 的 of a name is
+    not a particle between a modifier and a head. Else as asked."""
+    folded = fold(question)
+    for spelling, term in _IN_FULL.items():
+        printed = any(s in corpus for s in LEXICON[term])
+        if spelling in folded and spelling not in corpus and printed:
+            folded = folded.replace(spelling, term)
+    return folded if folded != fold(question) else question
+
+
 def _cut_question_word(text: str, word: str, corpus: str) -> str:
     """``text`` with ``word`` (a question word) cut out — except inside a name the excerpts
     write, two Chinese characters on each side (比较 of 业绩比较基准 is part of that name)."""
@@ -546,6 +571,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     question = _glossed(question, fold(corpus), names)
     question = share_class(question, corpus)
     question = _money_of_act(question, fold(corpus))
+    question = _figure_named_in_full(question, fold(corpus))
     stripped = fold(question).strip()
     follow_up = stripped.startswith(FOLLOW_UP_LEAD) or stripped.rstrip("？?。 ").endswith("呢")
     # The ordinals that pick an item, read once: they cut the runs and name the ordinal.
@@ -908,12 +934,21 @@ def qualified_before(
     return phrases
 
 
+_LATIN_BY_HAN = re.compile(r"[A-Za-z][\u4e00-\u9fff]|[\u4e00-\u9fff][A-Za-z]")
+_TYPESET_SPACE = re.compile(
+    r"(?<=[A-Za-z])[ \t]+(?=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff])[ \t]+(?=[A-Za-z])"
+)
+
+
 def states(phrase: str, text: str) -> bool:
     """Does ``text`` state ``phrase`` — verbatim, through a declared synonym (LEXICON), or by
     pieces covering at least 60 % of it, its head included? A Chinese phrase ends with its
     head: one whose last character no stated piece covers names another thing (董事长 is
     not stated by 董事会, 换手率 not by 换手, 电池产能 not by 电池销量)."""
     phrase, text = counted(phrase), counted(text)
+    if _LATIN_BY_HAN.search(phrase):
+        # a space between a letter and a Chinese character is typesetting (A 股 is A股)
+        text = _TYPESET_SPACE.sub("", text)
     if phrase and not phrase.endswith("率"):
         # 研发费用率 is a ratio, not the 研发费用 it is of: the longer word's head is 率
         text = text.replace(f"{phrase}率", "|")
