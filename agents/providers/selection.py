@@ -75,6 +75,7 @@ from agents.providers.structure import (
     row_cell,
     states_quarter_alone,
     without_markers,
+    without_unit,
 )
 from agents.providers.table_lines import NO_VALUE
 from knowledge.figures import Figure, figures_in, in_base_unit
@@ -431,15 +432,12 @@ def quantities_in(text: str) -> list[Figure]:
 _SPACES = re.compile(r"\s+")
 
 
-_ITEM_MARK = re.compile(r"^\s*(?:\d{1,3}[、.)）]|[（(]\d{1,3}[)）]|[①-⑳]|[-•·*●○■□▪◆◇►▶])\s*")
-
-
 def _names_an_item(reading: Reading, items: list[str]) -> bool:
     """Whether the question names one of a list's ``items`` by its label, the words before
     its first comma or colon (2、研发中心建设项目，…拟使用募集资金…: 研发中心建设项目)."""
     asked = fold(reading.question.text)
     for item in items:
-        label = re.split(r"[，,：:；;。]", _ITEM_MARK.sub("", fold(item)), maxsplit=1)[0]
+        label = re.split(r"[，,：:；;。]", without_markers(fold(item)), maxsplit=1)[0]
         if len(label) >= 2 and coverage(label, asked) >= 0.6:
             return True
     return False
@@ -793,8 +791,8 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     # (a phrase that is another row's label whole, its unit in brackets aside, names that
     # row, not this one, unless the question names this row too: 预留部分的激励对象 is not
     # asked of 核心骨干（182 人）, 营业收入 not of 归母净利润（百万元）)
-    others = {_UNIT_AFTER.sub("", fold(line)) for line in labels.split("\n")}
-    others -= {_UNIT_AFTER.sub("", label)}
+    others = {without_unit(fold(line)) for line in labels.split("\n")}
+    others -= {without_unit(label)}
     if any(p in others for p in reading.phrases) and not any(
         states(p, label) for p in reading.phrases
     ):
@@ -866,10 +864,6 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
         )
         for group in _by_clause(reading.question, asked)
     )
-
-
-# A label's unit in brackets at its end (营业收入（百万元）), with the spaces around it.
-_UNIT_AFTER = re.compile(r"^\s+|\s*(?:[（(][^（）()]*[）)])?\s*$")
 
 
 # A cell that is a year (2028 年, 2027 年度).

@@ -559,14 +559,22 @@ _CHANGE_COLUMN = re.compile(
 )
 
 
+# A name's unit in brackets at its end (营业收入（百万元）), with the spaces around it.
+_UNIT_AFTER = re.compile(r"^\s+|\s*(?:[（(][^（）()]*[）)])?\s*$")
+
+
+def without_unit(name: str) -> str:
+    """A row label or a header cell without its unit in brackets (营业收入（百万元） →
+    营业收入): the thing it names."""
+    return _UNIT_AFTER.sub("", name)
+
+
 def cells_asked(row: Unit, phrases: list[str] | tuple[str, ...]) -> list[int]:
     """The columns of ``row`` the phrases ask for: each column a phrase names by its whole
     header cell, its unit aside, when two or more are so named (本期末 and 上年末 over
     本期末 | 上年末 | 本期末比上年末增减(%): both cells asked, not a third writing the two
     words) — else the one ``row_cell`` reads, if any."""
-    header = [
-        re.sub(r"\s*[（(][^）)]*[）)]\s*$", "", fold(c)).strip() for c in row.heading.split(" | ")
-    ]
+    header = [without_unit(fold(c)) for c in row.heading.split(" | ")]
     named: list[int] = []
     for phrase in map(fold, phrases):
         for index, cell in enumerate(header[1 : len(row.clauses)], start=1):
