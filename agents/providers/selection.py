@@ -63,6 +63,7 @@ from agents.providers.sources import (
 )
 from agents.providers.structure import (
     QUARTER_ALONE,
+    SECTION_NUMBER,
     Unit,
     asks_change,
     change_columns,
@@ -419,7 +420,7 @@ def defines(term: str, text: str) -> bool:
 
 
 # A section's number opening a line before its title (4.3 报告期内基金持有人数或…说明).
-_SECTION_NUMBER = re.compile(r"^[ \t]*(\d+(?:\.\d+)+)[ \t]+(?=[^\W\d_])", re.MULTILINE)
+_SECTION_NUMBER = re.compile(rf"^[ \t]*({SECTION_NUMBER})[ \t]+(?=[^\W\d_])", re.MULTILINE)
 
 
 def quantities_in(text: str) -> list[Figure]:

@@ -94,8 +94,10 @@ def is_section_heading(line: str) -> bool:
     return bool(_HEADING.match(line))
 
 
-# A section numbered by its place in a chapter (4.3 报告期内…预警说明), words after it.
-_DECIMAL_SECTION = re.compile(r"^\d{1,2}(?:\.\d{1,2}){1,3}\s*(?=[^\W\d_])")
+# A section's number by its place in a chapter (4.3 报告期内…预警说明): a heading here, and
+# a figure that counts nothing to the reader (selection.quantities_in).
+SECTION_NUMBER = r"\d{1,2}(?:\.\d{1,2}){1,3}"
+_DECIMAL_SECTION = re.compile(rf"^{SECTION_NUMBER}\s*(?=[^\W\d_])")
 
 
 def _is_heading(line: str) -> bool:
@@ -496,6 +498,7 @@ def _list_for(
 # A header cell made of references to other columns by their markers (①－③, ②-④: a fund
 # report's excess over its benchmark), and a column's marker after its name (份额净值增长率①).
 _REFERENCES = re.compile(r"\s*[①-⑳](?:\s*[－+＋×÷/\-]\s*[①-⑳])+\s*")
+_MINUS = frozenset("－-")
 _MARKED = re.compile(r"([①-⑳])\s*$")
 
 
@@ -605,8 +608,14 @@ def difference_columns(row: Unit) -> list[int]:
     return [
         i
         for i, cell in enumerate(header[1 : len(row.clauses)], start=1)
-        if re.fullmatch(r"\s*[①-⑳]\s*[－\-]\s*[①-⑳]\s*", cell) or re.search("超额|差额|差值", cell)
+        if _is_difference(cell) or re.search("超额|差额|差值", cell)
     ]
+
+
+def _is_difference(cell: str) -> bool:
+    """A header cell of references joined by minus signs only (①－③)."""
+    operators = set(re.sub(r"[①-⑳\s]", "", cell))
+    return bool(_REFERENCES.fullmatch(cell)) and operators <= _MINUS
 
 
 def change_columns(row: Unit) -> list[int]:
