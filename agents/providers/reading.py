@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
+from agents.providers.abbreviations import abbreviated
 from agents.providers.grammar import (
     ACT_ASKED,
     ADDRESSER,
@@ -223,7 +224,16 @@ def _mask(term: str, text: str) -> list[bool]:
         before = re.escape(term[pieces[end] : end])
         if re.search(before + r"[^\s\d，。；、,.;|]{1,2}" + re.escape(term[end]), text):
             covered[end] = True
+    if not all(covered) and _stated_short(term, text):
+        return [True] * len(term)
     return covered
+
+
+def _stated_short(term: str, text: str) -> bool:
+    """Whether ``term`` is a short form of a term ``text`` writes (扣非净利 of
+    扣除非经常性损益后的净利润: ``abbreviations``) — of three characters or more, and not
+    a word of the vocabulary (营收 is 营业收入, never 营业外收入: the vocabulary decides)."""
+    return len(term) >= 3 and term not in LEXICON and bool(abbreviated(term, text))
 
 
 def stated_characters(term: str, text: str) -> list[bool]:
@@ -564,11 +574,38 @@ def _glossed(question: str, corpus: str, names: tuple[str, ...]) -> str:
     return _GLOSSED.sub(swap, question)
 
 
+def _name_abbreviated(question: str, names: tuple[str, ...]) -> str:
+    """``question`` with an entity's name written short — its start, then a short form of
+    the rest (星河稳健债基: 星河稳健, then 债基 for 收益债券基金's 债券基金) — written in
+    full: the short form ends where the name does (``abbreviations``)."""
+    for name in names:
+        if name not in question:
+            question = _in_full(question, name)
+    return question
+
+
+def _in_full(question: str, name: str) -> str:
+    """(The name's longest start the question writes: what follows it is either a short
+    form of the rest, or not the name's — 星河医疗健康混合基金's 基金 is the name's word.)"""
+    cut = next((c for c in range(len(name) - 1, 1, -1) if name[:c] in question), 0)
+    if not cut:
+        return question
+    at = question.find(name[:cut])
+    rest = name[cut:]
+    after = question[at + cut : at + cut + len(rest)]
+    for size in range(len(after), 1, -1):
+        term = abbreviated(after[:size], rest)
+        if term and rest.endswith(term):
+            return question[:at] + name + question[at + cut + size :]
+    return question
+
+
 def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Question:
     """The terms of ``question`` as the retrieved ``corpus`` (texts, titles, labels) knows
     them; ``names``: the retrieved documents' entity names, each a term of its own."""
     names = tuple(sorted({fold(n) for n in names if len(n) >= 2}, key=len, reverse=True))
     question = _glossed(question, fold(corpus), names)
+    question = _name_abbreviated(question, names)
     question = share_class(question, corpus)
     question = _money_of_act(question, fold(corpus))
     question = _figure_named_in_full(question, fold(corpus))
