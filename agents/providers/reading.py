@@ -230,10 +230,19 @@ def _mask(term: str, text: str) -> list[bool]:
 
 
 def _stated_short(term: str, text: str) -> bool:
-    """Whether ``term`` is a short form of a term ``text`` writes (扣非净利 of
-    扣除非经常性损益后的净利润: ``abbreviations``) — of three characters or more, and not
-    a word of the vocabulary (营收 is 营业收入, never 营业外收入: the vocabulary decides)."""
-    return len(term) >= 3 and term not in LEXICON and bool(abbreviated(term, text))
+    """Whether ``term`` is a short form of a figure's name ``text`` writes (扣非净利 of
+    扣除非经常性损益后的净利润 5.9 亿元: ``abbreviations``) — of three characters or more,
+    not a word of the vocabulary (营收 is 营业收入, never 营业外收入: the vocabulary
+    decides), and the name a figure's: a report shortens the names of its measures, not
+    its sentences (拟授予 is no short form of 拟向激励对象授予限制性股票)."""
+    if len(term) < 3 or term in LEXICON:
+        return False
+    full = abbreviated(term, text)
+    return bool(full) and bool(re.search(re.escape(full) + _BEFORE_FIGURE, text))
+
+
+# What may stand between a figure's name and the figure (为, 约, a colon, a table's bar).
+_BEFORE_FIGURE = r"\s*(?:为|是|达|约|共|合计)?\s*[:：|]?\s*[-+－]?\d"
 
 
 def stated_characters(term: str, text: str) -> list[bool]:
