@@ -17,6 +17,10 @@ PRONOUNS = ("他", "她", "它")
 # A follow-up that asks a part of the whole the question before asked (其中寿险分部贡献了多少？
 # after 归母净利润是多少？: the segment's 归母净利润).
 PART_LEAD = "其中"
+# Every item of what the thing named before says (汽车电子的各项指标, 研发费用各项数据): its
+# whole row or passage, as 情况 asks. 各项 with a generic head names no figure of its own,
+# and its 各 counts the one thing's items, not each of many things (EACH).
+ALL_ITEMS = ("各项指标", "各项数据")
 # Question words and particles: they carry no subject.
 QUESTION_WORDS = (
     "是多少",
@@ -114,6 +118,7 @@ QUESTION_WORDS = (
     "分别",
     "各自",
     "情况",
+    *ALL_ITEMS,
     "具体",
     # verbs that introduce the enumeration asked for (分成哪几类, 包括哪些)
     "分成",
@@ -441,7 +446,7 @@ WHO_OR_WHICH = re.compile(r"谁|哪(?:一)?[位个家只名些]")
 # A figure asked in a scale of its own (多少亿, 几千万): the form the answer is wanted in.
 SCALE_ASKED = re.compile(r"(?:多少|几)(?P<scale>千万|百万|万|亿)")
 # Asks for a share (占…, 比例, 比重, 占比): the whole a share is of is then part of it.
-EACH = re.compile(r"各|分别|每个|每一")
+EACH = re.compile(rf"各(?!{'|'.join(a[1:] for a in ALL_ITEMS)})|分别|每个|每一")
 # (an expense ratio: a share of revenue; a holding's weight: its share of the fund's net assets)
 ASKS_SHARE = re.compile(r"占|比例|比重|份额|仓位|权重|费用率")
 QUANTITATIVE = re.compile(r"多少|几|比例|占比|[率额]|规模|金额")
