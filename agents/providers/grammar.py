@@ -348,6 +348,10 @@ SEGMENT_HEADS = "板块|业务|分部|事业部|产品线"
 # A segment's name and what is asked of it, 的 between them or not (汽车电子业务的毛利率 is
 # 汽车电子业务毛利率): one phrase, read as the glued one is.
 SEGMENT_OF = re.compile(rf"(?<=[^\W\d_]{{2}})({SEGMENT_HEADS})的(?=[^\W\d_])")
+# A segment head after 各 or a question word (各分部营业收入, 哪个业务的毛利率最高) names no
+# segment: it is the kind of the rows asked, each of them or the one asked for (the table's
+# label column, 分部 | 营业收入 | …), and what is asked of them starts after it.
+EACH_SEGMENT = re.compile(rf"(?P<kind>(?:各|每个|哪一?个|哪)(?:{SEGMENT_HEADS}))的?")
 # Who judges or forecasts a company, addressed to it (海岳对泊川…的预测): a name before 对
 # and the company's name, in a question asking a judgement (a holder's 对…的持股比例 is none).
 ADDRESSER = re.compile(r"^(?P<who>[^|]{2,}?)对(?=.{2})")

@@ -29,6 +29,7 @@ from agents.providers.grammar import (
     DOCUMENT_POINTERS,
     DOCUMENT_WORDS,
     EACH,
+    EACH_SEGMENT,
     EDGE_FUNCTION,
     ENUMERATES,
     FALL,
@@ -289,6 +290,7 @@ def _runs(
     text = TIME.sub("|", text)
     # A report warning its readers (公司提醒投资者注意) mentions what is asked.
     text = WARNING.sub("|", text)
+    text = EACH_SEGMENT.sub(r"\g<kind>|", text)
     text = SEGMENT_OF.sub(r"\1", text)
     # Counts with their measure word first (哪几块, 前三大), then question words.
     text = MEASURE.sub("|", text)

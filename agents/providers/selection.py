@@ -734,11 +734,13 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     label = fold(row.clauses[0]) if row.clauses else ""
     if question.each and any(states(p, label) for p in reading.phrases):
         return [row]  # its label is asked: each of its columns (本期和上年同期分别多少)
+    # (a table split over two excerpts has its rows in both: the rows of its other part,
+    # under the same header in a retrieved excerpt of the document — before this part's when
+    # this part borrowed the header, after them when it lent it)
+    others = [r for r in split_parts(reading, source, row) if is_member(r)]
+    rows = [*others, *rows] if row.header_from else [*rows, *others]
     if question.each:
         return rows or [row]
-    # (a table split over two excerpts ranks its rows in both: the rows of its other part,
-    # under the same header in a retrieved excerpt of the document)
-    rows += [r for r in split_parts(reading, source, row) if is_member(r)]
     column = row_cell(row, reading.phrases)
     # (the things ranked, when a phrase no header cell speaks to names them — 高管 of
     # 获授股数最多的三位高管 — are the rows whose own cells state it: 副总经理, not 骨干)

@@ -34,3 +34,90 @@ def test_every_figure_of_a_row_is_its_whole_row():
         assert "合计" not in first and "收入同比" not in first, (question, first)
     # a row the table does not have stays unanswered
     assert not_found(answer("澜汐电子光伏组件的各项指标？", [PRODUCTS]))
+
+
+# -- the kind of the rows asked ---------------------------------------------------------------
+
+SEGMENTS = excerpt(
+    "岑屿保险集团股份有限公司 2026 年年度报告摘要",
+    "四、分部经营情况\n\n单位：人民币百万元\n\n"
+    "分部 | 营业收入 | 分部净利润 | 净利润同比变动（%）\n\n"
+    "寿险 | 61,204.55 | 4,310.27 | 9.42\n\n"
+    "财产险 | 22,817.90 | 1,506.33 | 12.05\n\n"
+    "合计 | 84,022.45 | 5,816.60 | 10.28",
+)
+
+
+def test_a_segment_head_after_each_or_which_is_the_kind_of_the_rows():
+    # 各分部 / 哪个分部 names no segment (分部营业收入 is no column): the rows of the label
+    # column 分部, each of them or the one with the extreme value, and 营业收入 is asked of them
+    first = answer("岑屿保险各分部营业收入分别是多少？", [SEGMENTS])[0]
+    assert "寿险（营业收入）：61,204.55" in first and "财产险（营业收入）：22,817.90" in first, (
+        first
+    )
+    first = answer("岑屿保险各分部的营业收入", [SEGMENTS])[0]
+    assert "寿险（营业收入）：61,204.55" in first and "财产险（营业收入）：22,817.90" in first, (
+        first
+    )
+    first = answer("岑屿保险哪个分部净利润同比变动最高？", [SEGMENTS])[0]
+    assert first.count("财产险（净利润同比变动（%））：12.05") == 1, first
+    assert "寿险（" not in first, first
+    # a column the table does not have stays unanswered
+    assert not_found(answer("岑屿保险各分部的保费收入分别是多少？", [SEGMENTS]))
+
+
+# -- a column asked of every row of a table split over two excerpts ----------------------------
+
+_SPLIT_TITLE = "岑屿保险集团股份有限公司 2026 年年度报告摘要"
+
+
+def _located(result: dict, start: int, end: int) -> dict:
+    result["sourceRef"] = {
+        "type": "document",
+        "id": "cenyu-2026",
+        "page": 2,
+        "locator": {"start": start, "end": end},
+    }
+    return result
+
+
+def _split_table() -> list[dict]:
+    head = _located(
+        excerpt(
+            _SPLIT_TITLE,
+            "四、分部经营情况\n\n单位：人民币百万元\n\n"
+            "分部 | 营业收入 | 分部净利润 | 净利润同比变动（%）\n\n"
+            "寿险 | 61,204.55 | 4,310.27 | 9.42\n\n"
+            "财产险 | 22,817.90 | 1,506.33 | 12.05",
+        ),
+        0,
+        160,
+    )
+    tail = _located(
+        excerpt(
+            _SPLIT_TITLE,
+            "资管 | 1,935.18 | 402.66 | 3.71\n\n合计 | 85,957.63 | 6,219.26 | 10.12\n\n"
+            "注：分部净利润为归属于母公司股东的净利润。",
+        ),
+        162,
+        260,
+    )
+    # retrieval ranks the table's tail, with its total, before its head
+    return [tail, head]
+
+
+def test_each_row_of_a_split_table_is_in_both_its_parts():
+    # 各分部的营业收入: the column of every row, those of the head and of the tail, each
+    # excerpt cited for its own rows — not the total alone, which the tail holds
+    excerpts = _split_table()
+    first = answer("岑屿保险各分部的营业收入分别是多少？", excerpts)[0]
+    for row in (
+        "寿险（营业收入）：61,204.55",
+        "财产险（营业收入）：22,817.90",
+        "资管（营业收入）：1,935.18",
+    ):
+        assert row in first, first
+    assert first.index("寿险") < first.index("资管"), first
+    assert "85,957.63" not in first, first
+    for result in excerpts:
+        assert f"[[cite:{result['id']}]]" in first, first
