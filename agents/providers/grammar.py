@@ -153,7 +153,7 @@ TIME = re.compile(
     # the year's end (年底: a balance's date, 年末; 比去年年底 is against the year before's
     # end, not the year-on-year period)
     r"|(?:(?:比|较)?(?:去|上一?)年)?年[底末]|(?:比|较)?(?:去|上一?)年底"
-    r"|(?:单季度?|累计|去年|上一?年(?:末|度)?|今年|本年度?|当年|报告期末|本报告期|报告期内|本期末|期末"
+    r"|(?:单季度?|累计|去年|上一?年(?:度?末|度)?|今年|本年度?|当年|报告期末|本报告期|报告期内|本期末|期末"
     r"|本期(?!末)"
     # the present and the quarter a question is asked in (现在, 这个季度): the report's own
     r"|现在|目前|当前|眼下|如今|这一?个?季度?|本季度?|当季度?"

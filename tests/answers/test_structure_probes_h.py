@@ -121,3 +121,39 @@ def test_each_row_of_a_split_table_is_in_both_its_parts():
     assert "85,957.63" not in first, first
     for result in excerpts:
         assert f"[[cite:{result['id']}]]" in first, first
+
+
+# -- the end of the year before is a balance date, not an annual report -----------------------
+
+BALANCES = excerpt(
+    "岑川精工股份有限公司 2026 年第三季度报告",
+    "一、主要财务数据\n单位：万元  币种：人民币\n"
+    "项目 本报告期 本报告期比上年同 年初至报告期末 年初至报告期末比上\n"
+    " 期增减变动幅度(%) 年同期增减变动幅度(%)\n"
+    "营业收入 61,204.18 11.30 170,336.52 9.84\n"
+    " 本报告期末 上年度末 本报告期末比上年度末增减变动幅度(%)\n"
+    "总资产 812,406.35 760,118.92 6.88\n"
+    "归属于上市公司股东的所有者权益 401,552.70 388,914.06 3.25\n",
+)
+
+
+def test_the_end_of_the_year_before_is_a_column_of_a_quarterly_report():
+    # 上年度末 (and 比上年度末) is the balance date a third-quarter report compares its period
+    # end with: the column 上年度末 of the row asked — not an annual report the quarterly one
+    # is not, nor a time cut short (上年度 + 末)
+    first = answer("岑川精工总资产上年度末是多少？", [BALANCES])[0]
+    assert "总资产（上年度末）：760,118.92" in first, first
+    first = answer("岑川精工总资产比上年度末增长多少？", [BALANCES])[0]
+    assert "6.88" in first and "760,118.92" in first, first
+    assert "388,914.06" not in first, first
+    # (a bank's half-year report writes the same date 上年末: the column of that date)
+    first = answer("岑川银行资产总额上年度末是多少？", [BANK])[0]
+    assert "资产总额（上年末）：668,214.90" in first, first
+
+
+BANK = excerpt(
+    "岑川银行股份有限公司 2026 年半年度报告摘要",
+    "单位：人民币百万元\n\n项目 | 本期末 | 上年末 | 本期末比上年末增减(%)\n\n"
+    "资产总额 | 712,508.63 | 668,214.90 | 6.63\n\n"
+    "吸收存款总额 | 498,316.72 | 463,581.09 | 7.49",
+)
