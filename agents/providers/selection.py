@@ -664,11 +664,24 @@ def table_caption(source: Source, row: Unit) -> str:
     return row.caption or (source.units[begin].heading if begin >= 0 else own)
 
 
-def ranked_row(source: Source, row: Unit, ordinal: int) -> bool:
+def ranked_row(reading: Reading, source: Source, row: Unit, ordinal: int) -> bool:
     """Whether ``row`` is the ``ordinal``-th row of a ranked table — one whose caption
-    counts its rows as a top N (前 10 名股东持股情况): 第一大股东 is its first row."""
+    counts its rows as a top N (前 10 名股东持股情况): 第一大股东 is its first row. The
+    rows of a part that borrowed its header (a table split over two excerpts) rank after
+    those of the part it borrowed from; without that part retrieved, their ranks are
+    unknown."""
     caption = table_caption(source, row)
     rows = [r for r in table_rows(source, row) if not is_total(r)]
+    if row.header_from:
+        lender = next((s for s in reading.sources if s.id == row.header_from), None)
+        if lender is None:
+            return False
+        earlier = [
+            r
+            for r in split_parts(reading, source, row)
+            if not is_total(r) and any(r is u for u in lender.units)
+        ]
+        rows = [*earlier, *rows]
     return "前N" in counted(fold(caption)) and 0 < ordinal <= len(rows) and rows[ordinal - 1] is row
 
 
@@ -1336,7 +1349,7 @@ def best_units(reading: Reading) -> list[Pick]:
             if of_another_period(reading, framing):
                 continue
             ordinal = reading.question.ordinal
-            if unit.kind == "row" and ordinal and not ranked_row(source, unit, ordinal):
+            if unit.kind == "row" and ordinal and not ranked_row(reading, source, unit, ordinal):
                 continue  # 第一大股东: the first row of a ranked table only
             if unit.kind != "row" and of_another_period(reading, without_report_names(unit.text)):
                 # the report period a sentence names is its own, whatever its title names:

@@ -157,3 +157,45 @@ BANK = excerpt(
     "资产总额 | 712,508.63 | 668,214.90 | 6.63\n\n"
     "吸收存款总额 | 498,316.72 | 463,581.09 | 7.49",
 )
+
+
+# -- the rank of a row in a table split over two excerpts ---------------------------------------
+
+_HOLDERS_TITLE = "岑港银行股份有限公司 2026 年半年度报告摘要"
+
+
+def _holders() -> list[dict]:
+    head = _located(
+        excerpt(
+            _HOLDERS_TITLE,
+            "四、股东情况\n前十名股东持股情况\n单位：股\n\n"
+            "股东名称 | 股东性质 | 持股比例(%) | 持股总数 | 质押或冻结\n\n"
+            "岑港市财政局 | 国家 | 12.48 | 732,576,000 | 无\n\n"
+            "岑港城市建设投资集团有限公司 | 国有法人 | 9.87 | 579,369,000 | 无",
+        ),
+        0,
+        200,
+    )
+    tail = _located(
+        excerpt(
+            _HOLDERS_TITLE,
+            "岑港集团有限公司 国有法人 7.65 449,055,000 质押 200,000,000\n"
+            "香港中央结算有限公司 境外法人 3.12 183,144,000 无\n"
+            "岑港交通投资控股有限公司 国有法人 2.86 167,882,000 无\n"
+            "上述股东关联关系或一致行动的说明：本行未知股东之间是否存在关联关系。",
+        ),
+        202,
+        400,
+    )
+    # retrieval ranks the table's tail before its head
+    return [tail, head]
+
+
+def test_the_rows_of_a_borrowed_header_rank_after_those_it_was_borrowed_from():
+    # 第三大股东 is the third row of the table: the first of its tail, the head's two before
+    # it — not the third row of the tail alone
+    first = answer("岑港银行第三大股东是谁？", _holders())[0]
+    assert "岑港集团有限公司" in first, first
+    assert "岑港交通投资控股有限公司" not in first, first
+    first = answer("岑港银行第四大股东是谁？", _holders())[0]
+    assert "香港中央结算有限公司" in first and "岑港交通" not in first, first
