@@ -1250,6 +1250,13 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         # 第一大客户 is an item of a list, or written as such (第一大重仓股); 第七项议案 the
         # section numbered （七）
         return False
+    if question.ordinal_text.endswith(("大", "名")) and unit.kind == "list":
+        # 第二大股东 ranks by size: an item of a ranked list — its items numbered (1. 2.) or
+        # its lead-in counting a top N (前五名) — not the second clause of any list
+        lead = unit.text.split(unit.clauses[0])[0] if unit.clauses else unit.text
+        top_n = "前N" in counted(fold(lead))
+        if not top_n and not any(marker(c) for c in unit.clauses):
+            return False
     if question.prior and _only_a_change(reading, unit):
         return False  # 去年同期 asks that period's figure: 同比增长 15.64% is a change on it
     if unit.kind in ("sentence", "clause") and _of_the_year_before(reading, unit):

@@ -199,3 +199,30 @@ def test_the_rows_of_a_borrowed_header_rank_after_those_it_was_borrowed_from():
     assert "岑港交通投资控股有限公司" not in first, first
     first = answer("岑港银行第四大股东是谁？", _holders())[0]
     assert "香港中央结算有限公司" in first and "岑港交通" not in first, first
+
+
+# -- a rank by size picks from a ranked list or table only ------------------------------------
+
+RANKED_HOLDERS = excerpt(
+    "岑溪装备股份有限公司 2026 年第三季度报告",
+    "二、股东信息\n"
+    "（一）普通股股东总数和表决权恢复的优先股股东数量及前十名股东持股情况表\n"
+    "单位：股\n"
+    "前 10 名股东持股情况（不含通过转融通出借股份）\n"
+    "股东名称 股东性质 持股数量 持股比例(%) 质押、标记或冻结\n"
+    "岑溪控股集团有限公司 境内非国有法人 142,416,000 36.00 质押 12,000,000\n"
+    "陈启明 境内自然人 31,648,000 8.00 无\n"
+    "宁波岑远投资合伙企业（有限合伙） 其他 19,780,000 5.00 无\n"
+    "上述股东关联关系或一致行动的说明：陈启明为岑溪控股集团有限公司的控股股东，\n"
+    "宁波岑远投资合伙企业（有限合伙）为公司员工持股平台，二者与岑溪控股集团有限公司构成"
+    "一致行动人。公司未知其他股东之间是否存在关联关系或属于一致行动\n"
+    "人。\n",
+)
+
+
+def test_a_rank_by_size_is_not_the_clause_of_an_unranked_list():
+    # 第二大股东 ranks by size: the second row of the top-ten table, not the second clause of
+    # the note after it, a list neither numbered nor led by a top N
+    first = answer("岑溪装备第二大股东是谁？", [RANKED_HOLDERS])[0]
+    assert "陈启明 境内自然人 31,648,000 8.00" in first, first
+    assert "未知其他股东" not in first, first
