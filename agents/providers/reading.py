@@ -967,7 +967,15 @@ def states(phrase: str, text: str) -> bool:
         return False
     if any(exact_character(c) and not m for c, m in zip(phrase, mask, strict=True)):
         return False  # a number or a letter is exact: 过去一年 is not 过去五年, A份额 not C份额
+    if _outside(phrase, text):
+        return False
     return mask[-1] and not _swapped(phrase, text) and not inner_replaced(phrase, mask, text)
+
+
+def _outside(phrase: str, text: str) -> bool:
+    """Whether ``text`` writes ``phrase`` only with 外 inside it: X外Y is the Y outside X
+    (营业外收入, non-operating income, is not the 营业收入 asked; 表外 not 表内)."""
+    return any(f"{phrase[:i]}外{phrase[i:]}" in text for i in range(1, len(phrase)))
 
 
 def inner_replaced(phrase: str, mask: list[bool], text: str) -> bool:

@@ -226,3 +226,29 @@ def test_a_rank_by_size_is_not_the_clause_of_an_unranked_list():
     first = answer("岑溪装备第二大股东是谁？", [RANKED_HOLDERS])[0]
     assert "陈启明 境内自然人 31,648,000 8.00" in first, first
     assert "未知其他股东" not in first, first
+
+
+# -- a row outside the thing asked ---------------------------------------------------------------
+
+NON_OPERATING = excerpt(
+    "岑溪重工股份有限公司 2026 年第三季度报告",
+    "（二）非经常性损益项目和金额\n单位：万元  币种：人民币\n\n"
+    "非经常性损益项目 | 本期金额 | 年初至报告期末金额\n\n"
+    "计入当期损益的政府补助 | 991.27 | 2,531.55\n\n"
+    "其他营业外收入和支出 | -58.12 | -96.42",
+)
+
+
+def test_what_lies_outside_a_thing_is_not_that_thing():
+    # 营业外收入 is income outside the operations: it does not state the 营业收入 asked, and
+    # the table that has no row of revenue leaves the question unanswered
+    blocks = answer("岑溪重工第三季度营业收入是多少？", [NON_OPERATING])
+    assert not_found(blocks), blocks
+    # (a statement writing both answers by the row of revenue)
+    both = excerpt(
+        "岑溪重工股份有限公司 2026 年第三季度报告",
+        "利润表（节选）\n\n项目 | 本期金额 | 年初至报告期末金额\n\n"
+        "营业外收入 | 58.12 | 96.42\n\n营业收入 | 128,645.32 | 352,918.06",
+    )
+    first = answer("岑溪重工营业收入年初至报告期末金额是多少？", [both])[0]
+    assert "352,918.06" in first and "96.42" not in first, first
