@@ -751,8 +751,9 @@ def _judged_runs(question: str) -> tuple[str, ...]:
 
 
 # One item of a ranked list (第一大重仓股, 第二名客户): read as the list (前N…), then the item.
+# (条 counts a list's items as 项 does: 第二条原因, 第三条风险)
 _ORDINAL_PICK = re.compile(
-    r"第(?P<n>[一二三四五六七八九十]{1,3}|\d{1,2})(?P<kind>大|名|位|个|项|只|家)"
+    r"第(?P<n>[一二三四五六七八九十]{1,3}|\d{1,2})(?P<kind>大|名|位|个|项|条|只|家)"
 )
 
 

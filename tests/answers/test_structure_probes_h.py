@@ -252,3 +252,22 @@ def test_what_lies_outside_a_thing_is_not_that_thing():
     )
     first = answer("岑溪重工营业收入年初至报告期末金额是多少？", [both])[0]
     assert "352,918.06" in first and "96.42" not in first, first
+
+
+# -- an item of a list picked by its ordinal with 条 ----------------------------------------------
+
+REASONS = excerpt(
+    "岑川光学科技股份有限公司 2026 年度业绩预告",
+    "三、业绩变动原因说明\n\n"
+    "1. 报告期内，车载镜头模组需求快速增长，公司该类产品出货量同比增长约 62%；\n\n"
+    "2. 公司墨西哥生产基地于 2026 年三季度全面投产，综合毛利率较上年同期提升约 1.8 个百分点；\n\n"
+    "3. 报告期内，公司预计非经常性损益对净利润的影响金额约为 2,100 万元。",
+)
+
+
+def test_an_ordinal_with_tiao_picks_that_item_of_the_list():
+    # 条 is the measure word of a list's items (第二条原因, 第三条风险) as 项 is: 第二条 picks
+    # the item numbered 2, not the whole list, nor a phrase 第二条 the list must write
+    first = answer("岑川光学业绩变动原因第二条是什么？", [REASONS])[0]
+    assert "墨西哥生产基地" in first, first
+    assert "车载镜头" not in first and "非经常性损益" not in first, first
