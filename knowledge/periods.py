@@ -28,13 +28,15 @@ PERIOD_WORDS = (
     r"|(?<![\d—－\-–～~至])(?P<end>12|[369]|十二|[三六九])\s*月\s*(?:末|底)"
     r"|(?P<h2>下半年|[Hh]2)"
     # a balance's change since the year's start (比年初, 较上年末, a column 比上年末增减)
-    r"|(?P<boy>(?:比|较)(?:年初|上年末))"
+    r"|(?P<boy>(?:比|较)(?:年初|上年度?末))"
     # (a statement's comparative column, 上期发生额 / 上期金额, is the year before's same period)
     # (YoY, year over year, as an analyst abbreviates 同比)
-    r"|(?P<yoy>上年同期|去年同期|同比|(?:比|较)(?:上年|去年)(?:同期)?(?!末|年?底)|上期(?=发生额|金额)"
+    r"|(?P<yoy>上年同期|去年同期|同比|(?:比|较)(?:上年|去年)(?:同期)?(?!度?末|年?底)|上期(?=发生额|金额)"
     r"|(?<![A-Za-z])[Yy][Oo][Yy](?![A-Za-z]))"
-    # 年度 after a year or alone; 半年度 is H1 (matched first, at its own start).
-    r"|(?P<fy>年度报告|年报|全年|年度)"
+    # 年度 after a year or alone; 半年度 is H1 (matched first, at its own start). The end of
+    # the year before (上年度末) is the balance date a report of any period compares its own
+    # period end with (a column 上年度末): it names no annual report.
+    r"|(?P<fy>年度报告|年报|全年|年度(?!(?<=[上去]年度)末))"
     r"|(?P<year>(?:19|20)\d{2})"
 )
 _PERIOD = re.compile(PERIOD_WORDS)

@@ -17,6 +17,10 @@ PRONOUNS = ("他", "她", "它")
 # A follow-up that asks a part of the whole the question before asked (其中寿险分部贡献了多少？
 # after 归母净利润是多少？: the segment's 归母净利润).
 PART_LEAD = "其中"
+# Every item of what the thing named before says (汽车电子的各项指标, 研发费用各项数据): its
+# whole row or passage, as 情况 asks. 各项 with a generic head names no figure of its own,
+# and its 各 counts the one thing's items, not each of many things (EACH).
+ALL_ITEMS = ("各项指标", "各项数据")
 # Question words and particles: they carry no subject.
 QUESTION_WORDS = (
     "是多少",
@@ -114,6 +118,7 @@ QUESTION_WORDS = (
     "分别",
     "各自",
     "情况",
+    *ALL_ITEMS,
     "具体",
     # verbs that introduce the enumeration asked for (分成哪几类, 包括哪些)
     "分成",
@@ -148,7 +153,7 @@ TIME = re.compile(
     # the year's end (年底: a balance's date, 年末; 比去年年底 is against the year before's
     # end, not the year-on-year period)
     r"|(?:(?:比|较)?(?:去|上一?)年)?年[底末]|(?:比|较)?(?:去|上一?)年底"
-    r"|(?:单季度?|累计|去年|上一?年(?:末|度)?|今年|本年度?|当年|报告期末|本报告期|报告期内|本期末|期末"
+    r"|(?:单季度?|累计|去年|上一?年(?:度?末|度)?|今年|本年度?|当年|报告期末|本报告期|报告期内|本期末|期末"
     r"|本期(?!末)"
     # the present and the quarter a question is asked in (现在, 这个季度): the report's own
     r"|现在|目前|当前|眼下|如今|这一?个?季度?|本季度?|当季度?"
@@ -343,6 +348,10 @@ SEGMENT_HEADS = "板块|业务|分部|事业部|产品线"
 # A segment's name and what is asked of it, 的 between them or not (汽车电子业务的毛利率 is
 # 汽车电子业务毛利率): one phrase, read as the glued one is.
 SEGMENT_OF = re.compile(rf"(?<=[^\W\d_]{{2}})({SEGMENT_HEADS})的(?=[^\W\d_])")
+# A segment head after 各 or a question word (各分部营业收入, 哪个业务的毛利率最高) names no
+# segment: it is the kind of the rows asked, each of them or the one asked for (the table's
+# label column, 分部 | 营业收入 | …), and what is asked of them starts after it.
+EACH_SEGMENT = re.compile(rf"(?P<kind>(?:各|每个|哪一?个|哪)(?:{SEGMENT_HEADS}))的?")
 # Who judges or forecasts a company, addressed to it (海岳对泊川…的预测): a name before 对
 # and the company's name, in a question asking a judgement (a holder's 对…的持股比例 is none).
 ADDRESSER = re.compile(r"^(?P<who>[^|]{2,}?)对(?=.{2})")
@@ -441,7 +450,7 @@ WHO_OR_WHICH = re.compile(r"谁|哪(?:一)?[位个家只名些]")
 # A figure asked in a scale of its own (多少亿, 几千万): the form the answer is wanted in.
 SCALE_ASKED = re.compile(r"(?:多少|几)(?P<scale>千万|百万|万|亿)")
 # Asks for a share (占…, 比例, 比重, 占比): the whole a share is of is then part of it.
-EACH = re.compile(r"各|分别|每个|每一")
+EACH = re.compile(rf"各(?!{'|'.join(a[1:] for a in ALL_ITEMS)})|分别|每个|每一")
 # (an expense ratio: a share of revenue; a holding's weight: its share of the fund's net assets)
 ASKS_SHARE = re.compile(r"占|比例|比重|份额|仓位|权重|费用率")
 QUANTITATIVE = re.compile(r"多少|几|比例|占比|[率额]|规模|金额")

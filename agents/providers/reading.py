@@ -30,6 +30,7 @@ from agents.providers.grammar import (
     DOCUMENT_POINTERS,
     DOCUMENT_WORDS,
     EACH,
+    EACH_SEGMENT,
     EDGE_FUNCTION,
     ENUMERATES,
     FALL,
@@ -308,6 +309,7 @@ def _runs(
     text = TIME.sub("|", text)
     # A report warning its readers (公司提醒投资者注意) mentions what is asked.
     text = WARNING.sub("|", text)
+    text = EACH_SEGMENT.sub(r"\g<kind>|", text)
     text = SEGMENT_OF.sub(r"\1", text)
     # Counts with their measure word first (哪几块, 前三大), then question words.
     text = MEASURE.sub("|", text)
@@ -795,8 +797,9 @@ def _judged_runs(question: str) -> tuple[str, ...]:
 
 
 # One item of a ranked list (第一大重仓股, 第二名客户): read as the list (前N…), then the item.
+# (条 counts a list's items as 项 does: 第二条原因, 第三条风险)
 _ORDINAL_PICK = re.compile(
-    r"第(?P<n>[一二三四五六七八九十]{1,3}|\d{1,2})(?P<kind>大|名|位|个|项|只|家)"
+    r"第(?P<n>[一二三四五六七八九十]{1,3}|\d{1,2})(?P<kind>大|名|位|个|项|条|只|家)"
 )
 
 
@@ -1011,7 +1014,15 @@ def states(phrase: str, text: str) -> bool:
         return False
     if any(exact_character(c) and not m for c, m in zip(phrase, mask, strict=True)):
         return False  # a number or a letter is exact: 过去一年 is not 过去五年, A份额 not C份额
+    if _outside(phrase, text):
+        return False
     return mask[-1] and not _swapped(phrase, text) and not inner_replaced(phrase, mask, text)
+
+
+def _outside(phrase: str, text: str) -> bool:
+    """Whether ``text`` writes ``phrase`` only with 外 inside it: X外Y is the Y outside X
+    (营业外收入, non-operating income, is not the 营业收入 asked; 表外 not 表内)."""
+    return any(f"{phrase[:i]}外{phrase[i:]}" in text for i in range(1, len(phrase)))
 
 
 def inner_replaced(phrase: str, mask: list[bool], text: str) -> bool:

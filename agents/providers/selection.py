@@ -664,11 +664,24 @@ def table_caption(source: Source, row: Unit) -> str:
     return row.caption or (source.units[begin].heading if begin >= 0 else own)
 
 
-def ranked_row(source: Source, row: Unit, ordinal: int) -> bool:
+def ranked_row(reading: Reading, source: Source, row: Unit, ordinal: int) -> bool:
     """Whether ``row`` is the ``ordinal``-th row of a ranked table — one whose caption
-    counts its rows as a top N (前 10 名股东持股情况): 第一大股东 is its first row."""
+    counts its rows as a top N (前 10 名股东持股情况): 第一大股东 is its first row. The
+    rows of a part that borrowed its header (a table split over two excerpts) rank after
+    those of the part it borrowed from; without that part retrieved, their ranks are
+    unknown."""
     caption = table_caption(source, row)
     rows = [r for r in table_rows(source, row) if not is_total(r)]
+    if row.header_from:
+        lender = next((s for s in reading.sources if s.id == row.header_from), None)
+        if lender is None:
+            return False
+        earlier = [
+            r
+            for r in split_parts(reading, source, row)
+            if not is_total(r) and any(r is u for u in lender.units)
+        ]
+        rows = [*earlier, *rows]
     return "前N" in counted(fold(caption)) and 0 < ordinal <= len(rows) and rows[ordinal - 1] is row
 
 
@@ -734,11 +747,13 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     label = fold(row.clauses[0]) if row.clauses else ""
     if question.each and any(states(p, label) for p in reading.phrases):
         return [row]  # its label is asked: each of its columns (本期和上年同期分别多少)
+    # (a table split over two excerpts has its rows in both: the rows of its other part,
+    # under the same header in a retrieved excerpt of the document — before this part's when
+    # this part borrowed the header, after them when it lent it)
+    others = [r for r in split_parts(reading, source, row) if is_member(r)]
+    rows = [*others, *rows] if row.header_from else [*rows, *others]
     if question.each:
         return rows or [row]
-    # (a table split over two excerpts ranks its rows in both: the rows of its other part,
-    # under the same header in a retrieved excerpt of the document)
-    rows += [r for r in split_parts(reading, source, row) if is_member(r)]
     column = row_cell(row, reading.phrases)
     # (the things ranked, when a phrase no header cell speaks to names them — 高管 of
     # 获授股数最多的三位高管 — are the rows whose own cells state it: 副总经理, not 骨干)
@@ -1235,6 +1250,13 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         # 第一大客户 is an item of a list, or written as such (第一大重仓股); 第七项议案 the
         # section numbered （七）
         return False
+    if question.ordinal_text.endswith(("大", "名")) and unit.kind == "list":
+        # 第二大股东 ranks by size: an item of a ranked list — its items numbered (1. 2.) or
+        # its lead-in counting a top N (前五名) — not the second clause of any list
+        lead = unit.text.split(unit.clauses[0])[0] if unit.clauses else unit.text
+        top_n = "前N" in counted(fold(lead))
+        if not top_n and not any(marker(c) for c in unit.clauses):
+            return False
     if question.prior and _only_a_change(reading, unit):
         return False  # 去年同期 asks that period's figure: 同比增长 15.64% is a change on it
     if unit.kind in ("sentence", "clause") and _of_the_year_before(reading, unit):
@@ -1334,7 +1356,7 @@ def best_units(reading: Reading) -> list[Pick]:
             if of_another_period(reading, framing):
                 continue
             ordinal = reading.question.ordinal
-            if unit.kind == "row" and ordinal and not ranked_row(source, unit, ordinal):
+            if unit.kind == "row" and ordinal and not ranked_row(reading, source, unit, ordinal):
                 continue  # 第一大股东: the first row of a ranked table only
             if unit.kind != "row" and of_another_period(reading, without_report_names(unit.text)):
                 # the report period a sentence names is its own, whatever its title names:
