@@ -95,6 +95,7 @@ def states_question(reading: Reading, text: str, context: str, heading: str = ""
         # The entity's own name states nothing asked about it (债券 in 星河稳健收益债券).
         said = said.replace(name, "|")
     said = without_modified_terms(reading, said)
+    said = without_changes_of_terms(reading, said)
     said, joined = without_coordinated_qualifiers(reading.question, said)
     # (a qualifier written only in a union must be stated alone, however much of its
     # phrase the rest covers: 自有冷藏车辆 is not 自有及合作冷藏车辆's)
@@ -133,6 +134,19 @@ def without_modified_terms(reading: Reading, said: str) -> str:
         if phrase in alone:
             for term in longer:
                 said = said.replace(term, "|")
+    return said
+
+
+def without_changes_of_terms(reading: Reading, said: str) -> str:
+    """``said`` without the rates of change it names on a term asked (份额净值增长率 for
+    份额净值, 营收增速 for 营收) when the question asks no change: a Chinese noun ends with its
+    head, and the growth of a thing is not the thing — a level asked (份额净值是多少, in 元)
+    is not answered by its growth in %. A question asking a change (净值涨了多少) is."""
+    if CHANGE.search(fold(reading.question.text)):
+        return said
+    for phrase in reading.phrases:
+        if len(phrase) >= 2 and not phrase.endswith(RATE_OF_CHANGE):
+            said = re.sub(f"{re.escape(phrase)}{words(RATE_OF_CHANGE)}", "|", said)
     return said
 
 
