@@ -237,19 +237,32 @@ def foreign_modifier(reading: Reading, phrase: str, said: str) -> bool:
             segment_head = re.fullmatch(SEGMENT_HEADS, run)
             if at and all(map(is_han, run)) and not segment_head and phrase[start:end] in written:
                 return True
+            # or the run before the stated piece it qualifies (储能业务海外收入占比 over 储能业务
+            # 收入占…: 海外收入 is written elsewhere, the part of a whole)
+            stop = end
+            while stop < len(phrase) and mask[stop] and is_han(phrase[stop]):
+                stop += 1
+            qualifies = at and stop - end >= 2 and all(map(is_han, run)) and not segment_head
+            if qualifies and phrase[at:stop] in written:
+                return True
     return False
 
 
 def sibling_named(phrase: str, said: str, heading: str) -> bool:
     """Whether a qualifier of ``phrase`` that ``said`` does not state (two characters or
-    more) has a sibling in the section's ``heading``: a word of as many characters in its
-    place — ending with the same head (寿险 for 财险: 澄远财险13个月保单继续率 under （一）寿险
-    业务), or followed by the character the phrase goes on with (松江农商行 for 柳川农商行
-    under ## 松江农商行) — so the section is about another segment or holder than the one
-    asked, whatever else of the phrase it states."""
+    more) has a sibling in the section's ``heading`` (a row's: its table's row labels): a
+    word of as many characters in its place — ending with the same head (寿险 for 财险:
+    澄远财险13个月保单继续率 under （一）寿险业务), or followed by the character the phrase
+    goes on with (松江农商行 for 柳川农商行 under ## 松江农商行), or a whole line (a row's
+    label) of the name the phrase has before it and a word in its place (澄远人寿 and 澄远财险
+    the rows, 澄远资管 asked) — so the section or
+    the table is about other segments or holders than the one asked, whatever else of the
+    phrase it states."""
     if not heading:
         return False
     phrase = counted(fold(phrase))
+    if spelled_otherwise(phrase, said):
+        return False  # the vocabulary's one figure, however spelled (归属于母公司股东的净利润)
     mask = stated_characters(phrase, said)
     for at, end in unstated_runs(mask):
         run, after = phrase[at:end], phrase[end : end + 1]
@@ -257,8 +270,19 @@ def sibling_named(phrase: str, said: str, heading: str) -> bool:
             han = f"[\u4e00-\u9fff]{{{len(run) - 1}}}"
             same_head = f"{han}{re.escape(run[-1])}"
             before_next = f"{han}[\u4e00-\u9fff](?={re.escape(after)})" if is_han(after) else ""
-            for pattern in filter(None, (same_head, before_next)):
-                if any(m.group(0) != run for m in re.finditer(pattern, heading)):
+            start = at
+            while start > 0 and mask[start - 1] and is_han(phrase[start - 1]):
+                start -= 1
+            # (a whole line — a row's label — of the stated name before the run and a word
+            # in the run's place: 澄远人寿 for 澄远资管)
+            named = (
+                f"(?m:^{re.escape(phrase[start:at])}[\u4e00-\u9fff]{han}$)" if start < at else ""
+            )
+            for pattern in filter(None, (same_head, before_next, named)):
+                if any(
+                    m.group(0) not in (run, phrase[start:end])
+                    for m in re.finditer(pattern, heading)
+                ):
                     return True
     return False
 
@@ -1215,6 +1239,31 @@ def _change_of_a_whole(reading: Reading, unit: Unit, context: str) -> bool:
     return True
 
 
+# A share's figure ending the clause before a change (占营业收入的 39.9%，较上年同期提升 …),
+# with no figure between them.
+_SHARE_BEFORE = re.compile(
+    r"占[^，。；,;\d]{1,24}?的?\s*\d+(?:\.\d+)?\s*[%％]\s*[，,]\s*[^，。；,;\d]{0,16}$"
+)
+
+
+def _changes_of_a_share(reading: Reading, unit: Unit) -> bool:
+    """The question asks a change of a thing (创新药板块收入同比增长多少), not of its share, and
+    every change the sentence writes is in percentage points right after a share (创新药板块
+    收入 19.4 亿元，占营业收入的 39.9%，较上年同期提升 5.2 个百分点): a change in points is a
+    ratio's, and the clause before it ends with the share — the thing's own growth is not
+    written."""
+    question = reading.question
+    phrases = (*reading.phrases, *(fold(t) for t in reading.of))
+    asked = "YOY" in question.periods or any(_CHANGE_ASKED.search(p) for p in phrases)
+    if question.prior or question.asks_share or not asked:
+        return False
+    text = fold(without_markers(_RUN_IN.sub("", unit.text)))
+    changes = [f for f in quantities_in(text) if _is_change(text, f)]
+    return bool(changes) and all(
+        f.unit.startswith("个百分点") and _SHARE_BEFORE.search(text[: f.start]) for f in changes
+    )
+
+
 def _changes_only(reading: Reading, unit: Unit) -> bool:
     """The question asks a level (综合毛利率是多少, 毛利率分别多少) and every figure of the
     sentence is a change (综合毛利率较上年同期提升约 2.3 个百分点; 毛利率同比下降 1.11 个百分点):
@@ -1257,6 +1306,8 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
     context = f"{unit.heading}\n{title}"  # (the title without a note's headline)
     if unit.kind in ("sentence", "clause") and _change_of_a_whole(reading, unit, context):
         return False  # 海外新签订单同比增长: 同比增长 23.5%，其中海外订单… is the whole's
+    if unit.kind in ("sentence", "clause") and _changes_of_a_share(reading, unit):
+        return False  # 收入同比增长: 占营业收入的 39.9%，较上年同期提升 5.2 个百分点 is the share's
     if question.asks_figure and unit.kind != "list" and _amount_asked(reading):
         figures = quantities_in(without_markers(unit.text))
         if figures and all(f.unit.startswith(("%", "％", "个百分点")) for f in figures):
@@ -1369,7 +1420,8 @@ def best_units(reading: Reading) -> list[Pick]:
                 labels += "\n" + unit.header_text  # (the row naming its items: listed_alike)
             if unit.kind == "row" and is_total(unit):
                 context += "\n" + "\n".join(TOTALS)  # the total row states the whole
-            heading = unit.heading if unit.kind != "row" else ""
+            # (a row's siblings are the other things its table's rows name: 澄远人寿, 澄远财险)
+            heading = unit.heading if unit.kind != "row" else row_labels(source, unit)
             if not states_question(reading, unit.text, f"{context}\n{labels}", heading):
                 continue
             if (

@@ -92,3 +92,63 @@ def test_a_change_on_the_year_before_does_not_answer_one_on_the_period_before():
     )
     first = answer("岚川电气核心产品销量环比增长多少？", [quarterly])[0]
     assert "环比增长 46%" in first, first
+
+
+# -- a change in points after a share is the share's ---------------------------------------
+
+BUSINESS = excerpt(
+    "岚川电气股份有限公司 2026 年半年度报告",
+    "第三节 业务回顾\n"
+    "储能电池出货量 42.5 GWh，同比增长 33%，储能业务收入占营业收入的 28.5%。\n"
+    "光伏逆变器业务毛利率为 28.6%，海外收入占比 62.0%。\n"
+    "报告期内，创新业务收入 9.4 亿元，占营业收入的 19.9%，较上年同期提升 3.2 个百分点。\n",
+)
+
+
+def test_a_change_in_points_after_a_share_is_no_growth_of_the_part():
+    # 较上年同期提升 3.2 个百分点 follows 占营业收入的 19.9%: the share rose, and the
+    # revenue's own growth is not written
+    blocks = answer("岚川电气创新业务收入同比增长多少？", [BUSINESS])
+    assert not_found(blocks) and "[[cite:" not in "".join(blocks), blocks
+    for question in (
+        "岚川电气创新业务收入占比较上年同期提升多少？",
+        "岚川电气创新业务收入是多少？",
+    ):
+        first = answer(question, [BUSINESS])[0]
+        assert "占营业收入的 19.9%，较上年同期提升 3.2 个百分点" in first, (question, first)
+
+
+# -- a qualifier before the word it qualifies ----------------------------------------------
+
+
+def test_a_qualifier_written_elsewhere_before_its_head_is_not_stated_by_the_whole():
+    # 海外收入 is written (光伏逆变器's); 储能业务收入占营业收入的 28.5% is the segment's
+    # whole share, not its overseas revenue's
+    blocks = answer("岚川电气储能业务海外收入占比是多少？", [BUSINESS])
+    assert not_found(blocks) and "[[cite:" not in "".join(blocks), blocks
+    first = answer("岚川电气储能业务收入占比是多少？", [BUSINESS])[0]
+    assert "储能业务收入占营业收入的 28.5%" in first, first
+    first = answer("岚川电气光伏逆变器业务海外收入占比是多少？", [BUSINESS])[0]
+    assert "海外收入占比 62.0%" in first, first
+
+
+# -- a table's rows are siblings of one another --------------------------------------------
+
+SOLVENCY = excerpt(
+    "岚远保险集团股份有限公司 2026 年年度报告摘要",
+    "三、偿付能力\n单位：%\n\n"
+    "公司 | 核心偿付能力充足率 | 综合偿付能力充足率\n\n"
+    "集团合并 | 142.6 | 231.8\n\n"
+    "岚远人寿 | 118.3 | 206.5\n\n"
+    "岚远财险 | 176.4 | 248.9\n",
+)
+
+
+def test_a_subsidiary_no_row_names_is_not_answered_by_its_siblings_rows():
+    # 岚远资管 asked: the rows name 岚远人寿 and 岚远财险 in its place, and 集团合并
+    blocks = answer("岚远保险岚远资管核心偿付能力充足率是多少？", [SOLVENCY])
+    assert not_found(blocks) and "[[cite:" not in "".join(blocks), blocks
+    first = answer("岚远保险岚远财险核心偿付能力充足率是多少？", [SOLVENCY])[0]
+    assert "岚远财险（核心偿付能力充足率）：176.4" in first, first
+    first = answer("岚远保险核心偿付能力充足率是多少？", [SOLVENCY])[0]
+    assert "集团合并（核心偿付能力充足率）：142.6" in first, first
