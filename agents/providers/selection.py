@@ -83,11 +83,14 @@ from knowledge.periods import PARTS, other_period, periods_in
 from knowledge.text import search_tokens
 
 
-def states_question(reading: Reading, text: str, context: str, heading: str = "") -> bool:
+def states_question(
+    reading: Reading, text: str, context: str, heading: str = "", labels: str = ""
+) -> bool:
     """The floor on the thing asked: ``text`` (with its heading or table header, and the
     document's title for the period) states every phrase the question asks about and
     every period it names. Not the entity alone: 基金简称 does not answer 基金经理. Nor a
-    unit whose section ``heading`` names a sibling of a qualifier asked (``sibling_named``)."""
+    unit whose section ``heading`` — a row whose table's ``labels`` — names a sibling of a
+    qualifier asked (``sibling_named``)."""
     said = fold(f"{text}\n{context}")
     if not reading.question.asks_share:
         said = without_share_wholes(said)
@@ -103,7 +106,7 @@ def states_question(reading: Reading, text: str, context: str, heading: str = ""
     if not all(
         states(p, said)
         and not foreign_modifier(reading, p, said)
-        and not sibling_named(p, said, fold(heading))
+        and not sibling_named(p, said, fold(heading), fold(labels))
         for p in phrases
     ):
         return False
@@ -248,17 +251,16 @@ def foreign_modifier(reading: Reading, phrase: str, said: str) -> bool:
     return False
 
 
-def sibling_named(phrase: str, said: str, heading: str) -> bool:
+def sibling_named(phrase: str, said: str, heading: str, labels: str = "") -> bool:
     """Whether a qualifier of ``phrase`` that ``said`` does not state (two characters or
-    more) has a sibling in the section's ``heading`` (a row's: its table's row labels): a
-    word of as many characters in its place — ending with the same head (寿险 for 财险:
-    澄远财险13个月保单继续率 under （一）寿险业务), or followed by the character the phrase
-    goes on with (松江农商行 for 柳川农商行 under ## 松江农商行), or a whole line (a row's
-    label) of the name the phrase has before it and a word in its place (澄远人寿 and 澄远财险
-    the rows, 澄远资管 asked) — so the section or
-    the table is about other segments or holders than the one asked, whatever else of the
-    phrase it states."""
-    if not heading:
+    more) has a sibling in the section's ``heading``: a word of as many characters in its
+    place — ending with the same head (寿险 for 财险: 澄远财险13个月保单继续率 under （一）寿险
+    业务), or followed by the character the phrase goes on with (松江农商行 for 柳川农商行
+    under ## 松江农商行); or among a row's table's ``labels``, a whole label of the name the
+    phrase has before the qualifier and a word in its place (澄远人寿 and 澄远财险 the rows,
+    澄远资管 asked) — so the section or the table is about other segments or holders than
+    the one asked, whatever else of the phrase it states."""
+    if not heading and not labels:
         return False
     phrase = counted(fold(phrase))
     if spelled_otherwise(phrase, said):
@@ -278,10 +280,9 @@ def sibling_named(phrase: str, said: str, heading: str) -> bool:
             named = (
                 f"(?m:^{re.escape(phrase[start:at])}[\u4e00-\u9fff]{han}$)" if start < at else ""
             )
-            for pattern in filter(None, (same_head, before_next, named)):
-                if any(
-                    m.group(0) not in (run, phrase[start:end])
-                    for m in re.finditer(pattern, heading)
+            for pattern, where in ((same_head, heading), (before_next, heading), (named, labels)):
+                if pattern and any(
+                    m.group(0) not in (run, phrase[start:end]) for m in re.finditer(pattern, where)
                 ):
                     return True
     return False
@@ -1421,8 +1422,9 @@ def best_units(reading: Reading) -> list[Pick]:
             if unit.kind == "row" and is_total(unit):
                 context += "\n" + "\n".join(TOTALS)  # the total row states the whole
             # (a row's siblings are the other things its table's rows name: 澄远人寿, 澄远财险)
-            heading = unit.heading if unit.kind != "row" else row_labels(source, unit)
-            if not states_question(reading, unit.text, f"{context}\n{labels}", heading):
+            heading = unit.heading if unit.kind != "row" else ""
+            named = row_labels(source, unit) if unit.kind == "row" else ""
+            if not states_question(reading, unit.text, f"{context}\n{labels}", heading, named):
                 continue
             if (
                 unit.kind != "row"

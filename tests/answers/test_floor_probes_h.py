@@ -152,3 +152,25 @@ def test_a_subsidiary_no_row_names_is_not_answered_by_its_siblings_rows():
     assert "岚远财险（核心偿付能力充足率）：176.4" in first, first
     first = answer("岚远保险核心偿付能力充足率是多少？", [SOLVENCY])[0]
     assert "集团合并（核心偿付能力充足率）：142.6" in first, first
+
+
+# -- a rate of the phrase's last word is not that word -------------------------------------
+
+PRODUCTS = excerpt(
+    "岚湖电子股份有限公司 2025 年年度报告摘要",
+    "## 二、分产品经营情况\n\n"
+    "表 2 营业收入、营业成本及毛利率（按产品）\n\n"
+    "产品 | 营业收入（亿元） | 营业成本（亿元） | 毛利率 | 毛利率比上年增减\n\n"
+    "汽车电子 | 96.5 | 70.2 | 27.3% | 增加 2.4 个百分点\n\n"
+    "消费电子 | 78.1 | 63.4 | 18.8% | 减少 0.9 个百分点\n",
+)
+
+
+def test_a_margin_column_does_not_state_the_gross_profit_of_a_row():
+    # 消费电子毛利 is an amount (gross profit): the row's 毛利率 column is its ratio, whose
+    # head is 率 — the label and the column together state no 毛利
+    for question in ("岚湖电子消费电子毛利是多少？", "岚湖电子消费电子业务的毛利同比增长多少？"):
+        blocks = answer(question, [PRODUCTS])
+        assert not_found(blocks) and "[[cite:" not in "".join(blocks), (question, blocks)
+    first = answer("岚湖电子消费电子毛利率是多少？", [PRODUCTS])[0]
+    assert "消费电子（毛利率）：18.8%" in first, first
