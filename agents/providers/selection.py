@@ -117,7 +117,16 @@ def states_question(
     parts = [part for part in parts if f"占{part}" not in asked]  # 占营收比例: the whole
     if parts and not all(states(part, without_share_wholes(said)) for part in parts):
         return False
+    # and the whole it is asked of, when the question names one (现金红利占净利润比例: a
+    # share of 净利润, which 每股分配比例…0.35 元 does not state)
+    wholes = [m.group("whole") for m in map(_SHARE_OF_WHOLE.match, phrases) if m]
+    if wholes and not all(states(whole, said) for whole in wholes):
+        return False
     return reading.question.periods <= periods_in(said)
+
+
+# A share asked with its whole named after 占 (现金红利占净利润比例 → 净利润).
+_SHARE_OF_WHOLE = re.compile(r"^.{2,}?占(?P<whole>[^占]{2,}?)的?(?:占比|比例|比重)$")
 
 
 def without_modified_terms(reading: Reading, said: str) -> str:

@@ -197,3 +197,29 @@ def test_a_segments_modifier_in_another_segments_place_is_not_stated():
     ):
         first = answer(question, [LINES])[0]
         assert "原保险保费收入 452.17 亿元" in first, (question, first)
+
+
+# -- a share is of the whole the question names --------------------------------------------
+
+PAYOUT = excerpt(
+    "岚川精密机械股份有限公司 2026 年年度权益分派实施公告",
+    "## 重要内容提示：\n\n每股分配比例：A 股每股现金红利 0.35 元（含税）\n\n"
+    "## 二、分配方案\n\n本次利润分配以方案实施前的公司总股本 612,480,000 股为基数，"
+    "每股派发现金红利 0.35 元（含税），共计派发现金红利 214,368,000.00 元。\n",
+)
+CUSTOMERS = excerpt(
+    "岚川冷链股份有限公司 2026 年半年度报告",
+    "第五节 其他重要事项\n报告期内，公司前五大客户合计销售额占营业收入的 21.6%。\n",
+)
+
+
+def test_a_share_asked_of_a_whole_needs_the_whole_stated():
+    # 现金红利占净利润比例 is a payout ratio: no 净利润 is written, and 每股分配比例 is no
+    # share of it
+    blocks = answer("岚川精密现金红利占净利润比例是多少？", [PAYOUT])
+    assert not_found(blocks) and "[[cite:" not in "".join(blocks), blocks
+    first = answer("岚川精密每股现金红利是多少？", [PAYOUT])[0]
+    assert "0.35 元" in first, first
+    # the whole in the vocabulary's other spelling (营收 for 营业收入) is stated
+    first = answer("岚川冷链前五大客户销售额占营收比例是多少？", [CUSTOMERS])[0]
+    assert "占营业收入的 21.6%" in first, first
