@@ -966,7 +966,7 @@ def states(phrase: str, text: str) -> bool:
     mask = _mask(phrase, text)
     if sum(mask) / len(phrase) < 0.6:
         return False
-    if not mask[0] and all(mask[1:]) and contrasted(phrase, text, whole=False):
+    if not mask[0] and all(mask[1:]) and contrasted(phrase, text):
         return False
     if any(exact_character(c) and not m for c, m in zip(phrase, mask, strict=True)):
         return False  # a number or a letter is exact: 过去一年 is not 过去五年, A份额 not C份额
@@ -1033,17 +1033,11 @@ def _swapped(phrase: str, text: str) -> bool:
     return False
 
 
-def contrasted(phrase: str, text: str, whole: bool = True) -> bool:
+def contrasted(phrase: str, text: str) -> bool:
     """Whether ``text`` writes all of ``phrase`` but its first character only after another
     Chinese character: the word it writes has another modifier of one character, which
-    names another thing (毛利率 is not 净利率, 净资产 not 总资产) — the head rule's mirror.
-    Not ``whole``: the rest stated in pieces, its first piece of two characters or more
-    is that word (寿险业务原保险保费收入 over （二）财产险业务 and 原保险保费收入: 产险业务)."""
+    names another thing (毛利率 is not 净利率, 净资产 not 总资产) — the head rule's mirror."""
     rest = phrase[1:]
-    if not whole and rest not in text:
-        rest = next((rest[:k] for k in range(len(rest), 1, -1) if rest[:k] in text), "")
-        if not rest:
-            return False
     at = text.find(rest)
     if at < 0:
         return False  # the rest is stated in pieces: no one word to compare

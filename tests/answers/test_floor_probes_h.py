@@ -176,29 +176,6 @@ def test_a_margin_column_does_not_state_the_gross_profit_of_a_row():
     assert "消费电子（毛利率）：18.8%" in first, first
 
 
-# -- a one-character modifier in another's place, its word stated in pieces ----------------
-
-LINES = excerpt(
-    "岚远保险集团股份有限公司 2026 年年度报告摘要",
-    "五、经营情况讨论与分析\n"
-    "（一）寿险业务\n2026 年，岚远人寿实现新业务价值 128.46 亿元，同比增长 13.93%。\n"
-    "（二）财产险业务\n岚远财险实现原保险保费收入 452.17 亿元，同比增长 5.36%。\n",
-)
-
-
-def test_a_segments_modifier_in_another_segments_place_is_not_stated():
-    # 寿险业务 asked: under （二）财产险业务 the word is 产险业务 — 险业务 after another
-    # character — and the 原保险保费收入 beside it is the property line's
-    blocks = answer("岚远保险寿险业务原保险保费收入是多少？", [LINES])
-    assert not_found(blocks) and "[[cite:" not in "".join(blocks), blocks
-    for question in (
-        "岚远保险财产险业务原保险保费收入是多少？",
-        "岚远保险财险原保险保费收入是多少？",
-    ):
-        first = answer(question, [LINES])[0]
-        assert "原保险保费收入 452.17 亿元" in first, (question, first)
-
-
 # -- a share is of the whole the question names --------------------------------------------
 
 PAYOUT = excerpt(
