@@ -4,7 +4,8 @@
 (``FY`` 年度 / 年报 / 全年, ``H1`` 上半年 / 半年度 / 中报 / 中期 — an interim dividend, not a
 中期票据 —, ``H2``, ``Q1``–``Q4`` 第三季度 / 三季报 / Q3, ``YTD`` 前三季度 / 年初至报告期末; a
 statement's months, 1—9 月 → YTD, 7—9 月 → Q3; a quarter's or a month's end, 三季度末 / 6月末),
-``YOY`` (上年同期 / 同比 / 比上年 / YoY, a statement's 上期发生额 column) and ``BOY``, a change
+``YOY`` (上年同期 / 同比 / 比上年 / YoY, a statement's 上期发生额 column), ``POP``, a change on
+the period just before (环比 / 较上季度: a 同比 change states none), and ``BOY``, a change
 since the year's start (比年初 / 较上年末). The extractive reader
 requires the unit that answers to state every period a question names; retrieval ranks a
 document whose title names another period after the others (``other_period``).
@@ -29,6 +30,8 @@ PERIOD_WORDS = (
     r"|(?P<h2>下半年|[Hh]2)"
     # a balance's change since the year's start (比年初, 较上年末, a column 比上年末增减)
     r"|(?P<boy>(?:比|较)(?:年初|上年度?末))"
+    # a change on the period just before (环比, 较上季度, 比上月): not the year before's
+    r"|(?P<pop>环比|(?:比|较)上一?个?(?:季度|季|月))"
     # (a statement's comparative column, 上期发生额 / 上期金额, is the year before's same period)
     # (YoY, year over year, as an analyst abbreviates 同比)
     r"|(?P<yoy>上年同期|去年同期|同比|(?:比|较)(?:上年|去年)(?:同期)?(?!度?末|年?底)|上期(?=发生额|金额)"
@@ -64,7 +67,8 @@ _COVERS = {"FY": frozenset({"FY", "Q4", "H2"}), "Q3": frozenset({"Q3", "YTD"})}
 
 
 def periods_in(text: str) -> frozenset[str]:
-    """The periods ``text`` names, canonical: ``2026``, ``FY``, ``H1``, ``Q3``, ``YTD``, ``YOY``."""
+    """The periods ``text`` names, canonical: ``2026``, ``FY``, ``H1``, ``Q3``, ``YTD``, ``YOY``,
+    ``POP``."""
     found = set()
     for match in _PERIOD.finditer(unicodedata.normalize("NFKC", text)):
         kind = match.lastgroup

@@ -1007,6 +1007,11 @@ def states(phrase: str, text: str) -> bool:
         # a word of the vocabulary stated by what a report prints for it (经营分部 by 分部,
         # however the report's 分部经营情况 orders its pieces)
         return True
+    if not phrase.endswith("率"):
+        # and so of the phrase's last word, stated in pieces (消费电子毛利 is not stated by a
+        # row 消费电子's 毛利率 column)
+        for at in range(1, len(phrase) - 1):
+            text = text.replace(f"{phrase[at:]}率", "|")
     mask = _mask(phrase, text)
     if sum(mask) / len(phrase) < 0.6:
         return False

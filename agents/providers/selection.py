@@ -84,11 +84,14 @@ from knowledge.periods import PARTS, other_period, periods_in
 from knowledge.text import search_tokens
 
 
-def states_question(reading: Reading, text: str, context: str, heading: str = "") -> bool:
+def states_question(
+    reading: Reading, text: str, context: str, heading: str = "", labels: str = ""
+) -> bool:
     """The floor on the thing asked: ``text`` (with its heading or table header, and the
     document's title for the period) states every phrase the question asks about and
     every period it names. Not the entity alone: 基金简称 does not answer 基金经理. Nor a
-    unit whose section ``heading`` names a sibling of a qualifier asked (``sibling_named``)."""
+    unit whose section ``heading`` — a row whose table's ``labels`` — names a sibling of a
+    qualifier asked (``sibling_named``)."""
     said = fold(f"{text}\n{context}")
     if not reading.question.asks_share:
         said = without_share_wholes(said)
@@ -96,6 +99,7 @@ def states_question(reading: Reading, text: str, context: str, heading: str = ""
         # The entity's own name states nothing asked about it (债券 in 星河稳健收益债券).
         said = said.replace(name, "|")
     said = without_modified_terms(reading, said)
+    said = without_changes_of_terms(reading, said)
     said, joined = without_coordinated_qualifiers(reading.question, said)
     # (a qualifier written only in a union must be stated alone, however much of its
     # phrase the rest covers: 自有冷藏车辆 is not 自有及合作冷藏车辆's)
@@ -103,7 +107,7 @@ def states_question(reading: Reading, text: str, context: str, heading: str = ""
     if not all(
         states(p, said)
         and not foreign_modifier(reading, p, said)
-        and not sibling_named(p, said, fold(heading))
+        and not sibling_named(p, said, fold(heading), fold(labels))
         for p in phrases
     ):
         return False
@@ -114,7 +118,16 @@ def states_question(reading: Reading, text: str, context: str, heading: str = ""
     parts = [part for part in parts if f"占{part}" not in asked]  # 占营收比例: the whole
     if parts and not all(states(part, without_share_wholes(said)) for part in parts):
         return False
+    # and the whole it is asked of, when the question names one (现金红利占净利润比例: a
+    # share of 净利润, which 每股分配比例…0.35 元 does not state)
+    wholes = [m.group("whole") for m in map(_SHARE_OF_WHOLE.match, phrases) if m]
+    if wholes and not all(states(whole, said) for whole in wholes):
+        return False
     return reading.question.periods <= periods_in(said)
+
+
+# A share asked with its whole named after 占 (现金红利占净利润比例 → 净利润).
+_SHARE_OF_WHOLE = re.compile(r"^.{2,}?占(?P<whole>[^占]{2,}?)的?(?:占比|比例|比重)$")
 
 
 def without_modified_terms(reading: Reading, said: str) -> str:
@@ -134,6 +147,19 @@ def without_modified_terms(reading: Reading, said: str) -> str:
         if phrase in alone:
             for term in longer:
                 said = said.replace(term, "|")
+    return said
+
+
+def without_changes_of_terms(reading: Reading, said: str) -> str:
+    """``said`` without the rates of change it names on a term asked (份额净值增长率 for
+    份额净值, 营收增速 for 营收) when the question asks no change: a Chinese noun ends with its
+    head, and the growth of a thing is not the thing — a level asked (份额净值是多少, in 元)
+    is not answered by its growth in %. A question asking a change (净值涨了多少) is."""
+    if CHANGE.search(fold(reading.question.text)):
+        return said
+    for phrase in reading.phrases:
+        if len(phrase) >= 2 and not phrase.endswith(RATE_OF_CHANGE):
+            said = re.sub(f"{re.escape(phrase)}{words(RATE_OF_CHANGE)}", "|", said)
     return said
 
 
@@ -224,19 +250,31 @@ def foreign_modifier(reading: Reading, phrase: str, said: str) -> bool:
             segment_head = re.fullmatch(SEGMENT_HEADS, run)
             if at and all(map(is_han, run)) and not segment_head and phrase[start:end] in written:
                 return True
+            # or the run before the stated piece it qualifies (储能业务海外收入占比 over 储能业务
+            # 收入占…: 海外收入 is written elsewhere, the part of a whole)
+            stop = end
+            while stop < len(phrase) and mask[stop] and is_han(phrase[stop]):
+                stop += 1
+            qualifies = at and stop - end >= 2 and all(map(is_han, run)) and not segment_head
+            if qualifies and phrase[at:stop] in written:
+                return True
     return False
 
 
-def sibling_named(phrase: str, said: str, heading: str) -> bool:
+def sibling_named(phrase: str, said: str, heading: str, labels: str = "") -> bool:
     """Whether a qualifier of ``phrase`` that ``said`` does not state (two characters or
     more) has a sibling in the section's ``heading``: a word of as many characters in its
     place — ending with the same head (寿险 for 财险: 澄远财险13个月保单继续率 under （一）寿险
     业务), or followed by the character the phrase goes on with (松江农商行 for 柳川农商行
-    under ## 松江农商行) — so the section is about another segment or holder than the one
-    asked, whatever else of the phrase it states."""
-    if not heading:
+    under ## 松江农商行); or among a row's table's ``labels``, a whole label of the name the
+    phrase has before the qualifier and a word in its place (澄远人寿 and 澄远财险 the rows,
+    澄远资管 asked) — so the section or the table is about other segments or holders than
+    the one asked, whatever else of the phrase it states."""
+    if not heading and not labels:
         return False
     phrase = counted(fold(phrase))
+    if spelled_otherwise(phrase, said):
+        return False  # the vocabulary's one figure, however spelled (归属于母公司股东的净利润)
     mask = stated_characters(phrase, said)
     for at, end in unstated_runs(mask):
         run, after = phrase[at:end], phrase[end : end + 1]
@@ -244,8 +282,18 @@ def sibling_named(phrase: str, said: str, heading: str) -> bool:
             han = f"[\u4e00-\u9fff]{{{len(run) - 1}}}"
             same_head = f"{han}{re.escape(run[-1])}"
             before_next = f"{han}[\u4e00-\u9fff](?={re.escape(after)})" if is_han(after) else ""
-            for pattern in filter(None, (same_head, before_next)):
-                if any(m.group(0) != run for m in re.finditer(pattern, heading)):
+            start = at
+            while start > 0 and mask[start - 1] and is_han(phrase[start - 1]):
+                start -= 1
+            # (a whole line — a row's label — of the stated name before the run and a word
+            # in the run's place: 澄远人寿 for 澄远资管)
+            named = (
+                f"(?m:^{re.escape(phrase[start:at])}[\u4e00-\u9fff]{han}$)" if start < at else ""
+            )
+            for pattern, where in ((same_head, heading), (before_next, heading), (named, labels)):
+                if pattern and any(
+                    m.group(0) not in (run, phrase[start:end]) for m in re.finditer(pattern, where)
+                ):
                     return True
     return False
 
@@ -1217,6 +1265,31 @@ def _change_of_a_whole(reading: Reading, unit: Unit, context: str) -> bool:
     return True
 
 
+# A share's figure ending the clause before a change (占营业收入的 39.9%，较上年同期提升 …),
+# with no figure between them.
+_SHARE_BEFORE = re.compile(
+    r"占[^，。；,;\d]{1,24}?的?\s*\d+(?:\.\d+)?\s*[%％]\s*[，,]\s*[^，。；,;\d]{0,16}$"
+)
+
+
+def _changes_of_a_share(reading: Reading, unit: Unit) -> bool:
+    """The question asks a change of a thing (创新药板块收入同比增长多少), not of its share, and
+    every change the sentence writes is in percentage points right after a share (创新药板块
+    收入 19.4 亿元，占营业收入的 39.9%，较上年同期提升 5.2 个百分点): a change in points is a
+    ratio's, and the clause before it ends with the share — the thing's own growth is not
+    written."""
+    question = reading.question
+    phrases = (*reading.phrases, *(fold(t) for t in reading.of))
+    asked = "YOY" in question.periods or any(_CHANGE_ASKED.search(p) for p in phrases)
+    if question.prior or question.asks_share or not asked:
+        return False
+    text = fold(without_markers(_RUN_IN.sub("", unit.text)))
+    changes = [f for f in quantities_in(text) if _is_change(text, f)]
+    return bool(changes) and all(
+        f.unit.startswith("个百分点") and _SHARE_BEFORE.search(text[: f.start]) for f in changes
+    )
+
+
 def _changes_only(reading: Reading, unit: Unit) -> bool:
     """The question asks a level (综合毛利率是多少, 毛利率分别多少) and every figure of the
     sentence is a change (综合毛利率较上年同期提升约 2.3 个百分点; 毛利率同比下降 1.11 个百分点):
@@ -1266,6 +1339,8 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
     context = f"{unit.heading}\n{title}"  # (the title without a note's headline)
     if unit.kind in ("sentence", "clause") and _change_of_a_whole(reading, unit, context):
         return False  # 海外新签订单同比增长: 同比增长 23.5%，其中海外订单… is the whole's
+    if unit.kind in ("sentence", "clause") and _changes_of_a_share(reading, unit):
+        return False  # 收入同比增长: 占营业收入的 39.9%，较上年同期提升 5.2 个百分点 is the share's
     if question.asks_figure and unit.kind != "list" and _amount_asked(reading):
         figures = quantities_in(without_markers(unit.text))
         if figures and all(f.unit.startswith(("%", "％", "个百分点")) for f in figures):
@@ -1378,8 +1453,10 @@ def best_units(reading: Reading) -> list[Pick]:
                 labels += "\n" + unit.header_text  # (the row naming its items: listed_alike)
             if unit.kind == "row" and is_total(unit):
                 context += "\n" + "\n".join(TOTALS)  # the total row states the whole
+            # (a row's siblings are the other things its table's rows name: 澄远人寿, 澄远财险)
             heading = unit.heading if unit.kind != "row" else ""
-            if not states_question(reading, unit.text, f"{context}\n{labels}", heading):
+            named = row_labels(source, unit) if unit.kind == "row" else ""
+            if not states_question(reading, unit.text, f"{context}\n{labels}", heading, named):
                 continue
             if (
                 unit.kind != "row"

@@ -295,6 +295,10 @@ def units(content: str) -> list[Unit]:
     unless a heading came in between."""
     out: list[Unit] = []
     heading = ""
+    # The heading in force before the latest heading line, and — while a table's rows go
+    # on under its caption — (caption, that heading): a caption heads its rows only.
+    before = ""
+    captioned: tuple[str, str] | None = None
     header: list[str] = []  # the current table's header row (ingestion writes a | b | c)
     lines = _joined_lines(content)
     item_lines = _item_lines(lines)
@@ -312,6 +316,11 @@ def units(content: str) -> list[Unit]:
             continue
         if not is_item_line:
             latest = None
+        if cells is None and captioned and out and out[-1].kind in ("row", "header"):
+            # the table has ended: the text after it is the section's, not its caption's
+            if heading == captioned[0]:
+                heading = captioned[1]
+            captioned = None
         if cells == []:
             # the rest of a row label wrapped over two lines, read and quoted with its row
             if out and out[-1].kind == "row":
@@ -325,6 +334,7 @@ def units(content: str) -> list[Unit]:
             caption = caption_row(cells) if starts else ""
             if caption:
                 # A title row above the header (a merged cell): the table's caption.
+                captioned = (caption, heading)
                 heading = caption
                 out.append(Unit(caption, "heading", heading))
                 continue
@@ -335,6 +345,8 @@ def units(content: str) -> list[Unit]:
                 named_at = named_column(cells)
                 header = label_first(cells, named_at)
                 header_lines = [cells]
+                if captioned is None and _captions_table(out, heading):
+                    captioned = (heading, before)
                 out.append(Unit(line, "header", _table_caption(out, heading), header))
             elif out[-1].kind == "header" and _second_header(cells, header):
                 # A two-line header (本报告期 / 金额 | 同比): each column is named by both
@@ -391,13 +403,13 @@ def units(content: str) -> list[Unit]:
             # A lead-in that is a heading (第四节 风险提示。) heads the list, never an answer.
             head = lead.rstrip("。.：: ")
             if head and _HEADING.match(head) and _is_heading(head):
-                heading = head
+                before, heading = heading, head
                 out.append(Unit(head, "heading", heading))
             text = "\n".join([lead.rstrip("。."), *items] if lead else items)
             out.append(Unit(text, "list", heading, items))
             continue
         if _is_heading(line):
-            heading = line
+            before, heading = heading, line
             out.append(Unit(line, "heading", heading))
             continue
         sentences = [s.strip() for s in _SENTENCE.findall(line) if s.strip()]
@@ -413,6 +425,23 @@ def units(content: str) -> list[Unit]:
 
 # A line that states a table's unit or currency (单位：股, 币种：人民币): no caption.
 _UNIT_LINE = re.compile(r"^\s*(?:金额)?(?:单位|币种)\s*[:：]")
+
+
+def _captions_table(out: list[Unit], heading: str) -> bool:
+    """Whether ``heading``, the line right before a table's header (or before the line
+    stating its unit), is the table's caption (表 3 各业务收入及毛利率) rather than a
+    numbered section (（二）资产质量, 5.1 报告期末基金资产组合情况): a caption names the rows
+    under it, never the prose written after the table — 储能变流器业务…收入同比增长 18.5%
+    under 表 3 各业务收入及毛利率 states no 毛利率."""
+    if out and out[-1].kind == "sentence" and _UNIT_LINE.match(out[-1].text):
+        out = out[:-1]
+    return bool(
+        out
+        and out[-1].kind == "heading"
+        and out[-1].text == heading
+        and not is_section_heading(heading)
+        and not _DECIMAL_SECTION.match(heading)
+    )
 
 
 def _table_caption(out: list[Unit], heading: str) -> str:
