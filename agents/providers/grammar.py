@@ -349,7 +349,7 @@ ADDRESSER = re.compile(r"^(?P<who>[^|]{2,}?)对(?=.{2})")
 JUDGEMENT = re.compile(r"预测|预期|评级|目标价|估值|判断|看法|观点|测算|估计")
 # Who forecasts or judges what is asked (海岳证券预测泊川…): a name before a verb of
 # forecasting or judging, with more after it.
-FORECASTER = re.compile(r"^(?P<who>[^|]{2,}?)(?:预测|认为|估计|测算|判断|看好)(?=.)")
+FORECASTER = re.compile(r"^(?P<who>[^|]{2,}?)(?:预测|预计|认为|估计|测算|判断|看好)(?=.)")
 # A verb of purpose between the thing and its use (闲置募集资金做现金管理, 募集资金用于…):
 # two things asked, each stated on its own.
 PURPOSE = re.compile(r"用于|用来|用作|拿来|拿去|做")

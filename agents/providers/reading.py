@@ -368,6 +368,38 @@ def _figure_named_in_full(question: str, corpus: str) -> str:
     return folded if folded != fold(question) else question
 
 
+# Names joined as one subject (A和B, A、B): what follows the last one is asked of each.
+_NAMES_JOINED = re.compile(r"\s*(?:以及|和|与|及|跟|同|、)\s*")
+
+
+def _shared_head_apart(question: str, corpus: str, names: tuple[str, ...]) -> str:
+    """``question`` with a head shared by names coordinated before it and glued to the last
+    one (澜州银行和溪南银行拨备覆盖率) written apart by 的, as the question would write it with
+    的 (澜州银行和溪南银行的拨备覆盖率): coordination joins things of one kind, so what is
+    joined to a document's entity name is a name of the same class — the excerpts' piece
+    that begins the phrase after the conjunction and ends with the entity's class character
+    (银行, 农商行 share 行); the rest is the head asked of both. Else as asked."""
+    folded = fold(question)
+    for name in names:
+        for joined in re.finditer(re.escape(name) + _NAMES_JOINED.pattern, folded):
+            at = joined.end()
+            run = re.match(r"[^\W\d_]+", folded[at:])
+            if run is None:
+                continue
+            words = run[0]
+            other = next(
+                (
+                    words[:end]
+                    for end in range(len(words) - 2, 1, -1)
+                    if words[end - 1] == name[-1] and words[:end] in corpus and words[end] != "的"
+                ),
+                "",
+            )
+            if other and other not in names:
+                return folded[: at + len(other)] + "的" + folded[at + len(other) :]
+    return question
+
+
 def _cut_question_word(text: str, word: str, corpus: str) -> str:
     """``text`` with ``word`` (a question word) cut out — except inside a name the excerpts
     write, two Chinese characters on each side (比较 of 业绩比较基准 is part of that name)."""
@@ -487,9 +519,11 @@ def _speaker_apart(
     if any(not known for _, known in pieces) or any(who in n or n in who for n in names):
         return [(run, doer)]
     # (the verb apart from what is forecast: 预测|溪南银行 is not one phrase that 我们预测
-    # and another bank's 银行 state together)
+    # and another bank's 银行 state together; a verb no excerpt writes, 海岳预计…, is the
+    # asker's word for the note's forecast — a note prints its forecasts as 预测 or as a
+    # table's 2027E — and names nothing the excerpts must state)
     verb, rest = run[len(who) : match.end()], run[match.end() :]
-    return [(who, True), (verb, False), (rest, False)]
+    return [(who, True), *([(verb, False)] if verb in corpus else []), (rest, False)]
 
 
 def _author_apart(
@@ -572,6 +606,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     question = share_class(question, corpus)
     question = _money_of_act(question, fold(corpus))
     question = _figure_named_in_full(question, fold(corpus))
+    question = _shared_head_apart(question, fold(corpus), names)
     stripped = fold(question).strip()
     follow_up = stripped.startswith(FOLLOW_UP_LEAD) or stripped.rstrip("？?。 ").endswith("呢")
     # The ordinals that pick an item, read once: they cut the runs and name the ordinal.
