@@ -398,10 +398,13 @@ EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有�
 # Grammar at a phrase's start only: 所 before a verb (是哪家所审阅的, 为…所持有) is the
 # particle of 所V的, not a word of what is asked (事务所, 交易所 end with it).
 LEAD_FUNCTION = set("所")
+# A request to list (列一下, 列出, 列举, 罗列) opening the question, after a polite lead
+# (请, 帮我, 麻烦): what it names is asked as 哪些 asks it.
+LIST_REQUEST = r"|^(?:请|麻烦)?(?:帮我|给我)?(?:列一下|列出|列举|罗列)"
 ENUMERATES = re.compile(
     r"哪些|哪几|都有什么|都是什么|都有谁|都是谁|(?:包括|包含|涵盖|提示|提到|提及|列举|列出|列|披露)(?:了)?什么|分别|名单|列表"
     r"|几[只个家位名条项类种块][^，。？?!！]{0,12}?(?:是什么|是谁|是哪|叫什么|有什么)"
-    r"|前[\d一二三四五六七八九十]+[名大]|(?<!哪)几[项类种]"
+    r"|前[\d一二三四五六七八九十]+[名大]|(?<!哪)几[项类种]" + LIST_REQUEST
 )
 SHARE_WORDS = ("比例", "比重", "占比")
 # The year-ago period named as a period (那去年同期呢？, 上年同期的销售费用): its own figure is
@@ -424,6 +427,7 @@ CHANGE = re.compile(
 # Asks which ones (a list of things), not how much of each. What a report includes or
 # mentions (包括什么, 三季报提示了什么风险, 年报里列了什么) is all it lists, as 哪些 asks.
 WHICH = re.compile(
+    "(?:"
     r"哪些|哪几|都有什么|都是什么|都有谁|都是谁|(?:包括|包含|涵盖|提示|提到|提及|列举|列出|列|披露)(?:了)?什么"
     # a count whose things are named (持仓最多的几只股票是什么, 前三大股东是谁): which ones
     r"|(?:几[只个家位名条项类种块]|前[\d一二三四五六七八九十]+[名大])"
@@ -432,6 +436,9 @@ WHICH = re.compile(
     # 前三大股东, 列出前五名重仓股): the noun phrase names the things wanted — not a figure
     # of them (前五大客户销售额占营收比例)
     r"|前[\d一二三四五六七八九十]+[名大][^\W\d_]{1,5}(?<![占比额率量值数])[。？?!！]*$"
+    # or a request to list, whatever it names (列一下…的经营分部, 请列出…): a list is asked
+    + LIST_REQUEST
+    + ")"
 )
 # Asks for a number: how much, how many, how large.
 ASKS_FIGURE = re.compile(r"多少|百分之几|多大|多高|多长|多久|(?<!哪)几[个家只条项台人名位次年倍]")

@@ -55,3 +55,49 @@ def test_a_forecast_asked_with_a_verb_the_note_does_not_write_is_its_forecast():
     assert f"[[cite:{NOTE['id']}]]" in first, first
     # the floor holds: a forecast the note does not make is not found
     assert not_found(answer("潮汐证券预计临岚科技2028年毛利率是多少", [REPORT, NOTE]))
+
+
+QUARTER = excerpt(
+    "临岚科技股份有限公司 2027 年第一季度报告",
+    "第二节 主要财务数据\n报告期内，公司实现营业收入 6.12 亿元，同比增长 12.5%。\n\n"
+    "第四节 风险提示\n1. 下游光伏行业资本开支放缓可能导致订单下降。\n"
+    "2. 铜材等原材料价格波动可能压缩毛利率。\n3. 海外收入占比 31%，汇率波动可能影响业绩。\n\n"
+    "第五节 募集资金投向\n本次募集资金拟投资于以下项目：\n1. 智能产线扩建项目；\n"
+    "2. 研发中心建设项目；\n3. 补充流动资金。",
+)
+
+
+def test_a_noun_phrase_naming_a_lists_heading_asks_the_whole_list():
+    # 帮我查一下…的风险提示, …募集资金的投向 ask no figure and no one item: the thing named is
+    # what the list's heading or lead-in names, so the section, every item, is the answer
+    # (selection.heading_asked)
+    first = answer("帮我查一下临岚科技一季报的风险提示", [QUARTER])[0]
+    for item in ("资本开支放缓", "原材料价格波动", "汇率波动"):
+        assert item in first, first
+    first = answer("临岚科技募集资金的投向", [QUARTER])[0]
+    for item in ("智能产线扩建项目", "研发中心建设项目", "补充流动资金"):
+        assert item in first, first
+    assert f"[[cite:{QUARTER['id']}]]" in first, first
+    # one item asked is still that item, a figure still the figure
+    second = answer("临岚科技第二个风险是什么", [QUARTER])[0]
+    assert "铜材" in second and "汇率" not in second, second
+    revenue = answer("临岚科技一季报营业收入", [QUARTER])[0]
+    assert "6.12" in revenue and "资本开支" not in revenue, revenue
+
+
+SEGMENTS = excerpt(
+    "汐远保险集团股份有限公司 2026 年年度报告",
+    "分部信息\n单位：百万元\n\n分部 | 营业收入 | 分部净利润\n\n寿险 | 158,216.40 | 10,408.72\n\n"
+    "财产险 | 47,903.18 | 3,126.45\n\n资管 | 3,862.91 | 1,027.36\n\n合计 | 209,982.49 | 14,562.53",
+)
+
+
+def test_a_request_to_list_asks_which_ones():
+    # 列一下…的经营分部 asks what 有哪些分部 asks: a request to list opening the question asks
+    # which ones — a table's rows, not its total (grammar.LIST_REQUEST)
+    first = answer("列一下汐远保险的经营分部", [SEGMENTS])[0]
+    for row in ("寿险", "财产险", "资管"):
+        assert row in first, first
+    assert f"[[cite:{SEGMENTS['id']}]]" in first, first
+    # the floor holds: a list the report does not state is not found
+    assert not_found(answer("列一下汐远保险的主要风险", [SEGMENTS]))
