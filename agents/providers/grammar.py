@@ -445,6 +445,12 @@ ASKS_FIGURE = re.compile(r"多少|百分之几|多大|多高|多长|多久|(?<!�
 # Asks who or which one (谁是财务总监, 哪家银行评级为买入): a table answers it by a row's
 # label, found by what its other cells say.
 WHO_OR_WHICH = re.compile(r"谁|哪(?:一)?[位个家只名些]")
+# Asks the day of something (股权登记日是哪天, 几月几号): a date is the answer, written as a
+# report writes one (2027 年 5 月 20 日, 2027/5/20, 5 月 20 日).
+ASKS_DAY = re.compile(r"哪一?天|哪一日|几号|几月几[日号]")
+WRITES_DATE = re.compile(
+    r"\d{1,2}\s*[日号]|\d{4}\s*[/.-]\s*\d{1,2}\s*[/.-]\s*\d{1,2}|\d{1,2}\s*/\s*\d{1,2}"
+)
 # A figure asked in a scale of its own (多少亿, 几千万): the form the answer is wanted in.
 SCALE_ASKED = re.compile(r"(?:多少|几)(?P<scale>千万|百万|万|亿)")
 # Asks for a share (占…, 比例, 比重, 占比): the whole a share is of is then part of it.

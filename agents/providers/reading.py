@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from agents.providers.grammar import (
     ACT_ASKED,
+    ASKS_DAY,
     ADDRESSER,
     ASKS_FIGURE,
     ASKS_SHARE,
@@ -268,6 +269,7 @@ class Question:
     unit: str = ""  # the base unit of the figure asked (多少股 → 股, 多少万元 → 元)
     scale: str = ""  # the scale the figure is asked in (多少亿 → 亿: grammar.SCALE_ASKED)
     who_or_which: bool = False  # asks who or which one (谁, 哪位: grammar.WHO_OR_WHICH)
+    asks_day: bool = False  # asks the day of something (哪天: grammar.ASKS_DAY)
 
 
 def _runs(
@@ -661,6 +663,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         unit=_asked_unit(stripped),
         scale=scale["scale"] if (scale := SCALE_ASKED.search(stripped)) else "",
         who_or_which=bool(WHO_OR_WHICH.search(question)),
+        asks_day=bool(ASKS_DAY.search(stripped)),
     )
 
 

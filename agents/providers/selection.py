@@ -25,6 +25,7 @@ from agents.providers.grammar import (
     SEGMENT_HEADS,
     SPREAD_CHANGE,
     UNSIGNED_CHANGE,
+    WRITES_DATE,
     words,
     words_re,
 )
@@ -1283,6 +1284,10 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         units |= {unit_of(m["unit"]) for m in _LABELLED_UNIT.finditer(fold(unit.text))}
         if question.unit not in units:
             return False
+    if question.asks_day and not WRITES_DATE.search(fold(unit.text)):
+        # the day asked (股权登记日是哪天): a sentence that names the day but writes no date
+        # (截至股权登记日下午…收市后) does not give it
+        return False
     if unit.kind == "row" and asks_change(unit, reading.phrases) and not change_columns(unit):
         return False  # a change asked (涨了多少): a row of levels alone does not state it
     if unit.kind == "row" and question.asks_figure:

@@ -101,3 +101,28 @@ def test_a_request_to_list_asks_which_ones():
     assert f"[[cite:{SEGMENTS['id']}]]" in first, first
     # the floor holds: a list the report does not state is not found
     assert not_found(answer("列一下汐远保险的主要风险", [SEGMENTS]))
+
+
+_NOTICE = "汀溪精密机械股份有限公司 2026 年年度权益分派实施公告"
+DIVIDEND = excerpt(
+    _NOTICE,
+    f"# {_NOTICE}\n\n## 重要内容提示：\n\n相关日期：\n\n"
+    "股份类别 | 股权登记日 | 除权（息）日 | 现金红利发放日\n\n"
+    "A 股 | 2027/5/20 | 2027/5/21 | 2027/5/21\n\n## 二、分配方案\n\n1. 发放年度：2026 年年度\n\n"
+    "2. 分派对象：截至股权登记日下午上海证券交易所收市后登记在册的本公司全体股东。",
+)
+PLAN = excerpt(
+    _NOTICE,
+    f"# {_NOTICE}\n\n## 二、分配方案\n\n1. 发放年度：2026 年年度\n\n"
+    "2. 分派对象：截至股权登记日下午上海证券交易所收市后登记在册的本公司全体股东。",
+)
+
+
+def test_a_day_asked_is_answered_by_a_date_not_by_a_sentence_naming_the_day():
+    # 股权登记日是哪天 asks a date: the table's 2027/5/20 — a sentence that names the day
+    # and writes no date (截至股权登记日…收市后) is not it, and where no excerpt dates the
+    # day, it is not found (grammar.ASKS_DAY, selection.answers_form)
+    first = answer("汀溪精密的股权登记日是哪天", [DIVIDEND])[0]
+    assert "2027/5/20" in first, first
+    assert f"[[cite:{DIVIDEND['id']}]]" in first, first
+    assert not_found(answer("汀溪精密的股权登记日是哪天", [PLAN]))
