@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 
 from agents.providers.grammar import (
     ACT_ASKED,
-    ASKS_DAY,
     ADDRESSER,
+    ASKS_DAY,
     ASKS_FIGURE,
     ASKS_SHARE,
     BEATEN_BY,
