@@ -192,6 +192,11 @@ LIGHT_HEADS = (
     "口径",
     # a forecast's range (扣非净利润预告区间: 预计 … 至 …) is the form its figure is given in
     "区间",
+    # a count (冷藏车数量 asks how many 冷藏车: 冷藏车辆 745 台) and the members of a body
+    # (审计委员会成员: 审计委员会由…组成) are the form the thing is given in
+    "数量",
+    "数目",
+    "成员",
     "点",
     "上限",
     "下限",

@@ -126,3 +126,28 @@ def test_a_day_asked_is_answered_by_a_date_not_by_a_sentence_naming_the_day():
     assert "2027/5/20" in first, first
     assert f"[[cite:{DIVIDEND['id']}]]" in first, first
     assert not_found(answer("汀溪精密的股权登记日是哪天", [PLAN]))
+
+
+NETWORK = excerpt(
+    "汐港冷链物流股份有限公司 2026 年半年度报告",
+    "截至报告期末，公司开通干线线路 298 条，冷藏车辆 2,105 台。\n表 1 分区域冷链网络（报告期末）\n\n"
+    "区域 | 冷链仓储面积（万平方米） | 干线线路（条） | 冷藏车辆（台） | 仓库出租率\n\n"
+    "华东 | 58.5 | 122 | 960 | 90.2%\n\n华北 | 31.8 | 76 | 645 | 85.4%\n\n"
+    "西南 | 20.4 | 100 | 500 | 78.5%\n\n合计 | 110.7 | 298 | 2,105 | 86.9%\n\n"
+    "第五节 董事会\n公司审计委员会由钟若兰、宋清和、魏明澈三名董事组成，其中钟若兰为召集人。",
+)
+
+
+def test_a_count_or_the_members_asked_as_a_head_name_the_form_of_the_answer():
+    # 冷藏车数量 asks how many 冷藏车 (the row's 冷藏车辆 645 台), 审计委员会成员 who the
+    # committee is made of (由…组成): heads naming the answer's form, not another thing
+    # (grammar.LIGHT_HEADS)
+    first = answer("汐港冷链华北区域冷藏车数量", [NETWORK])[0]
+    assert "645" in first, first
+    assert f"[[cite:{NETWORK['id']}]]" in first, first
+    members = answer("汐港冷链审计委员会成员有哪些", [NETWORK])[0]
+    for name in ("钟若兰", "宋清和", "魏明澈"):
+        assert name in members, members
+    # the floor holds: a count or a body the report does not state is not found
+    assert not_found(answer("汐港冷链华北区域员工数量", [NETWORK]))
+    assert not_found(answer("汐港冷链薪酬委员会成员有哪些", [NETWORK]))
