@@ -763,8 +763,14 @@ _CLAUSES = re.compile(r"[，,；;?？!！。]")
 def _figures_asked(question: str) -> int:
     """How many figures the question asks: each clause with a question word of its own asks
     one (营收预计多少，上年同期是多少 asks two, 营收预计多少 one) — an answer quoting one
-    leaves the other unanswered."""
-    return max(1, sum(1 for c in _CLAUSES.split(fold(question)) if ASKS_FIGURE.search(c)))
+    leaves the other unanswered. A later clause asking only with 呢 (营收预计多少？上年同期呢)
+    asks what the clause before it asked, of what it names: a figure again."""
+    count, asked = 0, False
+    for clause in _CLAUSES.split(fold(question)):
+        elliptical = asked and clause.strip().endswith("呢")
+        asked = bool(ASKS_FIGURE.search(clause)) or elliptical
+        count += asked
+    return max(1, count)
 
 
 # A yes/no sentence: one ending with 吗, or asking a verb and its negation (利润是不是下滑了,

@@ -151,3 +151,24 @@ def test_a_count_or_the_members_asked_as_a_head_name_the_form_of_the_answer():
     # the floor holds: a count or a body the report does not state is not found
     assert not_found(answer("汐港冷链华北区域员工数量", [NETWORK]))
     assert not_found(answer("汐港冷链薪酬委员会成员有哪些", [NETWORK]))
+
+
+PREVIEW = excerpt(
+    "汀屿材料 2026 年度业绩预告",
+    "汀屿材料股份有限公司\n2026 年度业绩预告\n\n一、本期业绩预计情况\n\n"
+    "扣除非经常性损益后的净利润：预计 12,600 万元 至 14,100 万元，比上年同期增长 20.45% 至 "
+    "34.79%；上年同期为盈利 10,460.18 万元。\n\n"
+    "营业收入：预计 88,000 万元 至 95,000 万元；上年同期为 79,316.52 万元。",
+)
+
+
+def test_a_later_clause_asking_only_with_ne_asks_a_figure_again():
+    # 营业收入预计多少？上年同期呢 asks two figures, as 上年同期是多少 would: the clause with
+    # only 呢 asks what the clause before asked, of the year before — the forecast is not
+    # dropped for it (reading._figures_asked)
+    first = answer("汀屿材料2026年营业收入预计多少？上年同期呢", [PREVIEW])[0]
+    assert "88,000" in first and "95,000" in first and "79,316.52" in first, first
+    assert f"[[cite:{PREVIEW['id']}]]" in first, first
+    # one clause asking the year before is still that year's figure alone
+    prior = answer("汀屿材料上年同期营业收入是多少", [PREVIEW])[0]
+    assert "79,316.52" in prior and "88,000" not in prior, prior
