@@ -180,11 +180,10 @@ YEAR = re.compile(r"(?:19|20)\d{2}")
 # for 业务): dropped from the end of a phrase that keeps two characters.
 # A bound (募集资金总额上限, 比例上限) asks the thing in the form a plan writes its cap in
 # (不超过 120,000.00 万元): the thing is what is asked.
-# A count (冷藏车数量 asks how many 冷藏车: 冷藏车辆 745 台) and the members of a body
-# (审计委员会成员: 审计委员会由…组成) are the form the thing is given in — unless the excerpts
-# write the head glued to the thing (a column's 获授的限制性股票数量（万股）): then it is part
-# of that name, asked as it is written (reading.topic_phrases).
-COUNT_HEADS = ("数量", "数目", "成员")
+# A count (冷藏车数量 asks how many 冷藏车: 冷藏车辆 745 台) is the form the thing is given
+# in — unless the excerpts write the count's head as a name's (a column's 获授的限制性股票数量
+# （万股）): then it is part of what is asked, as written (reading.topic_phrases).
+COUNT_HEADS = ("数量", "数目")
 LIGHT_HEADS = (
     "规模",
     "构成",
@@ -198,6 +197,8 @@ LIGHT_HEADS = (
     # a forecast's range (扣非净利润预告区间: 预计 … 至 …) is the form its figure is given in
     "区间",
     *COUNT_HEADS,
+    # the members of a body (审计委员会成员: 审计委员会由…组成) are what it is made of
+    "成员",
     "点",
     "上限",
     "下限",

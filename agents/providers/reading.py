@@ -891,11 +891,8 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
             for light in LIGHT_HEADS:
                 if len(light) == 1 and whole:
                     continue
-                if light in COUNT_HEADS and any(
-                    t.endswith(light) and len(t) > len(light) and piece.endswith(t)
-                    for t in question.terms
-                ):
-                    continue  # (限制性股票数量 a column's name: as written)
+                if light in COUNT_HEADS and any(t.endswith(light) for t in question.terms):
+                    continue  # (限制性股票数量, 获授…数量: a column's name, as written)
                 if piece.endswith(light) and len(piece) - len(light) >= 2 and not lexical:
                     piece = piece[: -len(light)]
                     break

@@ -193,8 +193,12 @@ LOCKUP = excerpt(
 
 
 def test_a_count_head_the_excerpts_write_glued_to_the_thing_is_part_of_its_name():
-    # 限制性股票数量 is a column's name here (获授的限制性股票数量（万股）): asked as written,
-    # not cut to 限制性股票 that a sentence of months also names (reading.topic_phrases)
+    # 数量 is a column's word here (获授的限制性股票数量（万股）): asked as written, not cut
+    # to 限制性股票 that a sentence of months also names (grammar.COUNT_HEADS,
+    # reading.topic_phrases)
     first = answer("汐岭软件激励计划授予的限制性股票数量", [GRANTS, LOCKUP])[0]
     assert "520.00" in first and "12 个月" not in first, first
     assert f"[[cite:{GRANTS['id']}]]" in first, first
+    # (获授数量 of the column 获授的限制性股票数量: the row's share of the whole)
+    share = answer("祁远舟获授数量占汐岭软件授予总数的比例是多少？", [GRANTS, LOCKUP])[0]
+    assert "5.77" in share, share
