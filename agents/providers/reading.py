@@ -381,8 +381,22 @@ def _shared_head_apart(question: str, corpus: str, names: tuple[str, ...]) -> st
     的 (澜州银行和溪南银行的拨备覆盖率): coordination joins things of one kind, so what is
     joined to a document's entity name is a name of the same class — the excerpts' piece
     that begins the phrase after the conjunction and ends with the entity's class character
-    (银行, 农商行 share 行); the rest is the head asked of both. Else as asked."""
+    (银行, 农商行 share 行); the rest is the head asked of both. The entity's name last
+    (溪南银行和澜州银行拨备覆盖率) is read alike: the name before the conjunction, of its class,
+    joins it, and what follows the entity's name is the head. Else as asked."""
     folded = fold(question)
+    for name in names:
+        for joined in re.finditer(
+            r"(?P<other>[^\W\d_]{2,})" + _NAMES_JOINED.pattern + re.escape(name), folded
+        ):
+            after = folded[joined.end() :]
+            other = joined["other"]
+            # (the other name as the excerpts write it: the longest tail of the run before the
+            # conjunction that they do, of the entity's class)
+            other = next((other[i:] for i in range(len(other) - 1) if other[i:] in corpus), "")
+            glued = re.match(r"[^\W\d_]{2}", after) is not None and not after.startswith("的")
+            if glued and other and other[-1] == name[-1] and other not in names:
+                return folded[: joined.end()] + "的" + after
     for name in names:
         for joined in re.finditer(re.escape(name) + _NAMES_JOINED.pattern, folded):
             at = joined.end()

@@ -23,6 +23,8 @@ def test_a_head_glued_to_the_last_of_coordinated_names_is_asked_of_each():
     for question in (
         "汐川银行和溪口银行拨备覆盖率分别是多少？",
         "汐川银行、溪口银行拨备覆盖率各多少",
+        # (the entity's name last, glued to the head: the name before it joins it)
+        "溪口银行和汐川银行拨备覆盖率分别是多少？",
     ):
         first = answer(question, [BANK, BANKS])[0]
         assert "301.25" in first and "244.10" in first, first
