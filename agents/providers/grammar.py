@@ -185,6 +185,10 @@ YEAR = re.compile(r"(?:19|20)\d{2}")
 # for 业务): dropped from the end of a phrase that keeps two characters.
 # A bound (募集资金总额上限, 比例上限) asks the thing in the form a plan writes its cap in
 # (不超过 120,000.00 万元): the thing is what is asked.
+# A count (冷藏车数量 asks how many 冷藏车: 冷藏车辆 745 台) is the form the thing is given
+# in — unless the excerpts write the count's head as a name's (a column's 获授的限制性股票数量
+# （万股）): then it is part of what is asked, as written (reading.topic_phrases).
+COUNT_HEADS = ("数量", "数目")
 LIGHT_HEADS = (
     "规模",
     "构成",
@@ -197,6 +201,9 @@ LIGHT_HEADS = (
     "口径",
     # a forecast's range (扣非净利润预告区间: 预计 … 至 …) is the form its figure is given in
     "区间",
+    *COUNT_HEADS,
+    # the members of a body (审计委员会成员: 审计委员会由…组成) are what it is made of
+    "成员",
     "点",
     "上限",
     "下限",
@@ -358,7 +365,7 @@ ADDRESSER = re.compile(r"^(?P<who>[^|]{2,}?)对(?=.{2})")
 JUDGEMENT = re.compile(r"预测|预期|评级|目标价|估值|判断|看法|观点|测算|估计")
 # Who forecasts or judges what is asked (海岳证券预测泊川…): a name before a verb of
 # forecasting or judging, with more after it.
-FORECASTER = re.compile(r"^(?P<who>[^|]{2,}?)(?:预测|认为|估计|测算|判断|看好)(?=.)")
+FORECASTER = re.compile(r"^(?P<who>[^|]{2,}?)(?:预测|预计|认为|估计|测算|判断|看好)(?=.)")
 # A verb of purpose between the thing and its use (闲置募集资金做现金管理, 募集资金用于…):
 # two things asked, each stated on its own.
 PURPOSE = re.compile(r"用于|用来|用作|拿来|拿去|做")
@@ -407,10 +414,13 @@ EDGE_FUNCTION = set("在中占对于从向把被将给让以里内其是为有�
 # Grammar at a phrase's start only: 所 before a verb (是哪家所审阅的, 为…所持有) is the
 # particle of 所V的, not a word of what is asked (事务所, 交易所 end with it).
 LEAD_FUNCTION = set("所")
+# A request to list (列一下, 列出, 列举, 罗列) opening the question, after a polite lead
+# (请, 帮我, 麻烦): what it names is asked as 哪些 asks it.
+LIST_REQUEST = r"|^(?:请|麻烦)?(?:帮我|给我)?(?:列一下|列出|列举|罗列)"
 ENUMERATES = re.compile(
     r"哪些|哪几|都有什么|都是什么|都有谁|都是谁|(?:包括|包含|涵盖|提示|提到|提及|列举|列出|列|披露)(?:了)?什么|分别|名单|列表"
     r"|几[只个家位名条项类种块][^，。？?!！]{0,12}?(?:是什么|是谁|是哪|叫什么|有什么)"
-    r"|前[\d一二三四五六七八九十]+[名大]|(?<!哪)几[项类种]"
+    r"|前[\d一二三四五六七八九十]+[名大]|(?<!哪)几[项类种]" + LIST_REQUEST
 )
 SHARE_WORDS = ("比例", "比重", "占比")
 # The year-ago period named as a period (那去年同期呢？, 上年同期的销售费用): its own figure is
@@ -433,6 +443,7 @@ CHANGE = re.compile(
 # Asks which ones (a list of things), not how much of each. What a report includes or
 # mentions (包括什么, 三季报提示了什么风险, 年报里列了什么) is all it lists, as 哪些 asks.
 WHICH = re.compile(
+    "(?:"
     r"哪些|哪几|都有什么|都是什么|都有谁|都是谁|(?:包括|包含|涵盖|提示|提到|提及|列举|列出|列|披露)(?:了)?什么"
     # a count whose things are named (持仓最多的几只股票是什么, 前三大股东是谁): which ones
     r"|(?:几[只个家位名条项类种块]|前[\d一二三四五六七八九十]+[名大])"
@@ -441,12 +452,21 @@ WHICH = re.compile(
     # 前三大股东, 列出前五名重仓股): the noun phrase names the things wanted — not a figure
     # of them (前五大客户销售额占营收比例)
     r"|前[\d一二三四五六七八九十]+[名大][^\W\d_]{1,5}(?<![占比额率量值数])[。？?!！]*$"
+    # or a request to list, whatever it names (列一下…的经营分部, 请列出…): a list is asked
+    + LIST_REQUEST
+    + ")"
 )
 # Asks for a number: how much, how many, how large.
 ASKS_FIGURE = re.compile(r"多少|百分之几|多大|多高|多长|多久|(?<!哪)几[个家只条项台人名位次年倍]")
 # Asks who or which one (谁是财务总监, 哪家银行评级为买入): a table answers it by a row's
 # label, found by what its other cells say.
 WHO_OR_WHICH = re.compile(r"谁|哪(?:一)?[位个家只名些]")
+# Asks the day of something (股权登记日是哪天, 几月几号): a date is the answer, written as a
+# report writes one (2027 年 5 月 20 日, 2027/5/20, 5 月 20 日).
+ASKS_DAY = re.compile(r"哪一?天|哪一日|几号|几月几[日号]")
+WRITES_DATE = re.compile(
+    r"\d{1,2}\s*[日号]|\d{4}\s*[/.-]\s*\d{1,2}\s*[/.-]\s*\d{1,2}|\d{1,2}\s*/\s*\d{1,2}"
+)
 # A figure asked in a scale of its own (多少亿, 几千万): the form the answer is wanted in.
 SCALE_ASKED = re.compile(r"(?:多少|几)(?P<scale>千万|百万|万|亿)")
 # Asks for a share (占…, 比例, 比重, 占比): the whole a share is of is then part of it.

@@ -19,6 +19,7 @@ from agents.providers.abbreviations import abbreviated
 from agents.providers.grammar import (
     ACT_ASKED,
     ADDRESSER,
+    ASKS_DAY,
     ASKS_FIGURE,
     ASKS_SHARE,
     BEATEN_BY,
@@ -26,6 +27,7 @@ from agents.providers.grammar import (
     COMPARED_WITH,
     COMPARES,
     COUNT,
+    COUNT_HEADS,
     COUNTS,
     DOCUMENT_POINTERS,
     DOCUMENT_WORDS,
@@ -288,6 +290,7 @@ class Question:
     unit: str = ""  # the base unit of the figure asked (多少股 → 股, 多少万元 → 元)
     scale: str = ""  # the scale the figure is asked in (多少亿 → 亿: grammar.SCALE_ASKED)
     who_or_which: bool = False  # asks who or which one (谁, 哪位: grammar.WHO_OR_WHICH)
+    asks_day: bool = False  # asks the day of something (哪天: grammar.ASKS_DAY)
 
 
 def _runs(
@@ -387,6 +390,52 @@ def _figure_named_in_full(question: str, corpus: str) -> str:
         if spelling in folded and spelling not in corpus and printed:
             folded = folded.replace(spelling, term)
     return folded if folded != fold(question) else question
+
+
+# Names joined as one subject (A和B, A、B): what follows the last one is asked of each.
+_NAMES_JOINED = re.compile(r"\s*(?:以及|和|与|及|跟|同|、)\s*")
+
+
+def _shared_head_apart(question: str, corpus: str, names: tuple[str, ...]) -> str:
+    """``question`` with a head shared by names coordinated before it and glued to the last
+    one (澜州银行和溪南银行拨备覆盖率) written apart by 的, as the question would write it with
+    的 (澜州银行和溪南银行的拨备覆盖率): coordination joins things of one kind, so what is
+    joined to a document's entity name is a name of the same class — the excerpts' piece
+    that begins the phrase after the conjunction and ends with the entity's class character
+    (银行, 农商行 share 行); the rest is the head asked of both. The entity's name last
+    (溪南银行和澜州银行拨备覆盖率) is read alike: the name before the conjunction, of its class,
+    joins it, and what follows the entity's name is the head. Else as asked."""
+    folded = fold(question)
+    for name in names:
+        for joined in re.finditer(
+            r"(?P<other>[^\W\d_]{2,})" + _NAMES_JOINED.pattern + re.escape(name), folded
+        ):
+            after = folded[joined.end() :]
+            other = joined["other"]
+            # (the other name as the excerpts write it: the longest tail of the run before the
+            # conjunction that they do, of the entity's class)
+            other = next((other[i:] for i in range(len(other) - 1) if other[i:] in corpus), "")
+            glued = re.match(r"[^\W\d_]{2}", after) is not None and not after.startswith("的")
+            if glued and other and other[-1] == name[-1] and other not in names:
+                return folded[: joined.end()] + "的" + after
+    for name in names:
+        for joined in re.finditer(re.escape(name) + _NAMES_JOINED.pattern, folded):
+            at = joined.end()
+            run = re.match(r"[^\W\d_]+", folded[at:])
+            if run is None:
+                continue
+            words = run[0]
+            other = next(
+                (
+                    words[:end]
+                    for end in range(len(words) - 2, 1, -1)
+                    if words[end - 1] == name[-1] and words[:end] in corpus and words[end] != "的"
+                ),
+                "",
+            )
+            if other and other not in names:
+                return folded[: at + len(other)] + "的" + folded[at + len(other) :]
+    return question
 
 
 def _cut_question_word(text: str, word: str, corpus: str) -> str:
@@ -508,9 +557,11 @@ def _speaker_apart(
     if any(not known for _, known in pieces) or any(who in n or n in who for n in names):
         return [(run, doer)]
     # (the verb apart from what is forecast: 预测|溪南银行 is not one phrase that 我们预测
-    # and another bank's 银行 state together)
+    # and another bank's 银行 state together; a verb no excerpt writes, 海岳预计…, is the
+    # asker's word for the note's forecast — a note prints its forecasts as 预测 or as a
+    # table's 2027E — and names nothing the excerpts must state)
     verb, rest = run[len(who) : match.end()], run[match.end() :]
-    return [(who, True), (verb, False), (rest, False)]
+    return [(who, True), *([(verb, False)] if verb in corpus else []), (rest, False)]
 
 
 def _author_apart(
@@ -620,6 +671,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     question = share_class(question, corpus)
     question = _money_of_act(question, fold(corpus))
     question = _figure_named_in_full(question, fold(corpus))
+    question = _shared_head_apart(question, fold(corpus), names)
     stripped = fold(question).strip()
     follow_up = stripped.startswith(FOLLOW_UP_LEAD) or stripped.rstrip("？?。 ").endswith("呢")
     # The ordinals that pick an item, read once: they cut the runs and name the ordinal.
@@ -674,6 +726,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         unit=_asked_unit(stripped),
         scale=scale["scale"] if (scale := SCALE_ASKED.search(stripped)) else "",
         who_or_which=bool(WHO_OR_WHICH.search(question)),
+        asks_day=bool(ASKS_DAY.search(stripped)),
     )
 
 
@@ -773,8 +826,14 @@ _CLAUSES = re.compile(r"[，,；;?？!！。]")
 def _figures_asked(question: str) -> int:
     """How many figures the question asks: each clause with a question word of its own asks
     one (营收预计多少，上年同期是多少 asks two, 营收预计多少 one) — an answer quoting one
-    leaves the other unanswered."""
-    return max(1, sum(1 for c in _CLAUSES.split(fold(question)) if ASKS_FIGURE.search(c)))
+    leaves the other unanswered. A later clause asking only with 呢 (营收预计多少？上年同期呢)
+    asks what the clause before it asked, of what it names: a figure again."""
+    count, asked = 0, False
+    for clause in _CLAUSES.split(fold(question)):
+        elliptical = asked and clause.strip().endswith("呢")
+        asked = bool(ASKS_FIGURE.search(clause)) or elliptical
+        count += asked
+    return max(1, count)
 
 
 # A yes/no sentence: one ending with 吗, or asking a verb and its negation (利润是不是下滑了,
@@ -895,6 +954,8 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
             for light in LIGHT_HEADS:
                 if len(light) == 1 and whole:
                     continue
+                if light in COUNT_HEADS and any(t.endswith(light) for t in question.terms):
+                    continue  # (限制性股票数量, 获授…数量: a column's name, as written)
                 if piece.endswith(light) and len(piece) - len(light) >= 2 and not lexical:
                     piece = piece[: -len(light)]
                     break

@@ -25,6 +25,7 @@ from agents.providers.grammar import (
     SEGMENT_HEADS,
     SPREAD_CHANGE,
     UNSIGNED_CHANGE,
+    WRITES_DATE,
     words,
     words_re,
 )
@@ -383,15 +384,14 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     said = f"{unit.heading} {unit.text}" if unit.kind in ("list", "row") else unit.text
     score += min(0.5, 0.1 * len(wanted & set(search_tokens(said))))
     if unit.kind == "list":
-        score += 1.0 if reading.question.enumerates else -0.5
+        enumerated = reading.question.enumerates or heading_asked(reading, unit)
+        score += 1.0 if enumerated else -0.5
         # The fuller enumeration of a topic answers "which" better.
-        score += 0.1 * min(len(unit.clauses), 5) if reading.question.enumerates else 0.0
+        score += 0.1 * min(len(unit.clauses), 5) if enumerated else 0.0
         # A list answers for its lead-in (or, with none, its heading): the list inside an
         # item (1. 市场风险 / （1）…) answers 市场风险有哪些, the outer list (主要风险如下：)
         # 主要风险有哪些.
-        first = unit.text.split("\n", 1)[0]
-        lead = fold(unit.heading if unit.clauses and first == unit.clauses[0] else first)
-        if reading.question.enumerates and all(coverage(t, lead) >= 0.6 for t in topic):
+        if enumerated and all(coverage(t, list_lead(unit)) >= 0.6 for t in topic):
             score += 0.5
     if reading.question.quantitative and quantities_in(unit.text):
         score += 0.5
@@ -414,7 +414,7 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     if unit.kind == "sentence" and enumerating and enumerates(unit.text):
         score += 1.0  # a sentence that names several things answers "which ones" whole
         return score
-    if unit.kind == "list" and reading.question.enumerates:
+    if unit.kind == "list" and (reading.question.enumerates or heading_asked(reading, unit)):
         return score  # a whole enumeration is not penalized for its length
     if unit.kind == "row":
         return score - 0.002 * len(unit.clauses[0] if unit.clauses else "")  # one record
@@ -492,6 +492,36 @@ def _names_an_item(reading: Reading, items: list[str]) -> bool:
     return False
 
 
+def list_lead(unit: Unit) -> str:
+    """What a list is of: its lead-in (主要风险如下：), or, with none, its heading (第四节
+    风险提示)."""
+    first = unit.text.split("\n", 1)[0]
+    return fold(unit.heading if unit.clauses and first == unit.clauses[0] else first)
+
+
+def heading_asked(reading: Reading, unit: Unit) -> bool:
+    """Whether the question asks for what a list's lead-in or heading names, and nothing of
+    one item: no figure, no one of them (谁, 哪个, 第二大), only the thing named — as a noun
+    phrase (帮我查一下北辰医药三季报的风险提示, 募集资金的投向) or with 是什么 (业绩预增的
+    原因是什么). A heading names its section, so the section, the whole list, is asked, as
+    哪些 would ask it."""
+    question = reading.question
+    if question.asks_figure or question.quantitative or question.ordinal:
+        return False
+    if question.who_or_which or question.compares or question.extreme:
+        return False
+    if question.follow_up or reading.resolved_from:
+        return False  # (营收呢？ asks what the question before asked: a figure)
+    topic = reading.topic
+    lead = list_lead(unit)
+    if not topic or not all(coverage(t, f"{fold(unit.heading)}\n{lead}") >= 0.6 for t in topic):
+        return False
+    # A list is of what its lead-in says (本次募集资金拟投资于以下项目：), the heading over it
+    # naming its section (第五节 募集资金投向); a list under 四、利润分配 whose lead-in writes
+    # 募集资金 is not the 分红方案 asked.
+    return lead == fold(unit.heading) or any(coverage(t, lead) >= 0.6 for t in topic)
+
+
 def candidate_units(source: Source, reading: Reading) -> list[Unit]:
     """A list is one answer to "which ones"; otherwise each item stands on its own."""
     out = []
@@ -503,7 +533,7 @@ def candidate_units(source: Source, reading: Reading) -> list[Unit]:
             continue
         # (a list answers whole what asks several of its items: which ones, or two figures)
         whole = reading.question.enumerates or reading.question.figures_asked > 1
-        if unit.kind == "list" and not whole:
+        if unit.kind == "list" and not whole and not heading_asked(reading, unit):
             lines = unit.text.split("\n")
             items = unit.clauses or lines[1:]
             lead_in = lines[0] if lines[0] not in items and not is_item(lines[0]) else ""
@@ -1352,6 +1382,10 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         units |= {unit_of(m["unit"]) for m in _LABELLED_UNIT.finditer(fold(unit.text))}
         if question.unit not in units:
             return False
+    if question.asks_day and not WRITES_DATE.search(fold(unit.text)):
+        # the day asked (股权登记日是哪天): a sentence that names the day but writes no date
+        # (截至股权登记日下午…收市后) does not give it
+        return False
     if unit.kind == "row" and asks_change(unit, reading.phrases) and not change_columns(unit):
         return False  # a change asked (涨了多少): a row of levels alone does not state it
     if unit.kind == "row" and question.asks_figure:
