@@ -559,6 +559,11 @@ def row_cell(row: Unit, phrases: list[str] | tuple[str, ...]) -> int:
     境内非国有法人 for 多少股), then the one writing the fewest words the question does not
     (并表 asks 本期末并表, not 本期末非并表: a header cell is matched as a whole term)."""
     header = header_cells(row.heading)
+    if 1 < len(row.clauses) < len(header):
+        # A row with fewer cells than its header: which column lost its cell is unknown,
+        # so no cell is read as a column's by its place (溪口银行 | 1.52% under 公司 |
+        # 拨备覆盖率 | 净息差 states no 拨备覆盖率).
+        return -1
     label = fold(row.clauses[0]) if row.clauses else ""
     best, best_key = -1, (0.0, 0)
     # (a change asked — 手续费及佣金净收入涨了多少 — is the change column's, never a level's)

@@ -1,0 +1,79 @@
+"""Comparisons and the document asked: two figures are compared only when each is the
+measure asked, read from its own cell or sentence; the document a question names by its
+kind answers it. One test per rule, each on a document of its own (not the sets'
+fixtures), driven without a database (tests/answers/reader.py)."""
+
+from tests.answers.reader import answer, excerpt
+
+# -- a row with fewer cells than its header ---------------------------------------------------
+
+REVIEW = excerpt(
+    "城商行 2027 年中报综述：息差企稳",
+    "表 1 覆盖银行主要指标（2027 年 6 月末）\n\n"
+    "公司 | 拨备覆盖率 | 净息差\n\n"
+    "汐川银行 | 301.25% | 1.71%\n\n"
+    "溪口银行 | 1.52%\n\n"
+    "岚湾银行 | 244.10% | 1.63%",
+)
+
+
+def test_a_row_shorter_than_its_header_states_no_column_by_its_place():
+    # 溪口银行 | 1.52% under 公司 | 拨备覆盖率 | 净息差: one cell is missing and which one is
+    # unknown, so 1.52% is not read as its 拨备覆盖率, and no difference is drawn from it
+    # (structure.row_cell)
+    for question in ("汐川银行和溪口银行拨备覆盖率谁更高", "汐川银行和溪口银行的拨备覆盖率哪个高"):
+        blocks = answer(question, [REVIEW])
+        text = "\n".join(blocks)
+        assert "相差" not in text and "299.73" not in text, text
+        assert "溪口银行（拨备覆盖率）：1.52%" not in text, text
+
+
+def test_full_rows_of_one_table_are_still_compared():
+    # controls: rows with every cell are read by their place and compared
+    first = answer("汐川银行和岚湾银行拨备覆盖率谁更高", [REVIEW])[0]
+    assert "301.25" in first and "244.10" in first, first
+    assert "汐川银行高于岚湾银行，相差 57.15 个百分点" in first, first
+    first = answer("岚湾银行的净息差是多少", [REVIEW])[0]
+    assert "1.63%" in first, first
+    assert f"[[cite:{REVIEW['id']}]]" in first, first
+    first = answer("汐川银行拨备覆盖率是多少", [REVIEW])[0]
+    assert "301.25%" in first, first
+
+
+# -- the report a question names by its kind, not a note about it -----------------------------
+
+QUARTERLY = excerpt(
+    "临岚科技股份有限公司 2027 年第三季度报告",
+    "三、其他提醒事项\n"
+    "公司提请投资者关注以下风险：（1）下游光伏行业资本开支放缓，可能导致订单下降；"
+    "（2）铜材价格波动，可能影响毛利率。\n\n"
+    "报告期内，公司实现营业收入 6.12 亿元，同比增长 12.5%。",
+)
+ON_QUARTERLY = excerpt(
+    "临岚科技（300999）2027 年三季报点评：订单高增，盈利能力提升",
+    "潮汐证券研究所 | 公司研究 | 2027 年 10 月 28 日\n\n"
+    "## 风险提示\n\n1. 海外市场拓展不及预期；\n2. 应收账款回收不及预期。",
+)
+
+
+def test_a_report_named_by_its_kind_is_not_a_note_about_it():
+    # 临岚科技三季报的风险提示 asks the company's third-quarter report: a broker's
+    # …三季报点评 names that report as what it is about, not as what it is, so its
+    # 风险提示 list is not the answer (selection.is_note_on_named_report)
+    for question in ("临岚科技三季报的风险提示有哪些", "临岚科技三季报的风险提示"):
+        blocks = answer(question, [QUARTERLY, ON_QUARTERLY])
+        text = "\n".join(blocks)
+        assert "海外市场拓展不及预期" not in text, text
+        assert f"[[cite:{ON_QUARTERLY['id']}]]" not in text, text
+
+
+def test_the_note_named_with_its_kind_still_answers():
+    # controls: the note named as a note (三季报点评) answers with its list; the report's
+    # own figure is still the report's
+    first = answer("临岚科技三季报点评的风险提示有哪些", [QUARTERLY, ON_QUARTERLY])[0]
+    assert "海外市场拓展不及预期" in first and "应收账款回收不及预期" in first, first
+    assert f"[[cite:{ON_QUARTERLY['id']}]]" in first, first
+    first = answer("临岚科技三季报的营业收入是多少", [QUARTERLY, ON_QUARTERLY])[0]
+    assert "6.12" in first and f"[[cite:{QUARTERLY['id']}]]" in first, first
+    first = answer("临岚科技的风险提示有哪些", [ON_QUARTERLY])[0]
+    assert "海外市场拓展不及预期" in first, first
