@@ -1457,7 +1457,12 @@ def _counts_it(reading: Reading, unit: Unit, title: str) -> bool:
 
 def best_units(reading: Reading) -> list[Pick]:
     picks = []
+    # The report a question names by its kind (泊川智能三季报的风险提示), when retrieved, is
+    # what answers: a note about it (…三季报点评) is another document, not the report.
+    report_asked = any(is_named_report(reading.question, s) for s in reading.sources)
     for source in reading.sources:
+        if report_asked and is_note_on_named_report(reading.question, source):
+            continue
         framings = period_headings(source)
         leads = section_leads(source)
         for unit in candidate_units(source, reading):
@@ -1610,6 +1615,23 @@ def is_named_report(question: Question, source: Source) -> bool:
                 continue
             at = title.find(word)
             if at >= 0 and not is_han(title[at + len(word) : at + len(word) + 1]):
+                return True
+    return False
+
+
+def is_note_on_named_report(question: Question, source: Source) -> bool:
+    """Whether ``source``'s title names the report the question names as what it is about,
+    not as what it is (泊川智能 2026 年三季报点评 for 三季报): a note on the report — unless the
+    question names the note too (三季报点评里…)."""
+    title, asked = fold(without_headline(source.title)), fold(question.text)
+    for time in map(fold, question.times):
+        for word in (time, *LEXICON.get(time, ())):
+            if not word.endswith(("报", "报告")):
+                continue
+            at, ask = title.find(word), asked.find(word)
+            after = title[at + len(word) : at + len(word) + 1]
+            named_too = ask >= 0 and asked[ask + len(word) :].startswith(after)
+            if at >= 0 and is_han(after) and not named_too:
                 return True
     return False
 
