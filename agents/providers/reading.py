@@ -396,6 +396,11 @@ def _figure_named_in_full(question: str, corpus: str) -> str:
 _NAMES_JOINED = re.compile(r"\s*(?:以及|和|与|及|跟|同|、)\s*")
 
 
+# The subject a note's section is headed by, before the colon saying what of it (## 溪口银行：
+# 息差低位).
+_SECTION_SUBJECT = re.compile(r"(?m)^#+\s*([^\W\d_]{2,12})\s*[：:]")
+
+
 def _shared_head_apart(question: str, corpus: str, names: tuple[str, ...]) -> str:
     """``question`` with a head shared by names coordinated before it and glued to the last
     one (澜州银行和溪南银行拨备覆盖率) written apart by 的, as the question would write it with
@@ -404,9 +409,12 @@ def _shared_head_apart(question: str, corpus: str, names: tuple[str, ...]) -> st
     that begins the phrase after the conjunction and ends with the entity's class character
     (银行, 农商行 share 行); the rest is the head asked of both. The entity's name last
     (溪南银行和澜州银行拨备覆盖率) is read alike: the name before the conjunction, of its class,
-    joins it, and what follows the entity's name is the head. Else as asked."""
+    joins it, and what follows the entity's name is the head. A note's section headed by a
+    name and what it says of it (## 溪口银行：息差低位) names an entity as a document's title
+    does: its name is one of ``names``. Else as asked."""
     folded = fold(question)
-    for name in names:
+    subjects = [n for n in _SECTION_SUBJECT.findall(corpus) if n not in names]
+    for name in (*names, *subjects):
         for joined in re.finditer(
             r"(?P<other>[^\W\d_]{2,})" + _NAMES_JOINED.pattern + re.escape(name), folded
         ):
@@ -418,7 +426,7 @@ def _shared_head_apart(question: str, corpus: str, names: tuple[str, ...]) -> st
             glued = re.match(r"[^\W\d_]{2}", after) is not None and not after.startswith("的")
             if glued and other and other[-1] == name[-1] and other not in names:
                 return folded[: joined.end()] + "的" + after
-    for name in names:
+    for name in (*names, *subjects):
         for joined in re.finditer(re.escape(name) + _NAMES_JOINED.pattern, folded):
             at = joined.end()
             run = re.match(r"[^\W\d_]+", folded[at:])

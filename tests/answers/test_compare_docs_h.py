@@ -77,3 +77,34 @@ def test_the_note_named_with_its_kind_still_answers():
     assert "6.12" in first and f"[[cite:{QUARTERLY['id']}]]" in first, first
     first = answer("临岚科技的风险提示有哪些", [ON_QUARTERLY])[0]
     assert "海外市场拓展不及预期" in first, first
+
+
+# -- names a note's sections are headed by, coordinated with a head glued to the last ----------
+
+SECTIONS = excerpt(
+    "城商行 2027 年中报综述：息差企稳",
+    "## 重点公司估值表\n\n公司 | 代码 | 评级 | 目标价（元）\n\n"
+    "汐川银行 | 601111 | 买入 | 7.20\n\n溪口银行 | 601222 | 增持 | 9.80\n\n"
+    "## 汐川银行：零售转型见效\n\n上半年营收同比增长 1.82%，归母净利润同比增长 4.15%。\n\n"
+    "## 溪口银行：息差低位\n\n上半年营收同比下降 2.47%，归母净利润同比增长 0.86%。",
+)
+
+
+def test_names_a_notes_sections_are_headed_by_share_a_glued_head():
+    # 汐川银行和溪口银行营收增速: each name heads a section of the note (## 溪口银行：…), so
+    # each is an entity's name, and 营收增速 glued to the last is asked of both — not
+    # 汐川银行 alone, answered by its row of the valuation table (reading._shared_head_apart)
+    for question in ("汐川银行和溪口银行营收增速哪个高", "溪口银行和汐川银行营收增速分别是多少"):
+        first = answer(question, [SECTIONS])[0]
+        assert "1.82%" in first and "2.47%" in first, first
+        assert "601111" not in first and "601222" not in first, first
+
+
+def test_a_head_written_apart_is_still_asked_of_each_section():
+    # controls: with 的, and a column of the table asked of both
+    first = answer("汐川银行和溪口银行的营收增速分别是多少", [SECTIONS])[0]
+    assert "1.82%" in first and "2.47%" in first, first
+    first = answer("汐川银行和溪口银行目标价分别是多少", [SECTIONS])[0]
+    assert "7.20" in first and "9.80" in first, first
+    first = answer("溪口银行营收增速是多少", [SECTIONS])[0]
+    assert "2.47%" in first and "1.82%" not in first, first
