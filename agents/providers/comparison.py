@@ -25,7 +25,7 @@ def compared_groups(reading: Reading) -> list[tuple[str, list[Source]]]:
     specific = [
         t
         for t in reading.entity_terms
-        if len({s.entity for s in reading.sources if source_names(s, t)}) == 1
+        if one_entity({s.entity for s in reading.sources if source_names(s, t)})
     ]
     placed = sorted((text.find(fold(t)), t) for t in specific if text.find(fold(t)) >= 0)
     groups: list[tuple[str, list[Source]]] = []
@@ -46,6 +46,13 @@ def compared_groups(reading: Reading) -> list[tuple[str, list[Source]]]:
         order |= {name: at for at, name in missing}
         groups.sort(key=lambda g: order[g[0]])
     return groups if len(groups) >= 2 else []
+
+
+def one_entity(entities: set[str]) -> bool:
+    """Whether ``entities`` are one: a note's short name of a company (泊川智能) begins the
+    name its own report gives it (泊川智能装备) — one company, however many documents."""
+    names = sorted(fold(e) for e in entities)
+    return bool(names) and all(n.startswith(min(names, key=len)) for n in names)
 
 
 def difference_line(values: list[tuple[str, Figure]]) -> str:

@@ -108,3 +108,42 @@ def test_a_head_written_apart_is_still_asked_of_each_section():
     assert "7.20" in first and "9.80" in first, first
     first = answer("溪口银行营收增速是多少", [SECTIONS])[0]
     assert "2.47%" in first and "1.82%" not in first, first
+
+
+# -- one company, its report and a note on it, compared with another ---------------------------
+
+LINLAN = excerpt(
+    "临岚科技装备股份有限公司 2027 年第三季度报告",
+    "三、经营情况\n1. 新签订单：年初至报告期末，公司新签订单 41.6 亿元，同比增长 23.5%；\n"
+    "2. 研发投入：年初至报告期末研发费用 28,697.15 万元，占营业收入的 8.13%；\n"
+    "3. 应收账款：报告期末应收账款 18.42 亿元，较上年度末增长 14.8%。",
+)
+LINLAN_NOTE = excerpt(
+    "临岚科技（300999）2027 年三季报点评：订单高增",
+    "潮汐证券研究所 | 公司研究 | 2027 年 10 月 28 日\n\n"
+    "前三季度公司新签订单 41.6 亿元，维持“买入”评级，目标价 32.50 元。",
+)
+TINGLAN = excerpt(
+    "汀岚食品股份有限公司 2027 年半年度报告摘要",
+    "报告期内销售费用 2.63 亿元，同比增长 9.8%；研发投入 5,812.46 万元，占营业收入的 2.04%。",
+)
+
+
+def test_a_company_named_by_its_report_and_a_note_is_one_entity_compared():
+    # 临岚科技 names the company's report (临岚科技装备) and a note on it (临岚科技): one
+    # company, since the note's short name begins the report's — so the question coordinates
+    # two entities and each gets its own line, 汀岚食品's 2.04% with it
+    # (comparison.one_entity)
+    question = "临岚科技和汀岚食品研发投入占营收比例分别是多少"
+    first = answer(question, [LINLAN, LINLAN_NOTE, TINGLAN])[0]
+    assert "8.13%" in first and "2.04%" in first, first
+    assert first.index("8.13%") < first.index("2.04%"), first
+    assert f"[[cite:{TINGLAN['id']}]]" in first.split("汀岚食品", 1)[1], first
+
+
+def test_entities_of_one_generic_word_are_still_not_one():
+    # controls: each company alone, and the two asked by their own names
+    first = answer("汀岚食品研发投入占营收比例是多少", [LINLAN, LINLAN_NOTE, TINGLAN])[0]
+    assert "2.04%" in first and "8.13%" not in first, first
+    first = answer("临岚科技和汀岚食品研发投入分别是多少", [LINLAN, TINGLAN])[0]
+    assert "28,697.15" in first and "5,812.46" in first, first
