@@ -396,6 +396,40 @@ def _figure_named_in_full(question: str, corpus: str) -> str:
 _NAMES_JOINED = re.compile(r"\s*(?:以及|和|与|及|跟|同|、)\s*")
 
 
+# A question, then another subject alone with 呢 (远川冷链资产负债率多少？北港冷链呢): the second
+# clause asks what the first does, of its subject.
+_AND_THAT_ONE = re.compile(
+    r"^(?P<first>[^？?。；;]+?)\s*[？?，,；;。]\s*(?:那么?)?(?P<other>[^\W\d_]{2,})呢[？?]?\s*$"
+)
+
+
+def _asked_alike_of_another(question: str, names: tuple[str, ...]) -> str:
+    """``question`` with a second clause that names only another document's entity and 呢
+    (远川冷链资产负债率多少？北港冷链呢) written as one question of both (远川冷链和北港冷链
+    资产负债率多少): 呢 after a subject alone asks again what was just asked, of it. The
+    first clause must open with an entity's name, the second must name another entity (a
+    name a document's begins): 净利润呢 asks another thing of the same subject. Else as
+    asked."""
+    found = _AND_THAT_ONE.match(fold(question))
+    if found is None:
+        return question
+    first, other = found["first"], found["other"]
+    folded = [fold(n) for n in names]
+    if not any(n.startswith(other) for n in folded):
+        return question
+    subject = next(
+        (
+            first[:end]
+            for end in range(len(first) - 1, 1, -1)
+            if any(n.startswith(first[:end]) for n in folded)
+        ),
+        "",
+    )
+    if not subject or subject == other or other.startswith(subject):
+        return question
+    return f"{subject}和{other}{first[len(subject) :]}"
+
+
 # The subject a note's section is headed by, before the colon saying what of it (## 溪口银行：
 # 息差低位).
 _SECTION_SUBJECT = re.compile(r"(?m)^#+\s*([^\W\d_]{2,12})\s*[：:]")
@@ -679,6 +713,7 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     question = share_class(question, corpus)
     question = _money_of_act(question, fold(corpus))
     question = _figure_named_in_full(question, fold(corpus))
+    question = _asked_alike_of_another(question, names)
     question = _shared_head_apart(question, fold(corpus), names)
     stripped = fold(question).strip()
     follow_up = stripped.startswith(FOLLOW_UP_LEAD) or stripped.rstrip("？?。 ").endswith("呢")
