@@ -35,6 +35,7 @@ from agents.providers.reading import (
     Question,
     class_letter,
     classes_asked,
+    contrasted,
     counted,
     coverage,
     covers,
@@ -300,9 +301,16 @@ def sibling_named(phrase: str, said: str, heading: str, labels: str = "") -> boo
 
 
 def is_about(source: Source, entity_terms: list[str]) -> bool:
+    """Whether ``source`` is about an entity the question names: its name or title covers a
+    name asked — not one that writes all of it but its first character after another
+    (岩岚冷链物流 is not 海岚冷链: another modifier names another company, ``contrasted``)."""
     if not entity_terms:
         return True
-    return any(covers(t, fold(source.name)) or covers(t, fold(source.title)) for t in entity_terms)
+    return any(
+        covers(t, text) and (fold(t) in text or not contrasted(fold(t), text))
+        for t in entity_terms
+        for text in (fold(source.name), fold(source.title))
+    )
 
 
 # A section heading that is a name, or a name before its headline (## 澜州银行：规模扩张领先).

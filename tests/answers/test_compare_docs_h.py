@@ -147,3 +147,40 @@ def test_entities_of_one_generic_word_are_still_not_one():
     assert "2.04%" in first and "8.13%" not in first, first
     first = answer("临岚科技和汀岚食品研发投入分别是多少", [LINLAN, TINGLAN])[0]
     assert "28,697.15" in first and "5,812.46" in first, first
+
+
+# -- a second clause naming another subject with 呢 ---------------------------------------------
+
+YANLAN = excerpt(
+    "岩岚冷链物流股份有限公司 2027 年半年度报告",
+    "报告期末资产负债率为 46.8%，较上年末下降 2.1 个百分点。",
+)
+HAILAN = excerpt(
+    "海岚冷链供应链股份有限公司 2027 年半年度报告摘要",
+    "报告期内，公司实现营业收入 52.7 亿元，同比增长 6.3%。报告期末资产负债率为 55.2%。",
+)
+
+
+def test_another_subject_with_ne_asks_the_same_of_it():
+    # 岩岚冷链资产负债率多少？海岚冷链呢: 呢 after another company's name alone asks again what
+    # was just asked, of it — each company's figure on its own line, cited to its own report
+    # (reading._asked_alike_of_another)
+    first = answer("岩岚冷链资产负债率多少？海岚冷链呢", [YANLAN, HAILAN])[0]
+    assert "46.8%" in first and "55.2%" in first, first
+    assert f"[[cite:{HAILAN['id']}]]" in first.split("46.8%", 1)[1], first
+
+
+def test_a_thing_with_ne_is_not_another_subject():
+    # controls: the two asked together in one clause, one asked alone
+    first = answer("岩岚冷链和海岚冷链资产负债率分别是多少", [YANLAN, HAILAN])[0]
+    assert "46.8%" in first and "55.2%" in first, first
+    first = answer("岩岚冷链资产负债率多少？", [YANLAN, HAILAN])[0]
+    assert "46.8%" in first and "55.2%" not in first, first
+
+
+def test_a_name_with_another_first_character_is_another_company():
+    # 海岚冷链 is not 岩岚冷链物流: it writes all of the name but its first character, after
+    # another — another company, whose report does not answer (selection.is_about)
+    first = answer("海岚冷链资产负债率多少？", [YANLAN, HAILAN])[0]
+    assert "55.2%" in first and "46.8%" not in first, first
+    assert f"[[cite:{YANLAN['id']}]]" not in first, first
