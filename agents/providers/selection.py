@@ -609,6 +609,42 @@ _RECONCILING = re.compile(r"^(?:分部间|内部)?(?:抵[销消]|调节)")
 _PART_ROW = re.compile(r"^其中\s*[:：]?")
 
 
+# A row that is the group's own figure, consolidated (集团合并, 合并口径, 本集团): the whole
+# its subsidiaries' rows are parts of, as a total row is.
+_CONSOLIDATED = re.compile(r"^(?:本?集团|本?公司)?合并(?:口径|报表|数)?$|^本?集团$|^本公司$")
+
+
+def is_whole(row: Unit) -> bool:
+    """A row that states the whole of what the table's rows are parts of: its total (合计)
+    or the group's consolidated figure (集团合并)."""
+    label = fold(row.clauses[0]).strip() if row.clauses else ""
+    return is_total(row) or bool(_CONSOLIDATED.match(label))
+
+
+def a_part_for_the_whole(reading: Reading, source: Source, row: Unit) -> bool:
+    """Whether ``row`` is one part of a table whose rows are parts of a whole — it has a
+    total row, a consolidated row or a row reconciling the parts to the total (抵销及其他),
+    retrieved here or in its split part — while the question names no row of it: what is
+    asked of no part is asked of the whole (营业收入 of the group, not of 寿险), answered by
+    the whole's row or not at all. A question asking for each part, the largest or a ranked
+    one (各分部, 最高, 第一大) still reads the parts."""
+    question = reading.question
+    if is_whole(row) or question.each or question.extreme or question.ordinal:
+        return False
+    rows = [*table_rows(source, row), *split_parts(reading, source, row)]
+    labels = [fold(r.clauses[0]).strip() for r in rows if r.clauses]
+    if not any(is_whole(r) for r in rows) and not any(map(_RECONCILING.match, labels)):
+        return False  # (nothing says the rows add up to a whole: years, classes, steps)
+    if len(rows) - sum(1 for r in rows if not is_member(r)) < 2:
+        return False  # (one part alone is the table's only thing)
+    if labels_named(labels, fold(question.text)) or _named_by_its_cells(reading, row):
+        return False
+    # (a phrase saying more than the table's columns, caption and title do names a row —
+    # in the question's own words, 产险板块 for 财产险: the row, having answered it, is named)
+    said = fold(f"{row.heading}\n{table_caption(source, row)}\n{source.title}")
+    return all(all(stated_characters(p, said)) for p in reading.phrases)
+
+
 def is_member(row: Unit) -> bool:
     """A row that is one of the things the table lists — not its total, nor the row that
     reconciles them to it: 哪几个分部 lists 寿险, 财产险, 资管, not 抵销及其他."""
@@ -840,6 +876,18 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     # 苏明蕙获授数量占…比例 — names the row and the figure the share column takes of its
     # whole: that column answers, the part's own column states the rest)
     asked = [q for q in asked if not _share_of_its_own_figure(reading, q, label, cells)]
+    # (a phrase led by the label column's header — 分部营业收入 of 各分部营业收入, over 分部 |
+    # 营业收入 — names the rows by what they are, and asks the column after it)
+    kind = fold(header[0]).strip()
+    asked = [
+        q[len(kind) :]
+        if len(kind) >= 2
+        and q.startswith(kind)
+        and len(q) - len(kind) >= 2
+        and not any(q in c for c in cells)
+        else q
+        for q in asked
+    ]
     # what any header cell states of each phrase, read once (a table may be 500 wide)
     touched = {p: _touched(p, cells) for p in asked}
 
@@ -1370,6 +1418,8 @@ def best_units(reading: Reading) -> list[Pick]:
             title = without_headline(source.title)
             if not answers_form(reading, unit, f"{labels}\n{framing}\n{source.title}", title):
                 continue
+            if unit.kind == "row" and a_part_for_the_whole(reading, source, unit):
+                continue  # 营业收入 of the group: not 寿险's row
             score = unit_score(unit, reading, source)
             if score > 0:
                 score += 1.0 if is_named_report(reading.question, source) else 0.0

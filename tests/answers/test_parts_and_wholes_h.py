@@ -1,0 +1,63 @@
+"""A part never answers for the whole: a row of a table whose rows are parts of a whole
+(segments, regions, subsidiaries) is not the whole a question naming no row asks of — the
+total row is, or the consolidated row; a share of one whole is not a share of another. One
+test per rule, each on a document of its own (not the sets' fixtures), driven without a
+database (tests/answers/reader.py)."""
+
+from tests.answers.reader import answer, excerpt, not_found
+
+GROUP = "青岑保险集团股份有限公司 2026 年年度报告摘要"
+SEGMENT_HEAD = (
+    "## 三、分部经营情况\n\n"
+    "单位：百万元\n\n"
+    "分部 | 营业收入 | 分部净利润 | 分部资产总额\n\n"
+    "寿险 | 82,410.55 | 6,120.30 | 904,318.20\n\n"
+    "财产险 | 31,206.74 | 1,884.12 | 61,025.47\n\n"
+    "抵销及其他 | -612.08 | -95.40 | -4,210.66\n\n"
+)
+SEGMENTS = excerpt(GROUP, SEGMENT_HEAD)
+SEGMENTS_TOTAL = excerpt(GROUP, SEGMENT_HEAD + "合计 | 113,005.21 | 7,909.02 | 961,133.01\n\n")
+
+
+# -- a part row is not the whole -------------------------------------------------------------
+
+
+def test_a_question_naming_no_row_of_a_table_of_parts_is_not_answered_by_one_part():
+    # 营业收入 asked of the group: 寿险's row is one segment's, not the group's
+    assert not_found(answer("青岑保险营业收入多少？", [SEGMENTS]))
+    # the total row answers for the whole
+    first = answer("青岑保险营业收入多少？", [SEGMENTS_TOTAL])[0]
+    assert "113,005.21" in first and "82,410.55" not in first.split("**依据**")[0], first
+
+
+def test_a_part_named_or_every_part_asked_is_still_answered_by_its_rows():
+    first = answer("青岑保险寿险营业收入多少？", [SEGMENTS])[0]
+    assert "寿险（营业收入）：82,410.55" in first, first
+    first = answer("青岑保险各分部的营业收入分别是多少？", [SEGMENTS])[0]
+    assert "82,410.55" in first and "31,206.74" in first, first
+
+
+def test_the_rows_kind_before_a_column_names_every_row_asked_for():
+    # 各分部营业收入: 分部 is what the rows are (the label column's header), 营业收入 the column
+    first = answer("青岑保险各分部营业收入分别是多少？", [SEGMENTS_TOTAL])[0]
+    assert "82,410.55" in first and "31,206.74" in first, first
+
+
+SOLVENCY = excerpt(
+    GROUP,
+    "## 五、偿付能力\n\n"
+    "公司 | 核心偿付能力充足率（%） | 综合偿付能力充足率（%）\n\n"
+    "青岑人寿 | 121.4 | 208.3\n\n"
+    "青岑财险 | 168.2 | 240.7\n\n"
+    "集团合并 | 139.5 | 226.1\n\n",
+)
+
+
+def test_the_consolidated_row_answers_for_the_group_its_subsidiaries_rows_do_not():
+    first = answer("青岑保险综合偿付能力充足率多少？", [SOLVENCY])[0]
+    head = first.split("**依据**")[0]
+    assert "集团合并" in head and "226.1" in head, first
+    assert "208.3" not in head and "240.7" not in head, first
+    # a subsidiary named is its own row
+    first = answer("青岑财险综合偿付能力充足率多少？", [SOLVENCY])[0]
+    assert "240.7" in first.split("**依据**")[0], first
