@@ -114,7 +114,33 @@ def states_question(reading: Reading, text: str, context: str, heading: str = ""
     parts = [part for part in parts if f"占{part}" not in asked]  # 占营收比例: the whole
     if parts and not all(states(part, without_share_wholes(said)) for part in parts):
         return False
+    if not all(_of_the_whole_asked(whole, said) for whole in map(_share_whole, phrases) if whole):
+        return False
     return reading.question.periods <= periods_in(said)
+
+
+# (the whole a share is asked of, written after 占: 首次授予占总股本比例 → 总股本)
+_SHARE_WHOLE = re.compile(r"占(.{2,}?)的?(?:占比|比例|比重)$")
+# A share as a text writes it with its whole, figures allowed inside: 约占本激励计划草案公告
+# 时公司股本总额 25,000.00 万股的 2.00%, 占本激励计划拟授予总量的 86.67%.
+_WHOLE_OF_SHARE = re.compile(r"占([^，。；,;\n%％]{2,40}?)的?\s*[-+]?\d+(?:\.\d+)?\s*[%％]")
+
+
+def _share_whole(phrase: str) -> str:
+    match = _SHARE_WHOLE.search(phrase)
+    return match.group(1) if match else ""
+
+
+def _of_the_whole_asked(whole: str, said: str) -> bool:
+    """A share asked of a whole (占总股本比例) is answered by a share of that whole: where
+    ``said`` writes shares with their wholes (占…拟授予总量的 86.67%), one of them is of
+    the whole asked (股本总额 is 总股本); else the whole is stated at all (a column 占基金
+    资产净值比例（%）) — a share of another whole, or an amount per share (每股分配比例：
+    每股现金红利 0.35 元), is not the share asked."""
+    written = [m.group(1) for m in _WHOLE_OF_SHARE.finditer(said)]
+    if written:
+        return any(states(whole, w) for w in written)
+    return states(whole, said)
 
 
 def without_modified_terms(reading: Reading, said: str) -> str:

@@ -61,3 +61,44 @@ def test_the_consolidated_row_answers_for_the_group_its_subsidiaries_rows_do_not
     # a subsidiary named is its own row
     first = answer("青岑财险综合偿付能力充足率多少？", [SOLVENCY])[0]
     assert "240.7" in first.split("**依据**")[0], first
+
+
+# -- a share is of its own whole ---------------------------------------------------------------
+
+PLAN = excerpt(
+    "汀蓝软件股份有限公司 2027 年限制性股票激励计划（草案）摘要",
+    "## 二、拟授予的限制性股票数量\n\n"
+    "本激励计划拟向激励对象授予限制性股票 500.00 万股，约占本激励计划草案公告时公司股本总额"
+    " 25,000.00 万股的 2.00%。其中首次授予 420.00 万股，占本激励计划拟授予总量的 84.00%；"
+    "预留 80.00 万股，占本激励计划拟授予总量的 16.00%。",
+)
+
+
+def test_a_share_asked_of_one_whole_is_not_answered_by_a_share_of_another():
+    # 首次授予's share of 拟授予总量 is not its share of 总股本, which the plan does not state
+    assert not_found(answer("汀蓝软件首次授予占总股本比例多少？", [PLAN]))
+    # 股本总额 is 总股本: the grant's share of it is stated
+    first = answer("汀蓝软件拟授予限制性股票占总股本比例多少？", [PLAN])[0]
+    assert "2.00%" in first.split("**依据**")[0], first
+    first = answer("汀蓝软件首次授予占拟授予总量的比例是多少？", [PLAN])[0]
+    assert "84.00%" in first.split("**依据**")[0], first
+
+
+PAYOUT = "汀蓝软件股份有限公司 2026 年年度权益分派实施公告"
+PER_SHARE = excerpt(
+    PAYOUT,
+    "重要内容提示：\n\n每股分配比例：A 股每股现金红利 0.25 元（含税）\n\n"
+    "本次利润分配以方案实施前的公司总股本 250,000,000 股为基数，每股派发现金红利 0.25 元"
+    "（含税），共计派发现金红利 62,500,000.00 元。",
+)
+
+
+def test_a_share_of_a_whole_no_text_states_is_not_a_per_share_amount():
+    # 每股分配比例 is an amount per share, not the dividend's share of 净利润
+    assert not_found(answer("汀蓝软件的现金分红占净利润比例？", [PER_SHARE]))
+    stated = excerpt(
+        PAYOUT,
+        "本年度现金分红总额 62,500,000.00 元，占本年度归属于上市公司股东的净利润的 31.25%。",
+    )
+    first = answer("汀蓝软件的现金分红占净利润比例？", [stated])[0]
+    assert "31.25%" in first, first
