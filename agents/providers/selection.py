@@ -663,12 +663,44 @@ def a_part_for_the_whole(reading: Reading, source: Source, row: Unit) -> bool:
         return False  # (nothing says the rows add up to a whole: years, classes, steps)
     if len(rows) - sum(1 for r in rows if not is_member(r)) < 2:
         return False  # (one part alone is the table's only thing)
-    if labels_named(labels, fold(question.text)) or _named_by_its_cells(reading, row):
+    return names_no_row(reading, source, row, labels)
+
+
+def names_no_row(reading: Reading, source: Source, row: Unit, labels: list[str]) -> bool:
+    """Whether the question names no row of ``row``'s table (``labels``, its rows' labels):
+    none written, none its cells name, and no phrase says more than the table's columns,
+    caption and title do — a phrase saying more names a row in the question's own words
+    (产险板块 for 财产险), the row that answered it."""
+    if labels_named(labels, fold(reading.question.text)) or _named_by_its_cells(reading, row):
         return False
-    # (a phrase saying more than the table's columns, caption and title do names a row —
-    # in the question's own words, 产险板块 for 财产险: the row, having answered it, is named)
+    # (a thing the conversation carries — whom 她 of 她获授多少万股 is, 财务总监 — that the
+    # row's own cells state names the row)
+    items = [item for cell in row.clauses[1:] for item in _ITEM_SEPARATORS.split(fold(cell))]
+    carried = [fold(t) for t in reading.topic if not any(fold(t) in p for p in reading.phrases)]
+    if any(_names_item(t, item) for t in carried for item in items):
+        return False
     said = fold(f"{row.heading}\n{table_caption(source, row)}\n{source.title}")
     return all(all(stated_characters(p, said)) for p in reading.phrases)
+
+
+def asks_the_table(reading: Reading, source: Source, row: Unit) -> bool:
+    """Whether the question asks for what the table is as a whole: it names no row, and
+    what it asks is what the caption leading the table in says all its rows are (各年度业绩
+    考核目标如下 over a row per year: 业绩考核目标是什么), not any one column's figure."""
+    question = reading.question
+    if not reading.phrases or question.extreme or question.ordinal:
+        return False
+    caption = fold(table_caption(source, row))
+    cells = [fold(c) for c in header_cells(row.heading)]
+    if not all(
+        states(p, caption) and not any(states(p, c) for c in cells) for p in reading.phrases
+    ):
+        return False
+    rows = [*table_rows(source, row), *split_parts(reading, source, row)]
+    if any(y in fold(" ".join(r.clauses[1:])) for y in question.years for r in rows):
+        return False  # (a year a row's cell writes names that row: 2028 年的业绩考核目标)
+    labels = [fold(r.clauses[0]).strip() for r in rows if r.clauses]
+    return names_no_row(reading, source, row, labels)
 
 
 def is_member(row: Unit) -> bool:
@@ -790,6 +822,10 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     if len(named) >= 2 and row in named:
         return named
     question = reading.question
+    if not named and asks_the_table(reading, source, row):
+        # what the caption says every row is (业绩考核目标): every row, the table whole
+        own = [r for r in table_rows(source, row) if is_member(r)]
+        return [*own, *(r for r in split_parts(reading, source, row) if is_member(r))] or [row]
     if not (question.extreme or question.each) or named:
         return [row]
     rows = [r for r in table_rows(source, row) if is_member(r)]

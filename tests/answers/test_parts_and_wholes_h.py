@@ -102,3 +102,49 @@ def test_a_share_of_a_whole_no_text_states_is_not_a_per_share_amount():
     )
     first = answer("汀蓝软件的现金分红占净利润比例？", [stated])[0]
     assert "31.25%" in first, first
+
+
+# -- what the caption says every row is -------------------------------------------------------
+
+TARGETS = excerpt(
+    "汀蓝软件股份有限公司 2027 年限制性股票激励计划（草案）摘要",
+    "## 六、公司层面业绩考核要求\n\n"
+    "以 2026 年营业收入为基数，各年度业绩考核目标如下：\n\n"
+    "解除限售期 | 考核年度 | 营业收入增长率\n\n"
+    "第一个解除限售期 | 2027 年 | 不低于 25%\n\n"
+    "第二个解除限售期 | 2028 年 | 不低于 50%\n\n"
+    "第三个解除限售期 | 2029 年 | 不低于 80%\n\n",
+)
+
+
+def test_what_the_caption_says_every_row_is_asked_is_answered_by_every_row():
+    # 业绩考核目标 is what the lead-in says all the rows are: the table whole, not its first row
+    first = answer("汀蓝软件的业绩考核目标是什么？", [TARGETS])[0]
+    head = first.split("**依据**")[0]
+    assert all(t in head for t in ("不低于 25%", "不低于 50%", "不低于 80%")), first
+    # a row named by its year or its label is that row alone
+    head = answer("汀蓝软件2028年的业绩考核目标是什么？", [TARGETS])[0].split("**依据**")[0]
+    assert "不低于 50%" in head and "不低于 25%" not in head, head
+    first = answer("汀蓝软件第三个解除限售期的营业收入增长率目标？", [TARGETS])[0]
+    assert "不低于 80%" in first.split("**依据**")[0], first
+
+
+GRANTEES = excerpt(
+    "汀蓝软件股份有限公司 2027 年限制性股票激励计划（草案）摘要",
+    "## 三、激励对象的分配\n\n"
+    "姓名 | 职务 | 获授的限制性股票数量（万股） | 占授予总数的比例\n\n"
+    "钟予宁 | 董事、总经理 | 36.00 | 7.20%\n\n"
+    "陆青禾 | 副总经理、财务总监 | 22.00 | 4.40%\n\n"
+    "核心骨干（140 人） | — | 362.00 | 72.40%\n\n"
+    "合计 | — | 500.00 | 100.00%\n\n",
+)
+
+
+def test_a_row_the_conversation_is_on_is_named_by_a_pronoun():
+    # 她 is whom the question before asked for (财务总监): her row, not the table's total
+    history = [{"question": "汀蓝软件财务总监是谁？"}]
+    first = answer("她获授多少万股？", [GRANTEES], history=history)[0]
+    assert "22.00" in first.split("**依据**")[0] and "500.00" not in first, first
+    # asked of no one, the grant is the whole's
+    first = answer("汀蓝软件获授的限制性股票数量是多少万股？", [GRANTEES])[0]
+    assert "500.00" in first.split("**依据**")[0] and "36.00" not in first, first
