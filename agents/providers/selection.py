@@ -833,6 +833,10 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     if question.each and any(states(p, label) for p in reading.phrases):
         return [row]  # its label is asked: each of its columns (本期和上年同期分别多少)
     if question.each:
+        # (every row of a table split over two excerpts, in the table's order: the part
+        # that borrowed its header comes after the one that holds it)
+        parts = [r for r in split_parts(reading, source, row) if is_member(r)]
+        rows = [*parts, *rows] if row.header_from else [*rows, *parts]
         return rows or [row]
     # (a table split over two excerpts ranks its rows in both: the rows of its other part,
     # under the same header in a retrieved excerpt of the document)

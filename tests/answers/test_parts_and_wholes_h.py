@@ -148,3 +148,12 @@ def test_a_row_the_conversation_is_on_is_named_by_a_pronoun():
     # asked of no one, the grant is the whole's
     first = answer("汀蓝软件获授的限制性股票数量是多少万股？", [GRANTEES])[0]
     assert "500.00" in first.split("**依据**")[0] and "36.00" not in first, first
+
+
+def test_every_part_asked_of_a_table_split_over_two_excerpts_is_every_row_of_both():
+    # the total's excerpt borrowed the header of the one holding the parts: 各分部 asks the
+    # parts' rows, wherever the answer started
+    total = excerpt(GROUP, "合计 | 113,005.21 | 7,909.02 | 961,133.01\n\n## 四、投资收益\n\n")
+    first = answer("青岑保险各分部营业收入分别是多少？", [total, SEGMENTS])[0]
+    head = first.split("**依据**")[0]
+    assert "82,410.55" in head and "31,206.74" in head, first
