@@ -648,19 +648,22 @@ def is_whole(row: Unit) -> bool:
 
 
 def a_part_for_the_whole(reading: Reading, source: Source, row: Unit) -> bool:
-    """Whether ``row`` is one part of a table whose rows are parts of a whole — it has a
-    total row, a consolidated row or a row reconciling the parts to the total (抵销及其他),
-    retrieved here or in its split part — while the question names no row of it: what is
-    asked of no part is asked of the whole (营业收入 of the group, not of 寿险), answered by
-    the whole's row or not at all. A question asking for each part, the largest or a ranked
-    one (各分部, 最高, 第一大) still reads the parts."""
+    """Whether ``row`` is one of several parts of a table (its segments, regions, holders:
+    the table's rows but its total, consolidated or reconciling ones, 抵销及其他 — retrieved
+    here or in its split part) while the question names no row of it: what is asked of no
+    part is asked of the whole (营业收入 of the group, not of 寿险; 持股比例 of the bank, not
+    of its first holder), answered by the whole's row (合计, 集团合并) or not at all. A
+    question asking for each part, the largest or a ranked one (各分部, 最高, 第一大), which
+    ones or who, or what the table's caption says all its rows are, still reads the rows."""
     question = reading.question
     if is_whole(row) or question.each or question.extreme or question.ordinal:
         return False
+    if question.which or question.enumerates or question.counts or question.who_or_which:
+        return False  # (which ones, how many, who: the rows are what is asked for)
+    if asks_the_table(reading, source, row):
+        return False  # (the table whole: every row answers)
     rows = [*table_rows(source, row), *split_parts(reading, source, row)]
     labels = [fold(r.clauses[0]).strip() for r in rows if r.clauses]
-    if not any(is_whole(r) for r in rows) and not any(map(_RECONCILING.match, labels)):
-        return False  # (nothing says the rows add up to a whole: years, classes, steps)
     if len(rows) - sum(1 for r in rows if not is_member(r)) < 2:
         return False  # (one part alone is the table's only thing)
     return names_no_row(reading, source, row, labels)
@@ -673,6 +676,10 @@ def names_no_row(reading: Reading, source: Source, row: Unit, labels: list[str])
     (产险板块 for 财产险), the row that answered it."""
     if labels_named(labels, fold(reading.question.text)) or _named_by_its_cells(reading, row):
         return False
+    if reading.resolved_from and labels_named(labels, fold(reading.resolved_from)):
+        return False  # (the question before named it: 同比呢？ after 营业收入…)
+    if any(y in fold(" ".join(row.clauses)) for y in reading.question.years):
+        return False  # (a year a row's cell writes names that row: 2028 年的业绩考核目标)
     # (a thing the conversation carries — whom 她 of 她获授多少万股 is, 财务总监 — that the
     # row's own cells state names the row)
     items = [item for cell in row.clauses[1:] for item in _ITEM_SEPARATORS.split(fold(cell))]
@@ -680,7 +687,8 @@ def names_no_row(reading: Reading, source: Source, row: Unit, labels: list[str])
     if any(_names_item(t, item) for t in carried for item in items):
         return False
     said = fold(f"{row.heading}\n{table_caption(source, row)}\n{source.title}")
-    return all(all(stated_characters(p, said)) for p in reading.phrases)
+    asked = (*reading.phrases, *(fold(t) for t in reading.of))
+    return all(all(stated_characters(p, said)) for p in asked)
 
 
 def asks_the_table(reading: Reading, source: Source, row: Unit) -> bool:

@@ -157,3 +157,22 @@ def test_every_part_asked_of_a_table_split_over_two_excerpts_is_every_row_of_bot
     first = answer("青岑保险各分部营业收入分别是多少？", [total, SEGMENTS])[0]
     head = first.split("**依据**")[0]
     assert "82,410.55" in head and "31,206.74" in head, first
+
+
+HOLDERS = excerpt(
+    "汀澜银行股份有限公司 2026 年半年度报告摘要",
+    "## 四、股东情况\n\n前十名股东持股情况\n\n"
+    "股东名称 | 股东性质 | 持股比例(%) | 持股总数\n\n"
+    "汀澜市财政局 | 国家 | 11.36 | 668,400,000\n\n"
+    "汀澜港务集团有限公司 | 国有法人 | 8.02 | 471,900,000\n\n",
+)
+
+
+def test_one_of_several_parts_never_answers_for_the_whole_though_no_total_is_printed():
+    # 持股比例 asked of the bank names no holder: the first holder's row is one part of it
+    assert not_found(answer("汀澜银行持股比例是多少？", [HOLDERS]))
+    # a holder named, or ranked, is its own row
+    first = answer("汀澜港务集团持股比例多少？", [HOLDERS])[0]
+    assert "8.02" in first.split("**依据**")[0], first
+    first = answer("汀澜银行第一大股东持股比例多少？", [HOLDERS])[0]
+    assert "11.36" in first.split("**依据**")[0], first
