@@ -23,6 +23,7 @@ from agents.providers.grammar import (
     RISE,
     RISE_COLLOQUIAL,
     SEGMENT_HEADS,
+    SHARE_WORDS,
     SPREAD_CHANGE,
     UNSIGNED_CHANGE,
     words,
@@ -1370,6 +1371,17 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         figures = quantities_in(without_markers(unit.text))
         if figures and all(f.unit.startswith(("%", "％", "个百分点")) for f in figures):
             return False  # 光伏逆变器收入多少 is an amount: 毛利率 28.6% is not it
+    if question.asks_figure and unit.kind in ("sentence", "clause") and _share_asked(reading):
+        # a share asked (解除限售比例是多少) is a share: a sentence whose figures are amounts
+        # (摊销的总费用约为 9,568.40 万元…按解除限售比例分期确认) does not state it, unless
+        # the share's own name is printed before its figure (每股分配比例：每股现金红利 0.35 元)
+        figures = quantities_in(without_markers(unit.text))
+        if (
+            figures
+            and not any(f.unit.startswith(("%", "％", "‰")) for f in figures)
+            and not any(_labels_figure(p, fold(unit.text)) for p in reading.phrases)
+        ):
+            return False
     if question.unit and unit.kind in ("sentence", "clause"):
         # the unit asked (多少股) is the answer's: 58,000.00 万元 does not answer it
         units = {in_base_unit(f.value, f.unit)[1] for f in quantities_in(unit.text)}
@@ -1412,6 +1424,18 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
     if question.which and unit.kind != "list" and not enumerates(unit.text) and not ranked:
         return False
     return unit.kind != "row" or row_answers(reading, unit, labels, title)
+
+
+def _labels_figure(term: str, text: str) -> bool:
+    """Whether ``term`` names a figure of ``text``: written right before it, or as the
+    label of a line (每股分配比例：A 股每股现金红利 0.35 元)."""
+    return names_figure(term, text) or bool(re.search(rf"{re.escape(term)}\s*[：:]", text))
+
+
+def _share_asked(reading: Reading) -> bool:
+    """Whether the question asks a share by its word (比例, 比重, 占比) — not a fund's
+    份额, a count of units."""
+    return any(w in fold(reading.question.text) for w in SHARE_WORDS)
 
 
 def _writes_unit(unit: str, text: str) -> bool:

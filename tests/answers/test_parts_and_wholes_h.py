@@ -176,3 +176,19 @@ def test_one_of_several_parts_never_answers_for_the_whole_though_no_total_is_pri
     assert "8.02" in first.split("**依据**")[0], first
     first = answer("汀澜银行第一大股东持股比例多少？", [HOLDERS])[0]
     assert "11.36" in first.split("**依据**")[0], first
+
+
+COST = excerpt(
+    "汀蓝软件股份有限公司 2027 年限制性股票激励计划（草案）摘要",
+    "## 八、会计处理\n\n经测算，首次授予的 420.00 万股限制性股票需摊销的总费用约为 7,215.60 "
+    "万元，在限售期内按解除限售比例分期确认。",
+)
+
+
+def test_a_share_asked_is_not_answered_by_a_sentence_of_amounts_naming_it():
+    # 解除限售比例 is a share: the cost's 7,215.60 万元 is no share, however the sentence
+    # names the ratio it is spread by
+    assert not_found(answer("汀蓝软件解除限售比例是多少？", [COST]))
+    # a share's name labelling its line names the figure after it
+    first = answer("汀蓝软件每股分配比例是多少？", [PER_SHARE])[0]
+    assert "0.25 元" in first, first
