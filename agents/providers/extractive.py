@@ -52,6 +52,7 @@ from agents.providers.reading import (
 from agents.providers.selection import (
     answering_rows,
     asked_apart,
+    asks_the_table,
     best_units,
     best_units_each,
     carried_rows,
@@ -496,7 +497,9 @@ class ExtractiveProvider:
             # Rows named together (A和B的毛利率), the extreme row (最高), every row (各…).
             rows = answering_rows(reading, pick.source, pick.unit)
             if rows != [pick.unit]:
-                quoted = quote_rows(rows, asked)
+                # (the table whole asked, 业绩考核目标是什么: no one column's cell is the answer)
+                whole_table = asks_the_table(reading, pick.source, pick.unit)
+                quoted = quote_rows(rows, () if whole_table else asked)
             compared = rows_compared(reading, rows)
             owners = [row_owner(reading, r) or pick.source for r in rows]
             if any(owner is not pick.source for owner in owners):

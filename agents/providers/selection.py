@@ -23,6 +23,7 @@ from agents.providers.grammar import (
     RISE,
     RISE_COLLOQUIAL,
     SEGMENT_HEADS,
+    SHARE_WORDS,
     SPREAD_CHANGE,
     UNSIGNED_CHANGE,
     WRITES_DATE,
@@ -122,14 +123,33 @@ def states_question(
         return False
     # and the whole it is asked of, when the question names one (现金红利占净利润比例: a
     # share of 净利润, which 每股分配比例…0.35 元 does not state)
-    wholes = [m.group("whole") for m in map(_SHARE_OF_WHOLE.match, phrases) if m]
-    if wholes and not all(states(whole, said) for whole in wholes):
+    if not all(_of_the_whole_asked(whole, said) for whole in map(_share_whole, phrases) if whole):
         return False
     return reading.question.periods <= periods_in(said)
 
 
-# A share asked with its whole named after 占 (现金红利占净利润比例 → 净利润).
-_SHARE_OF_WHOLE = re.compile(r"^.{2,}?占(?P<whole>[^占]{2,}?)的?(?:占比|比例|比重)$")
+# (the whole a share is asked of, written after 占: 首次授予占总股本比例 → 总股本)
+_SHARE_WHOLE = re.compile(r"占(.{2,}?)的?(?:占比|比例|比重)$")
+# A share as a text writes it with its whole, figures allowed inside: 约占本激励计划草案公告
+# 时公司股本总额 25,000.00 万股的 2.00%, 占本激励计划拟授予总量的 86.67%.
+_WHOLE_OF_SHARE = re.compile(r"占([^，。；,;\n%％]{2,40}?)的?\s*[-+]?\d+(?:\.\d+)?\s*[%％]")
+
+
+def _share_whole(phrase: str) -> str:
+    match = _SHARE_WHOLE.search(phrase)
+    return match.group(1) if match else ""
+
+
+def _of_the_whole_asked(whole: str, said: str) -> bool:
+    """A share asked of a whole (占总股本比例) is answered by a share of that whole: where
+    ``said`` writes shares with their wholes (占…拟授予总量的 86.67%), one of them is of
+    the whole asked (股本总额 is 总股本); else the whole is stated at all (a column 占基金
+    资产净值比例（%）) — a share of another whole, or an amount per share (每股分配比例：
+    每股现金红利 0.35 元), is not the share asked."""
+    written = [m.group(1) for m in _WHOLE_OF_SHARE.finditer(said)]
+    if written:
+        return any(states(whole, w) for w in written)
+    return states(whole, said)
 
 
 def without_modified_terms(reading: Reading, said: str) -> str:
@@ -695,6 +715,82 @@ _RECONCILING = re.compile(r"^(?:分部间|内部)?(?:抵[销消]|调节)")
 _PART_ROW = re.compile(r"^其中\s*[:：]?")
 
 
+# A row that is the group's own figure, consolidated (集团合并, 合并口径, 本集团): the whole
+# its subsidiaries' rows are parts of, as a total row is.
+_CONSOLIDATED = re.compile(r"^(?:本?集团|本?公司)?合并(?:口径|报表|数)?$|^本?集团$|^本公司$")
+
+
+def is_whole(row: Unit) -> bool:
+    """A row that states the whole of what the table's rows are parts of: its total (合计)
+    or the group's consolidated figure (集团合并)."""
+    label = fold(row.clauses[0]).strip() if row.clauses else ""
+    return is_total(row) or bool(_CONSOLIDATED.match(label))
+
+
+def a_part_for_the_whole(reading: Reading, source: Source, row: Unit) -> bool:
+    """Whether ``row`` is one of several parts of a table (its segments, regions, holders:
+    the table's rows but its total, consolidated or reconciling ones, 抵销及其他 — retrieved
+    here or in its split part) while the question names no row of it: what is asked of no
+    part is asked of the whole (营业收入 of the group, not of 寿险; 持股比例 of the bank, not
+    of its first holder), answered by the whole's row (合计, 集团合并) or not at all. A
+    question asking for each part, the largest or a ranked one (各分部, 最高, 第一大), which
+    ones or who, or what the table's caption says all its rows are, still reads the rows."""
+    question = reading.question
+    if is_whole(row) or question.each or question.extreme or question.ordinal:
+        return False
+    if question.which or question.enumerates or question.counts or question.who_or_which:
+        return False  # (which ones, how many, who: the rows are what is asked for)
+    if asks_the_table(reading, source, row):
+        return False  # (the table whole: every row answers)
+    rows = [*table_rows(source, row), *split_parts(reading, source, row)]
+    labels = [fold(r.clauses[0]).strip() for r in rows if r.clauses]
+    if len(rows) - sum(1 for r in rows if not is_member(r)) < 2:
+        return False  # (one part alone is the table's only thing)
+    return names_no_row(reading, source, row, labels)
+
+
+def names_no_row(reading: Reading, source: Source, row: Unit, labels: list[str]) -> bool:
+    """Whether the question names no row of ``row``'s table (``labels``, its rows' labels):
+    none written, none its cells name, and no phrase says more than the table's columns,
+    caption and title do — a phrase saying more names a row in the question's own words
+    (产险板块 for 财产险), the row that answered it."""
+    if labels_named(labels, fold(reading.question.text)) or _named_by_its_cells(reading, row):
+        return False
+    if reading.resolved_from and labels_named(labels, fold(reading.resolved_from)):
+        return False  # (the question before named it: 同比呢？ after 营业收入…)
+    if any(y in fold(" ".join(row.clauses)) for y in reading.question.years):
+        return False  # (a year a row's cell writes names that row: 2028 年的业绩考核目标)
+    # (a thing the conversation carries — whom 她 of 她获授多少万股 is, 财务总监 — that the
+    # row's own cells state names the row)
+    items = [item for cell in row.clauses[1:] for item in _ITEM_SEPARATORS.split(fold(cell))]
+    carried = [fold(t) for t in reading.topic if not any(fold(t) in p for p in reading.phrases)]
+    if any(_names_item(t, item) for t in carried for item in items):
+        return False
+    said = fold(f"{row.heading}\n{table_caption(source, row)}\n{source.title}")
+    asked = (*reading.phrases, *(fold(t) for t in reading.of))
+    return all(all(stated_characters(p, said)) for p in asked)
+
+
+def asks_the_table(reading: Reading, source: Source, row: Unit) -> bool:
+    """Whether the question asks for what the table is as a whole: it names no row, and
+    what it asks is what the caption leading the table in says all its rows are (各年度业绩
+    考核目标如下 over a row per year: 业绩考核目标是什么), not any one column's figure."""
+    question = reading.question
+    if not reading.phrases or question.extreme or question.ordinal:
+        return False
+    caption = fold(table_caption(source, row))
+    cells = [fold(c) for c in header_cells(row.heading)]
+    if not all(
+        states(p, caption) and not any(states(p, c) for c in cells) for p in reading.phrases
+    ):
+        return False
+    rows = [*table_rows(source, row), *split_parts(reading, source, row)]
+    if any(y in fold(" ".join(r.clauses[1:])) for y in question.years for r in rows):
+        return False  # (a year a row's cell writes names that row: 2028 年的业绩考核目标)
+    labels = [fold(r.clauses[0]).strip() for r in rows if r.clauses]
+    return names_no_row(reading, source, row, labels)
+
+
 def is_member(row: Unit) -> bool:
     """A row that is one of the things the table lists — not its total, nor the row that
     reconciles them to it: 哪几个分部 lists 寿险, 财产险, 资管, not 抵销及其他."""
@@ -827,6 +923,10 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     if len(named) >= 2 and row in named:
         return named
     question = reading.question
+    if not named and asks_the_table(reading, source, row):
+        # what the caption says every row is (业绩考核目标): every row, the table whole
+        own = [r for r in table_rows(source, row) if is_member(r)]
+        return [*own, *(r for r in split_parts(reading, source, row) if is_member(r))] or [row]
     if not (question.extreme or question.each) or named:
         return [row]
     rows = [r for r in table_rows(source, row) if is_member(r)]
@@ -839,6 +939,10 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     others = [r for r in split_parts(reading, source, row) if is_member(r)]
     rows = [*others, *rows] if row.header_from else [*rows, *others]
     if question.each:
+        # (every row of a table split over two excerpts, in the table's order: the part
+        # that borrowed its header comes after the one that holds it)
+        parts = [r for r in split_parts(reading, source, row) if is_member(r)]
+        rows = [*parts, *rows] if row.header_from else [*rows, *parts]
         return rows or [row]
     column = row_cell(row, reading.phrases)
     # (the things ranked, when a phrase no header cell speaks to names them — 高管 of
@@ -941,6 +1045,18 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     # 苏明蕙获授数量占…比例 — names the row and the figure the share column takes of its
     # whole: that column answers, the part's own column states the rest)
     asked = [q for q in asked if not _share_of_its_own_figure(reading, q, label, cells)]
+    # (a phrase led by the label column's header — 分部营业收入 of 各分部营业收入, over 分部 |
+    # 营业收入 — names the rows by what they are, and asks the column after it)
+    kind = fold(header[0]).strip()
+    asked = [
+        q[len(kind) :]
+        if len(kind) >= 2
+        and q.startswith(kind)
+        and len(q) - len(kind) >= 2
+        and not any(q in c for c in cells)
+        else q
+        for q in asked
+    ]
     # what any header cell states of each phrase, read once (a table may be 500 wide)
     touched = {p: _touched(p, cells) for p in asked}
 
@@ -1383,6 +1499,17 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         figures = quantities_in(without_markers(unit.text))
         if figures and all(f.unit.startswith(("%", "％", "个百分点")) for f in figures):
             return False  # 光伏逆变器收入多少 is an amount: 毛利率 28.6% is not it
+    if question.asks_figure and unit.kind in ("sentence", "clause") and _share_asked(reading):
+        # a share asked (解除限售比例是多少) is a share: a sentence whose figures are amounts
+        # (摊销的总费用约为 9,568.40 万元…按解除限售比例分期确认) does not state it, unless
+        # the share's own name is printed before its figure (每股分配比例：每股现金红利 0.35 元)
+        figures = quantities_in(without_markers(unit.text))
+        if (
+            figures
+            and not any(f.unit.startswith(("%", "％", "‰")) for f in figures)
+            and not any(_labels_figure(p, fold(unit.text)) for p in reading.phrases)
+        ):
+            return False
     if question.unit and unit.kind in ("sentence", "clause"):
         # the unit asked (多少股) is the answer's: 58,000.00 万元 does not answer it
         units = {in_base_unit(f.value, f.unit)[1] for f in quantities_in(unit.text)}
@@ -1429,6 +1556,18 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
     if question.which and unit.kind != "list" and not enumerates(unit.text) and not ranked:
         return False
     return unit.kind != "row" or row_answers(reading, unit, labels, title)
+
+
+def _labels_figure(term: str, text: str) -> bool:
+    """Whether ``term`` names a figure of ``text``: written right before it, or as the
+    label of a line (每股分配比例：A 股每股现金红利 0.35 元)."""
+    return names_figure(term, text) or bool(re.search(rf"{re.escape(term)}\s*[：:]", text))
+
+
+def _share_asked(reading: Reading) -> bool:
+    """Whether the question asks a share by its word (比例, 比重, 占比) — not a fund's
+    份额, a count of units."""
+    return any(w in fold(reading.question.text) for w in SHARE_WORDS)
 
 
 def _writes_unit(unit: str, text: str) -> bool:
@@ -1516,6 +1655,8 @@ def best_units(reading: Reading) -> list[Pick]:
             title = without_headline(source.title)
             if not answers_form(reading, unit, f"{labels}\n{framing}\n{source.title}", title):
                 continue
+            if unit.kind == "row" and a_part_for_the_whole(reading, source, unit):
+                continue  # 营业收入 of the group: not 寿险's row
             score = unit_score(unit, reading, source)
             if score > 0:
                 score += 1.0 if is_named_report(reading.question, source) else 0.0
