@@ -534,6 +534,8 @@ def heading_asked(reading: Reading, unit: Unit) -> bool:
     原因是什么). A heading names its section, so the section, the whole list, is asked, as
     哪些 would ask it."""
     question = reading.question
+    if not unit.clauses:
+        return False  # a lead-in with no items of its own (…目标如下：): a table follows it
     if question.asks_figure or question.quantitative or question.ordinal:
         return False
     if question.who_or_which or question.compares or question.extreme:
