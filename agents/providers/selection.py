@@ -264,6 +264,11 @@ def foreign_modifier(reading: Reading, phrase: str, said: str) -> bool:
             )
             if at == 0 and (run not in written or phrase[: end + 1] in written):
                 return True
+            # (one at its start that the documents write as the qualifier of figures of its
+            # own names that part — 非车险 of 非车险保费收入 —, which a unit not stating it,
+            # the whole's 综合成本率, does not answer)
+            if at == 0 and re.search(re.escape(run) + r"[\u4e00-\u9fff]{2,}\s*[\d|:：]", written):
+                return True
             # the word the question writes — the run after the stated piece it qualifies —
             # is one the documents write elsewhere
             start = at
@@ -300,6 +305,19 @@ def sibling_named(phrase: str, said: str, heading: str, labels: str = "") -> boo
     mask = stated_characters(phrase, said)
     for at, end in unstated_runs(mask):
         run, after = phrase[at:end], phrase[end : end + 1]
+        # (a one-character qualifier at the start too, before a word of two characters or
+        # more that the heading writes after another qualifier: 寿险业务… under （二）财产险
+        # 业务 — 财产险 and 寿险 are the segments told apart)
+        stop = end
+        while stop < len(phrase) and mask[stop] and is_han(phrase[stop]):
+            stop += 1
+        written = next((k for k in range(stop, end + 1, -1) if phrase[end:k] in heading), 0)
+        if at == 0 and end == 1 and is_han(run) and written:
+            piece = re.escape(phrase[end:written])
+            if any(
+                m.group(1) != run for m in re.finditer(rf"([\u4e00-\u9fff]{{1,2}}){piece}", heading)
+            ):
+                return True
         if end - at >= 2 and all(map(is_han, run)):
             han = f"[\u4e00-\u9fff]{{{len(run) - 1}}}"
             same_head = f"{han}{re.escape(run[-1])}"
@@ -1288,23 +1306,31 @@ def _change_of_a_whole(reading: Reading, unit: Unit, context: str) -> bool:
     if not things or not changes:
         return False
     full = [stated_characters(p, f"{text}\n{context}") for p in things]
+    befores, owns = [], []
     for change in changes:
         end = _CLAUSE_END.search(text, change.end)
+        stop = end.start() if end else len(text)
+        befores.append(f"{text[:stop]}\n{context}")
         # (nor of a thing whose qualifier its subject's clause does not name: 个人贷款
         # 1,218.56 亿元…；普惠型小微企业贷款余额 512.40 亿元，较上年末增长 14.2% — a clause
         # opening with its predicate, 较上年末增长, goes on the clause before it; a part
         # named there, 其中海外订单, takes its head from the whole before it)
-        stop = end.start() if end else len(text)
-        before = f"{text[:stop]}\n{context}"
         start = min(_subject_clause_start(text, change.start), _level_start(text, change))
-        own = f"{text[start:stop]}\n{context}"
-        if all(
+        owns.append(f"{text[start:stop]}\n{context}")
+    if not any(
+        all(
             all(b or not f for b, f in zip(stated_characters(p, before), whole, strict=True))
-            and (not whole[0] or leading_unstated(p, own) == 0)
             for p, whole in zip(things, full, strict=True)
-        ):
-            return False
-    return True
+        )
+        for before in befores
+    ):
+        return True
+    # (each thing asked, its own change: 营收增速和净利润增速 over 营业收入…同比增长 9.30%；
+    # 归属于上市公司股东的净利润…同比下降 4.2%)
+    return not all(
+        not whole[0] or any(leading_unstated(p, own) == 0 for own in owns)
+        for p, whole in zip(things, full, strict=True)
+    )
 
 
 def _subject_clause_start(text: str, at: int) -> int:
