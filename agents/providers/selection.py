@@ -305,14 +305,15 @@ def sibling_named(phrase: str, said: str, heading: str, labels: str = "") -> boo
     mask = stated_characters(phrase, said)
     for at, end in unstated_runs(mask):
         run, after = phrase[at:end], phrase[end : end + 1]
-        # (a one-character qualifier at the start too, before a word of two characters or
-        # more that the heading writes after another qualifier: 寿险业务… under （二）财产险
-        # 业务 — 财产险 and 寿险 are the segments told apart)
+        # (a one-character qualifier at the start too, of a segment — a word the heading
+        # writes ending with a segment's head — named after another qualifier there: 寿险
+        # 业务… under （二）财产险业务 — 财产险 and 寿险 are the segments told apart)
         stop = end
         while stop < len(phrase) and mask[stop] and is_han(phrase[stop]):
             stop += 1
         written = next((k for k in range(stop, end + 1, -1) if phrase[end:k] in heading), 0)
-        if at == 0 and end == 1 and is_han(run) and written:
+        segment = written and re.search(f"(?:{SEGMENT_HEADS})$", phrase[end:written])
+        if at == 0 and end == 1 and is_han(run) and segment:
             piece = re.escape(phrase[end:written])
             if any(
                 m.group(1) != run for m in re.finditer(rf"([\u4e00-\u9fff]{{1,2}}){piece}", heading)
