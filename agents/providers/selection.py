@@ -114,6 +114,10 @@ def states_question(
         for p in phrases
     ):
         return False
+    if labels and not all(
+        _one_label_states(p, fold(text), fold(context), labels, phrases) for p in phrases
+    ):
+        return False
     # the part a share is asked of (海外收入占比) is stated as the part, not as the whole
     # another share is taken of (研发费用…占营业收入的 8.13% has no 海外收入)
     asked = fold(reading.question.text)
@@ -150,6 +154,24 @@ def _of_the_whole_asked(whole: str, said: str) -> bool:
     if written:
         return any(states(whole, w) for w in written)
     return states(whole, said)
+
+
+def _one_label_states(
+    phrase: str, text: str, context: str, labels: str, asked: tuple[str, ...] = ()
+) -> bool:
+    """A phrase is stated within one row's label: by the row ``text`` with its header and
+    caption (``context``), or by one other row's label with them (汽车电子和消费电子的
+    毛利率: each names its own row) — never by pieces of two rows (每股净资产 is neither
+    基本每股收益's 每股 nor 加权平均净资产收益率's 净资产)."""
+    others = {line for line in fold(labels).split("\n") if line.strip()}
+    around = "\n".join(line for line in context.split("\n") if line not in others)
+    if states(phrase, f"{text}\n{around}"):
+        return True
+    return any(
+        states(phrase, f"{around}\n{line}") and not _modifies(phrase, line, asked)
+        for line in others
+        if set(line) & set(phrase)
+    )
 
 
 def without_modified_terms(reading: Reading, said: str) -> str:
@@ -264,6 +286,11 @@ def foreign_modifier(reading: Reading, phrase: str, said: str) -> bool:
             )
             if at == 0 and (run not in written or phrase[: end + 1] in written):
                 return True
+            # (one at its start that the documents write as the qualifier of figures of its
+            # own names that part — 非车险 of 非车险保费收入 —, which a unit not stating it,
+            # the whole's 综合成本率, does not answer)
+            if at == 0 and re.search(re.escape(run) + r"[\u4e00-\u9fff]{2,}\s*[\d|:：]", written):
+                return True
             # the word the question writes — the run after the stated piece it qualifies —
             # is one the documents write elsewhere
             start = at
@@ -300,6 +327,20 @@ def sibling_named(phrase: str, said: str, heading: str, labels: str = "") -> boo
     mask = stated_characters(phrase, said)
     for at, end in unstated_runs(mask):
         run, after = phrase[at:end], phrase[end : end + 1]
+        # (a one-character qualifier at the start too, of a segment — a word the heading
+        # writes ending with a segment's head — named after another qualifier there: 寿险
+        # 业务… under （二）财产险业务 — 财产险 and 寿险 are the segments told apart)
+        stop = end
+        while stop < len(phrase) and mask[stop] and is_han(phrase[stop]):
+            stop += 1
+        written = next((k for k in range(stop, end + 1, -1) if phrase[end:k] in heading), 0)
+        segment = written and re.search(f"(?:{SEGMENT_HEADS})$", phrase[end:written])
+        if at == 0 and end == 1 and is_han(run) and segment:
+            piece = re.escape(phrase[end:written])
+            if any(
+                m.group(1) != run for m in re.finditer(rf"([\u4e00-\u9fff]{{1,2}}){piece}", heading)
+            ):
+                return True
         if end - at >= 2 and all(map(is_han, run)):
             han = f"[\u4e00-\u9fff]{{{len(run) - 1}}}"
             same_head = f"{han}{re.escape(run[-1])}"
@@ -994,7 +1035,7 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
         for p in reading.phrases
     ):
         return False
-    if any(_modifies(p, label) for p in reading.phrases):
+    if any(_modifies(p, label, reading.phrases) for p in reading.phrases):
         return False
     # (a phrase that is another row's label whole, its unit in brackets aside, names that
     # row, not this one, unless the question names this row too: 预留部分的激励对象 is not
@@ -1026,7 +1067,10 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
         if _YEAR_CELL.fullmatch(cell.strip())
     ]
     label = "\n".join([label, *(fold(f"{header[i]} {row.clauses[i]}") for i in dated)])
-    cells = [fold(c) for i, c in enumerate(header[1 : len(row.clauses)], start=1) if i not in dated]
+    columns = [i for i in range(1, min(len(header), len(row.clauses))) if i not in dated]
+    cells = [fold(header[i]) for i in columns]
+    # (a cell stating no value, 不适用, gives no figure of its column's period)
+    valued = {fold(header[i]) for i in columns if row.clauses[i].strip() not in NO_VALUE}
     periods = reading.question.periods
     # (a top N the caption counts its rows by names the rows, not a column: 第二大股东持股
     # 比例 asks the column of 持股比例 of a row of 前 10 名股东; so does a phrase the label
@@ -1072,6 +1116,9 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
             and not (periods & PARTS and _YEAR_ALONE.fullmatch(cell.strip()))
             # (the quarter alone asked — 单季 — is its own column's, not the title's)
             and (not asks_quarter_alone(reading.question) or states_quarter_alone(cell))
+            # (a column naming a report period of its own is that period's, whatever the
+            # title names: 年初至报告期末 of a third-quarter report does not answer 第三季度)
+            and not (periods & PARTS and periods_in(cell) & PARTS - periods)
         )
 
     # Two clauses each asking a figure of one row (赤霞新材市值是多少，占净值比例多少): the
@@ -1079,6 +1126,7 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     return all(
         any(
             of_the_period(c)
+            and (c in valued or not reading.question.asks_figure)
             and all(_one_cell_states(p, label, c, touched[p], labels) for p in group)
             for c in cells
         )
@@ -1204,17 +1252,22 @@ def _touched(phrase: str, cells: list[str]) -> list[bool]:
     return touched
 
 
-def _modifies(phrase: str, label: str) -> bool:
+def _modifies(phrase: str, label: str, asked: tuple[str, ...] = ()) -> bool:
     """Whether a row ``label`` writes ``phrase`` as the modifier of a head of its own — three
     characters or more after it, a unit in brackets aside (员工 in 员工持股计划, 营业收入 in
     营业收入增长率): the row is that other thing's. An organization's legal form and generic
-    tail are no head of their own: 泊川控股 names 泊川控股集团有限公司, the holder."""
+    tail are no head of their own: 泊川控股 names 泊川控股集团有限公司, the holder; nor is
+    another phrase ``asked`` (归属于上市公司股东的所有者权益 asks the row writing it whole,
+    its head 所有者权益 read as a phrase of its own)."""
     label = _GENERIC_TAIL.sub("", short_name(label))
-    at = label.find(phrase)
-    if at < 0:
+    # (so does a label writing the phrase's head alone — its last word, two characters or
+    # more — as a modifier: 净资产 of 每股净资产 in 加权平均净资产收益率)
+    head = next((phrase[k:] for k in range(len(phrase) - 1) if phrase[k:] in label), "")
+    at = label.find(head)
+    if not head or at < 0:
         return False
-    rest = re.sub(r"[（(][^）)]*[）)]|[\s\d%％]", "", label[at + len(phrase) :])
-    return len(rest) >= 3
+    rest = re.sub(r"[（(][^）)]*[）)]|[\s\d%％]", "", label[at + len(head) :])
+    return len(rest) >= 3 and not any(q != phrase and q in rest for q in asked)
 
 
 def _one_cell_states(
@@ -1410,15 +1463,64 @@ def _change_of_a_whole(reading: Reading, unit: Unit, context: str) -> bool:
     if not things or not changes:
         return False
     full = [stated_characters(p, f"{text}\n{context}") for p in things]
+    befores, owns = [], []
     for change in changes:
         end = _CLAUSE_END.search(text, change.end)
-        before = f"{text[: end.start() if end else len(text)]}\n{context}"
-        if all(
+        stop = end.start() if end else len(text)
+        befores.append(f"{text[:stop]}\n{context}")
+        # (nor of a thing whose qualifier its subject's clause does not name: 个人贷款
+        # 1,218.56 亿元…；普惠型小微企业贷款余额 512.40 亿元，较上年末增长 14.2% — a clause
+        # opening with its predicate, 较上年末增长, goes on the clause before it; a part
+        # named there, 其中海外订单, takes its head from the whole before it)
+        start = min(_subject_clause_start(text, change.start), _level_start(text, change))
+        owns.append(f"{text[start:stop]}\n{context}")
+    if not any(
+        all(
             all(b or not f for b, f in zip(stated_characters(p, before), whole, strict=True))
             for p, whole in zip(things, full, strict=True)
-        ):
-            return False
-    return True
+        )
+        for before in befores
+    ):
+        return True
+    # (each thing asked, its own change: 营收增速和净利润增速 over 营业收入…同比增长 9.30%；
+    # 归属于上市公司股东的净利润…同比下降 4.2%)
+    return not all(
+        not whole[0] or any(leading_unstated(p, own) == 0 for own in owns)
+        for p, whole in zip(things, full, strict=True)
+    )
+
+
+def _subject_clause_start(text: str, at: int) -> int:
+    """Where the clause naming the subject of the figure at ``at`` starts: its own clause,
+    or, while a clause opens with its predicate (较上年末增长, 同比下降, 占…的, 为), the
+    clause before it."""
+    starts = [0, *(m.end() for m in _CLAUSE_BREAK.finditer(text, 0, at))]
+    k = len(starts) - 1
+    while k > 0 and _PREDICATE_FIRST.match(text, starts[k]):
+        k -= 1
+    return starts[k]
+
+
+def _level_start(text: str, change: Figure) -> int:
+    """Where the naming of the thing whose level the figure before ``change`` is starts:
+    right after the figure before that level (…票据贴现 227.78 亿元；普惠型小微企业贷款余额
+    512.40 亿元，较上年末增长 14.2%), or the text's start when no level comes before."""
+    figures = [f for f in quantities_in(text) if f.end <= change.start]
+    levels = [i for i, f in enumerate(figures) if not _is_change(text, f)]
+    if not levels or levels[-1] == 0:
+        return 0
+    return figures[levels[-1] - 1].end
+
+
+# Where a clause ends (not a thousands separator: 3,864.27).
+_CLAUSE_BREAK = re.compile(r"[，；;。]|,(?!\d)")
+# A clause opening with its predicate — a change, a comparison, a share or a copula — whose
+# subject is the clause's before it.
+_PREDICATE_FIRST = re.compile(
+    r"\s*(?:并|且|但|而|也|亦|均)?\s*(?:"
+    + words(ON_EARLIER, RISE, FALL, UNSIGNED_CHANGE, SPREAD_CHANGE, RATE_OF_CHANGE)
+    + r"|较|比|与上|占|为|达到?)"
+)
 
 
 # A share's figure ending the clause before a change (占营业收入的 39.9%，较上年同期提升 …),
@@ -1490,6 +1592,12 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         return False  # 去年同期 asks that period's figure: 同比增长 15.64% is a change on it
     if unit.kind in ("sentence", "clause") and _of_the_year_before(reading, unit):
         return False  # 2026 年营收 asked: 上年同期为 268,415.77 万元 is the year before's
+    if (
+        question.asks_figure
+        and unit.kind in ("sentence", "clause")
+        and _only_a_basis(reading, unit)
+    ):
+        return False  # 总股本多少: 以总股本为基数，每 10 股派发… gives no figure of it
     if unit.kind in ("sentence", "clause") and _changes_only(reading, unit):
         return False  # a level asked: 提升约 2.3 个百分点 is its change
     context = f"{unit.heading}\n{title}"  # (the title without a note's headline)
@@ -1572,6 +1680,41 @@ def _share_asked(reading: Reading) -> bool:
     return any(w in fold(reading.question.text) for w in SHARE_WORDS)
 
 
+def _only_a_basis(reading: Reading, unit: Unit) -> bool:
+    """Whether a phrase asked is written only as the object of a preposition of basis (以…为
+    基数, 按…计算) in a clause that writes no figure: the clause states a figure of something
+    else, measured on that thing (以总股本为基数，向全体股东每 10 股派发现金红利 3.50 元 gives
+    no 总股本) — a figure of the thing itself (以总股本 58,000 万股为基数) would be written
+    inside its frame."""
+    text = fold(unit.text)
+    for phrase in reading.phrases:
+        words = [w for w in {phrase, *LEXICON.get(phrase, ())} if w and w in text]
+        spots = [m for w in words for m in re.finditer(re.escape(w), text)]
+        if not spots:
+            continue
+        if all(_in_a_basis(text, m.start(), m.end()) for m in spots):
+            return True
+    return False
+
+
+def _in_a_basis(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` stands as the object of 以/按/依/根据/基于 … 为/计 with
+    no figure between the preposition and its closing verb."""
+    clause_start = max(text.rfind(c, 0, start) for c in "，,；;。：:\n") + 1
+    before = text[clause_start:start]
+    opened = _BASIS_OPEN.search(before)
+    if not opened:
+        return False
+    closed = _BASIS_CLOSE.match(text, end)
+    return bool(closed) and not re.search(r"\d", before[opened.start() :])
+
+
+# A preposition of basis opening its object (以, 按, 依据, 根据, 基于) and the verb closing
+# the frame right after it (为基数, 为准, 计算, 计).
+_BASIS_OPEN = re.compile(r"(?:以|按照?|依据|根据|基于)[^，,；;。\d]{0,6}$")
+_BASIS_CLOSE = re.compile(r"\s*(?:为(?:基数|基础|准|依据)|计算|计)")
+
+
 def _writes_unit(unit: str, text: str) -> bool:
     """Whether ``text`` writes ``unit`` as the unit of figures: in brackets, after a scale
     or not (产量（万吨）, 产能（万吨/年）), or on a 单位 line (单位：吨、%)."""
@@ -1625,6 +1768,13 @@ def best_units(reading: Reading) -> list[Pick]:
                 # the report period a sentence names is its own, whatever its title names:
                 # 第三季度 asked, a 三季报点评's 前三季度实现营收… states the year to date
                 continue
+            if (
+                unit.kind in ("sentence", "clause")
+                and reading.question.periods & PARTS
+                and of_another_period(reading, _clause_period(source, unit))
+            ):
+                # (…前三季度实现营业收入…；归母净利润 3.76 亿元: the sentence's period goes on)
+                continue
             holders = section_holders(source, leads.get(unit.heading, ""))
             if holders_apart(reading, holders) and not any(h in fold(unit.text) for h in holders):
                 # 澄远保险 asked: a sentence whose subject its section's first one names
@@ -1665,6 +1815,32 @@ def best_units(reading: Reading) -> list[Pick]:
                 picks.append(Pick(source, unit, score))
     picks.sort(key=lambda p: (-p.score, p.source.rank))
     return picks
+
+
+def _clause_period(source: Source, clause: Unit) -> str:
+    """The part of ``clause``'s sentence that names the report period it is of: itself, or
+    — naming none — the nearest part before it, joined to it by ；, that names one (前三季度
+    实现营业收入 35.29 亿元…；归母净利润 3.76 亿元… is the year to date's; …其中 Q3 单季实现
+    营收…；归母净利润 1.42 亿元 the quarter's). "" when none does."""
+    own = clause.clauses[0] if clause.clauses else clause.text
+    if periods_in(without_report_names(own)) & PARTS:
+        return ""  # (its own period, read as the unit's)
+    whole = next(
+        (u for u in source.units if u.kind in ("sentence", "list") and own in u.clauses[1:]),
+        None,
+    )
+    if whole is None:
+        return ""
+    content = fold(source.content)
+    parts = whole.clauses[: whole.clauses.index(own)]
+    for part in reversed(parts):
+        joined = fold(part).rstrip("；;")
+        numbered = marker(part) or marker(own)
+        if numbered or not re.search(re.escape(joined) + r"\s*[；;]", content):
+            return ""  # (items of a list, each its own, not parts of one sentence)
+        if periods_in(without_report_names(part)) & PARTS:
+            return without_report_names(part)
+    return ""
 
 
 def period_headings(source: Source) -> dict[int, str]:
