@@ -154,3 +154,29 @@ def coordinated_missing(reading: Reading) -> list[tuple[int, str]]:
                 out.append((at, name))
                 break
     return out
+
+
+def states_own_figure(text: str, measures: list[str], own: str, names: list[str]) -> bool:
+    """Whether ``text`` (a compared entity's line) states ``own``'s figure of the measure
+    asked: a clause that states every one of ``measures`` with a quantity after them, and
+    whose nearest compared name (``names``) before that quantity is ``own`` — or none, the
+    unit's own subject. 溪口银行's line is not 净息差 | 1.52% (no 拨备覆盖率), nor 汐川银行和
+    溪口银行…，汐川银行拨备覆盖率为 301.25% (汐川银行's figure, after 汐川银行's name)."""
+    own = fold(own)
+    folded = [fold(n) for n in names if fold(n) and fold(n) != own]
+    if not measures:
+        return True
+    for clause in _CLAUSE_END.split(fold(text)):
+        if not all(states(m, clause) for m in measures):
+            continue
+        parts = _COMMA.split(clause)
+        for i, part in enumerate(parts):
+            said = "，".join(parts[: i + 1])
+            if not all(states(m, said) for m in measures):
+                continue
+            for figure in quantities_in(part):
+                before = "，".join([*parts[:i], part[: figure.start]])
+                spots = [(before.rfind(n), n) for n in (own, *folded) if n in before]
+                if not spots or max(spots)[1] == own:
+                    return True
+    return False

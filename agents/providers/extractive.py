@@ -31,6 +31,7 @@ from agents.providers.comparison import (
     difference_line,
     phrases_compared,
     rows_compared,
+    states_own_figure,
 )
 from agents.providers.grammar import MENTIONING, PRONOUNS
 from agents.providers.quoting import clause_with, picked_item, quote_rows, quote_unit, unit_stating
@@ -60,6 +61,8 @@ from agents.providers.selection import (
     dates_line,
     handle_answers,
     is_about,
+    named_otherwise,
+    quantities_in,
     relevant_figures,
     row_owner,
     section_about,
@@ -74,7 +77,7 @@ from agents.providers.sources import (
     read_sources,
     source_names,
 )
-from agents.providers.structure import Unit
+from agents.providers.structure import Unit, row_cell
 from knowledge.figures import Figure, figures_in
 
 NOT_FOUND = "未在可用的知识版本中找到与问题相关的内容，无法给出有出处的回答。"
@@ -321,6 +324,8 @@ class ExtractiveProvider:
         apart = [fold(a[0]) for a in reading.apart if len(a) > 1]
         about = []
         for source in sources:
+            if named_otherwise(reading.question.text, source, reading.entity_terms):
+                continue  # (海岚冷链 is not 岩岚冷链物流's name)
             if is_about(source, reading.entity_terms):
                 about.append(source)
             elif any(name in fold(source.content) for name in apart):
@@ -429,12 +434,13 @@ class ExtractiveProvider:
                 stated = figures_in(handle.get("display") or "")
                 if stated:
                     values.append((source.name, stated[0]))
-            elif picks:
+            elif picks and self._states_own(picks[0].unit, reading, term, groups):
                 lines.append(
                     f"- {picks[0].source.name}：{quote_unit(picks[0].unit, reading.phrases)} "
                     f"{cite_marker(picks[0].source)}"
                 )
             else:
+                # (a unit not stating this entity's figure of the measure is no line for it)
                 lines.append(f"- {sources[0].name}：检索到的摘录没有写明。")
                 continue
             self._cited.setdefault("direct", []).append(
@@ -448,6 +454,26 @@ class ExtractiveProvider:
             + difference
             + self._context_note(reading)
         )
+
+    @staticmethod
+    def _states_own(unit: Unit, reading: Reading, term: str, groups: list[Any]) -> bool:
+        """Whether ``unit`` states ``term``'s own figure of what is asked (the phrases
+        that name no compared entity): comparison.states_own_figure."""
+        names = [name for name, _ in groups]
+        measures = [p for p in reading.phrases if not any(fold(n) in p for n in names)]
+        # (a row is read with the header it is quoted under: a first line of figures
+        # taken for one, 拨备覆盖率 | 301.25%, states its own)
+        header = (unit.header_text or unit.heading) if unit.kind == "row" else ""
+        text = "\n".join(filter(None, [header, unit.text]))
+        if unit.kind == "row" and not states_own_figure(text, measures, term, names):
+            # a row states the measure by its column (公司 | 拨备覆盖率 | 净息差), of the
+            # entity its first cell names, if any
+            column = row_cell(unit, list(measures))
+            first = fold(unit.clauses[0]) if unit.clauses else ""
+            other = any(fold(n) in first for n in names if fold(n) != fold(term))
+            cell = unit.clauses[column] if 0 < column < len(unit.clauses) else ""
+            return bool(measures) and not other and bool(quantities_in(cell))
+        return states_own_figure(text, measures, term, names)
 
     def _direct(self, reading: Reading) -> str:
         groups = compared_groups(reading)
@@ -540,7 +566,15 @@ class ExtractiveProvider:
         parts = [(a[0], "".join(a[1:])) if len(a) > 1 else ("", "") for a in reading.apart]
         if len(parts) != len(picks):
             parts = [("", "")] * len(picks)
+        kept: list[Pick | None] = []
         for pick, (name, asked) in zip(picks, parts, strict=True):
+            names = [a[0] for a in reading.apart if len(a) > 1]
+            if pick is not None and name and len(names) >= 2:
+                # a name's line states that name's own figure of its part
+                own = Reading(reading.question, [], [], [], "", (name, asked))
+                if not self._states_own(pick.unit, own, name, [(n, []) for n in names]):
+                    pick = None
+            kept.append(pick)
             if pick is None:
                 lines.append(f"- {name}：未找到{name}的「{asked}」（检索到的摘录没有写明）。")
                 continue
@@ -549,8 +583,8 @@ class ExtractiveProvider:
             lines.append(f"- {said}：{quote} {cite_marker(pick.source)}")
             self._cited.setdefault("direct", []).append(pick.source.id)
         self._comparing = True  # several units answer: no revision to one figure
-        found = [pick.unit.text for pick in picks if pick is not None]
-        compared = phrases_compared(reading, found) if len(found) == len(picks) else ""
+        found = [pick.unit.text for pick in kept if pick is not None]
+        compared = phrases_compared(reading, found) if len(found) == len(kept) else ""
         return "**回答**：\n" + "\n".join(lines) + compared + self._context_note(reading)
 
     def _points(self, reading: Reading) -> str:

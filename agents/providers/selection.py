@@ -374,6 +374,26 @@ def is_about(source: Source, entity_terms: list[str]) -> bool:
     )
 
 
+def named_otherwise(question: str, source: Source, entity_terms: list[str]) -> bool:
+    """Whether the question writes the name of ``source``'s entity with another first
+    character: the document's name writes the term asked after one character (岩 of
+    岩岚冷链物流) and the question writes another Chinese character there (海岚冷链) — a
+    name the documents do not write, another company's (``contrasted``), even with no
+    document of that company retrieved for is_about to tell apart."""
+    text = fold(question)
+    for term in entity_terms:
+        t = fold(term)
+        at = text.find(t)
+        if len(t) < 2 or at < 1 or not is_han(text[at - 1]):
+            continue
+        names = [fold(source.name), fold(source.entity), fold(without_headline(source.title))]
+        if any(n.startswith(text[at - 1] + t) or n.startswith(t) for n in names):
+            continue
+        if all(n.find(t) == 1 for n in names if t in n) and any(t in n for n in names):
+            return True
+    return False
+
+
 # A section heading that is a name, or a name before its headline (## 澜州银行：规模扩张领先).
 _NAMED_SECTION = r"[#\s]*{}\s*(?:[：:（(]|$)"
 
