@@ -431,8 +431,8 @@ def _asked_alike_of_another(question: str, names: tuple[str, ...]) -> str:
 
 
 # The subject a note's section is headed by, before the colon saying what of it (## 溪口银行：
-# 息差低位).
-_SECTION_SUBJECT = re.compile(r"(?m)^#+\s*([^\W\d_]{2,12})\s*[：:]")
+# 息差低位) or alone (## 溪口银行, its table below).
+_SECTION_SUBJECT = re.compile(r"(?m)^#+\s*([^\W\d_]{2,12})\s*(?:[：:]|$)")
 
 
 def _shared_head_apart(question: str, corpus: str, names: tuple[str, ...]) -> str:
