@@ -174,17 +174,34 @@ def _one_label_states(
     )
 
 
+# A figure after an adjustment that names what it leaves out (扣除非经常性损益后的, 剔除…
+# 影响后的, 扣非): ``{}`` is the figure adjusted.
+_ADJUSTED = r"(?:扣除|剔除)[^，。；,;：:\n\d|]{{1,16}}?的\s*{0}|扣非[^\W\d_|]{{0,4}}?{0}"
+
+
 def without_modified_terms(reading: Reading, said: str) -> str:
     """``said`` without the longer terms of the vocabulary that end with a term asked
     (扣非归母净利润 for 归母净利润) where the documents also write that term on its own: they
-    name two figures, and the longer one does not state the one asked."""
+    name two figures, and the longer one does not state the one asked. So of a figure
+    after an adjustment (扣除非经常性损益后的净利润, 剔除汇兑影响后的营业收入, 扣非净利润):
+    an adjusted figure is another figure than the one it adjusts, where the documents also
+    write that one unadjusted (归属于上市公司股东的净利润 4.7 亿元 for 净利润)."""
     written = ""
     for phrase in reading.phrases:
+        if not written:
+            written = fold("\n".join(s.content for s in reading.sources))
+        # (unless the question asks the adjusted one: 扣除非经常性损益后的净利润是多少)
+        adjusted = re.compile(_ADJUSTED.format(re.escape(phrase))) if len(phrase) >= 2 else None
+        if (
+            adjusted
+            and adjusted.search(said)
+            and not adjusted.search(fold(reading.question.text))
+            and phrase in adjusted.sub("|", written)
+        ):
+            said = adjusted.sub("|", said)
         longer = MODIFIED.get(phrase, ())
         if not longer:
             continue
-        if not written:
-            written = fold("\n".join(s.content for s in reading.sources))
         alone = written
         for term in longer:
             alone = alone.replace(term, "|")

@@ -1,0 +1,33 @@
+"""Cited wrong answers: a figure of another thing quoted with a verified citation — an
+adjusted figure (扣除非经常性损益后的净利润) for the figure it adjusts. Each must be answered
+with the thing asked or "not found" with nothing cited, while what the document does state
+is still answered. One test per rule, each on a document of its own (not the sets'
+fixtures), driven without a database (tests/answers/reader.py)."""
+
+from tests.answers.reader import answer, excerpt
+
+# -- an adjusted figure is not the figure it adjusts ----------------------------------------
+
+ADJUSTED = excerpt(
+    "岚溪食品股份有限公司 2026 年半年度报告",
+    "第二节 主要会计数据和财务指标\n"
+    "报告期内，公司实现营业收入 24.6 亿元，同比增长 7.1%；\n"
+    "归属于上市公司股东的净利润 1.9 亿元，同比增长 5.2%；\n"
+    "扣除非经常性损益后的净利润 1.6 亿元。\n"
+    "报告期末资产负债率为 38.4%，较上年末下降 1.2 个百分点。\n",
+)
+
+
+def test_an_adjusted_figure_does_not_answer_the_figure_it_adjusts():
+    # 扣除非经常性损益后的净利润 ends with 净利润 but names the figure after an adjustment;
+    # the report writes the net profit unadjusted too, and that one is asked
+    blocks = answer("岚溪食品资产负债率多少？净利润呢", [ADJUSTED])
+    text = "".join(blocks)
+    assert "1.9 亿元" in text and "1.6 亿元" not in text and "38.4%" in text, blocks
+    # the adjusted one is answered when asked
+    first = answer("岚溪食品扣非净利润多少？", [ADJUSTED])[0]
+    assert "1.6 亿元" in first and "[[cite:" in first, first
+    first = answer("岚溪食品扣除非经常性损益后的净利润是多少？", [ADJUSTED])[0]
+    assert "1.6 亿元" in first and "[[cite:" in first, first
+    first = answer("岚溪食品净利润多少？", [ADJUSTED])[0]
+    assert "1.9 亿元" in first and "[[cite:" in first, first
