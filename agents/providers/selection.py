@@ -178,6 +178,10 @@ def _one_label_states(
 # 影响后的, 扣非): ``{}`` is the figure adjusted.
 _ADJUSTED = r"(?:扣除|剔除)[^，。；,;：:\n\d|]{{1,16}}?的\s*{0}|扣非[^\W\d_|]{{0,4}}?{0}"
 
+# A figure per head of what is counted (人均, 户均): ``{0}`` is the figure divided.
+_PER_HEAD = r"[^\W\d_年月日周季平]均{0}"
+_CHANGE_WORD = words_re(RISE, FALL, UNSIGNED_CHANGE)
+
 
 def without_modified_terms(reading: Reading, said: str) -> str:
     """``said`` without the longer terms of the vocabulary that end with a term asked
@@ -199,6 +203,19 @@ def without_modified_terms(reading: Reading, said: str) -> str:
             and phrase in adjusted.sub("|", written)
         ):
             said = adjusted.sub("|", said)
+        # A figure per head (人均新业务价值, 户均存款: X均Y is Y over the Xs counted, an
+        # average — not a span of time's, 年均) is not the figure it divides, asked alone.
+        # (of the phrase's head: 人均新业务价值 for 澄远人寿新业务价值; a figure asked — the
+        # adverb 均 before a verb, 充足率均满足 or 收入均增长, is "all", not "per")
+        tails = [phrase[at:] for at in range(len(phrase) - 1)]
+        heads = (
+            "|".join(re.escape(t) for t in tails if not _CHANGE_WORD.match(t))
+            if reading.question.asks_figure
+            else ""
+        )
+        shared = re.compile(_PER_HEAD.format(f"(?:{heads})")) if heads else None
+        if shared and not shared.search(fold(reading.question.text)):
+            said = shared.sub("|", said)
         longer = MODIFIED.get(phrase, ())
         if not longer:
             continue

@@ -4,7 +4,7 @@ with the thing asked or "not found" with nothing cited, while what the document 
 is still answered. One test per rule, each on a document of its own (not the sets'
 fixtures), driven without a database (tests/answers/reader.py)."""
 
-from tests.answers.reader import answer, excerpt
+from tests.answers.reader import answer, excerpt, not_found
 
 # -- an adjusted figure is not the figure it adjusts ----------------------------------------
 
@@ -31,3 +31,25 @@ def test_an_adjusted_figure_does_not_answer_the_figure_it_adjusts():
     assert "1.6 亿元" in first and "[[cite:" in first, first
     first = answer("岚溪食品净利润多少？", [ADJUSTED])[0]
     assert "1.9 亿元" in first and "[[cite:" in first, first
+
+
+# -- a figure per head is not the figure it divides ------------------------------------------
+
+PER_HEAD = excerpt(
+    "汐川人寿保险股份有限公司 2026 年年度报告摘要",
+    "五、经营情况讨论与分析\n"
+    "（一）寿险业务\n"
+    "个人代理人月均人数 31,420 人，同比下降 4.1%，人均新业务价值同比增长 12.6%。\n"
+    "13 个月保单继续率为 93.8%。\n",
+)
+
+
+def test_a_figure_per_head_does_not_answer_the_figure_it_divides():
+    # 人均新业务价值 is the value per agent, and its growth is not the value asked
+    blocks = answer("汐川人寿新业务价值多少？", [PER_HEAD])
+    assert not_found(blocks) and "[[cite:" not in "".join(blocks), blocks
+    # the per-head figure answers when asked
+    first = answer("汐川人寿人均新业务价值同比增长多少？", [PER_HEAD])[0]
+    assert "12.6%" in first and "[[cite:" in first, first
+    first = answer("汐川人寿13个月保单继续率多少？", [PER_HEAD])[0]
+    assert "93.8%" in first and "[[cite:" in first, first
