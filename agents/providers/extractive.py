@@ -224,8 +224,14 @@ class ExtractiveProvider:
                     ordinal=earlier_question.ordinal,
                     ordinal_text=earlier_question.ordinal_text,
                 )
-        # (a verb of mentioning — 提示了哪些风险 — asks nothing to rank by)
-        topic = [t for t in question.terms if t not in entity_terms and t not in MENTIONING]
+        # (a verb of mentioning — 提示了哪些风险 — asks nothing to rank by; nor does who
+        # wrote the document asked of, 海岳证券那篇泊川点评: a note names its broker in its
+        # byline and its disclaimer, not in what it says of the company)
+        topic = [
+            t
+            for t in question.terms
+            if t not in entity_terms and t not in MENTIONING and t not in question.doers
+        ]
         reading = Reading(question, entity_terms, topic, [], earlier if entity_terms else "")
         reading.phrases = tuple(topic_phrases(question, entity_terms))
         if earlier and names_own_entity and not reading.phrases:

@@ -483,7 +483,11 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     if unit.kind != "row" and asked and own and not own & asked:
         score -= 0.5
     # A few shared words break ties between sentences that both name the topic.
-    wanted = _tokens(reading.question.text)
+    # (not the document's author, 海岳证券那篇泊川点评: the note names it in its disclaimer)
+    asked_text = reading.question.text
+    for doer in reading.question.doers:
+        asked_text = asked_text.replace(doer, " ")
+    wanted = _tokens(asked_text)
     said = f"{unit.heading} {unit.text}" if unit.kind in ("list", "row") else unit.text
     score += min(0.5, 0.1 * len(wanted & set(search_tokens(said))))
     if unit.kind == "list":

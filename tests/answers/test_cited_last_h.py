@@ -53,3 +53,30 @@ def test_a_figure_per_head_does_not_answer_the_figure_it_divides():
     assert "12.6%" in first and "[[cite:" in first, first
     first = answer("汐川人寿13个月保单继续率多少？", [PER_HEAD])[0]
     assert "93.8%" in first and "[[cite:" in first, first
+
+
+# -- the author of a document asked of ranks nothing ------------------------------------------
+
+NOTE = excerpt(
+    "岚江机电（603999）2026 年三季报点评：订单高增",
+    "# 岚江机电（603999）2026 年三季报点评：订单高增\n\n"
+    "溪岳证券研究所 | 公司研究 | 机械设备 | 2026 年 10 月 29 日\n\n"
+    "## 核心观点\n\n**事件**：公司前三季度实现营业收入 35.29 亿元，同比增长 15.64%。\n\n"
+    "## 风险提示\n\n1. 下游行业资本开支不及预期；\n2. 海外市场拓展不及预期；\n"
+    "3. 原材料价格大幅波动。\n\n"
+    "分析师：周屿（执业证书编号：S0960524070003）\n\n"
+    "本报告仅供溪岳证券股份有限公司的客户使用。本报告所载资料的来源被认为是可靠的，"
+    "但本公司不保证其准确性或完整性。\n",
+)
+
+
+def test_a_notes_author_does_not_pick_its_disclaimer():
+    # 溪岳证券 asked as who wrote the note: its byline names it, and its disclaimer — which
+    # is not what the note says of the company — names it again
+    first = answer("溪岳证券那篇岚江点评的风险提示", [NOTE])[0]
+    assert "不及预期" in first or "大幅波动" in first, first
+    assert "仅供" not in first and "[[cite:" in first, first
+    first = answer("岚江点评的风险提示", [NOTE])[0]
+    assert "仅供" not in first and "[[cite:" in first, first
+    first = answer("溪岳证券那篇岚江点评的营业收入多少", [NOTE])[0]
+    assert "35.29 亿元" in first and "[[cite:" in first, first
