@@ -34,6 +34,7 @@ from agents.providers.reading import (
     LEXICON,
     MODIFIED,
     Question,
+    authors,
     class_letter,
     classes_asked,
     contrasted,
@@ -485,7 +486,7 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     # A few shared words break ties between sentences that both name the topic.
     # (not the document's author, 海岳证券那篇泊川点评: the note names it in its disclaimer)
     asked_text = reading.question.text
-    for doer in reading.question.doers:
+    for doer in authors(reading.question):
         asked_text = asked_text.replace(doer, " ")
     wanted = _tokens(asked_text)
     said = f"{unit.heading} {unit.text}" if unit.kind in ("list", "row") else unit.text
