@@ -37,6 +37,7 @@ from agents.providers.grammar import MENTIONING, PRONOUNS
 from agents.providers.quoting import clause_with, picked_item, quote_rows, quote_unit, unit_stating
 from agents.providers.reading import (
     as_asked,
+    authors,
     covers,
     doer_phrases,
     enumerates,
@@ -227,8 +228,13 @@ class ExtractiveProvider:
                     ordinal=earlier_question.ordinal,
                     ordinal_text=earlier_question.ordinal_text,
                 )
-        # (a verb of mentioning — 提示了哪些风险 — asks nothing to rank by)
-        topic = [t for t in question.terms if t not in entity_terms and t not in MENTIONING]
+        # (a verb of mentioning — 提示了哪些风险 — asks nothing to rank by; nor does who
+        # wrote the document asked of: authors)
+        topic = [
+            t
+            for t in question.terms
+            if t not in entity_terms and t not in MENTIONING and t not in authors(question)
+        ]
         reading = Reading(question, entity_terms, topic, [], earlier if entity_terms else "")
         reading.phrases = tuple(topic_phrases(question, entity_terms))
         if earlier and names_own_entity and not reading.phrases:

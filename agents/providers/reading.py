@@ -643,6 +643,15 @@ def _author_apart(
     return [(who, True), *([(rest, False)] if rest else [])]
 
 
+def authors(question: Question) -> tuple[str, ...]:
+    """The doers a question names as who wrote the document it points to (海岳证券|那篇泊川
+    点评): the document names them in its byline and its disclaimer, not in what it says —
+    they rank no excerpt. (Not a forecaster read from a figure's verb, 营收|预计.)"""
+    return tuple(
+        d for d in question.doers if any(f"{d}{p}" in question.text for p in DOCUMENT_POINTERS)
+    )
+
+
 def _grammar_only(piece: str) -> bool:
     """A piece that is only a linking verb (拿到, 进入) or where a holding is (手上): it
     names nothing the excerpts must mention."""

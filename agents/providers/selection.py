@@ -34,6 +34,7 @@ from agents.providers.reading import (
     LEXICON,
     MODIFIED,
     Question,
+    authors,
     class_letter,
     classes_asked,
     contrasted,
@@ -174,17 +175,51 @@ def _one_label_states(
     )
 
 
+# A figure after an adjustment that names what it leaves out (扣除非经常性损益后的, 剔除…
+# 影响后的, 扣非): ``{}`` is the figure adjusted.
+_ADJUSTED = r"(?:扣除|剔除)[^，。；,;：:\n\d|]{{1,16}}?的\s*{0}|扣非[^\W\d_|]{{0,4}}?{0}"
+
+# A figure per head of what is counted (人均, 户均): ``{0}`` is the figure divided.
+_PER_HEAD = r"[^\W\d_年月日周季平]均{0}"
+_CHANGE_WORD = words_re(RISE, FALL, UNSIGNED_CHANGE)
+
+
 def without_modified_terms(reading: Reading, said: str) -> str:
     """``said`` without the longer terms of the vocabulary that end with a term asked
     (扣非归母净利润 for 归母净利润) where the documents also write that term on its own: they
-    name two figures, and the longer one does not state the one asked."""
+    name two figures, and the longer one does not state the one asked. So of a figure
+    after an adjustment (扣除非经常性损益后的净利润, 剔除汇兑影响后的营业收入, 扣非净利润):
+    an adjusted figure is another figure than the one it adjusts, where the documents also
+    write that one unadjusted (归属于上市公司股东的净利润 4.7 亿元 for 净利润)."""
     written = ""
     for phrase in reading.phrases:
+        if not written:
+            written = fold("\n".join(s.content for s in reading.sources))
+        # (unless the question asks the adjusted one: 扣除非经常性损益后的净利润是多少)
+        adjusted = re.compile(_ADJUSTED.format(re.escape(phrase))) if len(phrase) >= 2 else None
+        if (
+            adjusted
+            and adjusted.search(said)
+            and not adjusted.search(fold(reading.question.text))
+            and phrase in adjusted.sub("|", written)
+        ):
+            said = adjusted.sub("|", said)
+        # A figure per head (人均新业务价值, 户均存款: X均Y is Y over the Xs counted, an
+        # average — not a span of time's, 年均) is not the figure it divides, asked alone.
+        # (of the phrase's head: 人均新业务价值 for 澄远人寿新业务价值; a figure asked — the
+        # adverb 均 before a verb, 充足率均满足 or 收入均增长, is "all", not "per")
+        tails = [phrase[at:] for at in range(len(phrase) - 1)]
+        heads = (
+            "|".join(re.escape(t) for t in tails if not _CHANGE_WORD.match(t))
+            if reading.question.asks_figure
+            else ""
+        )
+        shared = re.compile(_PER_HEAD.format(f"(?:{heads})")) if heads else None
+        if shared and not shared.search(fold(reading.question.text)):
+            said = shared.sub("|", said)
         longer = MODIFIED.get(phrase, ())
         if not longer:
             continue
-        if not written:
-            written = fold("\n".join(s.content for s in reading.sources))
         alone = written
         for term in longer:
             alone = alone.replace(term, "|")
@@ -469,7 +504,11 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     if unit.kind != "row" and asked and own and not own & asked:
         score -= 0.5
     # A few shared words break ties between sentences that both name the topic.
-    wanted = _tokens(reading.question.text)
+    # (not the document's author, 海岳证券那篇泊川点评: the note names it in its disclaimer)
+    asked_text = reading.question.text
+    for doer in authors(reading.question):
+        asked_text = asked_text.replace(doer, " ")
+    wanted = _tokens(asked_text)
     said = f"{unit.heading} {unit.text}" if unit.kind in ("list", "row") else unit.text
     score += min(0.5, 0.1 * len(wanted & set(search_tokens(said))))
     if unit.kind == "list":
