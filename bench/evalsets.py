@@ -17,7 +17,8 @@ for tuning). Then one table over all fixtures: each fixture's
 tuned and held-out columns, the tuned total and the held-out total — for the first sets
 (NAME), the second ones (NAME_b, written later over the same fixtures), the third hand's
 (harbor, ledger, quarry), the fourth hand's (NAME_d, over the third hand's fixtures), the
-fifth hand's (NAME_e, over all seven) and the sixth hand's (NAME_f, over all seven) apart. Timings are printed, never asserted.
+fifth hand's (NAME_e, over all seven), the sixth hand's (NAME_f) and the seventh hand's
+(NAME_g, both over all seven) apart. Timings are printed, never asserted.
 
 The held-out half is reported in aggregate only: the lines naming a held-out question (its
 progress line, its failure with the start of its answer) are left out of what is printed
@@ -114,7 +115,7 @@ def generation(name: str) -> str:
     """The set a name belongs to: "" for the first sets (demo, pine…), " b" for the second
     ones (demo_b, pine_b…), " c" for the third hand's fixtures (harbor, ledger, quarry),
     " d" for the fourth hand's sets over them (harbor_d…), " e" for the fifth hand's over all
-    seven (demo_e…), " f" for the sixth hand's (demo_f…) — totalled apart, so each half of each is seen on its own."""
+    seven (demo_e…), " f" for the sixth hand's (demo_f…), " g" for the seventh hand's (demo_g…) — totalled apart, so each half of each is seen on its own."""
     if name in THIRD_HAND:
         return " c"
     _, _, suffix = name.partition("_")
