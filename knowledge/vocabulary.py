@@ -412,6 +412,8 @@ def _builtin() -> Vocabulary:
         "预亏": ["业绩预告", "业绩变动"],
         # A preview's figures are printed as what the company expects (预计 … 至 … 万元).
         "预告": ["预计"],
+        # What a company or an analyst expects is written either way (公司内部预期全年…).
+        "预计": ["预期"],
         # A total as a sentence or a table prints it (共计派发现金红利…, a 合计 row).
         "总额": ["共计", "合计", "总计"],
         "总量": ["总数"],

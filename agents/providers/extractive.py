@@ -46,6 +46,8 @@ from agents.providers.reading import (
     is_class_letter,
     qualified_before,
     read_question,
+    share_asked_alone,
+    sibling_swapped,
     states,
     topic_phrases,
     unit_of,
@@ -237,24 +239,22 @@ class ExtractiveProvider:
         ]
         reading = Reading(question, entity_terms, topic, [], earlier if entity_terms else "")
         reading.phrases = tuple(topic_phrases(question, entity_terms))
+        # the earlier question as these excerpts read it, and what it asked of its entity
+        asked_before = read_question(earlier, corpus, names) if earlier else question
+        earlier_entities = entity_terms_of(asked_before, sources) if earlier else []
+        before = topic_phrases(asked_before, earlier_entities) if earlier else []
         if earlier and names_own_entity and not reading.phrases:
             # 北港冷链呢？ after 远川冷链上半年营收多少？ asks the same of another entity.
-            asked_before = read_question(earlier, corpus, names)
-            earlier_entities = entity_terms_of(asked_before, sources)
             reading.topic = [t for t in asked_before.terms if t not in earlier_entities]
-            reading.phrases = tuple(topic_phrases(asked_before, earlier_entities))
+            reading.phrases = tuple(before)
         if earlier and reading.phrases and all(map(is_class_letter, reading.phrases)):
             # C类呢？ after A份额近一年的净值增长率是多少？ asks the same of another class.
-            asked_before = read_question(earlier, corpus, names)
-            before = topic_phrases(asked_before, entity_terms_of(asked_before, sources))
             rest = [without_class(p) for p in before if not is_class_letter(p)]
             reading.phrases = (*reading.phrases, *(p for p in rest if p))
             reading.topic += [t for t in asked_before.terms if t not in entity_terms]
         if earlier and not names_own_entity and reading.phrases:
             # 核心一级呢？ after …并表口径的资本充足率多少？ qualifies what was asked before:
             # 核心一级资本充足率, of the same base (并表)
-            asked_before = read_question(earlier, corpus, names)
-            before = topic_phrases(asked_before, entity_terms_of(asked_before, sources))
             qualified = qualified_before(reading.phrases, before, corpus)
             if qualified != reading.phrases:
                 reading.topic += [p for p in qualified if p not in reading.phrases]
@@ -263,6 +263,26 @@ class ExtractiveProvider:
             # 她获授多少万股？ after 财务总监是谁？: she is whoever that question asked for, so
             # a unit that also says what it asked (苏明蕙 | 副总经理、财务总监 | 25.00) is hers.
             reading.topic += [t for t in earlier_question.terms if t not in entity_terms]
+        if earlier and not names_own_entity and question.follow_up:
+            # 信用债呢？ after 利率债占净值多少？ asks the same of a thing listed beside it.
+            swapped = sibling_swapped(reading.phrases, before, asked_before.terms, corpus)
+            if swapped:
+                reading.phrases = swapped
+                reading.question = question = replace(
+                    question,
+                    asks_figure=asked_before.asks_figure,
+                    quantitative=asked_before.quantitative,
+                    asks_share=asked_before.asks_share,
+                )
+        # (a share asked of someone named by a pronoun, or of a ranked row, is of that row)
+        pointed = question.ordinal or fold(state.task).startswith(PRONOUNS)
+        alone = earlier and not names_own_entity and not pointed
+        whole = share_asked_alone(state.task) if alone else ""
+        if whole:
+            # 占营收比例呢？ after 冷链仓储业务收入多少？ asks that income's share of 营收:
+            # what a figure is of another, as 占比 is — of the whole it names.
+            reading.phrases = ("占比", whole)
+            reading.of = tuple(p for p in before if not unit_of(p))
         if earlier and all(is_attribute(p) for p in reading.phrases):
             # 同比增长多少？ after 归母净利润是多少？ asks the growth of 归母净利润.
             # (the unit it was asked in, 多少亿元, is that answer's form, not a thing asked of:

@@ -272,8 +272,9 @@ def words_re(*groups: tuple[str, ...], prefix: str = "", suffix: str = "") -> re
 # Verbs that link the thing asked to its value or its holder, not part of the thing:
 # 冷链仓储面积达到(了多少), 半年报提到(了哪些风险), 收益率下行到(多少), 持有华岳银行(的比例).
 PREDICATE_AFTER = re.compile(
-    # (a modal before the verb goes with it: 净利润增速要达到, 需达到, 须达到)
-    r"(?:需要|必须|应当|须|需|(?<![主重纲摘概想只])要)?"
+    # (a modal before the verb goes with it: 净利润增速要达到, 需达到, 须达到; and one of
+    # what will be, 持股比例会降到, 将降至, 占比能到)
+    r"(?:需要|必须|应当|须|需|(?<![主重纲摘概想只])要|(?<![事员机社学开理协约都大总分工商议年晚])会|(?<![即必])将|(?<![产功性动效储节智技职可才体热电光核风赋本潜])能)?"
     r"(?:达到|做到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|到|达"
     # a direction to the level reached (收益率下行到, 降到了多少, 回落至, 增至): any rise or
     # fall, a yield's 上行 / 下行, and the one-character ones, 增 and 减 as a report writes

@@ -687,6 +687,50 @@ def _glossed(question: str, corpus: str, names: tuple[str, ...]) -> str:
     return _GLOSSED.sub(swap, question)
 
 
+# A grouping asked with 按 (按产品分, 按地区划分, 按行业分类).
+_GROUPED_BY = re.compile(r"按(?P<by>[^\W\d_]{1,6}?)(?:来)?(?:划分|分类|区分|拆分|分)")
+
+
+def _grouping_as_headed(question: str, corpus: str) -> str:
+    """``question`` with a grouping asked with 按 written as a table heads it (按产品分有哪几类
+    → 分产品有哪几类: a report's 分产品 | 营业收入 | … groups its rows by product) where the
+    excerpts write it so; else as asked."""
+
+    def swap(match: re.Match[str]) -> str:
+        headed = "分" + match["by"]
+        return headed if fold(headed) in corpus else match[0]
+
+    return _GROUPED_BY.sub(swap, question)
+
+
+# The kind of the items a which-question asks, written after its question word and measure
+# word (前三大重仓是哪几只股票: 股票).
+_KIND_AFTER_WHICH = re.compile(
+    r"(?P<topic>[^\W\d_]{2,})(?P<verb>是|有|为)(?P<which>哪几|哪些|哪)(?P<measure>[只家个项条位种类款名])?"
+    r"(?P<kind>[^\W\d_]{1,4}?)(?=[？?。，,]|$|呢|啊)"
+)
+
+
+def _kind_joined(question: str, corpus: str) -> str:
+    """``question`` with the items' kind written after its question word joined to what it
+    asks them of, as its head (前三大重仓是哪几只股票 → 前三大重仓股票是哪几只): 股票 names
+    what the 前三大重仓 are. Only where the joined phrase — or its short form, the kind's first
+    character (重仓股) — ends a word of the vocabulary or a phrase the excerpts write; else
+    as asked."""
+
+    def join(match: re.Match[str]) -> str:
+        topic, kind = match["topic"], match["kind"]
+        for start in range(len(topic) - 1):
+            head = topic[start:]
+            for joined in (head + kind, head + kind[0]):
+                if joined in LEXICON or fold(joined) in corpus:
+                    which = match["which"] + (match["measure"] or "")
+                    return f"{topic}{kind}{match['verb']}{which}"
+        return match[0]
+
+    return _KIND_AFTER_WHICH.sub(join, question)
+
+
 def _name_abbreviated(question: str, names: tuple[str, ...]) -> str:
     """``question`` with an entity's name written short — its start, then a short form of
     the rest (星河稳健债基: 星河稳健, then 债基 for 收益债券基金's 债券基金) — written in
@@ -719,6 +763,8 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     names = tuple(sorted({fold(n) for n in names if len(n) >= 2}, key=len, reverse=True))
     question = _glossed(question, fold(corpus), names)
     question = _name_abbreviated(question, names)
+    question = _grouping_as_headed(question, fold(corpus))
+    question = _kind_joined(question, fold(corpus))
     question = share_class(question, corpus)
     question = _money_of_act(question, fold(corpus))
     question = _figure_named_in_full(question, fold(corpus))
@@ -965,6 +1011,9 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
     # 基金经理 stays what is asked.
     folded = {fold(t) for t in entity_terms}
     names = sorted((t for t in folded if not any(t != o and t in o for o in folded)), key=len)[::-1]
+    # the class words the names asked of end with (基金 of 青松沪深300指数基金)
+    written = fold(question.text)
+    classes = {n[-k:] for n in names if n in written for k in (2, 1) if len(n) > k}
     for run in question.runs:
         if run in question.judged or run in question.doers:
             continue
@@ -986,6 +1035,13 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
             if question.compares and len(piece) > 2 and piece[-1] in "高大低小多少快慢":
                 piece = piece[:-1]  # the comparative of 哪个占比高: 占比 is asked
             kept = (*question.terms, *SHARE_WORDS)
+            # the coverb of an instrument before a thing the excerpts write (用闲置募集资金
+            # 做现金管理: what is used is the thing, 用 no word of it)
+            for verb in _INSTRUMENT:
+                rest = piece[len(verb) :]
+                if piece.startswith(verb) and any(len(t) >= 2 and rest.startswith(t) for t in kept):
+                    piece = rest
+                    break
             # A piece the excerpts write as it is keeps its edges (在研管线 is not 研管线).
             while piece and piece[0] in EDGE_FUNCTION | LEAD_FUNCTION and piece not in kept:
                 piece = piece[1:]
@@ -995,6 +1051,11 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
             if piece.endswith("占") and len(piece) > 2:
                 piece = piece[:-1]  # the verb of a share (海外收入占多大比例), even where a
                 # text writes the phrase on (海外收入占比)
+            # A word the vocabulary writes with the asked entity's class word before it
+            # (基金规模, 基金经理) is that word when asked of such an entity: 青松300指数基金
+            # 二季度末规模 asks its 基金规模, as 这只基金的规模 does.
+            if piece not in LEXICON:
+                piece = next((c + piece for c in classes if c + piece in LEXICON), piece)
             # A word of the vocabulary (主要产品, 基金规模) keeps its modifier and its head.
             lexical = piece in LEXICON
             for light in LIGHT_MODIFIERS:
@@ -1015,7 +1076,7 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
                 continue  # 主要 alone (主要做什么业务) ranks, it names nothing
             if unit_of(piece) and not lexical:
                 continue  # the unit asked (是多少万元) is the answer's form, not its topic
-            if DOCUMENT_WORDS.search(piece) and len(piece) >= 2:
+            if DOCUMENT_WORDS.search(piece) and len(piece) >= 2 or _table_looked_in(piece, written):
                 sources.append(piece)  # where to look (海岳证券研报里), not what is asked
                 continue
             # a share class is asked by its letter (C份额 → C: the report writes
@@ -1034,6 +1095,19 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
     if ratios != asked:
         return [r for r in ratios if r not in SHARE_WORDS]
     return asked
+
+
+def _table_looked_in(piece: str, question: str) -> bool:
+    """Whether ``piece`` names where the question looks, as a document does: a table before
+    a postposition of place (非经常性损益表里, 分产品表格中), or the things a which-question
+    picks among (前十大股东里哪些是…: what is asked is the property that follows)."""
+    place = re.escape(piece) + r"[里中内上]"
+    table = piece.endswith(("表", "表格")) and re.search(place, question) is not None
+    picked_among = re.search(place + r"(?:有)?(?:哪|谁)", question) is not None
+    return len(piece) >= 3 and (table or picked_among)
+
+
+_INSTRUMENT = ("使用", "利用", "运用", "动用", "用", "拿")
 
 
 def _purpose_cut(run: str, terms: tuple[str, ...]) -> str:
@@ -1094,6 +1168,34 @@ def qualified_before(
             rest = [b for b in before if b != head and b not in others]
             return (*others, phrase + head, *rest)
     return phrases
+
+
+def sibling_swapped(
+    phrases: tuple[str, ...],
+    before: list[str] | tuple[str, ...],
+    terms: tuple[str, ...],
+    corpus: str,
+) -> tuple[str, ...]:
+    """A follow-up's one thing (信用债呢？) read against the phrases asked before (利率债占
+    净值): where an earlier phrase holds a term the excerpts write coordinated with it
+    (其中利率债 41.3%、信用债 48.9% — what one list joins is of one kind), the follow-up asks
+    the same of its own thing: the earlier phrases with that term swapped (信用债占净值).
+    Else ()."""
+    if len(phrases) != 1:
+        return ()
+    (phrase,) = phrases
+    written = re.sub(r"\s+", "", fold(corpus))
+    for term in sorted((fold(t) for t in terms), key=len, reverse=True):
+        if len(term) < 2 or term == phrase or term in phrase or phrase in term:
+            continue
+        if not any(term in b and b != term for b in before):
+            continue
+        apart = r"[^，。；、\n]{0,16}[、，；]"
+        if re.search(re.escape(term) + apart + re.escape(phrase), written) or re.search(
+            re.escape(phrase) + apart + re.escape(term), written
+        ):
+            return tuple(b.replace(term, phrase, 1) for b in before)
+    return ()
 
 
 _LATIN_BY_HAN = re.compile(r"[A-Za-z][\u4e00-\u9fff]|[\u4e00-\u9fff][A-Za-z]")
@@ -1236,6 +1338,27 @@ _ATTRIBUTE = re.compile(
 
 def is_attribute(phrase: str) -> bool:
     return bool(_ATTRIBUTE.fullmatch(fold(phrase)))
+
+
+# A share of a named whole asked with nothing it is of (占营收比例呢？, 在营业收入中占比多少):
+# the whole after 占 or 在…中 — what a share is taken of, never the part.
+_SHARE_OF_A_WHOLE = re.compile(
+    r"(?:占(?P<whole>(?!比|多)[^\W\d_呢吗么]{2,10}?)|在(?P<within>[^\W\d_]{2,10}?)(?:中|里|当中))"
+    r"的?(?:" + "|".join(SHARE_WORDS) + r")?"
+    r"(?:是|为|有)?(?:多少|几成|多大|多高)?(?:的?(?:比例|比重|占比))?(?:呢|吗)?[？?。]*"
+)
+
+
+def share_asked_alone(question: str) -> str:
+    """The whole of a share ``question`` asks with nothing it is of (占营收比例呢？ → 营收),
+    or "": as 占比呢？ does, it asks the share of what the conversation is on."""
+    text = re.sub(r"\s+", "", fold(question))
+    for lead in FOLLOW_UP_LEAD:
+        if text.startswith(lead):
+            text = text[len(lead) :]
+            break
+    match = _SHARE_OF_A_WHOLE.fullmatch(text)
+    return (match["whole"] or match["within"]) if match else ""
 
 
 def leading_unstated(phrase: str, text: str) -> int:
