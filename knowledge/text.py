@@ -17,11 +17,13 @@ PAGE_SEPARATOR = "\n\n"
 MARK = "~"
 
 
-# A numbered section heading (第三节 …, 二、…, （二）…, §2 …, # …): chunking keeps it with
-# what it heads; the extractive reader ends a table or a list at it.
+# A numbered section heading (第三节 …, 二、…, （二）…, §2 …, # …), or a line of nothing but
+# a bold phrase, as Markdown notes head a part (**风险提示**：): chunking keeps it with what it
+# heads; the extractive reader ends a table or a list at it. (A bold line saying something —
+# **投资评级：买入（维持）** — is a statement, not a heading.)
 SECTION_HEADING = re.compile(
     r"^(?:第[一二三四五六七八九十百\d]+[节章部分]|§\s*\d+|[一二三四五六七八九十]+、"
-    r"|[（(][一二三四五六七八九十]+[)）]|#+\s)"
+    r"|[（(][一二三四五六七八九十]+[)）]|#+\s|\*\*[^*\n，。：:；;,]{1,24}\*\*[：:]?\s*$)"
 )
 
 

@@ -219,9 +219,9 @@ RELATIVE_HEADS = ("部分",)
 # where to look, not what is asked of it.
 # A verb of saying after it (研报里说, 公告称, 年报中提到) goes with it: the lead-in of a
 # question that quotes a document.
+DOCUMENT_WORD = r"(?:研报|研究报告|报告|公告|预案|点评|综述|纪要|财报|摘要|季报|年报)"
 DOCUMENT_WORDS = re.compile(
-    r"(?:研报|研究报告|报告|公告|预案|点评|综述|纪要|财报|摘要|季报|年报)"
-    r"(?:[里中内上]?(?:说|称|讲|写|写道|提到|显示|指出|表示))?$"
+    DOCUMENT_WORD + r"(?:[里中内上]?(?:说|称|讲|写|写道|提到|显示|指出|表示))?$"
 )
 # -- the words of a change: their one home -----------------------------------------------
 # The modules of the reader compose their patterns from these names (``words``,

@@ -30,6 +30,7 @@ from agents.providers.grammar import (
     COUNT_HEADS,
     COUNTS,
     DOCUMENT_POINTERS,
+    DOCUMENT_WORD,
     DOCUMENT_WORDS,
     EACH,
     EACH_SEGMENT,
@@ -612,8 +613,9 @@ def _author_apart(
     """``run`` parted from the author of the document asked of: a name the excerpts write,
     not a document's entity, before a coverb of giving (岚峰|给溪南银行的目标价: the note
     gives it) or before 对 and the company judged (海岳|对泊川…的预测) in a question asking a
-    judgement (a lender's 向公司提供的借款 is none), before a word for a document (岚峰|城商行报告) or right before a word
-    pointing to one (岚峰证券|这篇城商行中报综述) is who wrote the document. A note names its
+    judgement (a lender's 向公司提供的借款 is none), before a word for a document (岚峰|城商行报告), right before a word
+    pointing to one (岚峰证券|这篇城商行中报综述) or before the 的 of one (海岳证券|的泊川点评) is
+    who wrote the document. A note names its
     broker once, in its byline, so the document must name it and the answering unit need
     not (a doer, like who forecasts)."""
     if doer:
@@ -634,6 +636,8 @@ def _author_apart(
         who = before[:at]
     elif any(f"{run}{pointer}" in question for pointer in DOCUMENT_POINTERS):
         who = run
+    elif re.search(re.escape(run) + r"的[^\W\d_]{0,12}?" + DOCUMENT_WORD, question):
+        who = run  # (海岳证券|的泊川点评: a document's owner before its 的, as before 那篇)
     pieces = _segment(who, corpus, names) if len(who) >= 2 else []
     if not pieces or any(not known for _, known in pieces):
         return [(run, doer)]

@@ -371,6 +371,13 @@ def units(content: str) -> list[Unit]:
                     lines_of = lines_of or " | ".join(header_lines[0])
                 out.append(Unit(line, "row", " | ".join(header), cells, header_text=lines_of))
             continue
+        if line.startswith("**") and _HEADING.match(line):
+            # a line of nothing but a bold phrase (**风险提示**：) heads what follows: no
+            # bullet (its *), no lead-in of a list of its own (its colon)
+            latest = None
+            before, heading = heading, line
+            out.append(Unit(line, "heading", heading))
+            continue
         inline = inline_items(line)
         if is_item_line and inline is None:
             mark = marker(line) or ("bullet", 0)

@@ -138,3 +138,47 @@ def test_the_things_a_which_question_picks_among_are_where_to_look():
 def test_a_property_no_excerpt_states_is_not_found():
     blocks = answer("汐岭银行前十大股东里哪些是外资股东？", [HOLDERS_NOTE])
     assert not_found(blocks), blocks[0]
+
+
+OWN_REPORT = excerpt(
+    "汐岭精工股份有限公司 2027 年第一季度报告",
+    "股东名称 | 股东性质 | 持股比例(%)\n\n汐岭控股集团有限公司 | 境内非国有法人 | 35.20\n\n"
+    "澜岳量化优选股票型证券投资基金 | 其他 | 0.66",
+)
+BROKER_NOTE = excerpt(
+    "汐岭精工（688001）2027 年一季报点评：订单饱满",
+    "澜岳证券研究所 | 公司研究\n\n给予 2028 年 22 倍 PE，目标价 41.20 元，维持“买入”评级。\n\n"
+    "**风险提示**：\n1. 下游需求不及预期；\n2. 原材料价格波动。",
+)
+
+
+def test_a_documents_owner_before_its_de_wrote_it():
+    # 澜岳证券的汐岭点评 names the note by its broker, as 澜岳证券那篇 does: 澜岳证券 is who
+    # wrote it, not a thing asked — the holder table naming a 澜岳 fund answers nothing
+    # (reading._author_apart)
+    first = answer("澜岳证券的汐岭点评给的目标价是多少", [OWN_REPORT, BROKER_NOTE])[0]
+    assert "41.20" in first, first
+    assert "澜岳量化" not in first and "0.66" not in first, first
+    first = answer("澜岳证券的汐岭点评有哪些风险提示", [OWN_REPORT, BROKER_NOTE])[0]
+    assert "下游需求不及预期" in first and "原材料价格波动" in first, first
+    assert "澜岳量化" not in first, first
+
+
+def test_a_line_of_nothing_but_a_bold_phrase_heads_its_list():
+    # **风险提示**： heads the numbered lines under it (knowledge.text.SECTION_HEADING): its
+    # * is no bullet and its colon no list of its own, so the items answer, not the heading
+    note = excerpt(
+        "汐岭精工（688001）2027 年一季报点评",
+        "给予目标价 41.20 元。\n\n**风险提示**：\n1. 下游需求不及预期；\n2. 原材料价格波动。",
+    )
+    first = answer("汐岭精工点评有哪些风险提示", [note])[0]
+    assert "下游需求不及预期" in first and "原材料价格波动" in first, first
+
+
+def test_a_bold_line_saying_something_is_no_heading():
+    # **投资评级：买入（维持）** states the rating: it answers, as a sentence does
+    note = excerpt(
+        "汐岭精工（688001）2027 年一季报点评", "**投资评级：买入（维持）**\n\n给予目标价 41.20 元。"
+    )
+    first = answer("汐岭精工点评的投资评级是什么", [note])[0]
+    assert "买入" in first, first
