@@ -1037,18 +1037,13 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
         return [row]  # its label is asked: each of its columns (本期和上年同期分别多少)
     # (a table split over two excerpts has its rows in both: the rows of its other part,
     # under the same header in a retrieved excerpt of the document — before this part's when
-    # this part borrowed the header, after them when it lent it)
+    # this part borrowed the header, after them when it lent it; each row once: 各分部…分别
+    # lists every row of both parts in the table's order, not the other part's twice)
     others = [r for r in split_parts(reading, source, row) if is_member(r)]
     rows = [*others, *rows] if row.header_from else [*rows, *others]
-    if question.each:
-        # (every row of a table split over two excerpts, in the table's order: the part
-        # that borrowed its header comes after the one that holds it)
-        parts = [r for r in split_parts(reading, source, row) if is_member(r)]
-        rows = [*parts, *rows] if row.header_from else [*rows, *parts]
-        return rows or [row]
     column = row_cell(row, reading.phrases)
-    # (the things ranked, when a phrase no header cell speaks to names them — 高管 of
-    # 获授股数最多的三位高管 — are the rows whose own cells state it: 副总经理, not 骨干)
+    # (the things ranked or listed, when a phrase no header cell speaks to names them — 高管
+    # of 获授股数最多的三位高管 — are the rows whose own cells state it: 副总经理, not 骨干)
     cells = [fold(c) for c in row.heading.split(" | ")]
     said = fold(f"{table_caption(source, row)}\n{source.title}")
     kinds = [p for p in reading.phrases if not any(_touched(p, cells)) and not states(p, said)]
@@ -1064,6 +1059,10 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
             for p in kinds
         )
     ]
+    if question.each:
+        # (every row of the kind asked — 高管 of 高管分别获授多少股: 董事、总经理, not 骨干 or
+        # 预留部分 — when the rows' own cells name kinds)
+        return of_kind or rows or [row]
     valued = []
     for candidate in of_kind or rows:
         cell = candidate.clauses[column] if 0 < column < len(candidate.clauses) else ""
@@ -1152,16 +1151,11 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     asked = [q for q in asked if not _share_of_its_own_figure(reading, q, label, cells)]
     # (a phrase led by the label column's header — 分部营业收入 of 各分部营业收入, over 分部 |
     # 营业收入 — names the rows by what they are, and asks the column after it)
+    # — and so does that header right after the row's label, naming the row by its name and
+    # its kind (寿险分部营业收入: 寿险 | … under 分部 | 营业收入; 财产险分部净利润 is
+    # 财产险's 净利润, whether of 分部净利润 or of 净利润同比变动)
     kind = fold(header[0]).strip()
-    asked = [
-        q[len(kind) :]
-        if len(kind) >= 2
-        and q.startswith(kind)
-        and len(q) - len(kind) >= 2
-        and not any(q in c for c in cells)
-        else q
-        for q in asked
-    ]
+    asked = [_without_kind(q, kind, label, cells) for q in asked]
     # what any header cell states of each phrase, read once (a table may be 500 wide)
     touched = {p: _touched(p, cells) for p in asked}
 
@@ -1191,6 +1185,22 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
         )
         for group in _by_clause(reading.question, asked)
     )
+
+
+def _without_kind(phrase: str, kind: str, label: str, cells: list[str]) -> str:
+    """``phrase`` without the label column's header ``kind`` where it names the rows: right
+    after what the row's ``label`` states (寿险分部营业收入, 财产险分部净利润: the row's name
+    and its kind), or at the phrase's start unless a column's header is the phrase
+    (分部营业收入 of 各分部营业收入; 分部净利润 over a column of that name)."""
+    at = phrase.find(kind) if len(kind) >= 2 else -1
+    rest = phrase[at + len(kind) :] if at >= 0 else ""
+    if at < 0 or len(rest) < 2:
+        return phrase
+    if at and not all(stated_characters(phrase[:at], label)):
+        return phrase
+    if not at and any(phrase in c for c in cells):
+        return phrase
+    return phrase[:at] + rest
 
 
 # A cell that is a year (2028 年, 2027 年度).
