@@ -598,6 +598,11 @@ def _speaker_apart(
     pieces = _segment(who, corpus, names)
     if any(not known for _, known in pieces) or any(who in n or n in who for n in names):
         return [(run, doer)]
+    if any(p in LEXICON or any(len(p) >= 3 and n.startswith(p) for n in names) for p, _ in pieces):
+        # (what is forecast, not who forecasts: a figure of the vocabulary — 全年营收预计… —
+        # or the document's entity by its name's start as a reader writes it, 岑溪光电 of
+        # 岑溪光电科技…, before its figure: 岑溪光电营收预计… is the notice's own forecast)
+        return [(run, doer)]
     # (the verb apart from what is forecast: 预测|溪南银行 is not one phrase that 我们预测
     # and another bank's 银行 state together; a verb no excerpt writes, 海岳预计…, is the
     # asker's word for the note's forecast — a note prints its forecasts as 预测 or as a

@@ -332,7 +332,11 @@ def foreign_modifier(reading: Reading, phrase: str, said: str) -> bool:
             while start > 0 and mask[start - 1]:
                 start -= 1
             segment_head = re.fullmatch(SEGMENT_HEADS, run)
-            if at and all(map(is_han, run)) and not segment_head and phrase[start:end] in written:
+            # (the run's first two characters or more will do where the rest of it begins the
+            # next word: 澄远财险车险保费收入 over the group's 原保险保费收入 — 澄远 the title's,
+            # 险保费收入 the row's — writes 澄远财险, then 车险保费收入)
+            joined = any(phrase[start:k] in written for k in range(at + 2, end + 1))
+            if at and all(map(is_han, run)) and not segment_head and joined:
                 return True
             # or the run before the stated piece it qualifies (储能业务海外收入占比 over 储能业务
             # 收入占…: 海外收入 is written elsewhere, the part of a whole)
@@ -476,8 +480,15 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
             and coverage(term, f"{text}\n{context}") >= 0.6
         ):
             # part in the sentence, part in its section's heading (二、业务结构 → 冷链仓储收入
-            # 31.4 亿元) — not a table's caption, which speaks of the table
-            score += 1.5 * coverage(term, f"{text}\n{context}")
+            # 31.4 亿元) — not a table's caption, which speaks of the table; a heading naming
+            # two things (一、股权激励方式及股票来源) is about each where a sentence under it
+            # writes the term itself (股票来源为…), not of its other sentences
+            said_apart = any(
+                u.heading == unit.heading and u is not unit and coverage(term, fold(u.text)) >= 0.6
+                for u in source.units
+            )
+            weight = 0.5 if said_apart else 1.5
+            score += weight * coverage(term, f"{text}\n{context}")
         elif coverage(term, context) >= 0.6:
             # A list is read under its heading (第四节 风险提示 → its items), a table row
             # under its header.
@@ -1852,7 +1863,7 @@ def best_units(reading: Reading) -> list[Pick]:
             context = (
                 f"{' | '.join(header_cells(year_on_year(without_claim(unit.heading))))}\n"
                 f"{framing}\n"
-                f"{without_headline(source.title)}\n" + "\n".join(holders)
+                f"{without_headline(source.title)}\n{source.kind}\n" + "\n".join(holders)
             )
             # a row is read with its table's labels and caption (表 2 前五名客户)
             labels = table_labels(source, unit) if unit.kind == "row" else ""
@@ -2118,8 +2129,13 @@ def best_units_each(reading: Reading) -> list[Pick | None]:
             t for t in reading.topic if any(fold(t) in p or p in fold(t) for p in asked)
         ] or list(asked)
         own = Reading(reading.question, entity_terms, topic, reading.sources, "", asked)
+        # (a unit another name's part took answers this one's too only where it names this
+        # one itself: 澄远人寿为 AA 类，澄远财险为 A 类 states each rating)
         found = [
-            p for p in best_units(own) if all(q is None or p.unit is not q.unit for q in picks)
+            p
+            for p in best_units(own)
+            if all(q is None or p.unit is not q.unit for q in picks)
+            or (len(asked) > 1 and fold(asked[0]) in fold(p.unit.text))
         ]
         if not found and len(asked) == 1:
             return []
