@@ -33,6 +33,7 @@ from agents.providers.grammar import (
     DOCUMENT_WORDS,
     EACH,
     EACH_SEGMENT,
+    EACH_YEAR,
     EDGE_FUNCTION,
     ENUMERATES,
     FALL,
@@ -308,6 +309,7 @@ def _runs(
     text = _NAMED_AND.sub(
         lambda m: m.group(0) if m.group(0) not in corpus else m.group(0).replace("及", _AND), text
     )
+    text = EACH_YEAR.sub("|", text)  # (各年度: each row of years, no period of its own)
     times = [m.group(0).strip() for m in TIME.finditer(text)]
     text = TIME.sub("|", text)
     # A report warning its readers (公司提醒投资者注意) mentions what is asked.

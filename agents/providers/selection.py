@@ -672,8 +672,10 @@ def candidate_units(source: Source, reading: Reading) -> list[Unit]:
             # the document's title line names the document, it answers nothing — nor
             # does a page's running header, the title set apart by a layout's spaces
             continue
-        # (a list answers whole what asks several of its items: which ones, or two figures)
-        whole = reading.question.enumerates or reading.question.figures_asked > 1
+        # (a list answers whole what asks several of its items: which ones, or two figures;
+        # and what counts them, 业绩变动原因有几条: its items are what is counted)
+        question = reading.question
+        whole = question.enumerates or question.figures_asked > 1 or question.counts
         if unit.kind == "list" and not whole and not heading_asked(reading, unit):
             lines = unit.text.split("\n")
             items = unit.clauses or lines[1:]
@@ -1739,6 +1741,10 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
     if counting and unit.kind in ("sentence", "clause") and not _counts_it(reading, unit, labels):
         return False
     listed = unit.kind == "list" and (question.counts or question.enumerates)
+    if question.asks_figure and question.each and not (question.which or question.counts):
+        # (a figure asked of each, 每年的净利润增长率目标分别是多少, is a figure for each: a
+        # note's items defining the terms give none)
+        listed = False
     if question.asks_figure and not quantities_in(without_markers(unit.text)) and not listed:
         return False  # (a list answers "how many items" by its items)
     # (a top N of a table's rows, 占比前三的品种是哪些, is answered by its rows ranked)

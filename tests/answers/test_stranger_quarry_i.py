@@ -165,3 +165,53 @@ def test_a_subsidiarys_part_is_not_the_groups_whole_by_its_scattered_characters(
     # the level is stated, by the subsidiary's sentence
     first = answer("汀澄财险车险保费收入是多少？", [METRICS])[0]
     assert "171.06" in first and "5.74" not in first, first
+
+
+# -- each year asked, a figure asked of each, a list counted -------------------------------------
+
+TARGETS = excerpt(
+    "汀屿科技股份有限公司 2027 年限制性股票激励计划（草案）摘要",
+    "## 六、公司层面业绩考核要求\n\n"
+    "以 2026 年营业收入、净利润为基数，各年度业绩考核目标如下：\n\n"
+    "解除限售期 | 考核年度 | 营业收入增长率（A） | 净利润增长率（B）\n\n"
+    "第一个解除限售期 | 2027 年 | 不低于 18% | 不低于 12%\n\n"
+    "第二个解除限售期 | 2028 年 | 不低于 40% | 不低于 28%\n\n"
+    "注：\n"
+    "1. 上述“净利润增长率（B）”以扣除非经常性损益后的净利润为计算依据；\n"
+    "2. 公司须同时满足营业收入增长率（A）与净利润增长率（B）目标方可解除限售。",
+)
+
+
+def test_each_year_asked_is_every_row_of_years_not_the_column_of_years():
+    # 各年度 asks each row (their years are the 考核年度 cells), not the column of years
+    first = answer("汀屿科技各年度营业收入增长率考核目标分别是多少？", [TARGETS])[0]
+    assert "（营业收入增长率（A））：不低于 18%" in first, first
+    assert "（营业收入增长率（A））：不低于 40%" in first, first
+    assert "（考核年度）" not in first, first
+
+
+def test_a_figure_asked_of_each_is_not_answered_by_a_notes_items():
+    # 每年的净利润增长率目标分别是多少 asks a figure for each year: the note's items, which
+    # write the term but no figure, do not give them; the rows do
+    first = answer("汀屿科技每年的净利润增长率目标分别是多少？", [TARGETS])[0]
+    assert first.startswith(
+        "**回答**（汀屿科技）：第一个解除限售期（净利润增长率（B））：不低于 12%"
+    )
+    assert "不低于 28%" in first and "注：" not in _head(first), first
+
+
+REASONS = excerpt(
+    "汀州电子股份有限公司 2026 年度业绩预告",
+    "## 三、业绩变动原因说明\n\n"
+    "1. 报告期内，服务器电源需求快速增长，相关产品出货量同比增长约 62%；\n"
+    "2. 公司墨西哥工厂于 2026 年三季度投产，综合毛利率较上年同期提升约 1.8 个百分点；\n"
+    "3. 报告期内，公司计入当期损益的政府补助约为 1,900 万元。",
+)
+
+
+def test_a_count_of_a_lists_items_is_answered_by_the_list_whole():
+    # 有几条 counts the list's items: the list answers whole, not one item (which states no
+    # count of its own)
+    first = answer("汀州电子业绩变动原因有几条？", [REASONS])[0]
+    assert "1. 报告期内，服务器电源" in first and "3. 报告期内，公司计入" in first, first
+    assert f"[[cite:{REASONS['id']}]]" in first, first
