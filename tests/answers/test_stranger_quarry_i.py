@@ -215,3 +215,20 @@ def test_a_count_of_a_lists_items_is_answered_by_the_list_whole():
     first = answer("汀州电子业绩变动原因有几条？", [REASONS])[0]
     assert "1. 报告期内，服务器电源" in first and "3. 报告期内，公司计入" in first, first
     assert f"[[cite:{REASONS['id']}]]" in first, first
+
+
+# -- an analyst's abbreviation, asked alone --------------------------------------------------
+
+
+def test_kou_fei_alone_is_the_net_profit_without_non_recurring_items():
+    # 扣非 is how an analyst names 扣除非经常性损益后的净利润: 扣非呢？ after the net
+    # profit's growth asks the same of it
+    notice = excerpt(
+        "汀渚电子股份有限公司 2026 年度业绩预告",
+        "归属于上市公司股东的净利润：预计 9,600 万元 至 11,200 万元，比上年同期增长 20.15% 至 40.18%。\n\n"
+        "扣除非经常性损益后的净利润：预计 8,100 万元 至 9,500 万元，比上年同期增长 24.40% 至 45.90%。",
+    )
+    history = [{"question": "汀渚电子净利润预计增长多少？"}]
+    first = answer("扣非呢？", [notice], history=history)[0]
+    assert "8,100 万元" in first and "24.40%" in first, first
+    assert "9,600" not in first, first
