@@ -179,4 +179,12 @@ def states_own_figure(text: str, measures: list[str], own: str, names: list[str]
                 spots = [(before.rfind(n), n) for n in (own, *folded) if n in before]
                 if not spots or max(spots)[1] == own:
                     return True
+            if i and _OWN_VALUE.match(part.strip()[len(own) :]) and part.strip().startswith(own):
+                # a value that is no number, written after the measure's clause as the
+                # name's own (在最近一期风险综合评级中，澄远人寿为 AA 类，澄远财险为 A 类)
+                return True
     return False
+
+
+# A name's value stated by a copula after it (为 AA 类, 是 A 类).
+_OWN_VALUE = re.compile(r"(?:为|是|被评为|评为)\s*\S")

@@ -360,6 +360,9 @@ SEGMENT_OF = re.compile(rf"(?<=[^\W\d_]{{2}})({SEGMENT_HEADS})的(?=[^\W\d_])")
 # segment: it is the kind of the rows asked, each of them or the one asked for (the table's
 # label column, 分部 | 营业收入 | …), and what is asked of them starts after it.
 EACH_SEGMENT = re.compile(rf"(?P<kind>(?:各|每个|哪一?个|哪)(?:{SEGMENT_HEADS}))的?")
+# Every year asked in turn (各年度营业收入增长率考核目标, 每年的…): each row of a table of years,
+# not a period the figure is of — the rows' years are its cells (考核年度 | 2027 年).
+EACH_YEAR = re.compile(r"(?:各|每一?个?|历)年度?(?![底末初])")
 # Who judges or forecasts a company, addressed to it (海岳对泊川…的预测): a name before 对
 # and the company's name, in a question asking a judgement (a holder's 对…的持股比例 is none).
 ADDRESSER = re.compile(r"^(?P<who>[^|]{2,}?)对(?=.{2})")

@@ -34,6 +34,7 @@ from agents.providers.grammar import (
     DOCUMENT_WORDS,
     EACH,
     EACH_SEGMENT,
+    EACH_YEAR,
     EDGE_FUNCTION,
     ENUMERATES,
     FALL,
@@ -309,6 +310,7 @@ def _runs(
     text = _NAMED_AND.sub(
         lambda m: m.group(0) if m.group(0) not in corpus else m.group(0).replace("及", _AND), text
     )
+    text = EACH_YEAR.sub("|", text)  # (各年度: each row of years, no period of its own)
     times = [m.group(0).strip() for m in TIME.finditer(text)]
     text = TIME.sub("|", text)
     # A report warning its readers (公司提醒投资者注意) mentions what is asked.
@@ -598,6 +600,11 @@ def _speaker_apart(
     who = match["who"]
     pieces = _segment(who, corpus, names)
     if any(not known for _, known in pieces) or any(who in n or n in who for n in names):
+        return [(run, doer)]
+    if any(p in LEXICON or any(len(p) >= 3 and n.startswith(p) for n in names) for p, _ in pieces):
+        # (what is forecast, not who forecasts: a figure of the vocabulary — 全年营收预计… —
+        # or the document's entity by its name's start as a reader writes it, 岑溪光电 of
+        # 岑溪光电科技…, before its figure: 岑溪光电营收预计… is the notice's own forecast)
         return [(run, doer)]
     # (the verb apart from what is forecast: 预测|溪南银行 is not one phrase that 我们预测
     # and another bank's 银行 state together; a verb no excerpt writes, 海岳预计…, is the

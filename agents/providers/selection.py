@@ -332,7 +332,11 @@ def foreign_modifier(reading: Reading, phrase: str, said: str) -> bool:
             while start > 0 and mask[start - 1]:
                 start -= 1
             segment_head = re.fullmatch(SEGMENT_HEADS, run)
-            if at and all(map(is_han, run)) and not segment_head and phrase[start:end] in written:
+            # (the run's first two characters or more will do where the rest of it begins the
+            # next word: 澄远财险车险保费收入 over the group's 原保险保费收入 — 澄远 the title's,
+            # 险保费收入 the row's — writes 澄远财险, then 车险保费收入)
+            joined = any(phrase[start:k] in written for k in range(at + 2, end + 1))
+            if at and all(map(is_han, run)) and not segment_head and joined:
                 return True
             # or the run before the stated piece it qualifies (储能业务海外收入占比 over 储能业务
             # 收入占…: 海外收入 is written elsewhere, the part of a whole)
@@ -476,8 +480,15 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
             and coverage(term, f"{text}\n{context}") >= 0.6
         ):
             # part in the sentence, part in its section's heading (二、业务结构 → 冷链仓储收入
-            # 31.4 亿元) — not a table's caption, which speaks of the table
-            score += 1.5 * coverage(term, f"{text}\n{context}")
+            # 31.4 亿元) — not a table's caption, which speaks of the table; a heading naming
+            # two things (一、股权激励方式及股票来源) is about each where a sentence under it
+            # writes the term itself (股票来源为…), not of its other sentences
+            said_apart = any(
+                u.heading == unit.heading and u is not unit and coverage(term, fold(u.text)) >= 0.6
+                for u in source.units
+            )
+            weight = 0.5 if said_apart else 1.5
+            score += weight * coverage(term, f"{text}\n{context}")
         elif coverage(term, context) >= 0.6:
             # A list is read under its heading (第四节 风险提示 → its items), a table row
             # under its header.
@@ -661,8 +672,10 @@ def candidate_units(source: Source, reading: Reading) -> list[Unit]:
             # the document's title line names the document, it answers nothing — nor
             # does a page's running header, the title set apart by a layout's spaces
             continue
-        # (a list answers whole what asks several of its items: which ones, or two figures)
-        whole = reading.question.enumerates or reading.question.figures_asked > 1
+        # (a list answers whole what asks several of its items: which ones, or two figures;
+        # and what counts them, 业绩变动原因有几条: its items are what is counted)
+        question = reading.question
+        whole = question.enumerates or question.figures_asked > 1 or question.counts
         if unit.kind == "list" and not whole and not heading_asked(reading, unit):
             lines = unit.text.split("\n")
             items = unit.clauses or lines[1:]
@@ -1037,18 +1050,13 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
         return [row]  # its label is asked: each of its columns (本期和上年同期分别多少)
     # (a table split over two excerpts has its rows in both: the rows of its other part,
     # under the same header in a retrieved excerpt of the document — before this part's when
-    # this part borrowed the header, after them when it lent it)
+    # this part borrowed the header, after them when it lent it; each row once: 各分部…分别
+    # lists every row of both parts in the table's order, not the other part's twice)
     others = [r for r in split_parts(reading, source, row) if is_member(r)]
     rows = [*others, *rows] if row.header_from else [*rows, *others]
-    if question.each:
-        # (every row of a table split over two excerpts, in the table's order: the part
-        # that borrowed its header comes after the one that holds it)
-        parts = [r for r in split_parts(reading, source, row) if is_member(r)]
-        rows = [*parts, *rows] if row.header_from else [*rows, *parts]
-        return rows or [row]
     column = row_cell(row, reading.phrases)
-    # (the things ranked, when a phrase no header cell speaks to names them — 高管 of
-    # 获授股数最多的三位高管 — are the rows whose own cells state it: 副总经理, not 骨干)
+    # (the things ranked or listed, when a phrase no header cell speaks to names them — 高管
+    # of 获授股数最多的三位高管 — are the rows whose own cells state it: 副总经理, not 骨干)
     cells = [fold(c) for c in row.heading.split(" | ")]
     said = fold(f"{table_caption(source, row)}\n{source.title}")
     kinds = [p for p in reading.phrases if not any(_touched(p, cells)) and not states(p, said)]
@@ -1064,6 +1072,10 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
             for p in kinds
         )
     ]
+    if question.each:
+        # (every row of the kind asked — 高管 of 高管分别获授多少股: 董事、总经理, not 骨干 or
+        # 预留部分 — when the rows' own cells name kinds)
+        return of_kind or rows or [row]
     valued = []
     for candidate in of_kind or rows:
         cell = candidate.clauses[column] if 0 < column < len(candidate.clauses) else ""
@@ -1152,16 +1164,11 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     asked = [q for q in asked if not _share_of_its_own_figure(reading, q, label, cells)]
     # (a phrase led by the label column's header — 分部营业收入 of 各分部营业收入, over 分部 |
     # 营业收入 — names the rows by what they are, and asks the column after it)
+    # — and so does that header right after the row's label, naming the row by its name and
+    # its kind (寿险分部营业收入: 寿险 | … under 分部 | 营业收入; 财产险分部净利润 is
+    # 财产险's 净利润, whether of 分部净利润 or of 净利润同比变动)
     kind = fold(header[0]).strip()
-    asked = [
-        q[len(kind) :]
-        if len(kind) >= 2
-        and q.startswith(kind)
-        and len(q) - len(kind) >= 2
-        and not any(q in c for c in cells)
-        else q
-        for q in asked
-    ]
+    asked = [_without_kind(q, kind, label, cells) for q in asked]
     # what any header cell states of each phrase, read once (a table may be 500 wide)
     touched = {p: _touched(p, cells) for p in asked}
 
@@ -1191,6 +1198,22 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
         )
         for group in _by_clause(reading.question, asked)
     )
+
+
+def _without_kind(phrase: str, kind: str, label: str, cells: list[str]) -> str:
+    """``phrase`` without the label column's header ``kind`` where it names the rows: right
+    after what the row's ``label`` states (寿险分部营业收入, 财产险分部净利润: the row's name
+    and its kind), or at the phrase's start unless a column's header is the phrase
+    (分部营业收入 of 各分部营业收入; 分部净利润 over a column of that name)."""
+    at = phrase.find(kind) if len(kind) >= 2 else -1
+    rest = phrase[at + len(kind) :] if at >= 0 else ""
+    if at < 0 or len(rest) < 2:
+        return phrase
+    if at and not all(stated_characters(phrase[:at], label)):
+        return phrase
+    if not at and any(phrase in c for c in cells):
+        return phrase
+    return phrase[:at] + rest
 
 
 # A cell that is a year (2028 年, 2027 年度).
@@ -1718,6 +1741,10 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
     if counting and unit.kind in ("sentence", "clause") and not _counts_it(reading, unit, labels):
         return False
     listed = unit.kind == "list" and (question.counts or question.enumerates)
+    if question.asks_figure and question.each and not (question.which or question.counts):
+        # (a figure asked of each, 每年的净利润增长率目标分别是多少, is a figure for each: a
+        # note's items defining the terms give none)
+        listed = False
     if question.asks_figure and not quantities_in(without_markers(unit.text)) and not listed:
         return False  # (a list answers "how many items" by its items)
     # (a top N of a table's rows, 占比前三的品种是哪些, is answered by its rows ranked)
@@ -1842,7 +1869,7 @@ def best_units(reading: Reading) -> list[Pick]:
             context = (
                 f"{' | '.join(header_cells(year_on_year(without_claim(unit.heading))))}\n"
                 f"{framing}\n"
-                f"{without_headline(source.title)}\n" + "\n".join(holders)
+                f"{without_headline(source.title)}\n{source.kind}\n" + "\n".join(holders)
             )
             # a row is read with its table's labels and caption (表 2 前五名客户)
             labels = table_labels(source, unit) if unit.kind == "row" else ""
@@ -2108,8 +2135,13 @@ def best_units_each(reading: Reading) -> list[Pick | None]:
             t for t in reading.topic if any(fold(t) in p or p in fold(t) for p in asked)
         ] or list(asked)
         own = Reading(reading.question, entity_terms, topic, reading.sources, "", asked)
+        # (a unit another name's part took answers this one's too only where it names this
+        # one itself: 澄远人寿为 AA 类，澄远财险为 A 类 states each rating)
         found = [
-            p for p in best_units(own) if all(q is None or p.unit is not q.unit for q in picks)
+            p
+            for p in best_units(own)
+            if all(q is None or p.unit is not q.unit for q in picks)
+            or (len(asked) > 1 and fold(asked[0]) in fold(p.unit.text))
         ]
         if not found and len(asked) == 1:
             return []

@@ -35,6 +35,9 @@ class Source:
     units: list[Unit]
     handles: list[dict[str, Any]]
     rank: int
+    # What a document whose title names no one is, as its text names it (2026 年度业绩预告 on
+    # the line after its issuer's full name): _named_in_text.
+    kind: str = ""
 
 
 def read_sources(
@@ -108,6 +111,8 @@ def _carry_headings(sources: list[Source], spans: dict[str, tuple[str, int, int]
 # How a filing names its issuer in its text: 证券简称：赤霞新材, and a line of its full name.
 _SHORT_NAME = re.compile(r"证券简称\s*[:：]\s*(?P<name>[^\s:：]{2,12})")
 _FULL_NAME = re.compile(r"^\s*(?P<name>\S{2,30}?(?:股份有限公司|有限责任公司|有限公司))\s*$", re.M)
+# The line that follows it, naming what the document is (2026 年度业绩预告, 关于…的公告).
+_KIND_LINE = re.compile(r"\s*(?P<kind>[^\n:：|]{2,40}?)\s*$", re.M)
 
 
 def _named_in_text(sources: list[Source]) -> None:
@@ -123,8 +128,12 @@ def _named_in_text(sources: list[Source]) -> None:
             continue
         entity = full["name"] if full else short["name"]  # type: ignore[index]
         name = short["name"] if short else short_name(entity)
+        # (the line after the full name says what the document is — 2026 年度业绩预告 — as a
+        # title would: 业绩预告的公告编号 asks this notice's)
+        kind = _KIND_LINE.match(text, full.end() + 1) if full else None
+        document = kind["kind"] if kind and any(map(is_han, kind["kind"])) else ""
         for source in same:
-            source.entity, source.name = entity, name
+            source.entity, source.name, source.kind = entity, name, document
 
 
 def _borrow_headers(
