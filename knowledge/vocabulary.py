@@ -412,6 +412,9 @@ def _builtin() -> Vocabulary:
         "预亏": ["业绩预告", "业绩变动"],
         # A preview's figures are printed as what the company expects (预计 … 至 … 万元).
         "预告": ["预计"],
+        # A cause as filings write it after the change it explains (…较上年度末增长 14.8%，
+        # 主要系收入增长…; …所致; 主要是由于…).
+        "原因": ["主要系", "系由于", "主要由于", "主要是由于", "所致"],
         # A total as a sentence or a table prints it (共计派发现金红利…, a 合计 row).
         "总额": ["共计", "合计", "总计"],
         "总量": ["总数"],

@@ -253,6 +253,9 @@ YIELD_MOVE = ("上行", "下行")
 # period before), and a comparison with the year before written out (比上年, 较去年).
 ON_EARLIER = ("同比", "环比")
 AGAINST_LAST_YEAR = r"(?:比|较)(?:上年|去年)"
+# The cause of a change asked (应收账款增长的原因): a report writes it after the change it
+# explains (…较上年度末增长 14.8%，主要系收入增长…所致), never before it.
+CAUSE = ("原因", "主要原因", "原因说明")
 
 
 def words(*groups: tuple[str, ...]) -> str:

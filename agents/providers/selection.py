@@ -14,6 +14,7 @@ from typing import Any
 
 from agents.providers.grammar import (
     ASKS_FIGURE,
+    CAUSE,
     CHANGE,
     FALL,
     FALL_COLLOQUIAL,
@@ -1517,7 +1518,8 @@ def _change_of_a_whole(reading: Reading, unit: Unit, context: str) -> bool:
         return False
     # (a bold lead-in, **订单饱满，海外占比提升。**, is the paragraph's headline, no clause)
     text = fold(without_markers(_RUN_IN.sub("", unit.text)))
-    things = [p for p in phrases if not is_attribute(p)]
+    # (a cause asked is written after its change, 主要系…: what changed is the thing)
+    things = [p for p in phrases if not is_attribute(p) and p not in CAUSE]
     changes = [f for f in quantities_in(text) if _is_change(text, f)]
     if not things or not changes:
         return False

@@ -264,6 +264,14 @@ def _item_lines(lines: list[str]) -> list[bool]:
 # a layout's spaces.
 _PAGE_FURNITURE = re.compile(r"第\s*\d+\s*页|^[\W\d_]*$|\S\s{2,}\S")
 
+# A line that is only a form's furniture, no heading and no text of its own: a page's
+# number standing alone (第 2 页 共 5 页), or a filing's tick boxes answering the heading
+# above them (√适用 □不适用, □是 √否) — the heading goes on over the text after it.
+_FORM_LINE = re.compile(
+    r"^(?:第\s*\d+\s*页(?:\s*[,，]?\s*共\s*\d+\s*页)?"
+    r"|(?:[√□☑☐✓✔■]\s*[^\s√□☑☐✓✔■]{1,4}\s*)+)$"
+)
+
 
 def _names_another_table(unit: Unit) -> bool:
     """Whether ``unit``, right before a table's header written again, is the caption of
@@ -312,7 +320,7 @@ def units(content: str) -> list[Unit]:
     for at, (line, is_item_line, cells) in enumerate(
         zip(lines, item_lines, table_cells, strict=True)
     ):
-        if not line:
+        if not line or (cells is None and _FORM_LINE.match(line)):
             continue
         if not is_item_line:
             latest = None

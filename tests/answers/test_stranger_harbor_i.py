@@ -1,0 +1,45 @@
+"""A stranger's questions over a quarterly report, a broker's note and a placement plan:
+the documents state the thing, the reader refused it or answered in part (a filing's tick
+boxes under a heading, a cause written after its change…). One test per rule, each on a
+document of its own (not the sets' fixtures), driven without a database
+(tests/answers/reader.py)."""
+
+from tests.answers.reader import answer, excerpt, not_found
+
+QUARTER = "青澜机械股份有限公司 2026 年第三季度报告"
+
+
+# -- a filing's form: its tick boxes and page numbers are no headings ----------------------
+
+
+def test_tick_boxes_under_a_heading_leave_the_heading_over_its_list():
+    # √适用 □不适用 answers the heading's form; the list after it is still the section's
+    report = excerpt(
+        QUARTER,
+        "（三）主要会计数据、财务指标发生变动的情况、原因\n"
+        "√适用  □不适用\n"
+        "1. 营业收入年初至报告期末同比增长 12.10%，\n"
+        "主要系海外订单交付放量所致；\n"
+        "2. 经营活动产生的现金流量净额年初至报告期末同比增长 30.02%，\n"
+        "主要系销售回款增加所致。\n"
+        "第 2 页 共 5 页",
+    )
+    first = answer("青澜机械经营活动现金流量净额增长的原因是什么？", [report])[0]
+    assert "销售回款增加" in first and "30.02" in first, first
+
+
+# -- a cause is written after the change it explains ----------------------------------------
+
+
+def test_a_cause_asked_is_stated_by_the_clause_after_the_change():
+    report = excerpt(
+        QUARTER,
+        "三、其他提醒事项\n"
+        "1. 应收账款：报告期末应收账款 9.64 亿元，较上年度末增长 11.2%，"
+        "主要系部分项目验收后回款周期延长。\n"
+        "2. 新签订单：年初至报告期末，公司新签订单 22.5 亿元，同比增长 16.0%。",
+    )
+    first = answer("青澜机械应收账款增长的原因", [report])[0]
+    assert "回款周期延长" in first and "11.2" in first, first
+    # (no cause written: not found)
+    assert not_found(answer("青澜机械新签订单增长的原因是什么？", [report]))
