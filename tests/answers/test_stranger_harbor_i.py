@@ -43,3 +43,24 @@ def test_a_cause_asked_is_stated_by_the_clause_after_the_change():
     assert "回款周期延长" in first and "11.2" in first, first
     # (no cause written: not found)
     assert not_found(answer("青澜机械新签订单增长的原因是什么？", [report]))
+
+
+# -- a statement's rows ---------------------------------------------------------------------
+
+
+def test_a_row_led_by_less_goes_on_the_table_and_the_total_after_it():
+    # 减：所得税影响额 184.06 519.45 is a row (its colon is the label's lead), so the rows
+    # after it, 合计 included, stay the table's
+    report = excerpt(
+        QUARTER,
+        "（二）非经常性损益项目和金额\n"
+        "单位：万元  币种：人民币\n\n"
+        "非经常性损益项目 | 本期金额 | 年初至报告期末金额\n\n"
+        "计入当期损益的政府补助 | 512.30 | 1,408.66\n\n"
+        "委托他人投资或管理资产的损益 | 128.40 | 377.15\n\n"
+        "减：所得税影响额 96.10 267.87\n"
+        "少数股东权益影响额（税后） 1.05 12.44\n"
+        "合计 543.55 1,505.50",
+    )
+    first = answer("青澜机械前三季度非经常性损益合计是多少？", [report])[0]
+    assert first.index("1,505.50") < first.index("[[cite:"), first
