@@ -358,6 +358,9 @@ def _builtin() -> Vocabulary:
         "pe": ["p/e", "市盈率"],
         # Valuation and balance-sheet words an analyst abbreviates.
         "pb": ["p/b", "市净率"],
+        # (and the Chinese words, as a note's forecast table prints them: P/E（倍）, P/B（倍）)
+        "市盈率": ["p/e", "pe"],
+        "市净率": ["p/b", "pb"],
         "roa": ["总资产收益率"],
         "负债率": ["资产负债率"],
         "总资产": ["资产总计", "资产总额"],

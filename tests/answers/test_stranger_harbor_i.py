@@ -64,3 +64,22 @@ def test_a_row_led_by_less_goes_on_the_table_and_the_total_after_it():
     )
     first = answer("青澜机械前三季度非经常性损益合计是多少？", [report])[0]
     assert first.index("1,505.50") < first.index("[[cite:"), first
+
+
+# -- an analyst's words for a note's --------------------------------------------------------
+
+NOTE = excerpt(
+    "青澜机械（603999）2026 年三季报点评：订单高增",
+    "## 盈利预测与估值\n\n"
+    "指标 | 2025A | 2026E | 2027E\n\n"
+    "营业收入（百万元） | 2,236 | 2,602 | 3,081\n\n"
+    "EPS（元/股） | 0.86 | 1.02 | 1.25\n\n"
+    "P/E（倍） | 31.4 | 26.5 | 21.6",
+)
+
+
+def test_a_price_earnings_ratio_in_chinese_is_the_tables_p_e():
+    first = answer("青澜机械2026E市盈率是多少？", [NOTE])[0]
+    assert "26.5" in first.split("[[cite:")[0].split("\n")[0], first
+    # (no P/B printed: 市净率 stays not found)
+    assert not_found(answer("青澜机械市净率是多少？", [NOTE]))
