@@ -481,4 +481,6 @@ QUANTITATIVE = re.compile(r"多少|几|比例|占比|[率额]|规模|金额")
 
 # A top-N count (前五名, 前三大, 前10名): compared as one form, 前N — the question's
 # 前三大重仓股 is the report's 前三名股票 (the vocabulary prints 重仓股 as 前五名股票).
-COUNT = re.compile(r"前\s*[\d一二三四五六七八九十]+\s*[名大位]")
+# A question's term cut before its measure word (前十|大股东: the corpus writes 前十名) ends
+# with the count alone: 前十 is that count too.
+COUNT = re.compile(r"前\s*[\d一二三四五六七八九十]+\s*(?:[名大位]|$)")

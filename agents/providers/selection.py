@@ -38,6 +38,7 @@ from agents.providers.reading import (
     authors,
     class_letter,
     classes_asked,
+    cn_number,
     contrasted,
     counted,
     coverage,
@@ -517,6 +518,10 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
         score += 1.0 if enumerated else -0.5
         # The fuller enumeration of a topic answers "which" better.
         score += 0.1 * min(len(unit.clauses), 5) if enumerated else 0.0
+        # The top N asked (前十大股东有哪些) are N things: a list of fewer items (a note on
+        # them, 上述股东关联关系的说明：…) is not that list.
+        if enumerated and len(unit.clauses) < top_asked(reading.question.text):
+            score -= 1.5
         # A list answers for its lead-in (or, with none, its heading): the list inside an
         # item (1. 市场风险 / （1）…) answers 市场风险有哪些, the outer list (主要风险如下：)
         # 主要风险有哪些.
@@ -548,6 +553,19 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     if unit.kind == "row":
         return score - 0.002 * len(unit.clauses[0] if unit.clauses else "")  # one record
     return score - 0.002 * len(unit.text)
+
+
+# A top N named by its rank (前十大股东, 前五名客户, 前 3 位).
+_TOP_NAMED = re.compile(r"前\s*([\d两一二三四五六七八九十]{1,2})\s*[大名位]")
+
+
+def top_asked(question: str) -> int:
+    """How many things a top N the question names asks (前十大股东 → 10); 1 for none."""
+    match = _TOP_NAMED.search(fold(question))
+    if match is None:
+        return 1
+    n = match.group(1)
+    return int(n) if n.isdigit() else cn_number(n.replace("两", "二"))
 
 
 def _in_the_scale_asked(reading: Reading, unit: Unit) -> bool:

@@ -83,3 +83,29 @@ def test_a_price_earnings_ratio_in_chinese_is_the_tables_p_e():
     assert "26.5" in first.split("[[cite:")[0].split("\n")[0], first
     # (no P/B printed: 市净率 stays not found)
     assert not_found(answer("青澜机械市净率是多少？", [NOTE]))
+
+
+# -- a top N asked is N things --------------------------------------------------------------
+
+
+def test_the_top_n_holders_are_the_table_of_n_rows_not_a_note_on_them():
+    # 前五大 is the table's 前 5 名 (a count in digits is the same count), and a note on
+    # them (上述股东关联关系…的说明：) of two sentences is not the five asked
+    report = excerpt(
+        QUARTER,
+        "二、股东信息\n"
+        "（一）普通股股东总数及前五名股东持股情况表\n"
+        "单位：股\n"
+        "前 5 名股东持股情况\n"
+        "股东名称 股东性质 持股数量 持股比例(%)\n"
+        "青澜控股有限公司 境内非国有法人 90,120,000 30.04\n"
+        "沈砚 境内自然人 18,300,000 6.10\n"
+        "香港中央结算有限公司 境外法人 6,021,004 2.01\n"
+        "远岫价值混合型证券投资基金 其他 4,500,300 1.50\n"
+        "沈墨 境内自然人 3,000,000 1.00\n"
+        "上述股东关联关系或一致行动的说明：沈砚为青澜控股有限公司的控股股东，"
+        "沈墨与沈砚为兄弟关系。公司未知其他股东之间是否存在关联关系。",
+    )
+    first = answer("青澜机械前五大股东有哪些？", [report])[0]
+    assert "青澜控股有限公司" in first and "沈墨 境内自然人" in first, first
+    assert "兄弟关系" not in first, first
