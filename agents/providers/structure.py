@@ -195,6 +195,8 @@ def _joined_lines(content: str) -> list[str]:
             in_item = bool(line) and _starts_item(line)
         folded = fold(lines[-1])
         carry = bool(line) and " | " not in line and folded.endswith(tuple(map(fold, _CONTINUED)))
+        # (a sentence cannot end with a modifier's 的: …交易均价的 / 80%。 is one sentence)
+        carry = carry or (bool(line) and " | " not in line and folded.endswith("的"))
         full = len(line) >= max(_MIN_TEXT_WIDTH, 0.9 * width)
         if in_item and full and not re.search(r"[。！？!?；;，,、：:.）)]$", folded):
             carry = True

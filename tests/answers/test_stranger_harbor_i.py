@@ -109,3 +109,20 @@ def test_the_top_n_holders_are_the_table_of_n_rows_not_a_note_on_them():
     first = answer("青澜机械前五大股东有哪些？", [report])[0]
     assert "青澜控股有限公司" in first and "沈墨 境内自然人" in first, first
     assert "兄弟关系" not in first, first
+
+
+# -- a sentence the layout broke ------------------------------------------------------------
+
+
+def test_a_line_ending_with_a_modifiers_de_goes_on_in_the_next():
+    # …交易均价的 / 80%。: the figure closing the sentence is the sentence's
+    plan = excerpt(
+        "青澜机械股份有限公司 2026 年度向特定对象发行 A 股股票预案",
+        "三、定价基准日、发行价格及定价原则\n"
+        "本次发行的定价基准日为发行期首日，发行价格不低于定价基准日前二十个交易日公司股票交易均价的\n"
+        "80%。\n"
+        "四、发行数量\n"
+        "本次发行的股票数量不超过 60,000,000 股（含本数）。",
+    )
+    first = answer("青澜机械定增发行价格怎么定？", [plan])[0]
+    assert "不低于" in first and "80%" in first, first
