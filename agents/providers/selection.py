@@ -1490,6 +1490,27 @@ def _of_the_year_before(reading: Reading, unit: Unit) -> bool:
     )
 
 
+# The balance asked at the year before's end (上年末应收账款, 去年年底…): a date of its own,
+# which a sentence writes as such (上年度末为 16.05 亿元) — not as the base of a change
+# (报告期末应收账款 18.42 亿元，较上年度末增长 14.8%: the figure is the period end's).
+_YEAR_END_BEFORE = re.compile(r"^(?:上年度?末|上年年末|去年年?[底末]|上年底)$")
+_WRITES_YEAR_END_BEFORE = re.compile(r"上年度?末|上年年末|去年年?[底末]|上年底|年初(?!至)")
+_BASE_OF_A_CHANGE = re.compile(r"(?:比|较)(?:上年度?末|上年年末|去年年?[底末]|上年底|年初(?!至))")
+
+
+def year_end_before_asked(reading: Reading) -> bool:
+    """The question asks a balance at the year before's end, no change on it."""
+    question = reading.question
+    return any(_YEAR_END_BEFORE.match(fold(t)) for t in question.times) and not (
+        question.periods & {"BOY", "YOY"}
+    )
+
+
+def writes_year_end_before(text: str) -> bool:
+    """``text`` names the year before's end as a date of its own, not a change's base."""
+    return bool(_WRITES_YEAR_END_BEFORE.search(_BASE_OF_A_CHANGE.sub("", fold(text))))
+
+
 # A figure written as a change: right after a direction (同比增长 15.64%, 较上年同期提升约
 # 2.3 个百分点), or in percentage points — 提升至 41.3% is the level reached.
 _DIRECTION_BEFORE = words_re(
@@ -1671,6 +1692,12 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         return False  # 去年同期 asks that period's figure: 同比增长 15.64% is a change on it
     if unit.kind in ("sentence", "clause") and _of_the_year_before(reading, unit):
         return False  # 2026 年营收 asked: 上年同期为 268,415.77 万元 is the year before's
+    if (
+        unit.kind != "row"
+        and year_end_before_asked(reading)
+        and not writes_year_end_before(f"{unit.text}\n{unit.heading}")
+    ):
+        return False  # 上年末应收账款 asked: 报告期末…，较上年度末增长 14.8% is not it
     if (
         question.asks_figure
         and unit.kind in ("sentence", "clause")
@@ -2162,6 +2189,8 @@ def relevant_figures(reading: Reading) -> list[tuple[float, Source, dict[str, An
             label = handle.get("label") or handle.get("key") or ""
             if not states_question(reading, label, without_headline(source.title)):
                 continue
+            if year_end_before_asked(reading) and not writes_year_end_before(label):
+                continue  # (a figure's label naming no date is the report's own)
             score = figure_score(handle, reading)
             if score > 0:
                 seen.add(handle["id"])

@@ -126,3 +126,21 @@ def test_a_line_ending_with_a_modifiers_de_goes_on_in_the_next():
     )
     first = answer("青澜机械定增发行价格怎么定？", [plan])[0]
     assert "不低于" in first and "80%" in first, first
+
+
+# -- the year before's end is a date of its own ---------------------------------------------
+
+
+def test_a_balance_at_the_year_befores_end_is_not_the_base_of_a_change():
+    # 较上年度末增长 11.2% compares the period end's 9.64 亿元 with a balance it does not give
+    report = excerpt(
+        QUARTER,
+        "三、其他提醒事项\n"
+        "1. 应收账款：报告期末应收账款 9.64 亿元，较上年度末增长 11.2%。\n"
+        "2. 存货：报告期末存货 5.10 亿元，上年度末为 4.80 亿元。",
+        {"key": "receivables", "label": "应收账款", "display": "9.64亿元"},
+    )
+    assert not_found(answer("青澜机械上年末应收账款是多少？", [report]))
+    first = answer("青澜机械上年末存货是多少？", [report])[0]
+    assert "4.80" in first, first
+    assert "9.64" in answer("青澜机械报告期末应收账款是多少？", [report])[0]
