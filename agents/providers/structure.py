@@ -179,6 +179,7 @@ def _joined_lines(content: str) -> list[str]:
     _MIN_TEXT_WIDTH characters: the layout broke it, a title (1、汇率风险) is shorter."""
     raws = [raw.strip() for raw in content.split("\n")]
     width = max((len(r) for r in raws if " | " not in r), default=0)
+    prose_width = max((len(r) for r in raws if " | " not in r and not _LAYOUT.search(r)), default=0)
     lines: list[str] = []
     carry = False
     in_item = False
@@ -200,7 +201,19 @@ def _joined_lines(content: str) -> list[str]:
         full = len(line) >= max(_MIN_TEXT_WIDTH, 0.9 * width)
         if in_item and full and not re.search(r"[。！？!?；;，,、：:.）)]$", folded):
             carry = True
+        # A sentence of prose the layout broke mid-phrase (…实业集团有限公司的持股比例 /
+        # 为 31.73%，…): a line of sentences, as wide as the text's widest line of prose, that
+        # ends with a word's character, no punctuation mark, goes on in the next.
+        prose = len(line) >= max(_MIN_TEXT_WIDTH, 0.9 * prose_width)
+        if prose and _SAID.search(line) and is_han(folded[-1:]) and not _LAYOUT.search(line):
+            carry = True
     return lines
+
+
+# A line of sentences (a clause's or a sentence's mark inside it), and a layout's spaces
+# (a running header, a spaced table's row): no prose.
+_SAID = re.compile(r"[，。；,;]")
+_LAYOUT = re.compile(r"\S\s{2,}\S")
 
 
 def _lone_marker(line: str) -> bool:

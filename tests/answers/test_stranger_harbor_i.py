@@ -144,3 +144,16 @@ def test_a_balance_at_the_year_befores_end_is_not_the_base_of_a_change():
     first = answer("青澜机械上年末存货是多少？", [report])[0]
     assert "4.80" in first, first
     assert "9.64" in answer("青澜机械报告期末应收账款是多少？", [report])[0]
+
+
+def test_a_line_of_prose_broken_mid_phrase_goes_on_in_the_next():
+    # the layout broke …的持股比例 / 为 24.62%，…: one sentence, its figure its own
+    plan = excerpt(
+        "青澜机械股份有限公司 2026 年度向特定对象发行 A 股股票预案",
+        "七、本次发行是否导致公司控制权发生变化\n"
+        "截至本预案公告日，青澜控股有限公司持有公司 32.00% 的股份，为公司控股股东；\n"
+        "沈砚先生为公司实际控制人。按发行数量上限测算，本次发行完成后青澜控股有限公司持股比例\n"
+        "为 24.62%，仍为公司控股股东，本次发行不会导致公司控制权发生变化。",
+    )
+    first = answer("发行后青澜控股持股比例是多少？", [plan])[0]
+    assert "24.62" in first.split("[[cite:")[0], first
