@@ -157,3 +157,20 @@ def test_a_line_of_prose_broken_mid_phrase_goes_on_in_the_next():
     )
     first = answer("发行后青澜控股持股比例是多少？", [plan])[0]
     assert "24.62" in first.split("[[cite:")[0], first
+
+
+# -- a document named by its kind -----------------------------------------------------------
+
+
+def test_a_note_named_by_its_kind_is_named_by_its_title():
+    # 研报 is the note: its chunk naming the analyst writes no 点评 of its own, its title does
+    tail = excerpt(
+        "青澜机械（603999）2026 年三季报点评：订单高增",
+        "## 风险提示\n\n1. 下游资本开支不及预期；\n2. 原材料价格大幅波动。\n\n"
+        "分析师：林岫（执业证书编号：S0960524070009）",
+    )
+    report = excerpt(QUARTER, "三、其他提醒事项\n公司提请投资者关注汇率波动风险。")
+    first = answer("研报的分析师是谁？", [tail, report])[0]
+    assert "林岫" in first, first
+    first = answer("研报列出了哪些风险提示？", [tail, report])[0]
+    assert "原材料价格大幅波动" in first, first
