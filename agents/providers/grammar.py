@@ -119,6 +119,8 @@ QUESTION_WORDS = (
     "各自",
     "情况",
     *ALL_ITEMS,
+    # each of a kind's items (各项费用分别是多少: every 费用 row), like 各 before a measure word
+    "各项",
     "具体",
     # verbs that introduce the enumeration asked for (分成哪几类, 包括哪些)
     "分成",

@@ -1053,6 +1053,14 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     rows = [r for r in table_rows(source, row) if is_member(r)]
     label = fold(row.clauses[0]) if row.clauses else ""
     if question.each and any(states(p, label) for p in reading.phrases):
+        # a kind several rows' labels state (各项费用: 销售费用, 管理费用…) asks each of them
+        kind = [
+            r
+            for r in rows
+            if r.clauses and any(states(p, fold(r.clauses[0])) for p in reading.phrases)
+        ]
+        if len(kind) >= 2 and row in kind:
+            return kind
         return [row]  # its label is asked: each of its columns (本期和上年同期分别多少)
     # (a table split over two excerpts has its rows in both: the rows of its other part,
     # under the same header in a retrieved excerpt of the document — before this part's when

@@ -174,3 +174,27 @@ def test_a_note_named_by_its_kind_is_named_by_its_title():
     assert "林岫" in first, first
     first = answer("研报列出了哪些风险提示？", [tail, report])[0]
     assert "原材料价格大幅波动" in first, first
+
+
+# -- each of a kind -------------------------------------------------------------------------
+
+
+def test_each_item_of_a_kind_asks_every_row_its_label_names():
+    # 各项费用 is every row whose label is a 费用, not the best-scored one (各项, written in
+    # the text, is no part of the thing asked: 项费用)
+    statement = excerpt(
+        QUARTER,
+        "合并利润表（节选）  2026 年 1—9 月\n"
+        "单位：万元  币种：人民币\n\n"
+        "项目 | 本期发生额 | 上期发生额\n\n"
+        "其中：营业成本 | 120,100.20 | 101,200.50\n\n"
+        "销售费用 | 7,410.11 | 6,802.30\n\n"
+        "管理费用 | 5,630.42 | 5,101.77\n\n"
+        "研发费用 | 12,008.90 | 10,220.16\n\n"
+        "财务费用 | -602.18 | 190.25\n\n"
+        "除上述各项之外，报告期内无其他重大费用变动。",
+    )
+    first = answer("青澜机械利润表里各项费用分别是多少？", [statement])[0]
+    for cell in ("7,410.11", "5,630.42", "12,008.90", "-602.18"):
+        assert cell in first, first
+    assert "120,100.20" not in first, first
