@@ -1506,6 +1506,19 @@ _WRITES_YEAR_END_BEFORE = re.compile(r"上年度?末|上年年末|去年年?[底
 _BASE_OF_A_CHANGE = re.compile(r"(?:比|较)(?:上年度?末|上年年末|去年年?[底末]|上年底|年初(?!至))")
 
 
+# A state after an event the document plans (本次发行完成后, 重组完成后, 交易实施后): a pro forma
+# figure, the answer only to a question that asks it after that event (发行后…持股比例).
+_AFTER_EVENT = re.compile(r"(?:发行|定增|完成|实施|交易|重组|收购|转让|增资)(?:完成)?后")
+
+
+def _after_an_event(text: str) -> bool:
+    """``text`` writes a state after an event before its first figure (本次发行完成后…为
+    31.73%), or — a question — asks one."""
+    figures = quantities_in(without_markers(text))
+    head = without_markers(text)[: figures[0].start] if figures else text
+    return bool(_AFTER_EVENT.search(fold(head)))
+
+
 def year_end_before_asked(reading: Reading) -> bool:
     """The question asks a balance at the year before's end, no change on it."""
     question = reading.question
@@ -1700,6 +1713,12 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         return False  # 去年同期 asks that period's figure: 同比增长 15.64% is a change on it
     if unit.kind in ("sentence", "clause") and _of_the_year_before(reading, unit):
         return False  # 2026 年营收 asked: 上年同期为 268,415.77 万元 is the year before's
+    if (
+        unit.kind != "row"
+        and _after_an_event(unit.text)
+        and not _after_an_event(reading.question.text)
+    ):
+        return False  # 控股股东持股比例 asked: 本次发行完成后…持股比例为 31.73% is a pro forma
     if (
         unit.kind != "row"
         and year_end_before_asked(reading)

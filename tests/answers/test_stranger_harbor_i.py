@@ -198,3 +198,24 @@ def test_each_item_of_a_kind_asks_every_row_its_label_names():
     for cell in ("7,410.11", "5,630.42", "12,008.90", "-602.18"):
         assert cell in first, first
     assert "120,100.20" not in first, first
+
+
+# -- a state after a planned event ----------------------------------------------------------
+
+
+def test_a_figure_after_a_planned_event_answers_only_that_event_asked():
+    # 本次发行完成后…持股比例为 24.62% is a pro forma: the holding now is 32.00%
+    plan = excerpt(
+        "青澜机械股份有限公司 2026 年度向特定对象发行 A 股股票预案",
+        "四、发行数量\n"
+        "本次发行的股票数量不超过 60,000,000 股（含本数）。\n"
+        "七、本次发行是否导致公司控制权发生变化\n"
+        "截至本预案公告日，控股股东青澜控股有限公司持有公司 96,000,000 股，占总股本的 32.00%。"
+        "按发行数量上限测算，本次发行完成后青澜控股有限公司的持股比例为 24.62%，仍为公司控股股东。",
+    )
+    first = answer("青澜机械控股股东持股比例是多少？", [plan])[0]
+    assert "32.00" in first and "24.62" not in first, first
+    first = answer("青澜机械定增发行数量上限是多少？", [plan])[0]
+    assert "60,000,000" in first, first
+    first = answer("发行后青澜控股持股比例是多少？", [plan])[0]
+    assert "24.62" in first, first
