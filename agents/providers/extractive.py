@@ -33,7 +33,7 @@ from agents.providers.comparison import (
     rows_compared,
     states_own_figure,
 )
-from agents.providers.grammar import DOCUMENT_WORDS, MENTIONING, PRONOUNS
+from agents.providers.grammar import MENTIONING, PRONOUNS
 from agents.providers.quoting import clause_with, picked_item, quote_rows, quote_unit, unit_stating
 from agents.providers.reading import (
     as_asked,
@@ -373,15 +373,12 @@ class ExtractiveProvider:
             # (an excerpt's text with the headings it is read under: a section cut across
             # two chunks keeps its heading)
             texts = [fold("\n".join([s.content, *{u.heading for u in s.units}])) for s in sources]
-            # (a document named by its kind, 研报的分析师, is named by the excerpt's title:
-            # the note's chunk naming its analyst writes no 点评 of its own)
-            titles = [f"{text}\n{fold(s.title)}" for s, text in zip(sources, texts, strict=True)]
+            # (and its document's title, as the floor reads a unit: a document named by its
+            # kind, 研报的分析师, or the plan it is, 定增完成后…, is named by the title — the
+            # note's chunk naming its analyst writes no 点评 of its own)
+            texts = [f"{text}\n{fold(s.title)}" for s, text in zip(sources, texts, strict=True)]
             return any(
-                any(
-                    all(covers(t, titled if DOCUMENT_WORDS.search(t) else text) for t in terms)
-                    for text, titled in zip(texts, titles, strict=True)
-                )
-                for terms in asked
+                any(all(covers(t, text) for t in terms) for text in texts) for terms in asked
             )
         return True
 

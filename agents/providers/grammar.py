@@ -278,7 +278,8 @@ def words_re(*groups: tuple[str, ...], prefix: str = "", suffix: str = "") -> re
 # 冷链仓储面积达到(了多少), 半年报提到(了哪些风险), 收益率下行到(多少), 持有华岳银行(的比例).
 PREDICATE_AFTER = re.compile(
     # (a modal before the verb goes with it: 净利润增速要达到, 需达到, 须达到)
-    r"(?:需要|必须|应当|须|需|(?<![主重纲摘概想只])要)?"
+    # (and one of a future, 持股比例会降到, 将达到: not 董事会's or 大会's 会)
+    r"(?:需要|必须|应当|须|需|(?<![主重纲摘概想只])要|(?<![董事大委员协学社机年开])会|将)?"
     r"(?:达到|做到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|到|达"
     # a direction to the level reached (收益率下行到, 降到了多少, 回落至, 增至): any rise or
     # fall, a yield's 上行 / 下行, and the one-character ones, 增 and 减 as a report writes

@@ -219,3 +219,15 @@ def test_a_figure_after_a_planned_event_answers_only_that_event_asked():
     assert "60,000,000" in first, first
     first = answer("发行后青澜控股持股比例是多少？", [plan])[0]
     assert "24.62" in first, first
+
+
+def test_a_plan_named_by_its_title_and_a_modal_before_the_verb_of_reaching():
+    # 定增 is what the plan's title names (向特定对象发行), not its page's text; 会 (will)
+    # goes with 降到, the verb linking the thing to the level it reaches
+    page = excerpt(
+        "青澜机械股份有限公司 2026 年度向特定对象发行 A 股股票预案",
+        "七、本次发行是否导致公司控制权发生变化\n"
+        "按发行数量上限测算，本次发行完成后青澜控股有限公司的持股比例为 24.62%，仍为公司控股股东。",
+    )
+    first = answer("定增完成后青澜控股持股比例会降到多少", [page])[0]
+    assert "24.62" in first, first
