@@ -207,6 +207,9 @@ LIGHT_HEADS = (
     # the members of a body (审计委员会成员: 审计委员会由…组成) are what it is made of
     "成员",
     "点",
+    # a table named by what it lists (非经常性损益表里: the section 非经常性损益项目和金额)
+    # is where to look — a table the excerpts name so (利润表) keeps it, written whole
+    "表",
     "上限",
     "下限",
 )

@@ -231,3 +231,17 @@ def test_a_plan_named_by_its_title_and_a_modal_before_the_verb_of_reaching():
     )
     first = answer("定增完成后青澜控股持股比例会降到多少", [page])[0]
     assert "24.62" in first, first
+
+
+def test_a_table_named_by_what_it_lists_is_where_to_look():
+    # 非经常性损益表 is the section 非经常性损益项目和金额: its 表 names where, not what
+    report = excerpt(
+        QUARTER,
+        "（二）非经常性损益项目和金额\n"
+        "单位：万元  币种：人民币\n\n"
+        "非经常性损益项目 | 本期金额 | 年初至报告期末金额\n\n"
+        "计入当期损益的政府补助 | 512.30 | 1,408.66\n\n"
+        "委托他人投资或管理资产的损益 | 128.40 | 377.15",
+    )
+    first = answer("青澜机械非经常性损益表里，政府补助年初至报告期末金额是多少", [report])[0]
+    assert "1,408.66" in first.split("\n")[0], first
