@@ -992,6 +992,9 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
             while piece and piece[-1] in EDGE_FUNCTION and piece not in kept:
                 piece = piece[:-1]
             piece = PREDICATE_AFTER.sub("", piece)
+            # a breakdown asked (按产品分有哪几类, 按地区划分) is written as a table's column of
+            # its kind: 分产品, 分地区
+            piece = _BREAKDOWN.sub(r"分\1", piece)
             if piece.endswith("占") and len(piece) > 2:
                 piece = piece[:-1]  # the verb of a share (海外收入占多大比例), even where a
                 # text writes the phrase on (海外收入占比)
@@ -1034,6 +1037,9 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
     if ratios != asked:
         return [r for r in ratios if r not in SHARE_WORDS]
     return asked
+
+
+_BREAKDOWN = re.compile(r"^按照?([^\W\d_]{2,4}?)(?:划分|分类|细分|分)$")
 
 
 def _purpose_cut(run: str, terms: tuple[str, ...]) -> str:

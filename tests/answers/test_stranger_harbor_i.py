@@ -245,3 +245,17 @@ def test_a_table_named_by_what_it_lists_is_where_to_look():
     )
     first = answer("青澜机械非经常性损益表里，政府补助年初至报告期末金额是多少", [report])[0]
     assert "1,408.66" in first.split("\n")[0], first
+
+
+def test_a_breakdown_asked_by_its_kind_is_the_tables_column_of_it():
+    # 按产品分 is the table's 分产品: its rows are the kinds asked
+    summary = excerpt(
+        "青澜食品股份有限公司 2026 年半年度报告摘要",
+        "（二）主营业务分析\n\n"
+        "分产品 | 营业收入（万元） | 毛利率\n\n"
+        "速冻水饺 | 58,426.35 | 31.01%\n\n"
+        "速冻汤圆 | 32,384.17 | 26.30%\n\n"
+        "合计 | 90,810.52 | 29.30%",
+    )
+    first = answer("青澜食品按产品分有哪几类？", [summary])[0]
+    assert "速冻水饺" in first and "速冻汤圆" in first, first
