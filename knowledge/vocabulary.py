@@ -360,6 +360,9 @@ def _builtin() -> Vocabulary:
         "pe": ["p/e", "市盈率"],
         # Valuation and balance-sheet words an analyst abbreviates.
         "pb": ["p/b", "市净率"],
+        # (and the Chinese words, as a note's forecast table prints them: P/E（倍）, P/B（倍）)
+        "市盈率": ["p/e", "pe"],
+        "市净率": ["p/b", "pb"],
         "roa": ["总资产收益率"],
         "负债率": ["资产负债率"],
         "总资产": ["资产总计", "资产总额"],
@@ -416,6 +419,9 @@ def _builtin() -> Vocabulary:
         "预告": ["预计"],
         # What a company or an analyst expects is written either way (公司内部预期全年…).
         "预计": ["预期"],
+        # A cause as filings write it after the change it explains (…较上年度末增长 14.8%，
+        # 主要系收入增长…; …所致; 主要是由于…).
+        "原因": ["主要系", "系由于", "主要由于", "主要是由于", "所致"],
         # A total as a sentence or a table prints it (共计派发现金红利…, a 合计 row).
         "总额": ["共计", "合计", "总计"],
         "总量": ["总数"],

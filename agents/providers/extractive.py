@@ -393,6 +393,10 @@ class ExtractiveProvider:
             # (an excerpt's text with the headings it is read under: a section cut across
             # two chunks keeps its heading)
             texts = [fold("\n".join([s.content, *{u.heading for u in s.units}])) for s in sources]
+            # (and its document's title, as the floor reads a unit: a document named by its
+            # kind, 研报的分析师, or the plan it is, 定增完成后…, is named by the title — the
+            # note's chunk naming its analyst writes no 点评 of its own)
+            texts = [f"{text}\n{fold(s.title)}" for s, text in zip(sources, texts, strict=True)]
             return any(
                 any(all(covers(t, text) for t in terms) for text in texts) for terms in asked
             )

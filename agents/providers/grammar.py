@@ -119,6 +119,8 @@ QUESTION_WORDS = (
     "各自",
     "情况",
     *ALL_ITEMS,
+    # each of a kind's items (各项费用分别是多少: every 费用 row), like 各 before a measure word
+    "各项",
     "具体",
     # verbs that introduce the enumeration asked for (分成哪几类, 包括哪些)
     "分成",
@@ -205,6 +207,9 @@ LIGHT_HEADS = (
     # the members of a body (审计委员会成员: 审计委员会由…组成) are what it is made of
     "成员",
     "点",
+    # a table named by what it lists (非经常性损益表里: the section 非经常性损益项目和金额)
+    # is where to look — a table the excerpts name so (利润表) keeps it, written whole
+    "表",
     "上限",
     "下限",
 )
@@ -253,6 +258,9 @@ YIELD_MOVE = ("上行", "下行")
 # period before), and a comparison with the year before written out (比上年, 较去年).
 ON_EARLIER = ("同比", "环比")
 AGAINST_LAST_YEAR = r"(?:比|较)(?:上年|去年)"
+# The cause of a change asked (应收账款增长的原因): a report writes it after the change it
+# explains (…较上年度末增长 14.8%，主要系收入增长…所致), never before it.
+CAUSE = ("原因", "主要原因", "原因说明")
 
 
 def words(*groups: tuple[str, ...]) -> str:
@@ -273,8 +281,8 @@ def words_re(*groups: tuple[str, ...], prefix: str = "", suffix: str = "") -> re
 # 冷链仓储面积达到(了多少), 半年报提到(了哪些风险), 收益率下行到(多少), 持有华岳银行(的比例).
 PREDICATE_AFTER = re.compile(
     # (a modal before the verb goes with it: 净利润增速要达到, 需达到, 须达到; and one of
-    # what will be, 持股比例会降到, 将降至, 占比能到)
-    r"(?:需要|必须|应当|须|需|(?<![主重纲摘概想只])要|(?<![事员机社学开理协约都大总分工商议年晚])会|(?<![即必])将|(?<![产功性动效储节智技职可才体热电光核风赋本潜])能)?"
+    # what will be, 持股比例会降到, 将降至, 占比能到 — not 董事会's or 大会's 会, 产能's 能)
+    r"(?:需要|必须|应当|须|需|(?<![主重纲摘概想只])要|(?<![董事员机社学开理协约都大委总分工商议年晚])会|(?<![即必])将|(?<![产功性动效储节智技职可才体热电光核风赋本潜])能)?"
     r"(?:达到|做到|提到|提及|列出|列了|列举|披露了?|录得|来自|投向|用于|到|达"
     # a direction to the level reached (收益率下行到, 降到了多少, 回落至, 增至): any rise or
     # fall, a yield's 上行 / 下行, and the one-character ones, 增 and 减 as a report writes
@@ -482,4 +490,6 @@ QUANTITATIVE = re.compile(r"多少|几|比例|占比|[率额]|规模|金额")
 
 # A top-N count (前五名, 前三大, 前10名): compared as one form, 前N — the question's
 # 前三大重仓股 is the report's 前三名股票 (the vocabulary prints 重仓股 as 前五名股票).
-COUNT = re.compile(r"前\s*[\d一二三四五六七八九十]+\s*[名大位]")
+# A question's term cut before its measure word (前十|大股东: the corpus writes 前十名) ends
+# with the count alone: 前十 is that count too.
+COUNT = re.compile(r"前\s*[\d一二三四五六七八九十]+\s*(?:[名大位]|$)")

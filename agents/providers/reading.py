@@ -698,22 +698,6 @@ def _glossed(question: str, corpus: str, names: tuple[str, ...]) -> str:
     return _GLOSSED.sub(swap, question)
 
 
-# A grouping asked with 按 (按产品分, 按地区划分, 按行业分类).
-_GROUPED_BY = re.compile(r"按(?P<by>[^\W\d_]{1,6}?)(?:来)?(?:划分|分类|区分|拆分|分)")
-
-
-def _grouping_as_headed(question: str, corpus: str) -> str:
-    """``question`` with a grouping asked with 按 written as a table heads it (按产品分有哪几类
-    → 分产品有哪几类: a report's 分产品 | 营业收入 | … groups its rows by product) where the
-    excerpts write it so; else as asked."""
-
-    def swap(match: re.Match[str]) -> str:
-        headed = "分" + match["by"]
-        return headed if fold(headed) in corpus else match[0]
-
-    return _GROUPED_BY.sub(swap, question)
-
-
 # The kind of the items a which-question asks, written after its question word and measure
 # word (前三大重仓是哪几只股票: 股票).
 _KIND_AFTER_WHICH = re.compile(
@@ -774,7 +758,6 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
     names = tuple(sorted({fold(n) for n in names if len(n) >= 2}, key=len, reverse=True))
     question = _glossed(question, fold(corpus), names)
     question = _name_abbreviated(question, names)
-    question = _grouping_as_headed(question, fold(corpus))
     question = _kind_joined(question, fold(corpus))
     question = share_class(question, corpus)
     question = _money_of_act(question, fold(corpus))
@@ -1059,6 +1042,9 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
             while piece and piece[-1] in EDGE_FUNCTION and piece not in kept:
                 piece = piece[:-1]
             piece = PREDICATE_AFTER.sub("", piece)
+            # a breakdown asked (按产品分有哪几类, 按地区划分) is written as a table's column of
+            # its kind: 分产品, 分地区
+            piece = _BREAKDOWN.sub(r"分\1", piece)
             if piece.endswith("占") and len(piece) > 2:
                 piece = piece[:-1]  # the verb of a share (海外收入占多大比例), even where a
                 # text writes the phrase on (海外收入占比)
@@ -1087,7 +1073,7 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
                 continue  # 主要 alone (主要做什么业务) ranks, it names nothing
             if unit_of(piece) and not lexical:
                 continue  # the unit asked (是多少万元) is the answer's form, not its topic
-            if DOCUMENT_WORDS.search(piece) and len(piece) >= 2 or _table_looked_in(piece, written):
+            if DOCUMENT_WORDS.search(piece) and len(piece) >= 2 or _picked_among(piece, written):
                 sources.append(piece)  # where to look (海岳证券研报里), not what is asked
                 continue
             # a share class is asked by its letter (C份额 → C: the report writes
@@ -1108,17 +1094,19 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
     return asked
 
 
-def _table_looked_in(piece: str, question: str) -> bool:
-    """Whether ``piece`` names where the question looks, as a document does: a table before
-    a postposition of place (非经常性损益表里, 分产品表格中), or the things a which-question
-    picks among (前十大股东里哪些是…: what is asked is the property that follows)."""
-    place = re.escape(piece) + r"[里中内上]"
-    table = piece.endswith(("表", "表格")) and re.search(place, question) is not None
-    picked_among = re.search(place + r"(?:有)?(?:哪|谁)", question) is not None
-    return len(piece) >= 3 and (table or picked_among)
+def _picked_among(piece: str, question: str) -> bool:
+    """Whether ``piece`` names the things a which-question picks among (前十大股东里哪些是…):
+    where to look, as a document is — what is asked is the property that follows."""
+    return (
+        len(piece) >= 3
+        and re.search(re.escape(piece) + r"[里中内](?:有)?(?:哪|谁)", question) is not None
+    )
 
 
 _INSTRUMENT = ("使用", "利用", "运用", "动用", "用", "拿")
+
+
+_BREAKDOWN = re.compile(r"^按照?([^\W\d_]{2,4}?)(?:划分|分类|细分|分)$")
 
 
 def _purpose_cut(run: str, terms: tuple[str, ...]) -> str:

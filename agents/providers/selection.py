@@ -14,6 +14,7 @@ from typing import Any
 
 from agents.providers.grammar import (
     ASKS_FIGURE,
+    CAUSE,
     CHANGE,
     FALL,
     FALL_COLLOQUIAL,
@@ -37,6 +38,7 @@ from agents.providers.reading import (
     authors,
     class_letter,
     classes_asked,
+    cn_number,
     contrasted,
     counted,
     coverage,
@@ -527,6 +529,10 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
         score += 1.0 if enumerated else -0.5
         # The fuller enumeration of a topic answers "which" better.
         score += 0.1 * min(len(unit.clauses), 5) if enumerated else 0.0
+        # The top N asked (前十大股东有哪些) are N things: a list of fewer items (a note on
+        # them, 上述股东关联关系的说明：…) is not that list.
+        if enumerated and len(unit.clauses) < top_asked(reading.question.text):
+            score -= 1.5
         # A list answers for its lead-in (or, with none, its heading): the list inside an
         # item (1. 市场风险 / （1）…) answers 市场风险有哪些, the outer list (主要风险如下：)
         # 主要风险有哪些.
@@ -558,6 +564,19 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     if unit.kind == "row":
         return score - 0.002 * len(unit.clauses[0] if unit.clauses else "")  # one record
     return score - 0.002 * len(unit.text)
+
+
+# A top N named by its rank (前十大股东, 前五名客户, 前 3 位).
+_TOP_NAMED = re.compile(r"前\s*([\d两一二三四五六七八九十]{1,2})\s*[大名位]")
+
+
+def top_asked(question: str) -> int:
+    """How many things a top N the question names asks (前十大股东 → 10); 1 for none."""
+    match = _TOP_NAMED.search(fold(question))
+    if match is None:
+        return 1
+    n = match.group(1)
+    return int(n) if n.isdigit() else cn_number(n.replace("两", "二"))
 
 
 def _in_the_scale_asked(reading: Reading, unit: Unit) -> bool:
@@ -1047,6 +1066,14 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     rows = [r for r in table_rows(source, row) if is_member(r)]
     label = fold(row.clauses[0]) if row.clauses else ""
     if question.each and any(states(p, label) for p in reading.phrases):
+        # a kind several rows' labels state (各项费用: 销售费用, 管理费用…) asks each of them
+        kind = [
+            r
+            for r in rows
+            if r.clauses and any(states(p, fold(r.clauses[0])) for p in reading.phrases)
+        ]
+        if len(kind) >= 2 and row in kind:
+            return kind
         return [row]  # its label is asked: each of its columns (本期和上年同期分别多少)
     # (a table split over two excerpts has its rows in both: the rows of its other part,
     # under the same header in a retrieved excerpt of the document — before this part's when
@@ -1494,6 +1521,40 @@ def _of_the_year_before(reading: Reading, unit: Unit) -> bool:
     )
 
 
+# The balance asked at the year before's end (上年末应收账款, 去年年底…): a date of its own,
+# which a sentence writes as such (上年度末为 16.05 亿元) — not as the base of a change
+# (报告期末应收账款 18.42 亿元，较上年度末增长 14.8%: the figure is the period end's).
+_YEAR_END_BEFORE = re.compile(r"^(?:上年度?末|上年年末|去年年?[底末]|上年底)$")
+_WRITES_YEAR_END_BEFORE = re.compile(r"上年度?末|上年年末|去年年?[底末]|上年底|年初(?!至)")
+_BASE_OF_A_CHANGE = re.compile(r"(?:比|较)(?:上年度?末|上年年末|去年年?[底末]|上年底|年初(?!至))")
+
+
+# A state after an event the document plans (本次发行完成后, 重组完成后, 交易实施后): a pro forma
+# figure, the answer only to a question that asks it after that event (发行后…持股比例).
+_AFTER_EVENT = re.compile(r"(?:发行|定增|完成|实施|交易|重组|收购|转让|增资)(?:完成)?后")
+
+
+def _after_an_event(text: str) -> bool:
+    """``text`` writes a state after an event before its first figure (本次发行完成后…为
+    31.73%), or — a question — asks one."""
+    figures = quantities_in(without_markers(text))
+    head = without_markers(text)[: figures[0].start] if figures else text
+    return bool(_AFTER_EVENT.search(fold(head)))
+
+
+def year_end_before_asked(reading: Reading) -> bool:
+    """The question asks a balance at the year before's end, no change on it."""
+    question = reading.question
+    return any(_YEAR_END_BEFORE.match(fold(t)) for t in question.times) and not (
+        question.periods & {"BOY", "YOY"}
+    )
+
+
+def writes_year_end_before(text: str) -> bool:
+    """``text`` names the year before's end as a date of its own, not a change's base."""
+    return bool(_WRITES_YEAR_END_BEFORE.search(_BASE_OF_A_CHANGE.sub("", fold(text))))
+
+
 # A figure written as a change: right after a direction (同比增长 15.64%, 较上年同期提升约
 # 2.3 个百分点), or in percentage points — 提升至 41.3% is the level reached.
 _DIRECTION_BEFORE = words_re(
@@ -1540,7 +1601,8 @@ def _change_of_a_whole(reading: Reading, unit: Unit, context: str) -> bool:
         return False
     # (a bold lead-in, **订单饱满，海外占比提升。**, is the paragraph's headline, no clause)
     text = fold(without_markers(_RUN_IN.sub("", unit.text)))
-    things = [p for p in phrases if not is_attribute(p)]
+    # (a cause asked is written after its change, 主要系…: what changed is the thing)
+    things = [p for p in phrases if not is_attribute(p) and p not in CAUSE]
     changes = [f for f in quantities_in(text) if _is_change(text, f)]
     if not things or not changes:
         return False
@@ -1674,6 +1736,18 @@ def answers_form(reading: Reading, unit: Unit, labels: str = "", title: str = ""
         return False  # 去年同期 asks that period's figure: 同比增长 15.64% is a change on it
     if unit.kind in ("sentence", "clause") and _of_the_year_before(reading, unit):
         return False  # 2026 年营收 asked: 上年同期为 268,415.77 万元 is the year before's
+    if (
+        unit.kind != "row"
+        and _after_an_event(unit.text)
+        and not _after_an_event(reading.question.text)
+    ):
+        return False  # 控股股东持股比例 asked: 本次发行完成后…持股比例为 31.73% is a pro forma
+    if (
+        unit.kind != "row"
+        and year_end_before_asked(reading)
+        and not writes_year_end_before(f"{unit.text}\n{unit.heading}")
+    ):
+        return False  # 上年末应收账款 asked: 报告期末…，较上年度末增长 14.8% is not it
     if (
         question.asks_figure
         and unit.kind in ("sentence", "clause")
@@ -2174,6 +2248,8 @@ def relevant_figures(reading: Reading) -> list[tuple[float, Source, dict[str, An
             label = handle.get("label") or handle.get("key") or ""
             if not states_question(reading, label, without_headline(source.title)):
                 continue
+            if year_end_before_asked(reading) and not writes_year_end_before(label):
+                continue  # (a figure's label naming no date is the report's own)
             score = figure_score(handle, reading)
             if score > 0:
                 seen.add(handle["id"])

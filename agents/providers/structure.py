@@ -179,6 +179,7 @@ def _joined_lines(content: str) -> list[str]:
     _MIN_TEXT_WIDTH characters: the layout broke it, a title (1、汇率风险) is shorter."""
     raws = [raw.strip() for raw in content.split("\n")]
     width = max((len(r) for r in raws if " | " not in r), default=0)
+    prose_width = max((len(r) for r in raws if " | " not in r and not _LAYOUT.search(r)), default=0)
     lines: list[str] = []
     carry = False
     in_item = False
@@ -195,10 +196,24 @@ def _joined_lines(content: str) -> list[str]:
             in_item = bool(line) and _starts_item(line)
         folded = fold(lines[-1])
         carry = bool(line) and " | " not in line and folded.endswith(tuple(map(fold, _CONTINUED)))
+        # (a sentence cannot end with a modifier's 的: …交易均价的 / 80%。 is one sentence)
+        carry = carry or (bool(line) and " | " not in line and folded.endswith("的"))
         full = len(line) >= max(_MIN_TEXT_WIDTH, 0.9 * width)
         if in_item and full and not re.search(r"[。！？!?；;，,、：:.）)]$", folded):
             carry = True
+        # A sentence of prose the layout broke mid-phrase (…实业集团有限公司的持股比例 /
+        # 为 31.73%，…): a line of sentences, as wide as the text's widest line of prose, that
+        # ends with a word's character, no punctuation mark, goes on in the next.
+        prose = len(line) >= max(_MIN_TEXT_WIDTH, 0.9 * prose_width)
+        if prose and _SAID.search(line) and is_han(folded[-1:]) and not _LAYOUT.search(line):
+            carry = True
     return lines
+
+
+# A line of sentences (a clause's or a sentence's mark inside it), and a layout's spaces
+# (a running header, a spaced table's row): no prose.
+_SAID = re.compile(r"[，。；,;]")
+_LAYOUT = re.compile(r"\S\s{2,}\S")
 
 
 def _lone_marker(line: str) -> bool:
@@ -264,6 +279,14 @@ def _item_lines(lines: list[str]) -> list[bool]:
 # a layout's spaces.
 _PAGE_FURNITURE = re.compile(r"第\s*\d+\s*页|^[\W\d_]*$|\S\s{2,}\S")
 
+# A line that is only a form's furniture, no heading and no text of its own: a page's
+# number standing alone (第 2 页 共 5 页), or a filing's tick boxes answering the heading
+# above them (√适用 □不适用, □是 √否) — the heading goes on over the text after it.
+_FORM_LINE = re.compile(
+    r"^(?:第\s*\d+\s*页(?:\s*[,，]?\s*共\s*\d+\s*页)?"
+    r"|(?:[√□☑☐✓✔■]\s*[^\s√□☑☐✓✔■]{1,4}\s*)+)$"
+)
+
 
 def _names_another_table(unit: Unit) -> bool:
     """Whether ``unit``, right before a table's header written again, is the caption of
@@ -312,7 +335,7 @@ def units(content: str) -> list[Unit]:
     for at, (line, is_item_line, cells) in enumerate(
         zip(lines, item_lines, table_cells, strict=True)
     ):
-        if not line:
+        if not line or (cells is None and _FORM_LINE.match(line)):
             continue
         if not is_item_line:
             latest = None

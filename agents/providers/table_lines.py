@@ -65,8 +65,14 @@ def _row_words(line: str, words: list[str]) -> bool:
         len(words) >= 3
         and not _is_value(words[0])
         and 2 * sum(map(_is_value, words[1:])) >= len(words) - 1
-        and not re.search(r"[。！？；，：]", line)  # (a figure's comma is no sentence's)
+        # (a figure's comma is no sentence's, nor a statement's row label's lead 减： / 其中：)
+        and not re.search(r"[。！？；，：]", _ROW_LEAD.sub("", line.strip()))
     )
+
+
+# How a financial statement leads a row's label (减：所得税影响额, 其中：营业成本, 加：…): its
+# colon is the label's, no sentence's.
+_ROW_LEAD = re.compile(r"^(?:减|加|其中)\s*[:：]")
 
 
 # The words a name cannot end with: a modifier's 的, a conjunction awaiting what it joins.

@@ -89,7 +89,7 @@ GAINS = excerpt(
 
 
 def test_a_table_looked_in_is_where_to_look_not_what_is_asked():
-    # 非经常性损益表里 names the table to look in (reading._table_looked_in): what is
+    # 非经常性损益表里 names the table to look in (grammar.LIGHT_HEADS 表): what is
     # asked is the 政府补助 row
     first = answer("汐岭智能非经常性损益表里，政府补助本期金额是多少", [GAINS])[0]
     assert "640.18" in first, first
@@ -109,7 +109,7 @@ BY_PRODUCT = excerpt(
 
 def test_a_grouping_asked_with_an_is_the_tables_grouping():
     # 按产品分 is how the table heads its rows (分产品): every row is answered
-    # (reading._grouping_as_headed)
+    # (reading._BREAKDOWN)
     first = answer("汐岭食品按产品分有哪几类？", [BY_PRODUCT])[0]
     assert "速冻水饺" in first and "速冻汤圆" in first, first
 
@@ -130,7 +130,7 @@ HOLDERS_NOTE = excerpt(
 
 def test_the_things_a_which_question_picks_among_are_where_to_look():
     # 前十大股东里哪些是… picks among the holders: what is asked is the property that
-    # follows, stated by the note under the table (reading._table_looked_in)
+    # follows, stated by the note under the table (reading._picked_among)
     first = answer("汐岭银行前十大股东里哪些是汐岭市财政局实际控制的企业？", [HOLDERS_NOTE])[0]
     assert "汐岭城投集团" in first and "汐岭交投集团" in first, first
 
