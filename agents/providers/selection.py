@@ -466,6 +466,7 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     others = [t for t in reading.entity_terms if not source_names(source, t)]
     topic = [*reading.topic, *others] or list(reading.of) or list(reading.entity_terms)
     score = 0.0
+    headed = False  # a term stated only with the section's heading
     for term in topic:
         c = coverage(term, text)
         if c >= 0.6:
@@ -478,6 +479,7 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
             # part in the sentence, part in its section's heading (二、业务结构 → 冷链仓储收入
             # 31.4 亿元) — not a table's caption, which speaks of the table
             score += 1.5 * coverage(term, f"{text}\n{context}")
+            headed = True
         elif coverage(term, context) >= 0.6:
             # A list is read under its heading (第四节 风险提示 → its items), a table row
             # under its header.
@@ -486,6 +488,11 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
             score += 0.5  # what the whole document is about (定增 of a placement plan)
     if score == 0.0:
         return 0.0
+    if headed and section_leads(source).get(unit.heading) == unit.text:
+        # What a section is about, asked in its heading's words (（八）审议通过《关于调整公司组织
+        # 架构的议案》 → 组织架构怎么调整), is said first under it: its lead (同意设立…), not the
+        # formula closing every section alike (表决结果：同意 9 票…).
+        score += 0.25
     for term in reading.of:
         # the earlier question's topic, which the follow-up asks an attribute of: a row's
         # label, a sentence's words before its first figure — what the figure is of, not a
@@ -1362,9 +1369,12 @@ def _without_table_head(phrase: str, touched: list[bool], table: str) -> tuple[s
 
 
 # A sentence about one segment of the business (仿制药板块…，但毛利率保持在 52%): its
-# subject, at its start, ends with a segment's head word.
+# subject, at its start, ends with a segment's head word. A clause opening with a word of
+# purpose or cause (为适应公司业务发展需要，同意设立…; 受…影响, 随着…) is an adverbial, not
+# the subject: a head word inside it names no segment the sentence is about.
 _SEGMENT_SUBJECT = re.compile(
     r"^(?:报告期内|本报告期|上半年|下半年|\d{4}\s*年)?[，,]?\s*"
+    r"(?!为了?|受|由于|随着|鉴于|基于|根据|按照)"
     rf"(?P<segment>[^，。；,;\d\s]{{1,12}}?)(?:{SEGMENT_HEADS})"
 )
 

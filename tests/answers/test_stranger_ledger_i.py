@@ -24,3 +24,38 @@ def test_a_year_marked_e_is_the_forecast_asked():
     assert f"[[cite:{NOTE['id']}]]" in first, first
     # a forecast of a figure the table has no column of stays "not found"
     assert not_found(answer("霞浦证券2026年营收预测是多少？", [NOTE]))
+
+
+# -- a resolution's content -----------------------------------------------------------------
+
+
+def test_a_clause_of_purpose_is_no_segment_the_sentence_is_about():
+    # 为适应公司业务发展需要 is an adverbial of purpose: its 业务 is no segment's head, and the
+    # sentence answers what the resolution adjusts
+    board = excerpt(
+        "溪岩科技股份有限公司第三届董事会第九次会议决议公告",
+        "二、董事会会议审议情况\n\n"
+        "（三）审议通过《关于调整公司组织架构的议案》\n\n"
+        "为适应公司业务发展需要，同意设立储能事业部，并将原质量部更名为质量管理中心。",
+    )
+    first = answer("溪岩科技组织架构怎么调整？", [board])[0]
+    assert "设立储能事业部" in first, first
+    assert f"[[cite:{board['id']}]]" in first, first
+
+
+def test_what_a_section_heading_names_is_said_first_under_it():
+    # asked in its heading's words, a resolution is answered by the sentence that opens its
+    # section, not by the vote every section closes with
+    board = excerpt(
+        "溪岩科技股份有限公司第三届董事会第十次会议决议公告",
+        "二、董事会会议审议情况\n\n"
+        "（一）审议通过《关于变更公司经营范围的议案》\n\n"
+        "同意增加储能系统集成、充电设施运营及技术咨询服务，并相应修订《公司章程》相关条款。\n\n"
+        "表决结果：同意 7 票，反对 0 票，弃权 0 票。\n\n"
+        "（二）审议通过《关于召开临时股东大会的议案》\n\n"
+        "同意于 2026 年 11 月 3 日召开临时股东大会。\n\n"
+        "表决结果：同意 7 票，反对 0 票，弃权 0 票。",
+    )
+    first = answer("溪岩科技经营范围怎么变更？", [board])[0]
+    assert "储能系统集成" in first and "表决结果" not in first, first
+    assert f"[[cite:{board['id']}]]" in first, first
