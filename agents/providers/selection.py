@@ -1527,6 +1527,11 @@ def _change_of_a_whole(reading: Reading, unit: Unit, context: str) -> bool:
         return False
     # (a bold lead-in, **订单饱满，海外占比提升。**, is the paragraph's headline, no clause)
     text = fold(without_markers(_RUN_IN.sub("", unit.text)))
+    # (the entity's own name states nothing asked about it: 公司 of 澜州银行股份有限公司 in
+    # the title is no qualifier of 公司贷款 its sentence names only after the change)
+    context = fold(context)
+    for name in entity_names(reading):
+        context = context.replace(name, "|")
     things = [p for p in phrases if not is_attribute(p)]
     changes = [f for f in quantities_in(text) if _is_change(text, f)]
     if not things or not changes:

@@ -59,3 +59,22 @@ def test_what_a_section_heading_names_is_said_first_under_it():
     first = answer("溪岩科技经营范围怎么变更？", [board])[0]
     assert "储能系统集成" in first and "表决结果" not in first, first
     assert f"[[cite:{board['id']}]]" in first, first
+
+
+# -- a change of the whole, a part named after it --------------------------------------------
+
+LOANS = excerpt(
+    "汀川银行股份有限公司 2026 年半年度报告摘要",
+    "三、经营情况讨论与分析\n"
+    "截至报告期末，本行各项贷款余额 2,164.20 亿元，较上年末增加 181.35 亿元，\n"
+    "其中公司贷款 1,402.77 亿元，个人贷款 652.18 亿元，票据贴现 109.25 亿元。",
+)
+
+
+def test_the_company_of_a_legal_name_qualifies_no_part_asked():
+    # 公司 of 汀川银行股份有限公司 is the bank's name: 公司贷款 is named only after the change,
+    # which is the whole's (各项贷款余额…较上年末增加 181.35 亿元)
+    assert not_found(answer("汀川银行公司贷款较上年末增长多少？", [LOANS]))
+    whole = answer("汀川银行贷款较上年末增加多少？", [LOANS])[0]
+    assert "181.35" in whole, whole
+    assert f"[[cite:{LOANS['id']}]]" in whole, whole
