@@ -2071,6 +2071,10 @@ _RESTRICTS = re.compile(
 
 # Names joined as one subject or object (A和B, A与B, A、B).
 COORDINATED = re.compile(r"\s*(?:和|与|及|跟|同|、|以及)\s*")
+# What stands between names coordinated and the head they share: 的 (A和B的目标价), or the
+# question word of a comparison with it (A和B谁的不良率高, 哪家的…): grammar asking the
+# head of each.
+_SHARED_HEAD = re.compile(r"的?(?:谁|哪一?[家个只位])的?|的")
 
 
 def asked_apart(reading: Reading) -> list[tuple[str, ...]]:
@@ -2099,7 +2103,11 @@ def asked_apart(reading: Reading) -> list[tuple[str, ...]]:
     while run > 1 and COORDINATED.fullmatch(between[run - 2]):
         run -= 1
     members = [p for _, p in spots[run - 1 : -1]] if between else []
-    if len(members) >= 2 and between[-1].strip() == "的" and set(members) & set(phrases):
+    if (
+        len(members) >= 2
+        and _SHARED_HEAD.fullmatch(between[-1].strip())
+        and set(members) & set(phrases)
+    ):
         head = spots[-1][1]
         return [(member, head) for member in members]
     if len(phrases) < 2 or _one_thing(reading):

@@ -78,3 +78,27 @@ def test_the_company_of_a_legal_name_qualifies_no_part_asked():
     whole = answer("汀川银行贷款较上年末增加多少？", [LOANS])[0]
     assert "181.35" in whole, whole
     assert f"[[cite:{LOANS['id']}]]" in whole, whole
+
+
+# -- two names compared by a question word before their shared head ---------------------
+
+SECTOR = excerpt(
+    "岩川证券 农商行 2026 年中报综述：资产质量分化",
+    "## 汀洲农商行：拨备充足\n\n"
+    "上半年营收同比增长 2.16%。不良率 1.12%，较年初下降 0.02 个百分点。\n\n"
+    "## 霞浦农商行：息差承压\n\n"
+    "上半年营收同比下降 1.35%。不良率 1.47%，较年初上升 0.06 个百分点。",
+)
+
+
+def test_who_of_two_names_asks_the_head_of_each():
+    # 谁的 / 哪家 between the names coordinated and the head they share is the comparison's
+    # grammar: each one's 不良率 is quoted, from its own section
+    for question in (
+        "汀洲农商行和霞浦农商行谁的不良率高？",
+        "汀洲农商行和霞浦农商行哪家不良率高？",
+    ):
+        first = answer(question, [SECTOR])[0]
+        assert "1.12%" in first and "1.47%" in first, (question, first)
+        assert first.index("汀洲农商行") < first.index("1.12%") < first.index("霞浦农商行"), first
+        assert f"[[cite:{SECTOR['id']}]]" in first, first
