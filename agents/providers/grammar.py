@@ -148,7 +148,8 @@ FOLLOW_UP_LEAD = ("那么", "那", "还有", "另外", "再看", "再问", "同�
 # after a year with its 年 / 年度; besides them, the relative times a question is asked in.
 TIME = re.compile(
     # (a year a broker's table marks actual or forecast, 2025A, 2027E, is that year)
-    r"(?:(?:19|20)\d{2}(?:[AEae](?![A-Za-z])|\s*年?(?:度)?))"
+    # (a year's end after it, 2025年末 / 2025年底: the balance's date, one time)
+    r"(?:(?:19|20)\d{2}(?:[AEae](?![A-Za-z])|\s*年?(?:度)?(?:[末底](?!期))?))"
     rf"|{PERIOD_WORDS}"
     # the year's end (年底: a balance's date, 年末; 比去年年底 is against the year before's
     # end, not the year-on-year period)

@@ -27,6 +27,7 @@ from agents.providers.grammar import (
     SPREAD_CHANGE,
     UNSIGNED_CHANGE,
     WRITES_DATE,
+    YEAR,
     words,
     words_re,
 )
@@ -501,6 +502,12 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
         score += 1.0 * coverage(term, label) if coverage(term, label) >= 0.6 else 0.0
     # A row's period is its column's header (本报告期, 年初至报告期末).
     timed = f"{text}\n{context}" if unit.kind == "row" else text
+    if unit.kind == "row":
+        # (a column of the year before, 上年末, is of the year before the title's: year_before)
+        before = year_before(unit.heading, source.title)
+        asked_years = {p for p in reading.question.periods if p.isdigit()}
+        if asked_years and asked_years <= periods_in(before):
+            timed += "\n" + before
     for time in reading.question.times:
         if coverage(fold(time), timed) >= 0.6:
             score += 0.5
@@ -1172,11 +1179,18 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     # what any header cell states of each phrase, read once (a table may be 500 wide)
     touched = {p: _touched(p, cells) for p in asked}
 
+    def _column_periods(cell: str) -> frozenset[str]:
+        # (a column of the year before is of its own year, not the title's: year_before)
+        before = year_before(cell, title)
+        if before:
+            return periods_in(f"{label}\n{cell}\n{before}") | periods_in(labels) & PARTS
+        return periods_in(f"{label}\n{labels}\n{cell}")
+
     def of_the_period(cell: str) -> bool:
         return (
             # the periods asked, by that column with the table's caption and title (前三季度
             # 同比: no column of 本报告期比上年同期增减 / 年初至报告期末 states both)
-            periods <= periods_in(f"{label}\n{labels}\n{cell}")
+            periods <= _column_periods(cell)
             # (a column headed by a year alone — 2025A, 2026E — is that whole year's, whatever
             # part of a year the title names: 三季报点评's forecast table has no quarter)
             and not (periods & PARTS and _YEAR_ALONE.fullmatch(cell.strip()))
@@ -1198,6 +1212,31 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
         )
         for group in _by_clause(reading.question, asked)
     )
+
+
+# A column of the year before a report's own: its end (上年末, 上年度末) or its same period
+# (上年同期, 去年同期); not a change on it (本期末比上年末增减).
+_COLUMN_OF_YEAR_BEFORE = re.compile(r"(?:上一?|去)年(?P<end>度?末)?(?:同期)?")
+_CHANGE_ON = re.compile(r"增减|变动|变化|比|较")
+
+
+def year_before(header: str, title: str) -> str:
+    """The periods a column of the year before is of, written out, in a report whose
+    ``title`` names its own year (澜州银行…2026 年半年度报告摘要): its 上年末 is the end of
+    2025 — 2025 年, and 年度 (``FY``: the balance date of that year's annual report), however
+    the column writes its date (上年末（2025 年 12 月 31 日）) —, its 上年同期 is 2025 年's —
+    as a question names them (2025年末资产总额). ``header`` is a column's cell or a table's
+    header line; "" when it names only a change on the year before (本期末比上年末增减)."""
+    years = {int(y) for y in YEAR.findall(fold(title))}
+    if len(years) != 1:
+        return ""
+    dates = []
+    for cell in fold(header).split("|"):
+        match = _COLUMN_OF_YEAR_BEFORE.search(cell)
+        if match and not _CHANGE_ON.search(cell):
+            dates += [] if YEAR.search(cell) else [f"{max(years) - 1} 年"]
+            dates += ["年度"] if match["end"] else []
+    return "\n".join(dict.fromkeys(dates))
 
 
 # A cell that is a year (2028 年, 2027 年度).
@@ -1868,6 +1907,9 @@ def best_units(reading: Reading) -> list[Pick]:
             # (a row's siblings are the other things its table's rows name: 澄远人寿, 澄远财险)
             heading = unit.heading if unit.kind != "row" else ""
             named = row_labels(source, unit) if unit.kind == "row" else ""
+            if unit.kind == "row":
+                # (a column of the year before, 上年末, is of the year before the title's)
+                context += "\n" + year_before(unit.heading, source.title)
             if not states_question(reading, unit.text, f"{context}\n{labels}", heading, named):
                 continue
             if (
@@ -2072,9 +2114,10 @@ _RESTRICTS = re.compile(
 # Names joined as one subject or object (A和B, A与B, A、B).
 COORDINATED = re.compile(r"\s*(?:和|与|及|跟|同|、|以及)\s*")
 # What stands between names coordinated and the head they share: 的 (A和B的目标价), or the
-# question word of a comparison with it (A和B谁的不良率高, 哪家的…): grammar asking the
-# head of each.
-_SHARED_HEAD = re.compile(r"的?(?:谁|哪一?[家个只位])的?|的")
+# question word of a comparison that asks of holders — 谁, 哪家: firms — with it (A和B谁的
+# 不良率高, 哪家…): grammar asking the head of each. Things of one entity compared by 哪个
+# (数控机床与工业机器人哪个毛利率更高) are compared as the things asked.
+_SHARED_HEAD = re.compile(r"的?(?:谁|哪一?家)的?|的")
 
 
 def asked_apart(reading: Reading) -> list[tuple[str, ...]]:

@@ -102,3 +102,40 @@ def test_who_of_two_names_asks_the_head_of_each():
         assert "1.12%" in first and "1.47%" in first, (question, first)
         assert first.index("汀洲农商行") < first.index("1.12%") < first.index("霞浦农商行"), first
         assert f"[[cite:{SECTOR['id']}]]" in first, first
+
+
+# -- the year before's column, asked by its year -------------------------------------------
+
+_INTERIM = "汀川银行股份有限公司 2026 年半年度报告摘要"
+INCOME = excerpt(
+    _INTERIM,
+    "（一）主要会计数据和财务指标\n单位：人民币百万元\n"
+    "项目 2026 年 1—6 月 2025 年 1—6 月 本期比上年同\n 期增减(%)\n"
+    "营业收入 5,214.30 4,987.62 4.54\n归属于本行股东的净利润 1,902.45 1,811.07 5.05",
+)
+BALANCES = excerpt(
+    _INTERIM,
+    "单位：人民币百万元\n\n项目 | 本期末 | 上年末 | 本期末比上年末增减(%)\n\n"
+    "资产总额 | 451,207.33 | 420,918.64 | 7.20\n\n吸收存款总额 | 318,442.10 | 296,035.87 | 7.57",
+)
+CAPITAL = excerpt(
+    _INTERIM,
+    "（三）资本充足率\n单位：人民币百万元、%\n"
+    "项目 本期末（2026 年 6 月 30 日） 上年末（2025 年 12 月 31 日）\n 并表 非并表 并表 非并表\n"
+    "资本充足率 13.02 12.86 13.31 13.12\n"
+    "风险加权资产合计 342,815.20 334,107.55 327,640.18 319,552.04",
+)
+
+
+def test_the_year_ends_column_before_a_reports_own_is_the_year_before_s():
+    # 2025年末 of a 2026 interim report is its 上年末 column: the row of 资产总额, not another
+    # table's row whose header writes 2025 年 12 月 31 日 (风险加权资产合计)
+    docs = [INCOME, BALANCES, CAPITAL]
+    first = answer("汀川银行2025年末资产总额是多少？", docs)[0]
+    assert "420,918.64" in first and "327,640.18" not in first, first
+    assert f"[[cite:{BALANCES['id']}]]" in first, first
+    # a column that writes its date answers it too
+    capital = answer("汀川银行2025年末资本充足率是多少？", docs)[0]
+    assert "（上年末（2025年12月31日）并表）：13.31" in capital, capital
+    # the end of the report's own year is no column of an interim report
+    assert not_found(answer("汀川银行2026年末资产总额是多少？", docs))
