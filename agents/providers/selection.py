@@ -7,6 +7,7 @@ question's terms (docs/extractive-provider.md). No database and no model; the pr
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import replace
 from functools import lru_cache
@@ -19,6 +20,8 @@ from agents.providers.grammar import (
     FALL_COLLOQUIAL,
     ON_EARLIER,
     PRIOR_PERIOD,
+    QUANTITATIVE,
+    QUESTION_WORDS,
     RATE_OF_CHANGE,
     RISE,
     RISE_COLLOQUIAL,
@@ -26,6 +29,7 @@ from agents.providers.grammar import (
     SHARE_WORDS,
     SPREAD_CHANGE,
     UNSIGNED_CHANGE,
+    WHO_OR_WHICH,
     WRITES_DATE,
     YEAR,
     words,
@@ -2158,6 +2162,45 @@ def asked_apart(reading: Reading) -> list[tuple[str, ...]]:
     return [(p,) for p in phrases]
 
 
+# Where a question's clauses end: a question mark, a comma, a semicolon.
+_CLAUSE_MARKS = re.compile(r"[？?；;，,。]")
+
+
+def asked_in_clauses(reading: Reading, pick: Pick) -> bool:
+    """A question of clauses each asking its own thing with a question word of its own
+    (董事会秘书是谁？联系电话多少？) asks each of its own unit, when the best one (``pick``) is
+    a sentence stating one in its own words and another only by its section's heading
+    (联系电话：0571-… under 《关于聘任公司董事会秘书的议案》 names no secretary)."""
+    groups = reading.apart
+    if pick.unit.kind not in ("sentence", "clause") or len(groups) < 2:
+        return False
+    if any(len(g) != 1 for g in groups):
+        return False
+    clauses = [c for c in _CLAUSE_MARKS.split(fold(reading.question.text)) if c.strip()]
+    homes = [next((i for i, c in enumerate(clauses) if g[0] in c), -1) for g in groups]
+    if -1 in homes or len(set(homes)) != len(homes):
+        return False
+    if not all(any(w in clauses[i] for w in QUESTION_WORDS) for i in homes):
+        return False
+    own = fold(pick.unit.text)
+    return not all(states(g[0], own) for g in groups)
+
+
+def clause_question(question: Question, phrase: str) -> Question:
+    """``question`` as the clause asking ``phrase`` asks it (董事会秘书是谁？ of 董事会秘书
+    是谁？联系电话多少？): the form of its answer is that clause's — a person, not a number."""
+    clause = next((c for c in _CLAUSE_MARKS.split(fold(question.text)) if phrase in c), "")
+    if not clause:
+        return question
+    return dataclasses.replace(
+        question,
+        quantitative=bool(QUANTITATIVE.search(clause)),
+        asks_figure=bool(ASKS_FIGURE.search(clause)),
+        who_or_which=bool(WHO_OR_WHICH.search(clause)),
+        figures_asked=1,
+    )
+
+
 def best_units_each(reading: Reading) -> list[Pick | None]:
     """A question that asks two things at once (asked_apart), which no one unit states: the
     best unit for each, in the question's order. Names asked apart (A和B的目标价) are
@@ -2173,7 +2216,10 @@ def best_units_each(reading: Reading) -> list[Pick | None]:
         topic = [
             t for t in reading.topic if any(fold(t) in p or p in fold(t) for p in asked)
         ] or list(asked)
-        own = Reading(reading.question, entity_terms, topic, reading.sources, "", asked)
+        question = reading.question
+        if len(asked) == 1 and reading.clauses_apart:
+            question = clause_question(question, asked[0])
+        own = Reading(question, entity_terms, topic, reading.sources, "", asked)
         found = [
             p for p in best_units(own) if all(q is None or p.unit is not q.unit for q in picks)
         ]

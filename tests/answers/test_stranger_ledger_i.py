@@ -139,3 +139,22 @@ def test_the_year_ends_column_before_a_reports_own_is_the_year_before_s():
     assert "（上年末（2025年12月31日）并表）：13.31" in capital, capital
     # the end of the report's own year is no column of an interim report
     assert not_found(answer("汀川银行2026年末资产总额是多少？", docs))
+
+
+# -- two clauses, each its own question ---------------------------------------------------
+
+
+def test_clauses_each_asking_their_own_thing_are_answered_each():
+    # 是谁？…多少？ ask a person and a number: the sentence of the phone number states the
+    # secretary only by its section's heading and names no one; the appointment names her
+    board = excerpt(
+        "溪岩科技股份有限公司第三届董事会第一次会议决议公告",
+        "（四）审议通过《关于聘任公司董事会秘书的议案》\n\n"
+        "经董事长提名，同意聘任柯晚晴女士为公司董事会秘书，任期与第三届董事会任期一致。"
+        "联系电话：0591-8765 4321，电子邮箱：ir@xiyan-tech.com。\n\n"
+        "表决结果：同意 7 票，反对 0 票，弃权 0 票。",
+    )
+    first = answer("溪岩科技的董事会秘书是谁？联系电话多少？", [board])[0]
+    assert "柯晚晴" in first and "0591-8765 4321" in first, first
+    assert first.index("柯晚晴") < first.index("0591-8765 4321"), first
+    assert f"[[cite:{board['id']}]]" in first, first
