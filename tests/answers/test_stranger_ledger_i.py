@@ -158,3 +158,28 @@ def test_clauses_each_asking_their_own_thing_are_answered_each():
     assert "柯晚晴" in first and "0591-8765 4321" in first, first
     assert first.index("柯晚晴") < first.index("0591-8765 4321"), first
     assert f"[[cite:{board['id']}]]" in first, first
+
+
+# -- a typeset table's rows of ratios -------------------------------------------------------
+
+TYPESET = excerpt(
+    "汀川银行股份有限公司 2026 年半年度报告摘要",
+    "（一）主要会计数据和财务指标\n单位：人民币百万元\n"
+    "项目 2026 年 1—6 月 2025 年 1—6 月 本期比上年同\n 期增减(%)\n"
+    "营业收入 5,214.30 4,987.62 4.54\n"
+    "基本每股收益（元/股） 0.41 0.39 5.13\n"
+    "加权平均净资产收益率（年化，%） 11.86 12.20 下降 0.34 个百分点\n"
+    "成本收入比（%） 29.14 30.02 下降 0.88 个百分点\n"
+    "第 1 页 共 4 页",
+)
+
+
+def test_a_ratios_row_of_a_typeset_table_is_a_row_under_its_header():
+    # the comma inside 加权平均净资产收益率（年化，%） is the label's, not a sentence's, and
+    # a change written in words (下降 0.88 个百分点) is its change column's figure: the rows
+    # stay the table's, read under its header's 本期比上年同期增减
+    first = answer("汀川银行成本收入比同比变化多少？", [TYPESET])[0]
+    assert "下降 0.88 个百分点" in first and "表格" in first, first
+    assert f"[[cite:{TYPESET['id']}]]" in first, first
+    roe = answer("汀川银行加权平均净资产收益率较上年变化多少？", [TYPESET])[0]
+    assert "下降 0.34 个百分点" in roe and "表格" in roe, roe
