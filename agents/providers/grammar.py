@@ -100,6 +100,9 @@ QUESTION_WORDS = (
     # a note pointed back to (岚峰证券这篇综述)
     "这篇",
     "那篇",
+    # a table's row pointed to by the name it is asked of (估值表中溪南银行那一行)
+    "那一行",
+    "这一行",
     "这一期",
     "这期",
     "这一轮",

@@ -183,3 +183,14 @@ def test_a_ratios_row_of_a_typeset_table_is_a_row_under_its_header():
     assert f"[[cite:{TYPESET['id']}]]" in first, first
     roe = answer("汀川银行加权平均净资产收益率较上年变化多少？", [TYPESET])[0]
     assert "下降 0.34 个百分点" in roe and "表格" in roe, roe
+
+
+# -- a table's row pointed to --------------------------------------------------------------
+
+
+def test_a_row_pointed_to_by_its_name_is_asked_whole():
+    # 那一行 points to the row the name asked of labels: grammar, no thing the table lacks
+    first = answer("重点公司估值表中霞浦证券那一行各项数据是多少？", [NOTE])[0]
+    assert "霞浦证券 | 600902 | 增持 | 11.60 | 0.74 | 13.5" in first, first
+    assert "汀洲证券 |" not in first, first
+    assert f"[[cite:{NOTE['id']}]]" in first, first
