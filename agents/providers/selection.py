@@ -471,11 +471,12 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     others = [t for t in reading.entity_terms if not source_names(source, t)]
     topic = [*reading.topic, *others] or list(reading.of) or list(reading.entity_terms)
     score = 0.0
-    headed = False  # a term stated only with the section's heading
+    headed = owned = False  # terms stated only with the section's heading, by the unit
     for term in topic:
         c = coverage(term, text)
         if c >= 0.6:
             score += 2.0 * c
+            owned = True
         elif (
             unit.kind not in ("list", "row")
             and is_section_heading(unit.heading)
@@ -493,10 +494,10 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
             score += 0.5  # what the whole document is about (定增 of a placement plan)
     if score == 0.0:
         return 0.0
-    if headed and section_leads(source).get(unit.heading) == unit.text:
-        # What a section is about, asked in its heading's words (（八）审议通过《关于调整公司组织
-        # 架构的议案》 → 组织架构怎么调整), is said first under it: its lead (同意设立…), not the
-        # formula closing every section alike (表决结果：同意 9 票…).
+    if headed and not owned and section_leads(source).get(unit.heading) == unit.text:
+        # What a section is about, asked in its heading's words alone (（八）审议通过《关于调整
+        # 公司组织架构的议案》 → 组织架构怎么调整), is said first under it: its lead (同意设立…),
+        # not the formula closing every section alike (表决结果：同意 9 票…).
         score += 0.25
     for term in reading.of:
         # the earlier question's topic, which the follow-up asks an attribute of: a row's
