@@ -27,6 +27,9 @@ PERIOD_WORDS = (
     r"|(?P<h1>上半年|半年度|半年报|中报|中期(?:报告)?(?!票据)|[Hh]1)末?"
     # a month's end (6月末, 九月底): the balance date of the report period ending then
     r"|(?<![\d—－\-–～~至])(?P<end>12|[369]|十二|[三六九])\s*月\s*(?:末|底)"
+    # a year's end after the year (2025年末, 2025 年底): the balance date of that year's
+    # annual report
+    r"|(?:(?<=\d{4}年)|(?<=\d{4} 年))(?P<yearend>[末底])(?!期)"
     r"|(?P<h2>下半年|[Hh]2)"
     # a balance's change since the year's start (比年初, 较上年末, a column 比上年末增减)
     r"|(?P<boy>(?:比|较)(?:年初|上年度?末))"
@@ -81,6 +84,8 @@ def periods_in(text: str) -> frozenset[str]:
             found.add("Q" + _QUARTER.get(quarter, quarter))
         elif kind == "end":
             found.add(_MONTH_ENDS[match.group("end")])
+        elif kind == "yearend":
+            found.add("FY")
         elif kind == "year":
             found.add(match.group("year"))
         elif kind is not None:

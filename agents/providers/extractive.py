@@ -56,6 +56,7 @@ from agents.providers.reading import (
 from agents.providers.selection import (
     answering_rows,
     asked_apart,
+    asked_in_clauses,
     asks_the_table,
     best_units,
     best_units_each,
@@ -331,7 +332,13 @@ class ExtractiveProvider:
             # class by its own table
             reading.apart, apart = (), []
         # (read once: what each thing asked apart is answered by, when it decides)
-        each = reading.each = best_units_each(reading) if apart or not picks else []
+        # (clauses each asking their own thing, 是谁？…多少？, that the best sentence states
+        # one of only by its heading: each by its own unit, every one found)
+        clauses = reading.clauses_apart = bool(picks) and asked_in_clauses(reading, picks[0])
+        each = reading.each = best_units_each(reading) if apart or not picks or clauses else []
+        if clauses and not (each and all(each)):
+            each = reading.each = []
+            reading.clauses_apart = False
         if apart and not each:
             reading.sources = []
         reading.figures = relevant_figures(reading)
@@ -511,7 +518,7 @@ class ExtractiveProvider:
             self._comparing = True
             return self._comparison(reading, groups)
         # Names asked apart (A和B的目标价): each answered by the unit that states it.
-        if reading.each and any(len(a) > 1 for a in reading.apart):
+        if reading.each and (any(len(a) > 1 for a in reading.apart) or reading.clauses_apart):
             return self._parts(reading, reading.each)
         picks = reading.picks
         if not picks and not reading.figures:

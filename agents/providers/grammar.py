@@ -100,6 +100,9 @@ QUESTION_WORDS = (
     # a note pointed back to (岚峰证券这篇综述)
     "这篇",
     "那篇",
+    # a table's row pointed to by the name it is asked of (估值表中溪南银行那一行)
+    "那一行",
+    "这一行",
     "这一期",
     "这期",
     "这一轮",
@@ -150,7 +153,8 @@ FOLLOW_UP_LEAD = ("那么", "那", "还有", "另外", "再看", "再问", "同�
 # after a year with its 年 / 年度; besides them, the relative times a question is asked in.
 TIME = re.compile(
     # (a year a broker's table marks actual or forecast, 2025A, 2027E, is that year)
-    r"(?:(?:19|20)\d{2}(?:[AEae](?![A-Za-z])|\s*年?(?:度)?))"
+    # (a year's end after it, 2025年末 / 2025年底: the balance's date, one time)
+    r"(?:(?:19|20)\d{2}(?:[AEae](?![A-Za-z])|\s*年?(?:度)?(?:[末底](?!期))?))"
     rf"|{PERIOD_WORDS}"
     # the year's end (年底: a balance's date, 年末; 比去年年底 is against the year before's
     # end, not the year-on-year period)
@@ -406,8 +410,9 @@ RELATIVE_TO = re.compile(r"相对于?(?P<other>[^，。？?！!|的]{2,16}?)的"
 # A question that compares two things of one entity (净利润率与资产负债率哪个高, 净利润增速
 # 比营收增速高多少, 相差多少): the answer ends with which is higher and by how much.
 COMPARES = re.compile(
-    r"(?<![占同环对])比(?![例重率较]|上年|去年|上期|年初)|(?:哪个|哪项|哪一个|谁)更?[高大低小多少快慢]"
-    r"|(?:哪个|哪项|哪一个|谁)[^，。？?]{1,8}?[高大低小快慢]"
+    r"(?<![占同环对])比(?![例重率较]|上年|去年|上期|年初)"
+    r"|(?:哪个|哪项|哪一?家|哪只|哪一个|谁)更?[高大低小多少快慢]"
+    r"|(?:哪个|哪项|哪一?家|哪只|哪一个|谁)[^，。？?]{1,8}?[高大低小快慢]"
     r"|更[高大低小多快慢好]|相差|差[了距额]|差多少|高出|多出|对比|比较|相比|孰"
 )
 # How many things (几项风险, 多少个项目), not how much (多少钱).

@@ -151,6 +151,9 @@ _UP = (*RISE, *RISE_COLLOQUIAL, *RISE_RATE)
 _DOWN = (*FALL, *FALL_COLLOQUIAL, *FALL_RATE)
 _DIRECTIONS = (*_UP, *_DOWN)
 _IN_YUAN = re.compile(r"\d\s*[万亿千百]*元")
+# A broker's table marks a forecast year with E (2026E EPS, 2027E PE): the column is a
+# forecast, as 预测 / 预计 / 预期 ask one.
+_FORECAST_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}[Ee](?![A-Za-z])")
 _SHARE_OF = re.compile(r"占[^，。；,;\n\d]{1,24}?的?(?=\s*\d+(?:\.\d+)?\s*[%％])")
 _ENUMERATION = re.compile(
     r"[^\s、；;，,。]、[^\s、；;，,。]|[；;]\s*\S|[^\s]\s*(?:与|和|及|以及)\s*[^\s]"
@@ -199,6 +202,8 @@ def _mask(term: str, text: str) -> list[bool]:
         (_DIRECTIONS, bool(_SIGNED_CHANGE.search(text))),
         # 金额 asked is stated by an amount in yuan (其中海外订单 12.3 亿元)
         (("金额",), bool(_IN_YUAN.search(text))),
+        # 预测 asked is stated by a year marked forecast (2026E EPS（元）: the note's forecast)
+        (("预测", "预计", "预期"), bool(_FORECAST_YEAR.search(text))),
     ):
         for word in asked:
             at = term.find(word)

@@ -7,6 +7,7 @@ question's terms (docs/extractive-provider.md). No database and no model; the pr
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import replace
 from functools import lru_cache
@@ -20,6 +21,8 @@ from agents.providers.grammar import (
     FALL_COLLOQUIAL,
     ON_EARLIER,
     PRIOR_PERIOD,
+    QUANTITATIVE,
+    QUESTION_WORDS,
     RATE_OF_CHANGE,
     RISE,
     RISE_COLLOQUIAL,
@@ -27,7 +30,9 @@ from agents.providers.grammar import (
     SHARE_WORDS,
     SPREAD_CHANGE,
     UNSIGNED_CHANGE,
+    WHO_OR_WHICH,
     WRITES_DATE,
+    YEAR,
     words,
     words_re,
 )
@@ -472,10 +477,12 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     others = [t for t in reading.entity_terms if not source_names(source, t)]
     topic = [*reading.topic, *others] or list(reading.of) or list(reading.entity_terms)
     score = 0.0
+    headed = owned = False  # terms stated only with the section's heading, by the unit
     for term in topic:
         c = coverage(term, text)
         if c >= 0.6:
             score += 2.0 * c
+            owned = True
         elif (
             unit.kind not in ("list", "row")
             and is_section_heading(unit.heading)
@@ -491,6 +498,7 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
             )
             weight = 0.5 if said_apart else 1.5
             score += weight * coverage(term, f"{text}\n{context}")
+            headed = True
         elif coverage(term, context) >= 0.6:
             # A list is read under its heading (第四节 风险提示 → its items), a table row
             # under its header.
@@ -499,6 +507,11 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
             score += 0.5  # what the whole document is about (定增 of a placement plan)
     if score == 0.0:
         return 0.0
+    if headed and not owned and section_leads(source).get(unit.heading) == unit.text:
+        # What a section is about, asked in its heading's words alone (（八）审议通过《关于调整
+        # 公司组织架构的议案》 → 组织架构怎么调整), is said first under it: its lead (同意设立…),
+        # not the formula closing every section alike (表决结果：同意 9 票…).
+        score += 0.25
     for term in reading.of:
         # the earlier question's topic, which the follow-up asks an attribute of: a row's
         # label, a sentence's words before its first figure — what the figure is of, not a
@@ -507,6 +520,12 @@ def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
         score += 1.0 * coverage(term, label) if coverage(term, label) >= 0.6 else 0.0
     # A row's period is its column's header (本报告期, 年初至报告期末).
     timed = f"{text}\n{context}" if unit.kind == "row" else text
+    if unit.kind == "row":
+        # (a column of the year before, 上年末, is of the year before the title's: year_before)
+        before = year_before(unit.heading, source.title)
+        asked_years = {p for p in reading.question.periods if p.isdigit()}
+        if asked_years and asked_years <= periods_in(before):
+            timed += "\n" + before
     for time in reading.question.times:
         if coverage(fold(time), timed) >= 0.6:
             score += 0.5
@@ -1199,11 +1218,18 @@ def row_answers(reading: Reading, row: Unit, labels: str = "", title: str = "") 
     # what any header cell states of each phrase, read once (a table may be 500 wide)
     touched = {p: _touched(p, cells) for p in asked}
 
+    def _column_periods(cell: str) -> frozenset[str]:
+        # (a column of the year before is of its own year, not the title's: year_before)
+        before = year_before(cell, title)
+        if before:
+            return periods_in(f"{label}\n{cell}\n{before}") | periods_in(labels) & PARTS
+        return periods_in(f"{label}\n{labels}\n{cell}")
+
     def of_the_period(cell: str) -> bool:
         return (
             # the periods asked, by that column with the table's caption and title (前三季度
             # 同比: no column of 本报告期比上年同期增减 / 年初至报告期末 states both)
-            periods <= periods_in(f"{label}\n{labels}\n{cell}")
+            periods <= _column_periods(cell)
             # (a column headed by a year alone — 2025A, 2026E — is that whole year's, whatever
             # part of a year the title names: 三季报点评's forecast table has no quarter)
             and not (periods & PARTS and _YEAR_ALONE.fullmatch(cell.strip()))
@@ -1241,6 +1267,31 @@ def _without_kind(phrase: str, kind: str, label: str, cells: list[str]) -> str:
     if not at and any(phrase in c for c in cells):
         return phrase
     return phrase[:at] + rest
+
+
+# A column of the year before a report's own: its end (上年末, 上年度末) or its same period
+# (上年同期, 去年同期); not a change on it (本期末比上年末增减).
+_COLUMN_OF_YEAR_BEFORE = re.compile(r"(?:上一?|去)年(?P<end>度?末)?(?:同期)?")
+_CHANGE_ON = re.compile(r"增减|变动|变化|比|较")
+
+
+def year_before(header: str, title: str) -> str:
+    """The periods a column of the year before is of, written out, in a report whose
+    ``title`` names its own year (澜州银行…2026 年半年度报告摘要): its 上年末 is the end of
+    2025 — 2025 年, and 年度 (``FY``: the balance date of that year's annual report), however
+    the column writes its date (上年末（2025 年 12 月 31 日）) —, its 上年同期 is 2025 年's —
+    as a question names them (2025年末资产总额). ``header`` is a column's cell or a table's
+    header line; "" when it names only a change on the year before (本期末比上年末增减)."""
+    years = {int(y) for y in YEAR.findall(fold(title))}
+    if len(years) != 1:
+        return ""
+    dates = []
+    for cell in fold(header).split("|"):
+        match = _COLUMN_OF_YEAR_BEFORE.search(cell)
+        if match and not _CHANGE_ON.search(cell):
+            dates += [] if YEAR.search(cell) else [f"{max(years) - 1} 年"]
+            dates += ["年度"] if match["end"] else []
+    return "\n".join(dict.fromkeys(dates))
 
 
 # A cell that is a year (2028 年, 2027 年度).
@@ -1412,9 +1463,12 @@ def _without_table_head(phrase: str, touched: list[bool], table: str) -> tuple[s
 
 
 # A sentence about one segment of the business (仿制药板块…，但毛利率保持在 52%): its
-# subject, at its start, ends with a segment's head word.
+# subject, at its start, ends with a segment's head word. A clause opening with a word of
+# purpose or cause (为适应公司业务发展需要，同意设立…; 受…影响, 随着…) is an adverbial, not
+# the subject: a head word inside it names no segment the sentence is about.
 _SEGMENT_SUBJECT = re.compile(
     r"^(?:报告期内|本报告期|上半年|下半年|\d{4}\s*年)?[，,]?\s*"
+    r"(?!为了?|受|由于|随着|鉴于|基于|根据|按照)"
     rf"(?P<segment>[^，。；,;\d\s]{{1,12}}?)(?:{SEGMENT_HEADS})"
 )
 
@@ -1601,6 +1655,11 @@ def _change_of_a_whole(reading: Reading, unit: Unit, context: str) -> bool:
         return False
     # (a bold lead-in, **订单饱满，海外占比提升。**, is the paragraph's headline, no clause)
     text = fold(without_markers(_RUN_IN.sub("", unit.text)))
+    # (the entity's own name states nothing asked about it: 公司 of 澜州银行股份有限公司 in
+    # the title is no qualifier of 公司贷款 its sentence names only after the change)
+    context = fold(context)
+    for name in entity_names(reading):
+        context = context.replace(name, "|")
     # (a cause asked is written after its change, 主要系…: what changed is the thing)
     things = [p for p in phrases if not is_attribute(p) and p not in CAUSE]
     changes = [f for f in quantities_in(text) if _is_change(text, f)]
@@ -1954,6 +2013,9 @@ def best_units(reading: Reading) -> list[Pick]:
             # (a row's siblings are the other things its table's rows name: 澄远人寿, 澄远财险)
             heading = unit.heading if unit.kind != "row" else ""
             named = row_labels(source, unit) if unit.kind == "row" else ""
+            if unit.kind == "row":
+                # (a column of the year before, 上年末, is of the year before the title's)
+                context += "\n" + year_before(unit.heading, source.title)
             if not states_question(reading, unit.text, f"{context}\n{labels}", heading, named):
                 continue
             if (
@@ -2157,6 +2219,11 @@ _RESTRICTS = re.compile(
 
 # Names joined as one subject or object (A和B, A与B, A、B).
 COORDINATED = re.compile(r"\s*(?:和|与|及|跟|同|、|以及)\s*")
+# What stands between names coordinated and the head they share: 的 (A和B的目标价), or the
+# question word of a comparison that asks of holders — 谁, 哪家: firms — with it (A和B谁的
+# 不良率高, 哪家…): grammar asking the head of each. Things of one entity compared by 哪个
+# (数控机床与工业机器人哪个毛利率更高) are compared as the things asked.
+_SHARED_HEAD = re.compile(r"的?(?:谁|哪一?家)的?|的")
 
 
 def asked_apart(reading: Reading) -> list[tuple[str, ...]]:
@@ -2185,12 +2252,55 @@ def asked_apart(reading: Reading) -> list[tuple[str, ...]]:
     while run > 1 and COORDINATED.fullmatch(between[run - 2]):
         run -= 1
     members = [p for _, p in spots[run - 1 : -1]] if between else []
-    if len(members) >= 2 and between[-1].strip() == "的" and set(members) & set(phrases):
+    if (
+        len(members) >= 2
+        and _SHARED_HEAD.fullmatch(between[-1].strip())
+        and set(members) & set(phrases)
+    ):
         head = spots[-1][1]
         return [(member, head) for member in members]
     if len(phrases) < 2 or _one_thing(reading):
         return []
     return [(p,) for p in phrases]
+
+
+# Where a question's clauses end: a question mark, a comma, a semicolon.
+_CLAUSE_MARKS = re.compile(r"[？?；;，,。]")
+
+
+def asked_in_clauses(reading: Reading, pick: Pick) -> bool:
+    """A question of clauses each asking its own thing with a question word of its own
+    (董事会秘书是谁？联系电话多少？) asks each of its own unit, when the best one (``pick``) is
+    a sentence stating one in its own words and another only by its section's heading
+    (联系电话：0571-… under 《关于聘任公司董事会秘书的议案》 names no secretary)."""
+    groups = reading.apart
+    if pick.unit.kind not in ("sentence", "clause") or len(groups) < 2:
+        return False
+    if any(len(g) != 1 for g in groups):
+        return False
+    clauses = [c for c in _CLAUSE_MARKS.split(fold(reading.question.text)) if c.strip()]
+    homes = [next((i for i, c in enumerate(clauses) if g[0] in c), -1) for g in groups]
+    if -1 in homes or len(set(homes)) != len(homes):
+        return False
+    if not all(any(w in clauses[i] for w in QUESTION_WORDS) for i in homes):
+        return False
+    own = fold(pick.unit.text)
+    return not all(states(g[0], own) for g in groups)
+
+
+def clause_question(question: Question, phrase: str) -> Question:
+    """``question`` as the clause asking ``phrase`` asks it (董事会秘书是谁？ of 董事会秘书
+    是谁？联系电话多少？): the form of its answer is that clause's — a person, not a number."""
+    clause = next((c for c in _CLAUSE_MARKS.split(fold(question.text)) if phrase in c), "")
+    if not clause:
+        return question
+    return dataclasses.replace(
+        question,
+        quantitative=bool(QUANTITATIVE.search(clause)),
+        asks_figure=bool(ASKS_FIGURE.search(clause)),
+        who_or_which=bool(WHO_OR_WHICH.search(clause)),
+        figures_asked=1,
+    )
 
 
 def best_units_each(reading: Reading) -> list[Pick | None]:
@@ -2208,7 +2318,10 @@ def best_units_each(reading: Reading) -> list[Pick | None]:
         topic = [
             t for t in reading.topic if any(fold(t) in p or p in fold(t) for p in asked)
         ] or list(asked)
-        own = Reading(reading.question, entity_terms, topic, reading.sources, "", asked)
+        question = reading.question
+        if len(asked) == 1 and reading.clauses_apart:
+            question = clause_question(question, asked[0])
+        own = Reading(question, entity_terms, topic, reading.sources, "", asked)
         # (a unit another name's part took answers this one's too only where it names this
         # one itself: 澄远人寿为 AA 类，澄远财险为 A 类 states each rating)
         found = [

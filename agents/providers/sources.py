@@ -251,3 +251,5 @@ class Reading:
     figures: list[tuple[float, Source, dict[str, Any]]] = field(default_factory=list)
     picks: list[Pick] = field(default_factory=list)
     each: list[Pick | None] = field(default_factory=list)
+    # (clauses each asking their own thing answered each by its own unit: asked_in_clauses)
+    clauses_apart: bool = False

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from agents.providers.grammar import RATE_OF_CHANGE, UNSIGNED_CHANGE, words
+from agents.providers.grammar import FALL, RATE_OF_CHANGE, RISE, UNSIGNED_CHANGE, words
 from agents.providers.reading import fold
 from knowledge.figures import figures_in
 from knowledge.text import SECTION_HEADING  # a section heading ends a table
@@ -238,7 +238,9 @@ def _spaced_table(lines: list[str], start: int) -> tuple[dict[int, list[str]], s
         label_only = not re.search(r"[。！？!?；;，,：:]", fold(lines[at]))
         if 2 * sum(map(_is_value, words[1:])) >= min(width, len(words)) - 1 > 0:
             # (a row: at least half its cells after the label values, and no sentence)
-            if re.search(r"[。！？；，]", lines[at]):
+            # (punctuation inside a label's brackets is the label's, not a sentence's:
+            # 加权平均净资产收益率（年化，%）)
+            if re.search(r"[。！？；，]", _BRACKETED.sub("", lines[at])):
                 break
             if not rows and head != start and len(words) == width + 1:
                 found[head] = ["", *found[head]]  # a header over the same label column
@@ -284,6 +286,9 @@ def _spaced_table(lines: list[str], start: int) -> tuple[dict[int, list[str]], s
     if not _rows_in(found):
         return {}, set()
     return found, {head for head, _ in segments}
+
+
+_BRACKETED = re.compile(r"（[^（）]*）|\([^()]*\)")
 
 
 def _fitted_header(cells: list[str], width: int) -> list[str] | None:
@@ -432,7 +437,13 @@ def _fits(cells: list[str], kinds: list[set[bool]]) -> bool:
 
 
 def _is_figure(cell: str) -> bool:
-    return bool(_FIGURE_CELL.match(cell)) or cell in NO_VALUE
+    return bool(_FIGURE_CELL.match(cell) or _CHANGE_CELL.match(cell)) or cell in NO_VALUE
+
+
+# A change column's cell written in words beside its signed figures (下降 0.44 个百分点 under
+# 本期比上年同期增减(%), beside 3.95): a figure of that column, as a report's rows of ratios
+# print their changes.
+_CHANGE_CELL = re.compile(rf"^{words(RISE, FALL)}\s*\d[\d,]*(?:\.\d+)?\s*(?:个百分点|[%％])?$")
 
 
 def is_data_row(cells: list[str]) -> bool:
