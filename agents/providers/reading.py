@@ -706,9 +706,11 @@ def _glossed(question: str, corpus: str, names: tuple[str, ...]) -> str:
 # The kind of the items a which-question asks, written after its question word and measure
 # word (前三大重仓是哪几只股票: 股票).
 _KIND_AFTER_WHICH = re.compile(
-    r"(?P<topic>[^\W\d_]{2,})(?P<verb>是|有|为)(?P<which>哪几|哪些|哪)(?P<measure>[只家个项条位种类款名])?"
+    r"(?P<verb>是|有|为)(?P<which>哪几|哪些|哪)(?P<measure>[只家个项条位种类款名])?"
     r"(?P<kind>[^\W\d_]{1,4}?)(?=[？?。，,]|$|呢|啊)"
 )
+# What the items are, right before the verb: a phrase's head is within its last characters.
+_ITEMS_BEFORE = re.compile(r"[^\W\d_]{2,12}$")
 
 
 def _kind_joined(question: str, corpus: str) -> str:
@@ -716,19 +718,21 @@ def _kind_joined(question: str, corpus: str) -> str:
     asks them of, as its head (前三大重仓是哪几只股票 → 前三大重仓股票是哪几只): 股票 names
     what the 前三大重仓 are. Only where the joined phrase — or its short form, the kind's first
     character (重仓股) — ends a word of the vocabulary or a phrase the excerpts write; else
-    as asked."""
-
-    def join(match: re.Match[str]) -> str:
-        topic, kind = match["topic"], match["kind"]
+    as asked. (Anchored at the question word and read back a bounded stretch: linear in the
+    question's length.)"""
+    for match in reversed(list(_KIND_AFTER_WHICH.finditer(question))):
+        items = _ITEMS_BEFORE.search(question, max(0, match.start() - 12), match.start())
+        if items is None:
+            continue
+        topic, kind = items[0], match["kind"]
         for start in range(len(topic) - 1):
             head = topic[start:]
-            for joined in (head + kind, head + kind[0]):
-                if joined in LEXICON or fold(joined) in corpus:
-                    which = match["which"] + (match["measure"] or "")
-                    return f"{topic}{kind}{match['verb']}{which}"
-        return match[0]
-
-    return _KIND_AFTER_WHICH.sub(join, question)
+            if any(j in LEXICON or fold(j) in corpus for j in (head + kind, head + kind[0])):
+                which = match["which"] + (match["measure"] or "")
+                rewritten = f"{topic}{kind}{match['verb']}{which}"
+                question = question[: items.start()] + rewritten + question[match.end() :]
+                break
+    return question
 
 
 def _name_abbreviated(question: str, names: tuple[str, ...]) -> str:
