@@ -453,12 +453,13 @@ def _shared_head_apart(question: str, corpus: str, names: tuple[str, ...]) -> st
     (溪南银行和澜州银行拨备覆盖率) is read alike: the name before the conjunction, of its class,
     joins it, and what follows the entity's name is the head. A note's section headed by a
     name and what it says of it (## 溪口银行：息差低位) names an entity as a document's title
-    does: its name is one of ``names``. Else as asked."""
+    does: its name is one of ``names``. Else as asked. (A name is read within 40 characters
+    of its conjunction: linear in the question's length.)"""
     folded = fold(question)
     subjects = [n for n in _SECTION_SUBJECT.findall(corpus) if n not in names]
     for name in (*names, *subjects):
         for joined in re.finditer(
-            r"(?P<other>[^\W\d_]{2,})" + _NAMES_JOINED.pattern + re.escape(name), folded
+            r"(?P<other>[^\W\d_]{2,40})" + _NAMES_JOINED.pattern + re.escape(name), folded
         ):
             after = folded[joined.end() :]
             other = joined["other"]
@@ -471,7 +472,7 @@ def _shared_head_apart(question: str, corpus: str, names: tuple[str, ...]) -> st
     for name in (*names, *subjects):
         for joined in re.finditer(re.escape(name) + _NAMES_JOINED.pattern, folded):
             at = joined.end()
-            run = re.match(r"[^\W\d_]+", folded[at:])
+            run = re.compile(r"[^\W\d_]{1,40}").match(folded, at)
             if run is None:
                 continue
             words = run[0]
@@ -676,7 +677,7 @@ def _grammar_only(piece: str) -> bool:
 
 # A name with a gloss in brackets right after it (北向资金（香港中央结算）): the run of
 # characters before the bracket and the bracket's words.
-_GLOSSED = re.compile(r"(?P<name>[^\W\d_]{2,})[（(](?P<gloss>[^\W\d_]{2,20})[）)]")
+_GLOSSED = re.compile(r"(?P<name>[^\W\d_]{2,40})[（(](?P<gloss>[^\W\d_]{2,20})[）)]")
 
 
 _ENDS_ASKING = re.compile(r"(?:多少|几|多大|多高|多长|多久|是什么|是谁)$")
@@ -687,7 +688,8 @@ def _glossed(question: str, corpus: str, names: tuple[str, ...]) -> str:
     after it that they do (北向资金（香港中央结算）持有…多少股 asks of 香港中央结算): the gloss
     names the same thing the way the document does. A document's entity name before it
     stays (泊川智能北向资金（…）); a bracket the excerpts do not write, or a unit, is left as
-    asked."""
+    asked. (A name is read within 40 characters of its bracket: linear in the question's
+    length.)"""
 
     def swap(match: re.Match[str]) -> str:
         name, gloss = match["name"], match["gloss"]

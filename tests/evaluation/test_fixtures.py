@@ -120,7 +120,8 @@ def test_the_quarry_files_are_ingested_with_their_pages_and_rows(tmp_path):
 
 
 def test_every_document_and_page_a_set_names_exists_in_its_fixture(tmp_path):
-    for name in FIXTURES:
+    # (each fixture once: the later hands' sets ask about the same manifests)
+    for name in {source: name for name, (source, *_) in FIXTURES.items()}.values():
         apply(name, tmp_path)
     pages = {d.key: d.page_count for d in Document.objects.all()}
     checked = 0
