@@ -291,6 +291,10 @@ class ExtractiveProvider:
             reading.of = tuple(
                 t for t in earlier_question.terms if t not in entity_terms and not unit_of(t)
             )
+            # (较上年同期提升了多少？ after 创新药板块收入占营收比重是多少？ asks the change of
+            # that share: a share is asked, its whole written with it)
+            if earlier_question.asks_share and not question.asks_share:
+                reading.question = question = replace(question, asks_share=True)
         if earlier and not names_own_entity and not question.ordinal:
             # 出租率呢？ after 华南呢？ asks it of the row the conversation is on.
             history = [str(t.get("question") or "") for t in getattr(state, "history", None) or []]

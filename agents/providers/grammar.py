@@ -368,10 +368,13 @@ SEGMENT_HEADS = "板块|业务|分部|事业部|产品线"
 # A segment's name and what is asked of it, 的 between them or not (汽车电子业务的毛利率 is
 # 汽车电子业务毛利率): one phrase, read as the glued one is.
 SEGMENT_OF = re.compile(rf"(?<=[^\W\d_]{{2}})({SEGMENT_HEADS})的(?=[^\W\d_])")
-# A segment head after 各 or a question word (各分部营业收入, 哪个业务的毛利率最高) names no
-# segment: it is the kind of the rows asked, each of them or the one asked for (the table's
-# label column, 分部 | 营业收入 | …), and what is asked of them starts after it.
-EACH_SEGMENT = re.compile(rf"(?P<kind>(?:各|每个|哪一?个|哪)(?:{SEGMENT_HEADS}))的?")
+# A segment head after 各 or a question word (各分部营业收入, 哪个业务的毛利率最高, 哪几个
+# 业务的收入增长了) names no segment: it is the kind of the rows asked, each of them or the
+# ones asked for (the table's label column, 分部 | 营业收入 | …), and what is asked of them
+# starts after it. (Two heads glued, 哪几个业务分部, are one word: the kind, asked whole.)
+EACH_SEGMENT = re.compile(
+    rf"(?P<kind>(?:各|每个|哪一?个|哪几个?|哪些|哪)(?:{SEGMENT_HEADS}))(?!{SEGMENT_HEADS})的?"
+)
 # Every year asked in turn (各年度营业收入增长率考核目标, 每年的…): each row of a table of years,
 # not a period the figure is of — the rows' years are its cells (考核年度 | 2027 年).
 EACH_YEAR = re.compile(r"(?:各|每一?个?|历)年度?(?![底末初])")

@@ -1223,9 +1223,7 @@ def states(phrase: str, text: str) -> bool:
     if _LATIN_BY_HAN.search(phrase):
         # a space between a letter and a Chinese character is typesetting (A 股 is A股)
         text = _TYPESET_SPACE.sub("", text)
-    if phrase and not phrase.endswith("率"):
-        # 研发费用率 is a ratio, not the 研发费用 it is of: the longer word's head is 率
-        text = text.replace(f"{phrase}率", "|")
+    text = without_ratios_of(phrase, text)
     if not phrase or phrase in text:
         return True
     if any(e in text for e in LEXICON.get(phrase, ())):
@@ -1247,6 +1245,14 @@ def states(phrase: str, text: str) -> bool:
     if _outside(phrase, text):
         return False
     return mask[-1] and not _swapped(phrase, text) and not inner_replaced(phrase, mask, text)
+
+
+def without_ratios_of(phrase: str, text: str) -> str:
+    """``text`` without the ratios it writes of ``phrase``: 研发费用率 is a ratio, not the
+    研发费用 it is of — the longer word's head is 率."""
+    if phrase and not phrase.endswith("率"):
+        return text.replace(f"{phrase}率", "|")
+    return text
 
 
 def _outside(phrase: str, text: str) -> bool:

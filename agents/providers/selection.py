@@ -64,6 +64,7 @@ from agents.providers.reading import (
     unstated_runs,
     without_claim,
     without_headline,
+    without_ratios_of,
     without_share_wholes,
 )
 from agents.providers.sources import (
@@ -130,7 +131,7 @@ def states_question(
     # another share is taken of (研发费用…占营业收入的 8.13% has no 海外收入)
     asked = fold(reading.question.text)
     parts = [part for part in map(_share_part, phrases) if part]
-    parts = [part for part in parts if f"占{part}" not in asked]  # 占营收比例: the whole
+    parts = [part for part in parts if not _governed_by_share_verb(part, asked)]
     if parts and not all(states(part, without_share_wholes(said)) for part in parts):
         return False
     # and the whole it is asked of, when the question names one (现金红利占净利润比例: a
@@ -138,6 +139,13 @@ def states_question(
     if not all(_of_the_whole_asked(whole, said) for whole in map(_share_whole, phrases) if whole):
         return False
     return reading.question.periods <= periods_in(said)
+
+
+def _governed_by_share_verb(part: str, asked: str) -> bool:
+    """Whether the question writes ``part`` after the verb 占 in one clause: what 占
+    governs is the whole (占营收比例), a holder's name between them or not
+    (东岳生物占星河医疗健康基金净值比例: the fund's 净值 is the whole, not the part)."""
+    return re.search(rf"占(?!比)[^，。；,;？?！!]{{0,16}}?{re.escape(part)}", asked) is not None
 
 
 # (the whole a share is asked of, written after 占: 首次授予占总股本比例 → 总股本)
@@ -848,7 +856,9 @@ _CELL_TAIL = re.compile(r"\s*(?:[（(][^）)]*[）)]|[\d①-⑳]+)\s*$")
 
 def _names_label(label: str, text: str) -> int:
     """Where ``text`` names the row ``label``, plus one — as written, or by a word the
-    vocabulary prints as it (近一年 names the row 过去一年) — or 0."""
+    vocabulary prints as it (近一年 names the row 过去一年) — or 0. A ratio of the label
+    (研发费用率) does not name its row (研发费用)."""
+    text = without_ratios_of(label, text)
     if label in text:
         return text.find(label) + 1
     for word, printed in LEXICON.items():
@@ -2363,12 +2373,24 @@ def relevant_figures(reading: Reading) -> list[tuple[float, Source, dict[str, An
                 continue
             if year_end_before_asked(reading) and not writes_year_end_before(label):
                 continue  # (a figure's label naming no date is the report's own)
+            if not _in_the_unit_asked(reading, handle):
+                continue
             score = figure_score(handle, reading)
             if score > 0:
                 seen.add(handle["id"])
                 found.append((score, source, handle))
     found.sort(key=lambda f: (-f[0], f[1].rank))
     return found
+
+
+def _in_the_unit_asked(reading: Reading, handle: dict[str, Any]) -> bool:
+    """A figure asked in a unit (多少股) is one in that unit, as a sentence's is
+    (``answers_form``): a handle displaying 10% neither answers nor relates to it."""
+    asked = reading.question.unit
+    figures = quantities_in(fold(str(handle.get("display") or "")))
+    if not asked or not figures:
+        return True
+    return any(in_base_unit(f.value, f.unit)[1] == asked for f in figures)
 
 
 def handle_answers(handle: dict[str, Any], reading: Reading) -> bool:
