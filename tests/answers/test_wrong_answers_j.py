@@ -1,0 +1,140 @@
+"""Cited wrong answers, worse than "not found": a list written as a section's sibling
+headings, a table's rows of the kind asked, a superlative over the members of a class.
+One test per rule, each on a document of its own (not the sets' fixtures), driven without a
+database (tests/answers/reader.py)."""
+
+from tests.answers.reader import answer, excerpt, not_found
+
+# -- a section's sibling headings are one list -----------------------------------------------
+
+BOARD = "青禾材料股份有限公司第三届董事会第五次会议决议公告"
+BOARD_FIRST = excerpt(
+    BOARD,
+    "一、董事会会议召开情况\n\n"
+    "本次会议于 2027 年 8 月 20 日以现场方式召开，应出席董事 7 人，实际出席董事 7 人。\n\n"
+    "二、董事会会议审议情况\n\n"
+    "（一）审议通过《关于 2027 年半年度报告及其摘要的议案》\n\n"
+    "表决结果：同意 7 票，反对 0 票，弃权 0 票。\n\n"
+    "（二）审议通过《关于选举董事会专门委员会委员的议案》\n\n"
+    "同意选举审计委员会委员：严松先生（召集人）、沈蓓女士；战略委员会委员：陆川先生、沈蓓女士。\n\n"
+    "表决结果：同意 7 票，反对 0 票，弃权 0 票。",
+)
+BOARD_SECOND = excerpt(
+    BOARD,
+    "（三）审议通过《关于续聘会计师事务所的议案》\n\n"
+    "同意续聘立衡会计师事务所为公司 2027 年度审计机构。\n\n"
+    "表决结果：同意 7 票，反对 0 票，弃权 0 票。\n\n"
+    "三、备查文件\n\n"
+    "1. 第三届董事会第五次会议决议；\n"
+    "2. 独立董事意见。",
+)
+
+
+def test_sibling_headings_over_two_excerpts_are_counted_as_one_list():
+    # （一）…（三） under 二、…, closed by 三、: every resolution, not the committee list
+    for question in ("青禾材料董事会审议通过了几项议案？", "青禾材料董事会审议通过了哪些议案"):
+        first = answer(question, [BOARD_FIRST, BOARD_SECOND])[0]
+        assert "半年度报告" in first and "专门委员会" in first and "续聘会计师" in first, first
+        assert "严松" not in first, first
+
+
+def test_sibling_headings_with_one_missing_are_no_list():
+    # （二） not retrieved: the run is not whole, so it is not quoted as the list
+    first = answer(
+        "青禾材料董事会审议通过了几项议案？",
+        [
+            excerpt(
+                BOARD,
+                "二、董事会会议审议情况\n\n（一）审议通过《关于 2027 年半年度报告及其摘要的议案》\n\n"
+                "表决结果：同意 7 票，反对 0 票，弃权 0 票。",
+            ),
+            BOARD_SECOND,
+        ],
+    )[0]
+    assert not ("半年度报告" in first and "续聘会计师" in first), first
+
+
+# -- a table's rows of the kind asked ---------------------------------------------------------
+
+HOLDERS = "松岩农村商业银行股份有限公司 2027 年半年度报告摘要"
+HOLDERS_FIRST = excerpt(
+    HOLDERS,
+    "前十名股东持股情况\n单位：股\n\n"
+    "股东名称 | 股东性质 | 持股比例(%) | 持股总数 | 质押或冻结\n\n"
+    "松岩市国资委 | 国家 | 15.20 | 800,000,000 | 无\n\n"
+    "松岩城投集团有限公司 | 国有法人 | 8.10 | 420,000,000 | 无",
+)
+HOLDERS_SECOND = excerpt(
+    HOLDERS,
+    "松岩港务集团有限公司 国有法人 6.50 340,000,000 质押 100,000,000\n"
+    "香港中央结算有限公司 境外法人 3.00 150,000,000 无\n"
+    "松岩交通投资有限公司 国有法人 2.10 110,000,000 无\n"
+    "北岙机电股份有限公司 境内非国有法人 1.90 99,000,000 冻结 99,000,000\n"
+    "上述股东关联关系的说明：未知。",
+)
+
+
+def test_which_rows_are_of_a_kind_their_cells_state_over_a_split_typeset_table():
+    first = answer("松岩农商行前十大股东里哪些是国有法人？", [HOLDERS_FIRST, HOLDERS_SECOND])[0]
+    for holder in ("松岩城投", "松岩港务", "松岩交通"):
+        assert holder in first, first
+    # 国家 and 境内非国有法人 are other kinds
+    for other in ("松岩市国资委", "北岙机电", "香港中央结算"):
+        assert other not in first, first
+
+
+def test_which_rows_naming_no_kind_are_the_table_whole():
+    first = answer("松岩农商行前十大股东有哪些？", [HOLDERS_FIRST, HOLDERS_SECOND])[0]
+    for holder in ("松岩市国资委", "松岩城投", "松岩港务", "北岙机电"):
+        assert holder in first, first
+
+
+def test_a_kind_no_row_is_of_is_not_the_table_whole():
+    blocks = answer("松岩农商行前十大股东里哪些是外资法人？", [HOLDERS_FIRST, HOLDERS_SECOND])
+    assert not_found(blocks) or "松岩城投" not in blocks[0], blocks[0]
+
+
+# -- a superlative over a kind compares every member -----------------------------------------
+
+SECTOR = "岭东证券：2027 年中报综述——三家券商业绩分化"
+SECTOR_VIEW = excerpt(
+    SECTOR,
+    "## 核心观点\n\n上半年覆盖的三家券商营收增速分化，ROE 整体回升。\n\n"
+    "## 重点公司估值表\n\n公司 | 代码 | 评级 | 目标价（元）\n\n"
+    "明川证券 | 601111 | 买入 | 12.20\n\n海澄证券 | 601222 | 增持 | 8.80\n\n"
+    "远岫证券 | 601333 | 中性 | 5.60",
+)
+SECTOR_COMPANIES = excerpt(
+    SECTOR,
+    "## 明川证券：经纪领先\n\n上半年营收同比增长 8.10%，ROE 为 9.20%，同比提升 0.40 个百分点。\n\n"
+    "## 海澄证券：投行承压\n\n上半年营收同比下降 3.30%；ROE 6.10%。\n\n"
+    "## 远岫证券：自营改善\n\n上半年营收同比增长 2.20%，ROE 为 4.80%。",
+)
+
+
+def test_a_superlative_over_a_kind_compares_every_member_section():
+    # 券商 names no one broker: each section's figure is quoted and the lowest named
+    first = answer("三家券商中谁的ROE最低？", [SECTOR_VIEW, SECTOR_COMPANIES])[0]
+    for figure in ("9.20%", "6.10%", "4.80%"):
+        assert figure in first, first
+    verdict = first[first.rindex("[[cite:") :]
+    assert "远岫证券最低" in verdict and "明川" not in verdict, first
+    first = answer("哪家券商的ROE最高", [SECTOR_VIEW, SECTOR_COMPANIES])[0]
+    verdict = first[first.rindex("[[cite:") :]
+    assert "明川证券最高" in verdict, first
+
+
+def test_a_member_stating_no_figure_is_said_so_and_left_out():
+    companies = excerpt(
+        SECTOR,
+        "## 明川证券：经纪领先\n\n上半年 ROE 为 9.20%。\n\n"
+        "## 海澄证券：投行承压\n\n上半年营收同比下降 3.30%。\n\n"
+        "## 远岫证券：自营改善\n\n上半年 ROE 为 4.80%。",
+    )
+    first = answer("三家券商中谁的ROE最低？", [SECTOR_VIEW, companies])[0]
+    verdict = first[first.rindex("[[cite:") :]
+    assert "远岫证券最低" in verdict and "海澄证券" in verdict, first
+
+
+def test_a_measure_no_member_states_is_not_found():
+    assert not_found(answer("三家券商中谁的净息差最低？", [SECTOR_VIEW, SECTOR_COMPANIES]))
