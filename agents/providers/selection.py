@@ -770,8 +770,12 @@ def candidate_units(source: Source, reading: Reading) -> list[Unit]:
         if unit.kind == "heading" and whole:
             out += sibling_headings(source, unit, reading.sources)
         if unit.kind == "sentence" and len(unit.clauses) > 1:
-            # A clause of a long sentence answers on its own (…；扣非净利润 5.9 亿元…；).
-            out += [Unit(c.strip(), "clause", unit.heading, [c]) for c in unit.clauses]
+            # A clause of a long sentence answers on its own (…；扣非净利润 5.9 亿元…；) —
+            # unless the heading over it is what is asked: its clauses are then the items of
+            # a list (风险提示 / 下游需求不及预期；新品导入低于预期；…), asked whole.
+            clauses = Unit("\n".join(unit.clauses), "list", unit.heading, unit.clauses)
+            if not heading_asked(reading, clauses):
+                out += [Unit(c.strip(), "clause", unit.heading, [c]) for c in unit.clauses]
     return out
 
 

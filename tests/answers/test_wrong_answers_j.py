@@ -138,3 +138,29 @@ def test_a_member_stating_no_figure_is_said_so_and_left_out():
 
 def test_a_measure_no_member_states_is_not_found():
     assert not_found(answer("三家券商中谁的净息差最低？", [SECTOR_VIEW, SECTOR_COMPANIES]))
+
+
+# -- a heading asked is answered by its section whole -----------------------------------------
+
+NOTE = "岭东证券：溪石电子（688123）深度报告：国产替代加速"
+
+
+def test_a_heading_asked_takes_the_clauses_under_it_whole():
+    # 风险提示 / …；…；…。 is a list written as one sentence: asked by its heading, every
+    # clause answers, not the last one
+    risks = excerpt(
+        NOTE,
+        "风险提示\n\n下游需求复苏不及预期；新品导入进度低于预期；原材料价格大幅波动。",
+    )
+    first = answer("溪石电子的风险提示是什么", [risks])[0]
+    for risk in ("下游需求", "新品导入", "原材料价格"):
+        assert risk in first, first
+
+
+def test_a_figure_asked_under_a_heading_is_still_its_clause():
+    forecast = excerpt(
+        NOTE,
+        "盈利预测\n\n我们预计公司 2027 年营业收入 12.50 亿元；归母净利润 2.10 亿元；EPS 为 1.05 元。",
+    )
+    first = answer("溪石电子盈利预测的归母净利润是多少？", [forecast])[0]
+    assert "2.10" in first and "12.50" not in first, first
