@@ -768,7 +768,7 @@ def candidate_units(source: Source, reading: Reading) -> list[Unit]:
         if unit.kind == "row" and unit.header_from and reading.question.which:
             out += split_table_as_list(source, unit, reading)
         if unit.kind == "heading" and whole:
-            out += sibling_headings(source, unit, reading.sources)
+            out += sibling_headings(source, unit, reading)
         if unit.kind == "sentence" and len(unit.clauses) > 1:
             # A clause of a long sentence answers on its own (…；扣非净利润 5.9 亿元…；) —
             # unless the heading over it is what is asked: its clauses are then the items of
@@ -791,8 +791,7 @@ def table_as_list(source: Source, header: Unit, reading: Reading) -> list[Unit]:
     rows = [u for u in rows if is_member(u)]
     if len(rows) < 2:
         return []
-    rows = of_the_kind_asked(reading, source, header, rows)
-    return [_rows_listed(header, rows)] if rows else []
+    return [_rows_listed(header, of_the_kind_asked(reading, source, header, rows, True))]
 
 
 def _rows_listed(header: Unit, rows: list[Unit]) -> Unit:
@@ -802,21 +801,25 @@ def _rows_listed(header: Unit, rows: list[Unit]) -> Unit:
     return Unit("\n".join([lead, *items]), "list", f"{header.heading}\n{header.text}", items)
 
 
-def of_the_kind_asked(reading: Reading, source: Source, row: Unit, rows: list[Unit]) -> list[Unit]:
+def of_the_kind_asked(
+    reading: Reading, source: Source, row: Unit, rows: list[Unit], listed: bool = False
+) -> list[Unit]:
     """The rows of ``rows`` of the kind the question asks, when a phrase no header cell
-    speaks to, nor the caption, title or section heading, names an item of their own cells (高管 over 职务
-    cells 董事、总经理; 国有法人 over 股东性质 cells — not 境内非国有法人, another kind):
-    ``rows`` when no phrase names a kind, [] when one does and no row is of it."""
+    speaks to, nor the caption, title or section heading, names an item of their own cells
+    (高管 over 职务 cells 董事、总经理; 国有法人 over 股东性质 cells — not 境内非国有法人,
+    another kind): ``rows`` when no phrase names a kind. A row is of every kind asked; in a
+    table ``listed`` whole (which ones: 董事和高管都有谁) of any of them, and with no row of
+    any, the table is listed whole as before."""
     header = row.kind == "header"
     cells = [fold(c) for c in (row.clauses if header else row.heading.split(" | "))]
     # (a header is read under its section's heading: 三、激励对象的范围及分配 says what every
     # row is, 激励对象 — no kind of some of them)
     said = fold(f"{table_caption(source, row)}\n{source.title}\n{row.heading if header else ''}")
     kinds = [p for p in reading.phrases if not any(_touched(p, cells)) and not states(p, said)]
-    return [
+    of_kind = [
         candidate
         for candidate in rows
-        if all(
+        if (any if listed else all)(
             any(
                 _names_item(p, i)
                 for c in candidate.clauses[1:]
@@ -825,6 +828,7 @@ def of_the_kind_asked(reading: Reading, source: Source, row: Unit, rows: list[Un
             for p in kinds
         )
     ]
+    return (of_kind or rows) if listed else of_kind
 
 
 def split_table_as_list(source: Source, row: Unit, reading: Reading) -> list[Unit]:
@@ -848,9 +852,7 @@ def split_table_as_list(source: Source, row: Unit, reading: Reading) -> list[Uni
     later = [r for r in rows if is_member(r)]
     if len(earlier) < 2:
         return []
-    kept = of_the_kind_asked(reading, owner, header, [*earlier, *later])
-    if not kept:
-        return []
+    kept = of_the_kind_asked(reading, owner, header, [*earlier, *later], True)
     before = _rows_listed(header, [r for r in earlier if r in kept])
     items = [r.text for r in later if r in kept]
     text = f"{before.text} [[cite:{owner.id}]]\n" + "\n".join(items)
@@ -861,13 +863,15 @@ def split_table_as_list(source: Source, row: Unit, reading: Reading) -> list[Uni
 _SIBLING_MARKERS = ("cn", "pcn", "num", "pnum")
 
 
-def sibling_headings(source: Source, last: Unit, sources: list[Source]) -> list[Unit]:
+def sibling_headings(source: Source, last: Unit, reading: Reading) -> list[Unit]:
     """The sibling headings of one section read as one list (（一）审议通过《…议案》 …
     （八）…: the resolutions a board passed), for a question that asks which ones or how
     many, from the excerpt holding ``last``, the run's last heading: its siblings numbered
     1 to n, each once, in the retrieved excerpts of its document — each excerpt's cited
     where its headings end — and closed by a heading of another kind after ``last`` (三、
-    备查文件), so no sibling is missing; else []. The section's own heading leads in."""
+    备查文件), so no sibling is missing, and each naming what is asked (议案): a document's
+    outline (一、本期业绩预计情况 … 三、业绩变动原因说明) is no list of causes; else []. The
+    section's own heading leads in."""
     mark = marker(last.text)
     if mark is None or mark[0] not in _SIBLING_MARKERS or mark[1] < 2:
         return []
@@ -878,7 +882,7 @@ def sibling_headings(source: Source, last: Unit, sources: list[Source]) -> list[
         return []  # the last of the run, and a heading of another kind closes it
     found: dict[int, tuple[Source, Unit]] = {}
     parent = ""
-    for other in [s for s in sources if s.title == source.title]:
+    for other in [s for s in reading.sources if s.title == source.title]:
         for i, unit in enumerate(other.units):
             its = marker(unit.text) if unit.kind == "heading" else None
             if its is None or its[0] != kind or (other is source and i > at):
@@ -890,6 +894,9 @@ def sibling_headings(source: Source, last: Unit, sources: list[Source]) -> list[
             if its[1] == 1 and before is not None and before.kind == "heading":
                 parent = before.text
     if sorted(found) != list(range(1, n + 1)):
+        return []
+    named = [fold(unit.text) for _, unit in found.values()]
+    if not any(all(states(p, heading) for heading in named) for p in reading.phrases):
         return []
     lines = [parent] if parent else []
     items = []

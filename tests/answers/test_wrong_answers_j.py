@@ -54,6 +54,20 @@ def test_sibling_headings_with_one_missing_are_no_list():
     assert not ("半年度报告" in first and "续聘会计师" in first), first
 
 
+def test_a_document_outline_is_no_list_of_what_one_section_names():
+    # 一、…四、 are the notice's sections: 原因 asked is the list under 三、, not the outline
+    forecast = excerpt(
+        "青禾材料股份有限公司 2027 年年度业绩预告",
+        "一、本期业绩预计情况\n\n预计 2027 年度归母净利润 3.2 亿元至 3.6 亿元。\n\n"
+        "二、与会计师事务所沟通情况\n\n本次业绩预告未经注册会计师审计。\n\n"
+        "三、业绩变动原因说明\n\n1. 新能源材料订单快速增长；\n2. 海外基地投产，规模效应显现。\n\n"
+        "四、风险提示\n\n本次业绩预告为初步测算结果。\n\n青禾材料股份有限公司董事会",
+    )
+    first = answer("青禾材料业绩预增的原因有哪些？", [forecast])[0]
+    assert "订单快速增长" in first and "海外基地" in first, first
+    assert "沟通情况" not in first, first
+
+
 # -- a table's rows of the kind asked ---------------------------------------------------------
 
 HOLDERS = "松岩农村商业银行股份有限公司 2027 年半年度报告摘要"
@@ -164,3 +178,22 @@ def test_a_figure_asked_under_a_heading_is_still_its_clause():
     )
     first = answer("溪石电子盈利预测的归母净利润是多少？", [forecast])[0]
     assert "2.10" in first and "12.50" not in first, first
+
+
+GRANTS = excerpt(
+    "青溪软件股份有限公司 2027 年限制性股票激励计划（草案）摘要",
+    "激励对象获授的限制性股票分配情况\n\n"
+    "姓名 | 职务 | 获授数量（万股） | 占授予总量的比例\n\n"
+    "严朔 | 董事长 | 30.00 | 10.00%\n\n"
+    "陆棠 | 副总经理 | 12.00 | 4.00%\n\n"
+    "钟逸 | 董事会秘书 | 8.00 | 2.67%\n\n"
+    "核心技术骨干（93 人） | — | 250.00 | 83.33%",
+)
+
+
+def test_rows_of_either_kind_coordinated_are_listed():
+    # 董事和高管 asks the rows of either kind, not only those of both
+    first = answer("青溪软件激励对象里的董事和高管都有谁？", [GRANTS])[0]
+    for person in ("严朔", "陆棠", "钟逸"):
+        assert person in first, first
+    assert "核心技术骨干" not in first, first
