@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 
-from agents.providers.reading import fold, leading_unstated, states
-from agents.providers.selection import COORDINATED, RATE, quantities_in
+from agents.providers.grammar import MEMBERS_OF
+from agents.providers.reading import Question, fold, leading_unstated, states
+from agents.providers.selection import COORDINATED, RATE, member_sections, quantities_in
 from agents.providers.sources import Reading, Source, source_names
 from agents.providers.structure import Unit, row_cell
 from knowledge.figures import Figure, in_base_unit
@@ -188,3 +189,97 @@ def states_own_figure(text: str, measures: list[str], own: str, names: list[str]
 
 # A name's value stated by a copula after it (为 AA 类, 是 A 类).
 _OWN_VALUE = re.compile(r"(?:为|是|被评为|评为)\s*\S")
+
+
+# What closes a kind counted (三家银行中, 两只基金里): a place word, not part of the kind.
+AMONG = re.compile(r"(?:之中|当中|中|里|之间)$")
+
+
+def kind_asked(question: Question) -> tuple[str, str]:
+    """The kind a superlative is asked over and its measure word (三家银行中谁的净息差最低 →
+    银行, 家; 哪家券商的 ROE 最高 → 券商, 家): the term right after a count or which-word of
+    things (三家, 哪家) in a question asking the highest or lowest one — ("", "") for any
+    other question."""
+    if not question.extreme or question.top > 1:
+        return "", ""
+    text = fold(question.text)
+    match = MEMBERS_OF.search(text)
+    if match is None:
+        return "", ""
+    for term in question.terms:
+        if text.startswith(fold(term), match.end()):
+            return AMONG.sub("", fold(term)), match.group()[-1]
+    return "", ""
+
+
+Member = tuple[str, Source | None, Unit | None, Figure | None]
+
+
+def members_compared(reading: Reading, kind: str) -> list[Member]:
+    """Each member of the kind asked that the excerpts write a section of (member_sections),
+    with the first unit of its section stating the measure asked and that unit's figure of
+    it (phrase_figure) — (name, None, None, None) for a section stating none; [] unless two
+    or more state it, or when the kind is a member's whole name (银行, which 澜州银行 and
+    溪南银行 end with, is their kind)."""
+    measures = [p for p in reading.phrases if fold(p) != kind and kind not in fold(p)]
+    if not measures:
+        return []
+    out: list[Member] = []
+    for name, units in member_sections(reading.sources):
+        if kind == name:
+            return []  # the kind is a member's own name: it is that one, not a kind
+        found: Member = (name, None, None, None)
+        for source, unit in units:
+            figure = _measure_figure(measures, unit.text)
+            if figure is not None:
+                found = (name, source, unit, figure)
+                break
+        out.append(found)
+    return out if sum(1 for m in out if m[3] is not None) >= 2 else []
+
+
+def _measure_figure(measures: list[str], text: str) -> Figure | None:
+    """The figure ``text`` states for every phrase of ``measures`` (one phrase asked): a
+    rate's percent, or the first quantity of the phrase's own kind."""
+    if len(measures) != 1:
+        return None
+    for rate in (bool(RATE.search(measures[0])), not RATE.search(measures[0])):
+        found = phrase_figure(measures[0], [text], rate=rate)
+        if found is not None:
+            return found[1]
+    return None
+
+
+def extreme_line(members: list[Member], highest: bool, measure: str, counter: str) -> str:
+    """Which member's figure is the highest or lowest of those stated — computed from the
+    figures quoted above it, so it sits after every marker — naming the members whose
+    sections state none; "" when the figures are of different units."""
+    valued = [(name, figure) for name, _, _, figure in members if figure is not None]
+    written = {
+        name: _written(figure, unit.text)
+        for name, _, unit, figure in members
+        if figure is not None and unit is not None
+    }
+    bases = [in_base_unit(f.value, f.unit) for _, f in valued]
+    if len({unit for _, unit in bases}) != 1:
+        return ""
+    values = [value for value, _ in bases]
+    best = max(values) if highest else min(values)
+    names = [name for (name, _), value in zip(valued, values, strict=True) if value == best]
+    figure = written[valued[values.index(best)][0]]
+    word = "最高" if highest else "最低"
+    missing = [name for name, _, _, f in members if f is None]
+    unstated = f"；{'、'.join(missing)}的摘录没有写明，未计入" if missing else ""
+    return (
+        f"\n\n写明{measure}的 {len(valued)} {counter}中，{'、'.join(names)}{word}"
+        f"（{figure}，按上面各处数字比较）{unstated}。"
+    )
+
+
+def _written(figure: Figure, text: str) -> str:
+    """``figure`` as ``text`` writes it (4.80%, not 4.8%)."""
+    folded = fold(text)
+    for quantity in quantities_in(folded):
+        if quantity.value == figure.value and quantity.unit == figure.unit:
+            return folded[quantity.start : quantity.end].strip()
+    return f"{format(figure.value.normalize(), 'f')}{figure.unit}"

@@ -26,9 +26,13 @@ from typing import Any
 
 from agents.providers.base import AgentState, ToolCall, Turn
 from agents.providers.comparison import (
+    AMONG,
     compared_groups,
     coordinated_missing,
     difference_line,
+    extreme_line,
+    kind_asked,
+    members_compared,
     phrases_compared,
     rows_compared,
     states_own_figure,
@@ -210,6 +214,9 @@ class ExtractiveProvider:
         names = tuple(n for s in sources for n in (s.name, s.entity))
         question = read_question(state.task, corpus, names)
         entity_terms = entity_terms_of(question, sources)
+        # (a kind a superlative is asked over, 三家银行中, names no one of its members)
+        kind, counter = kind_asked(question)
+        entity_terms = [t for t in entity_terms if AMONG.sub("", fold(t)) != kind]
         names_own_entity = bool(entity_terms)
         if earlier:
             earlier_question = read_question(earlier, corpus)
@@ -309,6 +316,9 @@ class ExtractiveProvider:
         missing = {fold(name) for _, name in coordinated_missing(reading)}
         reading.phrases = tuple(p for p in reading.phrases if p not in missing)
         reading.apart = tuple(asked_apart(reading))
+        if kind and any(fold(a[0]) == kind for a in reading.apart):
+            # (the kind asked over, 三家券商中谁的ROE, is no thing asked apart from its measure)
+            reading.apart = ()
         if question.asks_figure and entity_terms and not (reading.phrases or reading.of):
             # A figure asked of nothing the reader could read (北辰医药这季度卖了多少钱):
             # which figure is not known — none is quoted.
@@ -330,6 +340,10 @@ class ExtractiveProvider:
             source.rank = rank
         reading.sources = about
         picks = reading.picks = best_units(reading)
+        if kind and not reading.apart:
+            # every member the excerpts write a section of, compared
+            reading.members = members_compared(reading, kind)
+            reading.counter = counter
         if picks and reading.apart and all(is_class_letter(a[0]) for a in reading.apart):
             # share classes asked together that one unit states together (a table of the
             # classes as columns, a sentence naming each) are answered by it; else each
@@ -346,7 +360,7 @@ class ExtractiveProvider:
         if apart and not each:
             reading.sources = []
         reading.figures = relevant_figures(reading)
-        if not (picks or reading.figures or each):
+        if not (picks or reading.figures or each or reading.members):
             reading.sources = []
         listed = question.ordinal and picks and picks[0].unit.kind == "list"
         if listed and not picked_item(picks[0].unit, question.ordinal):
@@ -496,6 +510,24 @@ class ExtractiveProvider:
             + self._context_note(reading)
         )
 
+    def _members(self, reading: Reading) -> str:
+        """A superlative over a kind's members (三家银行中谁的净息差最低): one line per
+        member, its section's unit cited — or that its excerpts do not state it — then
+        which is the highest or lowest of the figures quoted."""
+        lines = []
+        for name, source, unit, _ in reading.members:
+            if source is None:
+                lines.append(f"- {name}：检索到的摘录没有写明。")
+                continue
+            lines.append(f"- {name}：{quote_unit(unit, reading.phrases)} {cite_marker(source)}")
+            self._cited.setdefault("direct", []).append(source.id)
+        kind, _ = kind_asked(reading.question)
+        measure = next(p for p in reading.phrases if fold(p) != kind and kind not in fold(p))
+        verdict = extreme_line(
+            reading.members, reading.question.extreme > 0, measure, reading.counter
+        )
+        return "**回答**：\n" + "\n".join(lines) + verdict + self._context_note(reading)
+
     @staticmethod
     def _states_own(unit: Unit, reading: Reading, term: str, groups: list[Any]) -> bool:
         """Whether ``unit`` states ``term``'s own figure of what is asked (the phrases
@@ -521,6 +553,9 @@ class ExtractiveProvider:
         if groups:
             self._comparing = True
             return self._comparison(reading, groups)
+        if reading.members:
+            self._comparing = True
+            return self._members(reading)
         # Names asked apart (A和B的目标价): each answered by the unit that states it.
         if reading.each and (any(len(a) > 1 for a in reading.apart) or reading.clauses_apart):
             return self._parts(reading, reading.each)

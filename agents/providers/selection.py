@@ -465,6 +465,33 @@ def section_about(source: Source, entity_terms: list[str]) -> Source | None:
     return None
 
 
+# A section heading naming its member before a headline (## 溪南银行：零售转型见效): the
+# name, the heading's first run, cut by the colon.
+_MEMBER_SECTION = re.compile(r"[#\s]*(?P<name>[^\s#*：:，,。（(]{2,12})\s*[：:]\s*\S")
+
+
+def member_sections(sources: list[Source]) -> list[tuple[str, list[tuple[Source, Unit]]]]:
+    """The members a document writes a section of each (a broker's note on three banks: ##
+    澜州银行：…, ## 溪南银行：…, ## 云岭农商行：…), each with the units under its heading in
+    the retrieved excerpts of that document, in the document's order — for the first
+    document (best first) holding two or more such sections; else []."""
+    for title in dict.fromkeys(s.title for s in sources):
+        sections: dict[str, list[tuple[Source, Unit]]] = {}
+        for source in (s for s in sources if s.title == title):
+            for unit in source.units:
+                if unit.kind == "heading":
+                    match = _MEMBER_SECTION.match(fold(unit.text))
+                    if match:
+                        sections.setdefault(match["name"], [])
+                    continue
+                match = _MEMBER_SECTION.match(fold(unit.heading))
+                if match and unit.kind in ("sentence", "list"):
+                    sections.setdefault(match["name"], []).append((source, unit))
+        if len(sections) >= 2:
+            return list(sections.items())
+    return []
+
+
 def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
     if unit.kind in ("heading", "header"):
         return 0.0
@@ -745,19 +772,26 @@ def candidate_units(source: Source, reading: Reading) -> list[Unit]:
             unit = replace(unit, header_text="\n".join([header, *(r.text for r in classes)]))
         out.append(unit)
         if unit.kind == "header" and reading.question.which:
-            out += table_as_list(source, unit)
+            out += table_as_list(source, unit, reading)
         if unit.kind == "row" and unit.header_from and reading.question.which:
-            out += split_table_as_list(source, unit, reading.sources)
+            out += split_table_as_list(source, unit, reading)
+        if unit.kind == "heading" and whole:
+            out += sibling_headings(source, unit, reading)
         if unit.kind == "sentence" and len(unit.clauses) > 1:
-            # A clause of a long sentence answers on its own (…；扣非净利润 5.9 亿元…；).
-            out += [Unit(c.strip(), "clause", unit.heading, [c]) for c in unit.clauses]
+            # A clause of a long sentence answers on its own (…；扣非净利润 5.9 亿元…；) —
+            # unless the heading over it is what is asked: its clauses are then the items of
+            # a list (风险提示 / 下游需求不及预期；新品导入低于预期；…), asked whole.
+            clauses = Unit("\n".join(unit.clauses), "list", unit.heading, unit.clauses)
+            if not heading_asked(reading, clauses):
+                out += [Unit(c.strip(), "clause", unit.heading, [c]) for c in unit.clauses]
     return out
 
 
-def table_as_list(source: Source, header: Unit) -> list[Unit]:
+def table_as_list(source: Source, header: Unit, reading: Reading) -> list[Unit]:
     """A table read as the list of its rows, for a question that asks which ones (前五名客户
     是哪些, 有哪些产品): its caption and header lead in, every member row is an item
-    — quoted whole, or by its label alone when the table is wider than MAX_QUOTED_CELLS."""
+    — quoted whole, or by its label alone when the table is wider than MAX_QUOTED_CELLS;
+    a kind the rows' own cells state (哪些是国有法人) keeps the rows of that kind."""
     # its rows, a page's footer between them or not
     at = source.units.index(header)
     joined = " | ".join(header.clauses)
@@ -765,19 +799,53 @@ def table_as_list(source: Source, header: Unit) -> list[Unit]:
     rows = [u for u in rows if is_member(u)]
     if len(rows) < 2:
         return []
+    return [_rows_listed(header, of_the_kind_asked(reading, source, header, rows, True))]
+
+
+def _rows_listed(header: Unit, rows: list[Unit]) -> Unit:
     wide = len(header.clauses) > MAX_QUOTED_CELLS
     items = [r.clauses[0] if wide else r.text for r in rows]
     lead = header.clauses[0] if wide else header.text
-    return [Unit("\n".join([lead, *items]), "list", f"{header.heading}\n{header.text}", items)]
+    return Unit("\n".join([lead, *items]), "list", f"{header.heading}\n{header.text}", items)
 
 
-def split_table_as_list(source: Source, row: Unit, sources: list[Source]) -> list[Unit]:
+def of_the_kind_asked(
+    reading: Reading, source: Source, row: Unit, rows: list[Unit], listed: bool = False
+) -> list[Unit]:
+    """The rows of ``rows`` of the kind the question asks, when a phrase no header cell
+    speaks to, nor the caption, title or section heading, names an item of their own cells
+    (高管 over 职务 cells 董事、总经理; 国有法人 over 股东性质 cells — not 境内非国有法人,
+    another kind): ``rows`` when no phrase names a kind. A row is of every kind asked; in a
+    table ``listed`` whole (which ones: 董事和高管都有谁) of any of them, and with no row of
+    any, the table is listed whole as before."""
+    header = row.kind == "header"
+    cells = [fold(c) for c in (row.clauses if header else row.heading.split(" | "))]
+    # (a header is read under its section's heading: 三、激励对象的范围及分配 says what every
+    # row is, 激励对象 — no kind of some of them)
+    said = fold(f"{table_caption(source, row)}\n{source.title}\n{row.heading if header else ''}")
+    kinds = [p for p in reading.phrases if not any(_touched(p, cells)) and not states(p, said)]
+    of_kind = [
+        candidate
+        for candidate in rows
+        if (any if listed else all)(
+            any(
+                _names_item(p, i)
+                for c in candidate.clauses[1:]
+                for i in _ITEM_SEPARATORS.split(fold(c))
+            )
+            for p in kinds
+        )
+    ]
+    return (of_kind or rows) if listed else of_kind
+
+
+def split_table_as_list(source: Source, row: Unit, reading: Reading) -> list[Unit]:
     """A table cut across two chunks read as one list (前三大股东是谁 over a table whose third
     row opens the next chunk), from the excerpt whose first row is ``row``: the header's
     excerpt's header and rows, cited to it, then this excerpt's rows — [] for a later row
-    or when that excerpt was not retrieved."""
+    or when that excerpt was not retrieved. A kind asked keeps its rows of both parts."""
     rows = [u for u in source.units if u.kind == "row" and u.header_from == row.header_from]
-    owner = next((s for s in sources if s.id == row.header_from), None)
+    owner = next((s for s in reading.sources if s.id == row.header_from), None)
     if rows[0] is not row or owner is None:
         return []
     header = next(
@@ -786,12 +854,70 @@ def split_table_as_list(source: Source, row: Unit, sources: list[Source]) -> lis
     )
     if header is None:
         return []
-    before = table_as_list(owner, header)
-    if not before:
+    at = owner.units.index(header)
+    earlier = [u for u in owner.units[at + 1 :] if u.kind == "row" and u.heading == row.heading]
+    earlier = [u for u in earlier if is_member(u)]
+    later = [r for r in rows if is_member(r)]
+    if len(earlier) < 2:
         return []
-    later = [r.text for r in rows if is_member(r)]
-    text = f"{before[0].text} [[cite:{owner.id}]]\n" + "\n".join(later)
-    return [Unit(text, "list", before[0].heading, [*before[0].clauses, *later])]
+    kept = of_the_kind_asked(reading, owner, header, [*earlier, *later], True)
+    before = _rows_listed(header, [r for r in earlier if r in kept])
+    items = [r.text for r in later if r in kept]
+    text = f"{before.text} [[cite:{owner.id}]]\n" + "\n".join(items)
+    return [Unit(text, "list", before.heading, [*before.clauses, *items])]
+
+
+# The markers that number a section's sibling headings (（一）…（八）, 一、…): of a kind.
+_SIBLING_MARKERS = ("cn", "pcn", "num", "pnum")
+
+
+def sibling_headings(source: Source, last: Unit, reading: Reading) -> list[Unit]:
+    """The sibling headings of one section read as one list (（一）审议通过《…议案》 …
+    （八）…: the resolutions a board passed), for a question that asks which ones or how
+    many, from the excerpt holding ``last``, the run's last heading: its siblings numbered
+    1 to n, each once, in the retrieved excerpts of its document — each excerpt's cited
+    where its headings end — and closed by a heading of another kind after ``last`` (三、
+    备查文件), so no sibling is missing, and each naming what is asked (议案): a document's
+    outline (一、本期业绩预计情况 … 三、业绩变动原因说明) is no list of causes; else []. The
+    section's own heading leads in."""
+    mark = marker(last.text)
+    if mark is None or mark[0] not in _SIBLING_MARKERS or mark[1] < 2:
+        return []
+    kind, n = mark
+    at = source.units.index(last)
+    later = [u for u in source.units[at + 1 :] if u.kind == "heading"]
+    if not later or (marker(later[0].text) or ("", 0))[0] == kind:
+        return []  # the last of the run, and a heading of another kind closes it
+    found: dict[int, tuple[Source, Unit]] = {}
+    parent = ""
+    for other in [s for s in reading.sources if s.title == source.title]:
+        for i, unit in enumerate(other.units):
+            its = marker(unit.text) if unit.kind == "heading" else None
+            if its is None or its[0] != kind or (other is source and i > at):
+                continue
+            if its[1] in found or its[1] > n:
+                return []  # numbered twice, or beyond the closed run: another list
+            found[its[1]] = (other, unit)
+            before = other.units[i - 1] if i else None
+            if its[1] == 1 and before is not None and before.kind == "heading":
+                parent = before.text
+    if sorted(found) != list(range(1, n + 1)):
+        return []
+    named = [fold(unit.text) for _, unit in found.values()]
+    if not any(all(states(p, heading) for heading in named) for p in reading.phrases):
+        return []
+    lines = [parent] if parent else []
+    items = []
+    for number in range(1, n + 1):
+        owner, unit = found[number]
+        items.append(unit.text)
+        lines.append(unit.text)
+        following = found.get(number + 1)
+        if following is not None and following[0] is not owner:
+            lines[-1] += f" [[cite:{owner.id}]]"
+    if found[n][0] is not source:
+        return []
+    return [Unit("\n".join(lines), "list", parent, items)]
 
 
 # A table's total row: its label says it is the whole (合计), as a question may (整体).
@@ -1113,21 +1239,7 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     column = row_cell(row, reading.phrases)
     # (the things ranked or listed, when a phrase no header cell speaks to names them — 高管
     # of 获授股数最多的三位高管 — are the rows whose own cells state it: 副总经理, not 骨干)
-    cells = [fold(c) for c in row.heading.split(" | ")]
-    said = fold(f"{table_caption(source, row)}\n{source.title}")
-    kinds = [p for p in reading.phrases if not any(_touched(p, cells)) and not states(p, said)]
-    of_kind = [
-        candidate
-        for candidate in rows
-        if all(
-            any(
-                _names_item(p, i)
-                for c in candidate.clauses[1:]
-                for i in _ITEM_SEPARATORS.split(fold(c))
-            )
-            for p in kinds
-        )
-    ]
+    of_kind = of_the_kind_asked(reading, source, row, rows)
     if question.each:
         # (every row of the kind asked — 高管 of 高管分别获授多少股: 董事、总经理, not 骨干 or
         # 预留部分 — when the rows' own cells name kinds)

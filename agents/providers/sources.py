@@ -253,3 +253,8 @@ class Reading:
     each: list[Pick | None] = field(default_factory=list)
     # (clauses each asking their own thing answered each by its own unit: asked_in_clauses)
     clauses_apart: bool = False
+    # The members of a kind a superlative is asked over (三家银行中谁…最低), each with its
+    # section's unit and figure of the measure (comparison.members_compared), and the
+    # kind's measure word (家).
+    members: list[tuple[str, Any, Any, Any]] = field(default_factory=list)
+    counter: str = ""
