@@ -19,6 +19,7 @@ from agents.providers.abbreviations import abbreviated
 from agents.providers.grammar import (
     ACT_ASKED,
     ADDRESSER,
+    AMONG_KIND,
     ASKS_DAY,
     ASKS_FIGURE,
     ASKS_SHARE,
@@ -298,6 +299,9 @@ class Question:
     scale: str = ""  # the scale the figure is asked in (多少亿 → 亿: grammar.SCALE_ASKED)
     who_or_which: bool = False  # asks who or which one (谁, 哪位: grammar.WHO_OR_WHICH)
     asks_day: bool = False  # asks the day of something (哪天: grammar.ASKS_DAY)
+    # the kind asked among (三家银行, 哪家银行: grammar.AMONG_KIND) — a term after a count or
+    # a which that a retrieved document's name ends with (澜州银行): no entity, no topic
+    kinds: tuple[str, ...] = ()
 
 
 def _runs(
@@ -828,6 +832,13 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         scale=scale["scale"] if (scale := SCALE_ASKED.search(stripped)) else "",
         who_or_which=bool(WHO_OR_WHICH.search(question)),
         asks_day=bool(ASKS_DAY.search(stripped)),
+        kinds=tuple(
+            t
+            for t in dict.fromkeys(terms)
+            if len(t) >= 2
+            and any(n.endswith(t) and n != t for n in names)
+            and re.search(AMONG_KIND + re.escape(t), stripped)
+        ),
     )
 
 
@@ -1080,6 +1091,9 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
                     break
             if piece in LIGHT_MODIFIERS or piece in RELATIVE_HEADS:
                 continue  # 主要 alone (主要做什么业务) ranks, it names nothing
+            if piece in question.kinds:
+                continue  # the kind counted (三家银行的目标价): each row's label names one
+                # (云岭农商行 | …), and the floor asks what is asked of each
             if unit_of(piece) and not lexical:
                 continue  # the unit asked (是多少万元) is the answer's form, not its topic
             if DOCUMENT_WORDS.search(piece) and len(piece) >= 2 or _picked_among(piece, written):
@@ -1257,12 +1271,20 @@ def inner_replaced(phrase: str, mask: list[bool], text: str) -> bool:
     """Whether ``text`` writes ``phrase`` whole but for one unstated run of Chinese
     characters inside it, as many others in its place: that word names another thing
     (各项存款余额 is not 各项贷款余额, 期末基金份额净值 not 期末基金资产净值) — the mirror
-    of the head rule and of ``contrasted`` for the middle of a word."""
+    of the head rule and of ``contrasted`` for the middle of a word. So is one unstated
+    character before the phrase's head where the text writes that head only after other
+    Chinese characters (第五届董事会副董事长 over 经董事长提名: the deputy is another post),
+    unless it writes the character after the head instead (基金总份额 is 基金份额总额)."""
     for at, end in unstated_runs(mask):
         run = phrase[at:end]
         if at > 0 and end < len(phrase) and all(map(is_han, run)):
             han = rf"[\u4e00-\u9fff]{{{len(run)}}}"
             if re.search(rf"{re.escape(phrase[:at])}{han}{re.escape(phrase[end:])}", text):
+                return True
+            head = phrase[end:]
+            # (a grammar character, 占 of 首次授予占拟授予总量, modifies nothing)
+            modifier = len(run) == 1 and run not in EDGE_FUNCTION and len(head) >= 2
+            if modifier and f"{head}{run}" not in text and contrasted(phrase[at:], text):
                 return True
     return False
 
