@@ -14,6 +14,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import cache
 
 from agents.providers.abbreviations import abbreviated
 from agents.providers.grammar import (
@@ -122,6 +123,28 @@ for _term, _printed in LEXICON.items():
         SPELLINGS.setdefault(_spelling, set()).update(_printed)
 
 
+@cache
+def _short_forms() -> dict[str, tuple[str, ...]]:
+    """Each term of the vocabulary with the words of the vocabulary that are its short forms
+    (营业收入 → 营收: ``abbreviations``' rule, the first character of each word kept) — not
+    a wider word it expands to (收入 is no short form of 营业收入). Read once, when first
+    asked (the rule segments each term)."""
+    forms: dict[str, list[str]] = {}
+    for short, printed in LEXICON.items():
+        for full in printed:
+            if len(short) >= 2 and full != short and abbreviated(short, full) == full:
+                forms.setdefault(full, []).append(short)
+    return {full: tuple(shorts) for full, shorts in forms.items()}
+
+
+def written_short(phrase: str, text: str) -> bool:
+    """Whether ``text`` writes a short form of ``phrase`` (a note's 营收 for the 营业收入
+    asked) — not as the start of a ratio's name (营收率)."""
+    return any(
+        re.search(re.escape(short) + "(?!率)", text) for short in _short_forms().get(phrase, ())
+    )
+
+
 def spelled_otherwise(phrase: str, text: str) -> bool:
     """Whether ``text`` writes another spelling of the vocabulary's figure ``phrase`` is a
     spelling of (归属于母公司股东的净利润 for 归属于上市公司股东的净利润)."""
@@ -195,6 +218,12 @@ def _mask(term: str, text: str) -> list[bool]:
             stated = bool(_SHARE.search(text))
         if at >= 0 and stated:
             covered[at : at + len(key)] = [True] * len(key)
+    for full in _short_forms():
+        # a term of the vocabulary is stated by its short form (a note's Q3 单季实现营收
+        # 12.86 亿元 states the 营业收入 asked)
+        at = term.find(full)
+        if at >= 0 and written_short(full, text):
+            covered[at : at + len(full)] = [True] * len(full)
     for asked, stated in (
         (("占比",), bool(_SHARE.search(text))),
         (_UP, any(w in text for w in RISE)),

@@ -29,6 +29,26 @@ def test_a_deputy_is_not_stated_by_the_post_it_deputizes():
     assert "岳知行" in first, first
 
 
+# -- a note's short form states the full name asked -----------------------------------------
+
+QUARTER_NOTE = excerpt(
+    "岫川电子（688900）2026 年三季报点评：盈利修复",
+    "## 核心观点\n\n"
+    "**事件**：公司发布 2026 年三季报，前三季度实现营业收入 21.40 亿元，同比增长 9.10%。"
+    "其中 Q3 单季实现营收 8.12 亿元，同比增长 12.50%，业绩符合预期。",
+)
+
+
+def test_a_short_form_of_the_vocabulary_states_the_full_name_asked():
+    # 营收 is the vocabulary's short form of 营业收入 (abbreviations: 营…收…): the note's Q3
+    # sentence states the 第三季度营业收入 asked (reading._short_forms)
+    first = answer("岫川电子第三季度营业收入是多少？", [QUARTER_NOTE])[0]
+    assert "8.12" in first, first
+    # (营业外收入 is another thing; 收入 is no short form: no wider word states it)
+    assert not_found(answer("岫川电子第三季度营业外收入是多少？", [QUARTER_NOTE]))
+    assert not_found(answer("岫川电子第三季度营业成本是多少？", [QUARTER_NOTE]))
+
+
 # -- a table's row labelled by a company is about that company -------------------------------
 
 SECTOR = excerpt(
