@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import cache
 
-from agents.providers.abbreviations import abbreviated
+from agents.providers.abbreviations import abbreviated, word_starts
 from agents.providers.grammar import (
     ACT_ASKED,
     ADDRESSER,
@@ -1301,9 +1301,10 @@ def inner_replaced(phrase: str, mask: list[bool], text: str) -> bool:
     characters inside it, as many others in its place: that word names another thing
     (各项存款余额 is not 各项贷款余额, 期末基金份额净值 not 期末基金资产净值) — the mirror
     of the head rule and of ``contrasted`` for the middle of a word. So is one unstated
-    character before the phrase's head where the text writes that head only after other
-    Chinese characters (第五届董事会副董事长 over 经董事长提名: the deputy is another post),
-    unless it writes the character after the head instead (基金总份额 is 基金份额总额)."""
+    character that begins a word ending the phrase where the text writes that word's head
+    only after other Chinese characters (第五届董事会副董事长 over 经董事长提名: the deputy
+    is another post) — not the last character of the word before (年初至今研发费用: 至今),
+    nor one the text writes after the head instead (基金总份额 is 基金份额总额)."""
     for at, end in unstated_runs(mask):
         run = phrase[at:end]
         if at > 0 and end < len(phrase) and all(map(is_han, run)):
@@ -1313,7 +1314,9 @@ def inner_replaced(phrase: str, mask: list[bool], text: str) -> bool:
             head = phrase[end:]
             # (a grammar character, 占 of 首次授予占拟授予总量, modifies nothing)
             modifier = len(run) == 1 and run not in EDGE_FUNCTION and len(head) >= 2
-            if modifier and f"{head}{run}" not in text and contrasted(phrase[at:], text):
+            modifier = modifier and f"{head}{run}" not in text and contrasted(phrase[at:], text)
+            # (the dictionary's words, read last: the rule's rare case)
+            if modifier and at in word_starts(phrase):
                 return True
     return False
 

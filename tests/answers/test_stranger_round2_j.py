@@ -24,6 +24,13 @@ def test_a_deputy_is_not_stated_by_the_post_it_deputizes():
     # 经董事长提名), so 副董事长 is another post, stated nowhere
     assert not_found(answer("岫石科技第三届董事会副董事长是谁？", [BOARD]))
     assert not_found(answer("岫石科技副董事长是谁？", [BOARD]))
+    # (the last character of the word before, 至今 of 年初至今, modifies no head: answered)
+    ytd = excerpt(
+        "岫石科技股份有限公司 2026 年第三季度报告",
+        "三、其他提醒事项\n3. 研发投入：年初至报告期末研发费用 9,402.18 万元，占营业收入的 7.20%。",
+    )
+    first = answer("岫石科技年初至今研发费用花了多少？", [ytd])[0]
+    assert "9,402.18" in first, first
     # (the post written: answered)
     first = answer("岫石科技第三届董事会董事长是谁？", [BOARD])[0]
     assert "岳知行" in first, first
