@@ -34,6 +34,16 @@ def _words(phrase: str) -> tuple[str, ...]:
     return tuple(jieba.cut(phrase, HMM=False))
 
 
+def word_starts(phrase: str) -> frozenset[int]:
+    """Where the words of ``phrase`` begin (the same dictionary segmentation): 副 begins a
+    word of 董事会副董事长, 今 ends one of 年初至今研发费用 (至今)."""
+    starts, at = set(), 0
+    for word in _words(phrase):
+        starts.add(at)
+        at += len(word)
+    return frozenset(starts)
+
+
 def abbreviated(short: str, text: str) -> str:
     """The term of ``text`` that ``short`` abbreviates (not ``short`` written whole), or
     "". ``short``: Chinese characters only, at least two."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from agents.providers.grammar import MEMBERS_OF
+from agents.providers.grammar import AMONG_KIND
 from agents.providers.reading import Question, fold, leading_unstated, states
 from agents.providers.selection import COORDINATED, RATE, member_sections, quantities_in
 from agents.providers.sources import Reading, Source, source_names
@@ -203,7 +203,7 @@ def kind_asked(question: Question) -> tuple[str, str]:
     if not question.extreme or question.top > 1:
         return "", ""
     text = fold(question.text)
-    match = MEMBERS_OF.search(text)
+    match = re.search(AMONG_KIND, text)
     if match is None:
         return "", ""
     for term in question.terms:

@@ -73,6 +73,7 @@ from agents.providers.selection import (
     quantities_in,
     relevant_figures,
     row_owner,
+    rows_alike,
     section_about,
     section_subject,
 )
@@ -252,9 +253,16 @@ class ExtractiveProvider:
         earlier_entities = entity_terms_of(asked_before, sources) if earlier else []
         before = topic_phrases(asked_before, earlier_entities) if earlier else []
         if earlier and names_own_entity and not reading.phrases:
-            # 北港冷链呢？ after 远川冷链上半年营收多少？ asks the same of another entity.
-            reading.topic = [t for t in asked_before.terms if t not in earlier_entities]
-            reading.phrases = tuple(before)
+            # 北港冷链呢？ after 远川冷链上半年营收多少？ asks the same of another entity — in
+            # the place of the row the earlier question named, where one table's rows name
+            # both (澜州银行呢？ after 溪南银行的收盘价是多少？: 收盘价, of 澜州银行).
+            replaced = {p for p in before if any(rows_alike(sources, p, t) for t in entity_terms)}
+            reading.topic = [
+                t
+                for t in asked_before.terms
+                if t not in earlier_entities and fold(t) not in replaced
+            ]
+            reading.phrases = tuple(p for p in before if p not in replaced)
         if earlier and reading.phrases and all(map(is_class_letter, reading.phrases)):
             # C类呢？ after A份额近一年的净值增长率是多少？ asks the same of another class.
             rest = [without_class(p) for p in before if not is_class_letter(p)]
@@ -274,6 +282,13 @@ class ExtractiveProvider:
         if earlier and not names_own_entity and question.follow_up:
             # 信用债呢？ after 利率债占净值多少？ asks the same of a thing listed beside it.
             swapped = sibling_swapped(reading.phrases, before, asked_before.terms, corpus)
+            if not swapped and len(reading.phrases) == 1 and len(before) > 1:
+                # (or labelled beside it, rows of one table: 集团合并呢？ after 澄远人寿的
+                # 综合偿付能力充足率是多少？ over 集团合并 … / 澄远人寿 …)
+                (thing,) = reading.phrases
+                alike = [b for b in before if b != thing and rows_alike(sources, b, thing)]
+                if alike:
+                    swapped = tuple(thing if b == alike[0] else b for b in before)
             if swapped:
                 reading.phrases = swapped
                 reading.question = question = replace(

@@ -422,9 +422,10 @@ COMPARES = re.compile(
 # (a vehicle's or a machine's measure word — 辆, 台 — counts the things as 个 does: 冷藏车辆
 # 1,870 台 answers 多少辆冷藏车)
 COUNTS = re.compile(r"(?:几|多少)(?:部分|方面|[只家个条项类种位名块辆台])")
-# A kind counted or asked which of before a superlative (三家银行中谁…最低, 哪家券商…最高):
-# its members are compared, the kind names no one of them.
-MEMBERS_OF = re.compile(r"(?:哪一?|[两三四五六七八九十\d]+)[家只个位]")
+# A count or a which with its measure word (三家, 哪家, 各家, 几只): the noun after it names
+# things of a kind asked among (三家银行的目标价, 哪家银行 PE 最高), not one document's entity;
+# before a superlative (三家银行中谁…最低) its members are compared.
+AMONG_KIND = r"(?:[\d两二三四五六七八九十几]+|哪一?|各)[家只个位]"
 # A superlative asked over a table's rows (哪个区域…最高): the row with the extreme value.
 SUPERLATIVE = re.compile(r"最(?P<high>高|大|多|快|好)|最(?P<low>低|小|少|慢|差)")
 # How many of the top rows a superlative asks (获授股数最多的三位高管: the three highest).

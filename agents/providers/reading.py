@@ -14,11 +14,13 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import cache
 
-from agents.providers.abbreviations import abbreviated
+from agents.providers.abbreviations import abbreviated, word_starts
 from agents.providers.grammar import (
     ACT_ASKED,
     ADDRESSER,
+    AMONG_KIND,
     ASKS_DAY,
     ASKS_FIGURE,
     ASKS_SHARE,
@@ -121,6 +123,28 @@ for _term, _printed in LEXICON.items():
         SPELLINGS.setdefault(_spelling, set()).update(_printed)
 
 
+@cache
+def _short_forms() -> dict[str, tuple[str, ...]]:
+    """Each term of the vocabulary with the words of the vocabulary that are its short forms
+    (营业收入 → 营收: ``abbreviations``' rule, the first character of each word kept) — not
+    a wider word it expands to (收入 is no short form of 营业收入). Read once, when first
+    asked (the rule segments each term)."""
+    forms: dict[str, list[str]] = {}
+    for short, printed in LEXICON.items():
+        for full in printed:
+            if len(short) >= 2 and full != short and abbreviated(short, full) == full:
+                forms.setdefault(full, []).append(short)
+    return {full: tuple(shorts) for full, shorts in forms.items()}
+
+
+def written_short(phrase: str, text: str) -> bool:
+    """Whether ``text`` writes a short form of ``phrase`` (a note's 营收 for the 营业收入
+    asked) — not as the start of a ratio's name (营收率)."""
+    return any(
+        re.search(re.escape(short) + "(?!率)", text) for short in _short_forms().get(phrase, ())
+    )
+
+
 def spelled_otherwise(phrase: str, text: str) -> bool:
     """Whether ``text`` writes another spelling of the vocabulary's figure ``phrase`` is a
     spelling of (归属于母公司股东的净利润 for 归属于上市公司股东的净利润)."""
@@ -194,6 +218,12 @@ def _mask(term: str, text: str) -> list[bool]:
             stated = bool(_SHARE.search(text))
         if at >= 0 and stated:
             covered[at : at + len(key)] = [True] * len(key)
+    for full in _short_forms():
+        # a term of the vocabulary is stated by its short form (a note's Q3 单季实现营收
+        # 12.86 亿元 states the 营业收入 asked)
+        at = term.find(full)
+        if at >= 0 and written_short(full, text):
+            covered[at : at + len(full)] = [True] * len(full)
     for asked, stated in (
         (("占比",), bool(_SHARE.search(text))),
         (_UP, any(w in text for w in RISE)),
@@ -298,6 +328,9 @@ class Question:
     scale: str = ""  # the scale the figure is asked in (多少亿 → 亿: grammar.SCALE_ASKED)
     who_or_which: bool = False  # asks who or which one (谁, 哪位: grammar.WHO_OR_WHICH)
     asks_day: bool = False  # asks the day of something (哪天: grammar.ASKS_DAY)
+    # the kind asked among (三家银行, 哪家银行: grammar.AMONG_KIND) — a term after a count or
+    # a which that a retrieved document's name ends with (澜州银行): no entity, no topic
+    kinds: tuple[str, ...] = ()
 
 
 def _runs(
@@ -830,6 +863,13 @@ def read_question(question: str, corpus: str, names: tuple[str, ...] = ()) -> Qu
         scale=scale["scale"] if (scale := SCALE_ASKED.search(stripped)) else "",
         who_or_which=bool(WHO_OR_WHICH.search(question)),
         asks_day=bool(ASKS_DAY.search(stripped)),
+        kinds=tuple(
+            t
+            for t in dict.fromkeys(terms)
+            if len(t) >= 2
+            and any(n.endswith(t) and n != t for n in names)
+            and re.search(AMONG_KIND + re.escape(t), stripped)
+        ),
     )
 
 
@@ -1082,6 +1122,9 @@ def topic_phrases(question: Question, entity_terms: list[str] | tuple[str, ...])
                     break
             if piece in LIGHT_MODIFIERS or piece in RELATIVE_HEADS:
                 continue  # 主要 alone (主要做什么业务) ranks, it names nothing
+            if piece in question.kinds:
+                continue  # the kind counted (三家银行的目标价): each row's label names one
+                # (云岭农商行 | …), and the floor asks what is asked of each
             if unit_of(piece) and not lexical:
                 continue  # the unit asked (是多少万元) is the answer's form, not its topic
             if DOCUMENT_WORDS.search(piece) and len(piece) >= 2 or _picked_among(piece, written):
@@ -1265,12 +1308,23 @@ def inner_replaced(phrase: str, mask: list[bool], text: str) -> bool:
     """Whether ``text`` writes ``phrase`` whole but for one unstated run of Chinese
     characters inside it, as many others in its place: that word names another thing
     (各项存款余额 is not 各项贷款余额, 期末基金份额净值 not 期末基金资产净值) — the mirror
-    of the head rule and of ``contrasted`` for the middle of a word."""
+    of the head rule and of ``contrasted`` for the middle of a word. So is one unstated
+    character that begins a word ending the phrase where the text writes that word's head
+    only after other Chinese characters (第五届董事会副董事长 over 经董事长提名: the deputy
+    is another post) — not the last character of the word before (年初至今研发费用: 至今),
+    nor one the text writes after the head instead (基金总份额 is 基金份额总额)."""
     for at, end in unstated_runs(mask):
         run = phrase[at:end]
         if at > 0 and end < len(phrase) and all(map(is_han, run)):
             han = rf"[\u4e00-\u9fff]{{{len(run)}}}"
             if re.search(rf"{re.escape(phrase[:at])}{han}{re.escape(phrase[end:])}", text):
+                return True
+            head = phrase[end:]
+            # (a grammar character, 占 of 首次授予占拟授予总量, modifies nothing)
+            modifier = len(run) == 1 and run not in EDGE_FUNCTION and len(head) >= 2
+            modifier = modifier and f"{head}{run}" not in text and contrasted(phrase[at:], text)
+            # (the dictionary's words, read last: the rule's rare case)
+            if modifier and at in word_starts(phrase):
                 return True
     return False
 

@@ -456,12 +456,19 @@ def section_about(source: Source, entity_terms: list[str]) -> Source | None:
     """The sections of ``source`` headed by the name of the entity asked of (a broker's
     note on several banks: ## 澜州银行：规模扩张领先，拨备充足), as an excerpt of their own
     named by it, or None: a note's section on a company is about that company, its other
-    sections and its tables are not."""
+    sections are not — and so is a table's row labelled by the name (a valuation table of
+    the banks covered: 澜州银行 | 601962 | 买入 | 7.20 | …), read with its table's header;
+    the table's other rows are not."""
     for term in entity_terms:
-        named = re.compile(_NAMED_SECTION.format(re.escape(fold(term))))
+        name = fold(term)
+        named = re.compile(_NAMED_SECTION.format(re.escape(name)))
         kept = [u for u in source.units if u.kind != "row" and named.match(fold(u.heading))]
-        if len(fold(term)) >= 2 and kept:
-            return replace(source, units=kept, name=term, entity=term)
+        rows = [u for u in source.units if u.kind == "row" and _labelled(u, name)]
+        if len(name) >= 2 and (kept or rows):
+            units = [
+                u for u in source.units if u in kept or u in rows or (rows and u.kind == "header")
+            ]
+            return replace(source, units=units, name=term, entity=term)
     return None
 
 
@@ -490,6 +497,23 @@ def member_sections(sources: list[Source]) -> list[tuple[str, list[tuple[Source,
         if len(sections) >= 2:
             return list(sections.items())
     return []
+
+
+def rows_alike(sources: list[Source], name: str, other: str) -> bool:
+    """Whether an excerpt labels rows of its table by both ``name`` and ``other`` (溪南银行 |
+    … and 澜州银行 | … of a valuation table): what one table's rows are named by is of one
+    kind, so a follow-up naming one (澜州银行呢？) asks in the other's place."""
+    name, other = fold(name), fold(other)
+    for source in sources:
+        rows = [u for u in source.units if u.kind == "row"]
+        if any(_labelled(u, name) for u in rows) and any(_labelled(u, other) for u in rows):
+            return True
+    return False
+
+
+def _labelled(row: Unit, name: str) -> bool:
+    """Whether ``row``'s label is ``name`` (its first cell, as written)."""
+    return bool(row.clauses) and fold(row.clauses[0]).strip() == name
 
 
 def unit_score(unit: Unit, reading: Reading, source: Source) -> float:
@@ -1219,9 +1243,16 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
     if not (question.extreme or question.each) or named:
         return [row]
     rows = [r for r in table_rows(source, row) if is_member(r)]
+    # (a table split over two excerpts has its rows in both: the rows of its other part,
+    # under the same header in a retrieved excerpt of the document — before this part's when
+    # this part borrowed the header, after them when it lent it; each row once: 各分部…分别
+    # lists every row of both parts in the table's order, not the other part's twice)
+    others = [r for r in split_parts(reading, source, row) if is_member(r)]
+    rows = [*others, *rows] if row.header_from else [*rows, *others]
     label = fold(row.clauses[0]) if row.clauses else ""
     if question.each and any(states(p, label) for p in reading.phrases):
-        # a kind several rows' labels state (各项费用: 销售费用, 管理费用…) asks each of them
+        # a kind several rows' labels state (各项费用: 销售费用, 管理费用…; 各解除限售期: 第一个
+        # 解除限售期, … in both parts of a split table) asks each of them
         kind = [
             r
             for r in rows
@@ -1230,12 +1261,6 @@ def answering_rows(reading: Reading, source: Source, row: Unit) -> list[Unit]:
         if len(kind) >= 2 and row in kind:
             return kind
         return [row]  # its label is asked: each of its columns (本期和上年同期分别多少)
-    # (a table split over two excerpts has its rows in both: the rows of its other part,
-    # under the same header in a retrieved excerpt of the document — before this part's when
-    # this part borrowed the header, after them when it lent it; each row once: 各分部…分别
-    # lists every row of both parts in the table's order, not the other part's twice)
-    others = [r for r in split_parts(reading, source, row) if is_member(r)]
-    rows = [*others, *rows] if row.header_from else [*rows, *others]
     column = row_cell(row, reading.phrases)
     # (the things ranked or listed, when a phrase no header cell speaks to names them — 高管
     # of 获授股数最多的三位高管 — are the rows whose own cells state it: 副总经理, not 骨干)

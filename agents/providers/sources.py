@@ -223,8 +223,14 @@ def source_names(source: Source, term: str) -> bool:
 
 
 def entity_terms_of(question: Question, sources: list[Source]) -> list[str]:
-    """The question's terms that name a retrieved document's entity."""
-    return [t for t in question.terms if len(t) >= 2 and any(source_names(s, t) for s in sources)]
+    """The question's terms that name a retrieved document's entity — not a term after a
+    count or a which with its measure word (三家银行, 哪家银行): the kind asked among, which
+    a document's name ending with it (澜州银行) is one of, not the entity asked of."""
+    return [
+        t
+        for t in question.terms
+        if len(t) >= 2 and t not in question.kinds and any(source_names(s, t) for s in sources)
+    ]
 
 
 @dataclass
