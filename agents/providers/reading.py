@@ -438,9 +438,21 @@ def _asked_alike_of_another(question: str, names: tuple[str, ...]) -> str:
     return f"{subject}和{other}{first[len(subject) :]}"
 
 
-# The subject a note's section is headed by, before the colon saying what of it (## 溪口银行：
-# 息差低位) or alone (## 溪口银行, its table below).
-_SECTION_SUBJECT = re.compile(r"(?m)^#+\s*([^\W\d_]{2,12})\s*(?:[：:]|$)")
+# A name a section heading may be: the heading's first run of two to twelve letters.
+SECTION_NAME = r"[^\W\d_]{2,12}"
+
+
+def section_heading(name: str = SECTION_NAME, *, alone: bool = True) -> re.Pattern[str]:
+    """A heading (read with ``match``) of a section on a name — ``name``, a pattern, by default
+    any — before the colon saying what the section says of it (## 溪南银行：零售转型见效) or,
+    ``alone``, before a parenthesis or alone (## 澜州银行（买入）; ## 溪口银行, its table below).
+    A name alone titles a section as well, but among a note's sections only a headline after
+    it says the section is on a member (## 风险提示 is none): ``alone=False`` asks for one."""
+    says = r"[：:]\s*\S" + (r"|[：:（(]|$" if alone else "")
+    return re.compile(rf"[#\s]*(?P<name>{name})\s*(?:{says})")
+
+
+_SECTION_HEADING = section_heading()
 
 
 def _shared_head_apart(question: str, corpus: str, names: tuple[str, ...]) -> str:
@@ -456,7 +468,8 @@ def _shared_head_apart(question: str, corpus: str, names: tuple[str, ...]) -> st
     does: its name is one of ``names``. Else as asked. (A name is read within 40 characters
     of its conjunction: linear in the question's length.)"""
     folded = fold(question)
-    subjects = [n for n in _SECTION_SUBJECT.findall(corpus) if n not in names]
+    headings = (_SECTION_HEADING.match(line) for line in corpus.split("\n") if line[:1] == "#")
+    subjects = [h["name"] for h in headings if h and h["name"] not in names]
     for name in (*names, *subjects):
         for joined in re.finditer(
             r"(?P<other>[^\W\d_]{2,40})" + _NAMES_JOINED.pattern + re.escape(name), folded

@@ -56,6 +56,7 @@ from agents.providers.reading import (
     is_class_letter,
     is_han,
     leading_unstated,
+    section_heading,
     short_name,
     spelled_otherwise,
     stated_characters,
@@ -448,26 +449,21 @@ def named_otherwise(question: str, source: Source, entity_terms: list[str]) -> b
     return False
 
 
-# A section heading that is a name, or a name before its headline (## 澜州银行：规模扩张领先).
-_NAMED_SECTION = r"[#\s]*{}\s*(?:[：:（(]|$)"
-
-
 def section_about(source: Source, entity_terms: list[str]) -> Source | None:
     """The sections of ``source`` headed by the name of the entity asked of (a broker's
     note on several banks: ## 澜州银行：规模扩张领先，拨备充足), as an excerpt of their own
     named by it, or None: a note's section on a company is about that company, its other
     sections and its tables are not."""
     for term in entity_terms:
-        named = re.compile(_NAMED_SECTION.format(re.escape(fold(term))))
+        named = section_heading(re.escape(fold(term)))
         kept = [u for u in source.units if u.kind != "row" and named.match(fold(u.heading))]
         if len(fold(term)) >= 2 and kept:
             return replace(source, units=kept, name=term, entity=term)
     return None
 
 
-# A section heading naming its member before a headline (## 溪南银行：零售转型见效): the
-# name, the heading's first run, cut by the colon.
-_MEMBER_SECTION = re.compile(r"[#\s]*(?P<name>[^\s#*：:，,。（(]{2,12})\s*[：:]\s*\S")
+# A section heading naming its member before a headline (## 溪南银行：零售转型见效).
+_MEMBER_SECTION = section_heading(alone=False)
 
 
 def member_sections(sources: list[Source]) -> list[tuple[str, list[tuple[Source, Unit]]]]:
