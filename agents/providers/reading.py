@@ -137,7 +137,6 @@ MODIFIED = {
 _SHARE = re.compile(
     r"占[^，。；,;\n]{0,24}?\d+(?:\.\d+)?\s*[%％]|[^\W\d_]的\s*\d+(?:\.\d+)?\s*[%％]"
 )
-# The whole a share is of: 占营业收入的 (39.9%), 占基金资产净值 (8.9%).
 # A change asked (变化了多少) is stated by the direction it took (下降 4.2%); a direction
 # asked (增长多少) by a signed change (a column 本报告期比上年同期增减). A text states a
 # change in a word of two characters (a lone 升 of a text may be 升级's); a question may
@@ -154,7 +153,20 @@ _IN_YUAN = re.compile(r"\d\s*[万亿千百]*元")
 # A broker's table marks a forecast year with E (2026E EPS, 2027E PE): the column is a
 # forecast, as 预测 / 预计 / 预期 ask one.
 _FORECAST_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}[Ee](?![A-Za-z])")
-_SHARE_OF = re.compile(r"占[^，。；,;\n\d]{1,24}?的?(?=\s*\d+(?:\.\d+)?\s*[%％])")
+
+
+def _share_written(figures: bool) -> re.Pattern[str]:
+    """The whole a share is written of before its percent, as ``whole`` (占营业收入的 39.9%,
+    占基金资产净值 8.9%). ``figures``: whether the whole may hold figures of its own (约占…
+    公司股本总额 25,000.00 万股的 2.00%) — the whole a share is taken of reads with them; but
+    a whole written with its amount states that amount, which a text without its shares'
+    wholes keeps."""
+    inside = r"[^，。；,;\n%％]" if figures else r"[^，。；,;\n%％\d]"
+    return re.compile(rf"占(?P<whole>{inside}{{1,40}}?)的?(?=\s*[-+]?\d+(?:\.\d+)?\s*[%％])")
+
+
+SHARE_WRITTEN = _share_written(figures=True)
+_SHARE_OF = _share_written(figures=False)
 _ENUMERATION = re.compile(
     r"[^\s、；;，,。]、[^\s、；;，,。]|[；;]\s*\S|[^\s]\s*(?:与|和|及|以及)\s*[^\s]"
 )

@@ -39,6 +39,7 @@ from agents.providers.grammar import (
 from agents.providers.reading import (
     LEXICON,
     MODIFIED,
+    SHARE_WRITTEN,
     Question,
     authors,
     class_letter,
@@ -153,9 +154,6 @@ def _governed_by_share_verb(part: str, asked: str) -> bool:
 # 海外收入占比): the part X before the verb 占 — the words after it name the whole Y the
 # share is taken of.
 _SHARE_ASKED = re.compile(r"(?P<part>.+?)??(?:占(?P<whole>.{2,}?))?的?(?:占比|比例|比重)")
-# A share as a text writes it with its whole, figures allowed inside: 约占本激励计划草案公告
-# 时公司股本总额 25,000.00 万股的 2.00%, 占本激励计划拟授予总量的 86.67%.
-_WHOLE_OF_SHARE = re.compile(r"占([^，。；,;\n%％]{2,40}?)的?\s*[-+]?\d+(?:\.\d+)?\s*[%％]")
 
 
 def _share_whole(phrase: str) -> str:
@@ -170,7 +168,7 @@ def _of_the_whole_asked(whole: str, said: str) -> bool:
     the whole asked (股本总额 is 总股本); else the whole is stated at all (a column 占基金
     资产净值比例（%）) — a share of another whole, or an amount per share (每股分配比例：
     每股现金红利 0.35 元), is not the share asked."""
-    written = [m.group(1) for m in _WHOLE_OF_SHARE.finditer(said)]
+    written = [m["whole"] for m in SHARE_WRITTEN.finditer(said)]
     if written:
         return any(states(whole, w) for w in written)
     return states(whole, said)
