@@ -161,7 +161,6 @@ MODIFIED = {
 _SHARE = re.compile(
     r"占[^，。；,;\n]{0,24}?\d+(?:\.\d+)?\s*[%％]|[^\W\d_]的\s*\d+(?:\.\d+)?\s*[%％]"
 )
-# The whole a share is of: 占营业收入的 (39.9%), 占基金资产净值 (8.9%).
 # A change asked (变化了多少) is stated by the direction it took (下降 4.2%); a direction
 # asked (增长多少) by a signed change (a column 本报告期比上年同期增减). A text states a
 # change in a word of two characters (a lone 升 of a text may be 升级's); a question may
@@ -178,7 +177,20 @@ _IN_YUAN = re.compile(r"\d\s*[万亿千百]*元")
 # A broker's table marks a forecast year with E (2026E EPS, 2027E PE): the column is a
 # forecast, as 预测 / 预计 / 预期 ask one.
 _FORECAST_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}[Ee](?![A-Za-z])")
-_SHARE_OF = re.compile(r"占[^，。；,;\n\d]{1,24}?的?(?=\s*\d+(?:\.\d+)?\s*[%％])")
+
+
+def _share_written(figures: bool) -> re.Pattern[str]:
+    """The whole a share is written of before its percent, as ``whole`` (占营业收入的 39.9%,
+    占基金资产净值 8.9%). ``figures``: whether the whole may hold figures of its own (约占…
+    公司股本总额 25,000.00 万股的 2.00%) — the whole a share is taken of reads with them; but
+    a whole written with its amount states that amount, which a text without its shares'
+    wholes keeps."""
+    inside = r"[^，。；,;\n%％]" if figures else r"[^，。；,;\n%％\d]"
+    return re.compile(rf"占(?P<whole>{inside}{{1,40}}?)的?(?=\s*[-+]?\d+(?:\.\d+)?\s*[%％])")
+
+
+SHARE_WRITTEN = _share_written(figures=True)
+_SHARE_OF = _share_written(figures=False)
 _ENUMERATION = re.compile(
     r"[^\s、；;，,。]、[^\s、；;，,。]|[；;]\s*\S|[^\s]\s*(?:与|和|及|以及)\s*[^\s]"
 )
@@ -471,9 +483,21 @@ def _asked_alike_of_another(question: str, names: tuple[str, ...]) -> str:
     return f"{subject}和{other}{first[len(subject) :]}"
 
 
-# The subject a note's section is headed by, before the colon saying what of it (## 溪口银行：
-# 息差低位) or alone (## 溪口银行, its table below).
-_SECTION_SUBJECT = re.compile(r"(?m)^#+\s*([^\W\d_]{2,12})\s*(?:[：:]|$)")
+# A name a section heading may be: the heading's first run of two to twelve letters.
+SECTION_NAME = r"[^\W\d_]{2,12}"
+
+
+def section_heading(name: str = SECTION_NAME, *, alone: bool = True) -> re.Pattern[str]:
+    """A heading (read with ``match``) of a section on a name — ``name``, a pattern, by default
+    any — before the colon saying what the section says of it (## 溪南银行：零售转型见效) or,
+    ``alone``, before a parenthesis or alone (## 澜州银行（买入）; ## 溪口银行, its table below).
+    A name alone titles a section as well, but among a note's sections only a headline after
+    it says the section is on a member (## 风险提示 is none): ``alone=False`` asks for one."""
+    says = r"[：:]\s*\S" + (r"|[：:（(]|$" if alone else "")
+    return re.compile(rf"[#\s]*(?P<name>{name})\s*(?:{says})")
+
+
+_SECTION_HEADING = section_heading()
 
 
 def _shared_head_apart(question: str, corpus: str, names: tuple[str, ...]) -> str:
@@ -489,7 +513,8 @@ def _shared_head_apart(question: str, corpus: str, names: tuple[str, ...]) -> st
     does: its name is one of ``names``. Else as asked. (A name is read within 40 characters
     of its conjunction: linear in the question's length.)"""
     folded = fold(question)
-    subjects = [n for n in _SECTION_SUBJECT.findall(corpus) if n not in names]
+    headings = (_SECTION_HEADING.match(line) for line in corpus.split("\n") if line[:1] == "#")
+    subjects = [h["name"] for h in headings if h and h["name"] not in names]
     for name in (*names, *subjects):
         for joined in re.finditer(
             r"(?P<other>[^\W\d_]{2,40})" + _NAMES_JOINED.pattern + re.escape(name), folded

@@ -39,6 +39,7 @@ from agents.providers.grammar import (
 from agents.providers.reading import (
     LEXICON,
     MODIFIED,
+    SHARE_WRITTEN,
     Question,
     authors,
     class_letter,
@@ -56,6 +57,7 @@ from agents.providers.reading import (
     is_class_letter,
     is_han,
     leading_unstated,
+    section_heading,
     short_name,
     spelled_otherwise,
     stated_characters,
@@ -148,16 +150,16 @@ def _governed_by_share_verb(part: str, asked: str) -> bool:
     return re.search(rf"占(?!比)[^，。；,;？?！!]{{0,16}}?{re.escape(part)}", asked) is not None
 
 
-# (the whole a share is asked of, written after 占: 首次授予占总股本比例 → 总股本)
-_SHARE_WHOLE = re.compile(r"占(.{2,}?)的?(?:占比|比例|比重)$")
-# A share as a text writes it with its whole, figures allowed inside: 约占本激励计划草案公告
-# 时公司股本总额 25,000.00 万股的 2.00%, 占本激励计划拟授予总量的 86.67%.
-_WHOLE_OF_SHARE = re.compile(r"占([^，。；,;\n%％]{2,40}?)的?\s*[-+]?\d+(?:\.\d+)?\s*[%％]")
+# A share phrase asked, X占Y的比例 (前五大客户销售额占营收比例, 首次授予占总股本比例,
+# 海外收入占比): the part X before the verb 占 — the words after it name the whole Y the
+# share is taken of.
+_SHARE_ASKED = re.compile(r"(?P<part>.+?)??(?:占(?P<whole>.{2,}?))?的?(?:占比|比例|比重)")
 
 
 def _share_whole(phrase: str) -> str:
-    match = _SHARE_WHOLE.search(phrase)
-    return match.group(1) if match else ""
+    """The whole a share phrase is asked of (首次授予占总股本比例 → 总股本), or ""."""
+    match = _SHARE_ASKED.fullmatch(phrase)
+    return (match["whole"] or "") if match else ""
 
 
 def _of_the_whole_asked(whole: str, said: str) -> bool:
@@ -166,7 +168,7 @@ def _of_the_whole_asked(whole: str, said: str) -> bool:
     the whole asked (股本总额 is 总股本); else the whole is stated at all (a column 占基金
     资产净值比例（%）) — a share of another whole, or an amount per share (每股分配比例：
     每股现金红利 0.35 元), is not the share asked."""
-    written = [m.group(1) for m in _WHOLE_OF_SHARE.finditer(said)]
+    written = [m["whole"] for m in SHARE_WRITTEN.finditer(said)]
     if written:
         return any(states(whole, w) for w in written)
     return states(whole, said)
@@ -284,21 +286,18 @@ def without_coordinated_qualifiers(question: Question, said: str) -> tuple[str, 
     return said, joined
 
 
-# (the whole written between 占 and the share word is no part: 前五大客户销售额占营收比例)
-_SHARE_OF_PART = re.compile(r"^(.{2,}?)(?:占[^占]{2,}?)?(?:的)?(?:占比|比例|比重)$")
-
-
 def _share_part(phrase: str) -> str:
     """The part a share phrase is asked of (海外收入占比 → 海外收入; 前五大客户销售额占营收比例
     → 前五大客户销售额, the words before the verb 占 — those after it name the whole), or "":
     a share word inside a word of the vocabulary is that word's (汀州实业持股比例 → 汀州实业,
     the holder whose 持股比例 is asked)."""
     word = max((k for k in LEXICON if phrase.endswith(k) and len(k) > 2), key=len, default="")
-    if word and _SHARE_OF_PART.match(word):
+    if word and _SHARE_ASKED.fullmatch(word):
         rest = phrase[: -len(word)].removesuffix("的")
         return rest if len(rest) >= 2 else ""
-    match = _SHARE_OF_PART.match(phrase)
-    return match.group(1) if match else ""
+    match = _SHARE_ASKED.fullmatch(phrase)
+    part = (match["part"] or "") if match else ""
+    return part if len(part) >= 2 else ""
 
 
 _GENERIC_TAIL = re.compile(r"(?:基金|公司|集团)$")
@@ -448,10 +447,6 @@ def named_otherwise(question: str, source: Source, entity_terms: list[str]) -> b
     return False
 
 
-# A section heading that is a name, or a name before its headline (## 澜州银行：规模扩张领先).
-_NAMED_SECTION = r"[#\s]*{}\s*(?:[：:（(]|$)"
-
-
 def section_about(source: Source, entity_terms: list[str]) -> Source | None:
     """The sections of ``source`` headed by the name of the entity asked of (a broker's
     note on several banks: ## 澜州银行：规模扩张领先，拨备充足), as an excerpt of their own
@@ -461,7 +456,7 @@ def section_about(source: Source, entity_terms: list[str]) -> Source | None:
     the table's other rows are not."""
     for term in entity_terms:
         name = fold(term)
-        named = re.compile(_NAMED_SECTION.format(re.escape(name)))
+        named = section_heading(re.escape(name))
         kept = [u for u in source.units if u.kind != "row" and named.match(fold(u.heading))]
         rows = [u for u in source.units if u.kind == "row" and _labelled(u, name)]
         if len(name) >= 2 and (kept or rows):
@@ -472,9 +467,8 @@ def section_about(source: Source, entity_terms: list[str]) -> Source | None:
     return None
 
 
-# A section heading naming its member before a headline (## 溪南银行：零售转型见效): the
-# name, the heading's first run, cut by the colon.
-_MEMBER_SECTION = re.compile(r"[#\s]*(?P<name>[^\s#*：:，,。（(]{2,12})\s*[：:]\s*\S")
+# A section heading naming its member before a headline (## 溪南银行：零售转型见效).
+_MEMBER_SECTION = section_heading(alone=False)
 
 
 def member_sections(sources: list[Source]) -> list[tuple[str, list[tuple[Source, Unit]]]]:

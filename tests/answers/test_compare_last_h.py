@@ -25,7 +25,7 @@ BOTH_SECTIONS = excerpt(
 def test_a_compared_entitys_line_states_the_measure_asked():
     # ## 溪口银行 heads a section as ## 溪口银行：… does, so 拨备覆盖率 glued to it is asked of
     # both banks; 溪口银行's table has no 拨备覆盖率 row, so its line is "not found" — not
-    # its 净息差 | 1.52% row — and no difference is drawn (reading._SECTION_SUBJECT,
+    # its 净息差 | 1.52% row — and no difference is drawn (reading.section_heading,
     # extractive._states_own)
     text = "\n".join(answer(QUESTION, [SECTIONS]))
     assert "1.52%" not in text and "相差" not in text, text
