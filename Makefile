@@ -56,6 +56,7 @@ lint: venv
 jstest:
 	node --test tests/js/
 
+# The reader's own tests (marked `reader`: no database) run once, in pytest-sqlite.
 # In one process after the parallel pass: the fault scenarios, whose recovery deadlines assume
 # the machine is not shared with three other workers, and a test that counts what one
 # connection prepared since its process began.
@@ -64,7 +65,7 @@ PYTEST_PG := SPARKTIDE_TEST_STRICT=1 DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL
 	$(PY) -m pytest
 pytest: venv services chromium clients
 ifeq ($(strip $(PYTEST_ARGS)),)
-	$(PYTEST_PG) $(XDIST) $(foreach t,$(SERIAL_TESTS),--ignore=$(t))
+	$(PYTEST_PG) $(XDIST) -m "not reader" $(foreach t,$(SERIAL_TESTS),--ignore=$(t))
 	$(PYTEST_PG) $(SERIAL_TESTS)
 else
 	$(PYTEST_PG) $(XDIST) $(PYTEST_ARGS)

@@ -99,3 +99,19 @@ def second(db) -> Desk:
         get_user_model().objects.get(username="reader"),
         "st_pine_reader_token_000001",
     )
+
+
+# Fixtures through which a test reaches the database.
+_DATABASE = {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The reader's own tests — the extractive provider driven without a database
+    (tests/answers/reader.py) — are marked ``reader``: they read the same on either
+    database, so ``make test`` runs them once, in its SQLite pass (Makefile)."""
+    here = Path(__file__).parent
+    for item in items:
+        if here not in item.path.parents:
+            continue
+        if item.get_closest_marker("django_db") is None and not _DATABASE & set(item.fixturenames):
+            item.add_marker(pytest.mark.reader)
