@@ -198,9 +198,10 @@ AMONG = re.compile(r"(?:之中|当中|中|里|之间)$")
 def kind_asked(question: Question) -> tuple[str, str]:
     """The kind a superlative is asked over and its measure word (三家银行中谁的净息差最低 →
     银行, 家; 哪家券商的 ROE 最高 → 券商, 家): the term right after a count or which-word of
-    things (三家, 哪家) in a question asking the highest or lowest one — ("", "") for any
-    other question."""
-    if not question.extreme or question.top > 1:
+    things (三家, 哪家) in a question asking the highest or lowest one, or each one's figure
+    (三家银行的不良率分别是多少: every member, none ranked) — ("", "") for any other
+    question."""
+    if not (question.extreme or question.each) or question.top > 1:
         return "", ""
     text = fold(question.text)
     match = re.search(AMONG_KIND, text)

@@ -201,6 +201,17 @@ class ExtractiveProvider:
                 # (同比增长多少？ asked an attribute of the question before it: that one
                 # names the thing)
                 continue
+            if (
+                earlier_question.follow_up
+                and len(earlier_question.terms) == len(question.terms) == 1
+                and rows_alike(sources, earlier_question.terms[0], question.terms[0])
+            ):
+                # (云岭农商行呢？ after 澜州银行呢？ after 溪南银行的净息差是多少？: a bare
+                # follow-up naming a thing of one kind with the one before it — rows of one
+                # table — puts it in the same place of the question they both follow, so
+                # that question is what the chain goes on asking; 出租率呢？ after 华中呢？
+                # asks of the row 华中)
+                continue
             if earlier_question.terms:
                 query = " ".join([*earlier_question.terms, *question.terms, *question.unknown])
                 return earlier, query
@@ -526,9 +537,10 @@ class ExtractiveProvider:
         )
 
     def _members(self, reading: Reading) -> str:
-        """A superlative over a kind's members (三家银行中谁的净息差最低): one line per
-        member, its section's unit cited — or that its excerpts do not state it — then
-        which is the highest or lowest of the figures quoted."""
+        """A superlative over a kind's members (三家银行中谁的净息差最低), or each one's
+        figure (三家银行的不良率分别是多少): one line per member, its section's unit cited —
+        or that its excerpts do not state it — then, for a superlative, which is the
+        highest or lowest of the figures quoted."""
         lines = []
         for name, source, unit, _ in reading.members:
             if source is None:
@@ -538,8 +550,9 @@ class ExtractiveProvider:
             self._cited.setdefault("direct", []).append(source.id)
         kind, _ = kind_asked(reading.question)
         measure = next(p for p in reading.phrases if fold(p) != kind and kind not in fold(p))
-        verdict = extreme_line(
-            reading.members, reading.question.extreme > 0, measure, reading.counter
+        extreme = reading.question.extreme
+        verdict = (
+            extreme_line(reading.members, extreme > 0, measure, reading.counter) if extreme else ""
         )
         return "**回答**：\n" + "\n".join(lines) + verdict + self._context_note(reading)
 
